@@ -1,0 +1,43 @@
+# vpk top-level Makefile (a thin wrapper over CMake, as VPP's is).
+#   make run     install missing packages, build, run the main job on built-in defaults
+#   make test    build, then every C test (ctest) and integration test (pytest)
+#   make bench   build, then the benchmark suite (JSON in build/bench/, figures in docs/)
+#   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+CMAKE_ARGS ?=
+PYTHON     ?= python3
+JOBS       ?= $(shell nproc)
+
+.PHONY: all deps build run test bench asan install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_ARGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/vpk info
+
+test: build
+	VPK_BUILD=$(BUILD) bash scripts/run-tests.sh $(BUILD)
+
+asan: deps
+	cmake -S . -B $(BUILD_ASAN) -G Ninja -DVPK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	VPK_BUILD=$(BUILD_ASAN) bash scripts/run-tests.sh $(BUILD_ASAN)
+
+bench: build
+	bash scripts/run-bench.sh $(BUILD)
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -1,0 +1,27 @@
+# VpkTest.cmake: how tests are declared.
+#
+#   vpk_add_test(<name> SOURCES <file>... [PER_ISA] [LABELS <l>...] [ARGS <a>...])
+#
+# Builds an executable test_<name> linked with the static libvpk (so tests
+# may use internal headers) and the harness in tests/lib. A test exits 0 on
+# success, 77 when it cannot run here (counted as skipped), anything else on
+# failure. PER_ISA tests loop over every variant themselves; ctest also runs
+# them once per cap value (<name>.cap64 ... <name>.cap512) through
+# VPK_MAX_SIMD_BITWIDTH, so the cap plumbing is exercised end to end.
+
+function(vpk_add_test name)
+  cmake_parse_arguments(A "PER_ISA" "" "SOURCES;LABELS;ARGS;LIBS" ${ARGN})
+  add_executable(test_${name} ${A_SOURCES})
+  target_link_libraries(test_${name} PRIVATE vpk_test_harness vpk_static ${A_LIBS})
+  target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(test_${name} PRIVATE ${VPK_HAVE_DEFS})
+  add_test(NAME ${name} COMMAND test_${name} ${A_ARGS})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "${A_LABELS}")
+  if(A_PER_ISA)
+    foreach(bits 64 128 256 512)
+      add_test(NAME ${name}.cap${bits} COMMAND test_${name} ${A_ARGS})
+      set_tests_properties(${name}.cap${bits} PROPERTIES SKIP_RETURN_CODE 77
+        ENVIRONMENT "VPK_MAX_SIMD_BITWIDTH=${bits}" LABELS "per_isa;${A_LABELS}")
+    endforeach()
+  endif()
+endfunction()

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_BUF_H
+#define VPK_BUF_H
+
+/**
+ * @file
+ * Packet buffers and buffer pools.
+ *
+ * A pool is one contiguous, 64-byte aligned array of fixed-size buffers.
+ * A buffer is named by a 32-bit index: its byte offset from the pool base
+ * shifted right by 6 (VPP's scheme), so 16 indices fit one 512-bit register
+ * and index -> pointer is one shift and one add.
+ *
+ *    pool base                                            stride = 64 + 128 + data_size
+ *    |<- 64 B ->|<---- 128 B ---->|<------- data_size ------->|   (rounded up to 64)
+ *    +----------+-----------------+---------------------------+----------+---
+ *    | vpk_buf  |    headroom     |      packet data ...      | vpk_buf  | ...
+ *    | metadata | (encapsulation) |                           |          |
+ *    +----------+-----------------+---------------------------+----------+---
+ *               ^ vpk_buf_area(b)  ^ vpk_buf_data(b) when data_off == VPK_BUF_HEADROOM
+ *
+ * Control plane: create/destroy are not thread-safe against other calls on
+ * the same pool. Data plane: vpk_pool_alloc_burst() and vpk_pool_free_bulk()
+ * may be called from any number of threads at once; each thread uses its own
+ * cache (up to conf.cache_size buffers) in front of the shared free list.
+ * Accounting is exact: vpk_pool_in_use() counts buffers handed out and not
+ * yet freed, whichever thread's cache they sit in.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vpk/isa.h>
+
+/** Bytes between the metadata line and the default start of packet data. */
+#define VPK_BUF_HEADROOM 128u
+/** Default packet data bytes per buffer. */
+#define VPK_BUF_DATA_SIZE 2048u
+/** Index shift: buffer index = (buffer address - pool base) >> VPK_BUF_SHIFT. */
+#define VPK_BUF_SHIFT 6u
+/** "No buffer": end of a chain, empty slot. */
+#define VPK_BUF_NONE UINT32_MAX
+
+/** Buffer flags. */
+#define VPK_BUF_F_NEXT_VALID  (1u << 0)  /**< vpk_buf::next names the next buffer of a chain. */
+#define VPK_BUF_F_TRACE       (1u << 1)  /**< Record this packet's path through the graph. */
+#define VPK_BUF_F_L4_CSUM_OK  (1u << 2)  /**< L4 checksum verified. */
+
+/**
+ * Buffer metadata: exactly one 64-byte cache line, followed by the headroom
+ * and the data area.
+ */
+struct vpk_buf {
+	uint16_t data_off;      /**< Offset of the first data byte from vpk_buf_area(); starts at VPK_BUF_HEADROOM. */
+	uint16_t len;           /**< Packet bytes in this buffer, from data_off. */
+	uint16_t flags;         /**< VPK_BUF_F_*. */
+	uint16_t error;         /**< Drop reason: a node's error code (graph-wide id), 0 = none. */
+	uint32_t rx_if;         /**< Interface the packet came in on. */
+	uint32_t tx_if;         /**< Interface it is to leave on (set by lookup/rewrite). */
+	uint32_t next;          /**< Next buffer of a chain, or VPK_BUF_NONE. */
+	uint32_t total_len;     /**< Bytes in the whole chain (== len for one buffer). */
+	uint16_t l2_off;        /**< Offset of the L2 header from vpk_buf_area(). */
+	uint16_t l3_off;        /**< Offset of the L3 header from vpk_buf_area(). */
+	uint16_t l4_off;        /**< Offset of the L4 header from vpk_buf_area(). */
+	uint16_t next_node;     /**< Scratch: next index chosen by the current node. */
+	uint32_t flow_hash;     /**< RSS-style hash of the 5-tuple, 0 if not computed. */
+	uint32_t adj;           /**< Next hop / adjacency chosen by a lookup node. */
+	uint8_t opaque[24];     /**< Per-node scratch (tunnel index, ACL result, ...). */
+};
+
+_Static_assert(sizeof(struct vpk_buf) == 64, "struct vpk_buf must be one cache line");
+
+/** Start of the headroom + data area of @p b (the byte after the metadata line). */
+static inline uint8_t *
+vpk_buf_area(struct vpk_buf *b)
+{
+	return (uint8_t *)(b + 1);
+}
+
+/** First packet byte of @p b. */
+static inline uint8_t *
+vpk_buf_data(struct vpk_buf *b)
+{
+	return vpk_buf_area(b) + b->data_off;
+}
+
+struct vpk_pool;                        /* opaque */
+
+/** Pool parameters. Zero-initialise, then set what you need. */
+struct vpk_pool_conf {
+	const char *name;       /**< For messages; copied. NULL: "pool". */
+	uint32_t n_bufs;        /**< Buffers in the pool, >= 1. */
+	uint32_t data_size;     /**< Data bytes per buffer after the headroom; 0: VPK_BUF_DATA_SIZE. Max 65535 - VPK_BUF_HEADROOM. */
+	uint32_t cache_size;    /**< Per-thread cache capacity in buffers; 0: no caches. Max 4096. */
+	void *mem;              /**< Optional caller memory (e.g. an AF_XDP UMEM), 64-byte aligned; NULL: the pool allocates. */
+	size_t mem_len;         /**< Bytes at @p mem; must hold n_bufs * stride. */
+	enum vpk_isa isa;       /**< Variant of the bulk kernels (index<->pointer); VPK_ISA_AUTO: best usable. */
+};
+
+/**
+ * Create a pool. Every buffer starts free with data_off = VPK_BUF_HEADROOM,
+ * len = 0, next = VPK_BUF_NONE.
+ * @return 0, -EINVAL (bad @p conf: n_bufs 0, data_size or cache_size too
+ *         large, mem misaligned or too small, index range over 2^32), -ENOMEM,
+ *         or -ENOTSUP (conf->isa cannot run here).
+ */
+VPK_API int vpk_pool_create(const struct vpk_pool_conf *conf, struct vpk_pool **out);
+
+/** Destroy @p pool (NULL: no-op). Buffers still in use are simply gone. */
+VPK_API void vpk_pool_destroy(struct vpk_pool *pool);
+
+/**
+ * Allocate up to @p n buffers, reset to their initial state.
+ * @return How many were allocated (< n only when the pool is exhausted);
+ *         idx[0..ret) are valid, idx[ret..n) untouched.
+ */
+VPK_API uint32_t vpk_pool_alloc_burst(struct vpk_pool *pool, uint32_t *idx, uint32_t n);
+
+/**
+ * Return @p n buffers to the pool. Not validated in release builds; debug
+ * builds (VPK_DEBUG) abort on an index out of range or a double free.
+ */
+VPK_API void vpk_pool_free_bulk(struct vpk_pool *pool, const uint32_t *idx, uint32_t n);
+
+/** Buffers allocated and not yet freed, over all threads. */
+VPK_API uint32_t vpk_pool_in_use(const struct vpk_pool *pool);
+
+/** Total buffers in the pool. */
+VPK_API uint32_t vpk_pool_size(const struct vpk_pool *pool);
+
+/** Data bytes per buffer (after the headroom). */
+VPK_API uint32_t vpk_pool_data_size(const struct vpk_pool *pool);
+
+/** Address of buffer index 0's metadata (the pool base). */
+VPK_API void *vpk_pool_base(const struct vpk_pool *pool);
+
+/** Variant of the bulk kernels chosen at create time. */
+VPK_API const char *vpk_pool_impl_name(const struct vpk_pool *pool);
+
+/** Pointer to buffer @p idx of the pool whose base is @p base. */
+static inline struct vpk_buf *
+vpk_buf_from_idx(void *base, uint32_t idx)
+{
+	return (struct vpk_buf *)((uint8_t *)base + ((uintptr_t)idx << VPK_BUF_SHIFT));
+}
+
+/** Index of buffer @p b in the pool whose base is @p base. */
+static inline uint32_t
+vpk_buf_to_idx(const void *base, const struct vpk_buf *b)
+{
+	return (uint32_t)(((uintptr_t)b - (uintptr_t)base) >> VPK_BUF_SHIFT);
+}
+
+/**
+ * Convert @p n buffer indices to pointers with the pool's chosen variant
+ * (the graph does this for every frame). Not validated.
+ */
+VPK_API void vpk_pool_idx_to_ptr_bulk(const struct vpk_pool *pool, const uint32_t *idx,
+			      struct vpk_buf **ptrs, size_t n);
+
+/** Convert @p n buffer pointers back to indices. Not validated. */
+VPK_API void vpk_pool_ptr_to_idx_bulk(const struct vpk_pool *pool, struct vpk_buf *const *ptrs,
+			      uint32_t *idx, size_t n);
+
+/** Function types of the index<->pointer kernels, for callers that pick a variant themselves. */
+typedef void (*vpk_buf_idx_to_ptr_fn)(void *base, const uint32_t *idx,
+				      struct vpk_buf **ptrs, size_t n);
+typedef void (*vpk_buf_ptr_to_idx_fn)(const void *base, struct vpk_buf *const *ptrs,
+				      uint32_t *idx, size_t n);
+
+/**
+ * Get the index<->pointer kernels of level @p isa (VPK_ISA_AUTO: best usable).
+ * @return 0, -EINVAL (NULL out-argument), or -ENOTSUP.
+ */
+VPK_API int vpk_buf_kernels_get(enum vpk_isa isa, vpk_buf_idx_to_ptr_fn *to_ptr,
+			vpk_buf_ptr_to_idx_fn *to_idx, const struct vpk_impl **impl);
+
+#endif /* VPK_BUF_H */

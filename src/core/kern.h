@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_CORE_KERN_H
+#define VPK_CORE_KERN_H
+
+/*
+ * Helpers for kernel sources compiled once per ISA level
+ * (vpk_kernel_sources() in cmake/VpkIsa.cmake defines VPK_ISA_SUFFIX and
+ * VPK_ISA_ID for each build of the file).
+ *
+ *   void VPK_FN(ip4_csum_check_bulk)(...)   ->  ip4_csum_check_bulk_avx2 (...)
+ *   VPK_IMPL_INIT(256)                       ->  { .name = "avx2", .isa = VPK_ISA_AVX2, .width = 256 }
+ *
+ * Rules for such files (docs/adding-a-kernel.md): no non-static functions
+ * other than VPK_FN() ones, no dispatch code, no vector types in signatures.
+ */
+#include <vpk/isa.h>
+
+#define VPK_CAT_(a, b) a##_##b
+#define VPK_CAT(a, b)  VPK_CAT_(a, b)
+#define VPK_STR_(x)    #x
+#define VPK_STR(x)     VPK_STR_(x)
+
+#ifdef VPK_ISA_SUFFIX
+#define VPK_FN(name)   VPK_CAT(name, VPK_ISA_SUFFIX)
+#define VPK_ISA_NAME   VPK_STR(VPK_ISA_SUFFIX)
+/* Register width of the build: what the vector loops of a generic kernel use. */
+#if defined(__AVX512F__)
+#define VPK_VEC_BITS 512
+#elif defined(__AVX2__)
+#define VPK_VEC_BITS 256
+#elif defined(__SSE4_2__)
+#define VPK_VEC_BITS 128
+#else
+#define VPK_VEC_BITS 0    /* scalar build: vector loops compile out */
+#endif
+#define VPK_IMPL_INIT(width) { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = (width) }
+#endif
+
+/* Declare the per-ISA variants of a kernel object called NAME_<isa>. */
+#define VPK_DECLARE_VARIANTS(type, name)          \
+	extern const type name##_scalar;          \
+	extern const type name##_sse42;           \
+	extern const type name##_avx2;            \
+	extern const type name##_avx512;          \
+	extern const type name##_avx512icl
+
+#endif /* VPK_CORE_KERN_H */

@@ -1,0 +1,5 @@
+vpk_lib_sources(
+  ${CMAKE_CURRENT_LIST_DIR}/cpu.c
+  ${CMAKE_CURRENT_LIST_DIR}/isa.c
+  ${CMAKE_CURRENT_LIST_DIR}/impl.c
+  ${CMAKE_CURRENT_LIST_DIR}/registry.c)

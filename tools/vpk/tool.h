@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_TOOL_H
+#define VPK_TOOL_H
+
+/*
+ * Shared plumbing of the vpk command: subcommand registration, the global
+ * options every subcommand takes, and error reporting.
+ *
+ * A subcommand is registered from its own file:
+ *
+ *     static int cmd_info(int argc, char **argv);
+ *     VPK_CMD(info, "info", "CPU, ISA levels, cap and chosen variants", cmd_info);
+ *
+ * Names may be two words ("gen acl", "bench fwd"): `vpk gen acl ...` matches
+ * the two-word entry before a one-word one. argv[0] of the handler is the
+ * command name; the global options below have already been removed.
+ *
+ * Global options (anywhere on the line):
+ *   --max-simd-bitwidth=N  (or --max-simd-bitwidth N): 64, 128, 256 or 512
+ *   --isa=NAME             force a variant level (scalar, sse42, avx2, avx512, avx512icl)
+ *   --json                 machine-readable output
+ * Exit codes: 0 success, 1 failure at run time, 2 bad usage or input.
+ */
+#include <stdbool.h>
+#include <vpk/isa.h>
+
+struct vpk_cmd {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv);
+};
+
+#define VPK_CMD(id, cname, csummary, cfn)                                 \
+	static const struct vpk_cmd vpk_cmd_##id                          \
+	__attribute__((used, section("vpk_cmds"), aligned(8))) = {         \
+		.name = (cname), .summary = (csummary), .fn = (cfn) }
+
+struct vpk_tool_opts {
+	bool json;              /* --json */
+	enum vpk_isa isa;       /* --isa, VPK_ISA_AUTO if not given */
+	bool cap_set;           /* --max-simd-bitwidth given */
+	unsigned cap;           /* its value */
+};
+
+extern struct vpk_tool_opts vpk_opts;
+
+/* Print "vpk: <message>\n" on stderr; return the exit code @code. */
+int vpk_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define VPK_EXIT_OK    0
+#define VPK_EXIT_FAIL  1
+#define VPK_EXIT_USAGE 2
+
+#endif /* VPK_TOOL_H */
