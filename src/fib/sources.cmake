@@ -1,0 +1,6 @@
+vpk_lib_sources(
+  ${CMAKE_CURRENT_LIST_DIR}/rib.c
+  ${CMAKE_CURRENT_LIST_DIR}/dir24_8.c
+  ${CMAKE_CURRENT_LIST_DIR}/fib.c)
+vpk_kernel_sources(ISAS scalar sse42 avx2 avx512
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/dir24_8_kern.c)
