@@ -16,6 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#undef MAX_INPUT      /* <limits.h> (linux/limits.h) defines it under _GNU_SOURCE */
 #define MAX_INPUT 65536
 #define MAX_CORPUS 4096
 
