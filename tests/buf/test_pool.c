@@ -94,7 +94,8 @@ test_isa(void)
 		CHECK(rc == 0 || rc == -ENOTSUP, "isa %s: %d", vpk_isa_name((enum vpk_isa)isa), rc);
 		if (rc != 0) {
 			check_variant_skipped("pool-idx-ptr", vpk_isa_name((enum vpk_isa)isa),
-					      "cannot run here");
+					      vpk_isa_usable((enum vpk_isa)isa) ?
+					      "no variant of this level" : "level not usable here");
 			continue;
 		}
 		check_variant_ran("pool-idx-ptr", vpk_pool_impl_name(p));
