@@ -30,12 +30,12 @@ VPK_FN(ip4_csum_check_bulk)(const uint8_t *const *hdrs, uint8_t *ok, size_t n)
 #if VPK_VEC_BITS
 	for (; i + VPK_U32_LANES <= n; i += VPK_U32_LANES) {
 		const uint8_t *const *p = hdrs + i;
-		u32v w = u32v_gather_ptrs(p, 0);
+		u32v w = u32v_load_lanes_ptrs(p, 0);
 		u32v ihl = w & 0x0f;
 		u32v sum = (w & 0xffff) + (w >> 16);
 
 		for (size_t k = 1; k < 5; k++) {
-			w = u32v_gather_ptrs(p, 4 * k);
+			w = u32v_load_lanes_ptrs(p, 4 * k);
 			sum += (w & 0xffff) + (w >> 16);
 		}
 		for (uint32_t k = 5; k < 15; k++) {

@@ -225,12 +225,15 @@ u32v_gather_ptrs_masked(const uint8_t *const *ptrs, size_t off, u32v mask)
 
 	return (u32v)_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 #else
-	u32v r = { 0 };
+	/* No gather before AVX2: four scalar loads built into one register
+	 * (movd + pinsrd; writing lanes through memory would stall on store
+	 * forwarding). */
+	uint32_t w[4] = { 0, 0, 0, 0 };
 
-	for (int l = 0; l < VPK_U32_LANES; l++)
+	for (int l = 0; l < 4; l++)
 		if (mask[l])
-			memcpy(&r[l], ptrs[l] + off, 4);
-	return r;
+			memcpy(&w[l], ptrs[l] + off, 4);
+	return (u32v){ w[0], w[1], w[2], w[3] };
 #endif
 }
 
@@ -252,12 +255,108 @@ u32v_gather_ptrs(const uint8_t *const *ptrs, size_t off)
 
 	return (u32v)_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 #else
-	u32v r;
+	uint32_t w0, w1, w2, w3;
 
-	for (int l = 0; l < VPK_U32_LANES; l++)
-		memcpy(&r[l], ptrs[l] + off, 4);
-	return r;
+	memcpy(&w0, ptrs[0] + off, 4);
+	memcpy(&w1, ptrs[1] + off, 4);
+	memcpy(&w2, ptrs[2] + off, 4);
+	memcpy(&w3, ptrs[3] + off, 4);
+	return (u32v){ w0, w1, w2, w3 };
 #endif
+}
+
+
+/*
+ * The same result as u32v_gather_ptrs(), built from one scalar load per
+ * lane (movd/pinsrd/vinserti128...). On CPUs whose gathers are slow (AMD
+ * Zen 4 issues vpgatherqd as many micro-ops) this is the faster way to
+ * transpose a few header words of many packets; vpk bench kernels compares.
+ */
+VPK_INLINE uint32_t
+vpk_ld32(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return w;
+}
+
+VPK_INLINE u32v
+u32v_load_lanes_ptrs(const uint8_t *const *ptrs, size_t off)
+{
+	/* A vector literal of scalar loads: the compiler builds it in registers
+	 * (movd, pinsrd, vinserti128/vinserti32x4), with no trip through memory
+	 * that would stall on store forwarding. */
+#define L(i) vpk_ld32(ptrs[i] + off)
+#if VPK_VEC_BITS == 512
+	return (u32v){ L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7),
+		       L(8), L(9), L(10), L(11), L(12), L(13), L(14), L(15) };
+#elif VPK_VEC_BITS == 256
+	return (u32v){ L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7) };
+#else
+	return (u32v){ L(0), L(1), L(2), L(3) };
+#endif
+#undef L
+}
+
+
+/*
+ * Bit l of the result is set when a[l] == v, for the VPK_U32_LANES u16
+ * values at @a (one per u32 lane, so the mask drives u32v_compress_store()).
+ */
+VPK_INLINE uint32_t
+u16_eq_mask(const uint16_t *a, uint16_t v)
+{
+#if VPK_VEC_BITS == 512
+	return _mm256_cmpeq_epi16_mask(_mm256_loadu_si256((const __m256i *)a), _mm256_set1_epi16((short)v));
+#elif VPK_VEC_BITS == 256
+	__m128i eq = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)a), _mm_set1_epi16((short)v));
+
+	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xffu;
+#else
+	__m128i eq = _mm_cmpeq_epi16(_mm_loadl_epi64((const __m128i *)a), _mm_set1_epi16((short)v));
+
+	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xfu;
+#endif
+}
+
+#if VPK_VEC_BITS == 256
+/* Lane indices that pack the set lanes of an 8-bit mask to the front (vpermd control). */
+struct vpk_compress_lut8 { uint8_t idx[256][8]; };
+VPK_INLINE const struct vpk_compress_lut8 *
+vpk_compress_lut8(void)
+{
+	/* Built at compile time by the preprocessor-free table below (see vec_lut.h). */
+	extern const struct vpk_compress_lut8 vpk_compress_lut8_tab;
+	return &vpk_compress_lut8_tab;
+}
+#endif
+
+/*
+ * Store the lanes of @v whose bit is set in @mask, packed and in order, at
+ * @out; return how many. Writes a whole vector at @out (lanes past the
+ * returned count hold junk): @out needs VPK_U32_LANES elements of slack.
+ */
+VPK_INLINE uint32_t
+u32v_compress_store(uint32_t *out, u32v v, uint32_t mask)
+{
+#if VPK_VEC_BITS == 512
+	/* Register compress + plain store: vpcompressd to memory is microcoded on some CPUs. */
+	_mm512_storeu_si512(out, _mm512_maskz_compress_epi32((__mmask16)mask, (__m512i)v));
+#elif VPK_VEC_BITS == 256
+	__m256i ctl = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)vpk_compress_lut8()->idx[mask]));
+
+	_mm256_storeu_si256((__m256i *)out, _mm256_permutevar8x32_epi32((__m256i)v, ctl));
+#else
+	uint32_t tmp[4], k = 0;
+
+	memcpy(tmp, &v, sizeof(tmp));
+	for (int l = 0; l < 4; l++)
+		if (mask & (1u << l))
+			out[k++] = tmp[l];
+	return k;
+#endif
+	return (uint32_t)__builtin_popcount(mask);
 }
 
 #endif /* VPK_VEC_BITS */
