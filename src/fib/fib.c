@@ -23,6 +23,7 @@
 #include <vpk/fib.h>
 
 #include "fib/dir24_8.h"
+#include "fib/fib_priv.h"
 #include "fib/rib.h"
 
 struct vpk_fib {
@@ -304,4 +305,12 @@ vpk_fib_select(struct vpk_fib *fib, const char *variant)
 		return rc;
 	use_impl(fib, impl);
 	return 0;
+}
+
+uint64_t
+vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip)
+{
+	uint64_t nh;
+
+	return vpk_rib_lpm(&fib->rib, rib_key4(ip), &nh) ? nh : fib->conf.default_nh;
 }
