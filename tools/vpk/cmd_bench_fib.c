@@ -83,10 +83,19 @@ by_addr(const void *a, const void *b)
 }
 
 /* Add then delete all routes in the given order; cycles per route. -1 on failure. */
+/* Groups: 65536 (research/fib.md §5), at most what the entry width can index. */
+static uint32_t
+groups(unsigned nh_size)
+{
+	uint64_t m = vpk_fib_max_nh(nh_size);
+
+	return m < 65536 ? (uint32_t)m : 65536;
+}
+
 static int
 vpk_updates(unsigned nh_size, const struct gen_route4 *rt, size_t n, double *add, double *del)
 {
-	struct vpk_fib_conf c = { .nh_size = nh_size, .num_tbl8 = nh_size == 1 ? 127 : 65536,
+	struct vpk_fib_conf c = { .nh_size = nh_size, .num_tbl8 = groups(nh_size),
 				  .max_routes = (uint32_t)n };
 	struct vpk_fib *f;
 
@@ -112,7 +121,7 @@ static int
 dpdk_updates(unsigned nh_size, const struct gen_route4 *rt, size_t n, double *add, double *del)
 {
 	const char *why;
-	struct dpdk_fib *f = dpdk_fib_create(nh_size, nh_size == 1 ? 127 : 65536, (uint32_t)n, 0, &why);
+	struct dpdk_fib *f = dpdk_fib_create(nh_size, groups(nh_size), (uint32_t)n, 0, &why);
 
 	if (f == NULL)
 		return -1;
@@ -201,7 +210,7 @@ cmd_bench_fib(int argc, char **argv)
 
 	for (unsigned si = 0; si < nsizes; si++) {
 		unsigned sz = sizes[si];
-		struct vpk_fib_conf conf = { .nh_size = sz, .num_tbl8 = sz == 1 ? 127 : 65536, .max_routes = (uint32_t)nrt };
+		struct vpk_fib_conf conf = { .nh_size = sz, .num_tbl8 = groups(sz), .max_routes = (uint32_t)nrt };
 		struct vpk_fib *fib = NULL;
 		struct dpdk_fib *dfib = NULL;
 		bool ok = vpk_fib_create(&conf, &fib) == 0;
@@ -223,7 +232,7 @@ cmd_bench_fib(int argc, char **argv)
 			for (size_t i = 0; dok && i < nrt; i++)
 				dok = dpdk_fib_add(dfib, rt[i].ip, rt[i].depth, rt[i].nh) == 0;
 			mems[nmem++] = (struct mem){ sz, "rte_fib", dpdk_heap_used() - h0, 0, dok,
-						     dok ? NULL : "rte_fib_add failed (-ENOSPC: 1-byte entries hold 127 groups)" };
+						     dok ? NULL : "rte_fib_add failed (-ENOSPC: too few tbl8 groups for this entry width)" };
 			if (!dok) {
 				dpdk_fib_free(dfib);
 				dfib = NULL;
