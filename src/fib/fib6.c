@@ -16,6 +16,7 @@
 
 #include <vpk/fib6.h>
 
+#include "fib/fib_priv.h"
 #include "fib/rib.h"
 #include "fib/trie6.h"
 
@@ -292,4 +293,12 @@ vpk_fib6_select(struct vpk_fib6 *fib, const char *variant)
 		return rc;
 	use_impl(fib, impl);
 	return 0;
+}
+
+uint64_t
+vpk_fib6_lookup_rib(const struct vpk_fib6 *fib, const uint8_t ip[16])
+{
+	uint64_t nh;
+
+	return vpk_rib_lpm(&fib->rib, key_of(ip), &nh) ? nh : fib->conf.default_nh;
 }
