@@ -47,6 +47,10 @@ struct vpk_fib;
 enum vpk_fib_type {
 	VPK_FIB_TYPE_DEFAULT = 0,   /**< The best layout (currently DIR-24-8). */
 	VPK_FIB_DIR24_8,            /**< rte_fib's DIR-24-8: 2^24 tbl24 + 256-entry tbl8 groups. */
+	VPK_FIB_BM16,               /**< Compressed: 2^16 direct table + popcount-compressed /24 and
+				         /32 nodes (a few MiB for a full table); nh_size 1, 2 or 4.
+				         The control plane keeps a DIR-24-8 copy (4-byte entries,
+				         2^20 groups, mapped lazily) to derive it from. */
 	VPK_FIB_TYPE_COUNT
 };
 
@@ -69,7 +73,8 @@ struct vpk_fib_stats {
 	uint32_t tbl8_reserved;     /**< /24 blocks holding routes longer than /24. */
 	size_t dataplane_bytes;     /**< Bytes of lookup tables allocated (virtual). */
 	size_t dataplane_touched;   /**< Bytes of lookup tables that were written (resident upper bound). */
-	size_t rib_bytes;           /**< Bytes of the RIB node array. */
+	size_t rib_bytes;           /**< Control-plane bytes: the RIB node array, plus (VPK_FIB_BM16)
+				         the touched part of its DIR-24-8 copy. */
 };
 
 /** Largest next hop an entry of @p nh_size bytes can hold (0 if the size is invalid). */
@@ -81,7 +86,8 @@ VPK_API uint64_t vpk_fib_max_nh(unsigned nh_size);
  * @param[out] out  The new FIB.
  * @return 0; -EINVAL for a NULL argument, an unknown type, nh_size not in
  *         {1,2,4,8}, num_tbl8 == 0 or too large, default_nh above the max
- *         next hop, max_routes == 0, isa out of range; -ENOTSUP when a
+ *         next hop, max_routes == 0, isa out of range, VPK_FIB_BM16 with
+ *         nh_size 8; -ENOTSUP when a
  *         forced isa has no usable lookup variant here (see vpk_impl_why_not());
  *         -ENOMEM.
  */
@@ -137,7 +143,7 @@ VPK_API int vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *s
 /** Name of the lookup variant in use ("avx512", "scalar", ...); "?" for NULL. */
 VPK_API const char *vpk_fib_impl_name(const struct vpk_fib *fib);
 
-/** Name of the dataplane layout ("dir24-8"); "?" for NULL. */
+/** Name of the dataplane layout ("dir24-8", "bm16"); "?" for NULL. */
 VPK_API const char *vpk_fib_type_name(const struct vpk_fib *fib);
 
 /**
