@@ -12,7 +12,6 @@
 #include "core/kern.h"
 #include "core/registry.h"
 #include "fib/bm16.h"
-#include "fib/ent.h"
 
 VPK_DECLARE_VARIANTS(struct bm16_impl, vpk_bm16_impl);
 
@@ -106,7 +105,7 @@ node_build(struct bm16 *b, const uint32_t v[256])
 	uint32_t runs = 1;
 
 	for (int i = 1; i < 256; i++)
-		runs += v[i] != v[i - 1];
+		runs += v[i] != v[i - 1];     /* vectorised by the compiler */
 	if (arena_grow(b, BM16_HDR_WORDS + runs + 1) != 0)
 		return 0;
 	size_t at = (b->arena_used + 1) & ~(size_t)1;   /* 8-byte aligned bitmaps */
@@ -114,12 +113,14 @@ node_build(struct bm16 *b, const uint32_t v[256])
 	uint64_t bm[4] = { 0, 0, 0, 0 };
 	uint16_t cum[4];
 	uint32_t k = 0;
-	for (int i = 0; i < 256; i++) {
-		if (i % 64 == 0)
-			cum[i / 64] = (uint16_t)k;
-		if (i == 0 || v[i] != v[i - 1]) {
-			bm[i / 64] |= UINT64_C(1) << (i % 64);
-			n[BM16_HDR_WORDS + k++] = v[i];
+	for (int w = 0; w < 4; w++) {
+		cum[w] = (uint16_t)k;
+		for (int j = 0; j < 64; j++) {
+			int i = w * 64 + j;
+			if (i == 0 || v[i] != v[i - 1]) {
+				bm[w] |= UINT64_C(1) << j;
+				n[BM16_HDR_WORDS + k++] = v[i];
+			}
 		}
 	}
 	memcpy(n, bm, sizeof(bm));
@@ -145,35 +146,44 @@ l3_build(struct bm16 *b, const struct dir24_8 *dp, uint32_t g)
 {
 	uint32_t v[256];
 
+	memcpy(v, (const uint32_t *)dp->tbl8 + (size_t)g * 256, sizeof(v));
 	for (int i = 0; i < 256; i++)
-		v[i] = (uint32_t)((vpk_ent_get(dp->tbl8, dp->nh_log, (size_t)g * 256 + (size_t)i) >> 1) << 1);
+		v[i] &= ~UINT32_C(1);
 	return node_build(b, v);
 }
 
+/*
+ * Recompress chunk c; the /32-level nodes of /24s lo24..hi24 (absolute /24
+ * numbers) are rebuilt. The DIR-24-8 copy has 4-byte entries (fib.c), whose
+ * plain encoding nh << 1 is already bm16's: one copy, then patch ext entries.
+ */
 static int
-chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c)
+chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24, uint32_t hi24)
 {
-	uint32_t v[256];
-	bool uniform = true;
+	uint32_t v[256], any_ext = 0, diff = 0;
 
+	memcpy(v, (const uint32_t *)dp->tbl24 + (size_t)c * 256, sizeof(v));
 	for (int i = 0; i < 256; i++) {
-		uint64_t e = vpk_ent_get(dp->tbl24, dp->nh_log, (size_t)c * 256 + (size_t)i);
-		if (e & 1) {
-			uint32_t g = (uint32_t)(e >> 1);
+		any_ext |= v[i];
+		diff |= v[i] ^ v[0];
+	}
+	for (int i = 0; (any_ext & 1) && i < 256; i++) {
+		if (!(v[i] & 1))
+			continue;
+		uint32_t blk = c * 256 + (uint32_t)i, g = v[i] >> 1;
+		if (b->l3_of_group[g] == 0 || (blk >= lo24 && blk <= hi24)) {
 			node_drop(b, b->l3_of_group[g]);
 			uint32_t at = l3_build(b, dp, g);
 			if (at == 0)
 				return -ENOMEM;
 			b->l3_of_group[g] = at;
-			v[i] = at << 1 | 1;
-		} else {
-			v[i] = (uint32_t)(e >> 1) << 1;
 		}
-		uniform &= v[i] == v[0];
+		v[i] = b->l3_of_group[g] << 1 | 1;
+		diff = 1;
 	}
 	uint32_t old = b->direct[c];
 	uint32_t nu;
-	if (uniform && !(v[0] & 1)) {
+	if (diff == 0) {
 		nu = v[0];
 	} else {
 		uint32_t at = node_build(b, v);
@@ -190,12 +200,10 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c)
 int
 vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32_t last)
 {
-	for (uint32_t c = first; c <= last; c++) {
-		int rc = chunk_update(b, dp, c);
+	for (uint32_t c = first >> 16; c <= last >> 16; c++) {
+		int rc = chunk_update(b, dp, c, first >> 8, last >> 8);
 		if (rc != 0)
 			return rc;
-		if (c == UINT32_MAX)
-			break;
 	}
 	/* Compact when garbage dominates: rebuild every chunk into a fresh arena. */
 	if (b->arena_garbage > (1u << 20) && b->arena_garbage > b->arena_used / 2) {
@@ -216,7 +224,7 @@ vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32
 		nb.nodes = 0;
 		for (uint32_t c = 0; c < (1u << 16); c++) {
 			nb.direct[c] = 0;       /* no old node to drop in the new arena */
-			if (chunk_update(&nb, dp, c) != 0) {
+			if (chunk_update(&nb, dp, c, 0, UINT32_MAX) != 0) {
 				free(nb.arena);
 				free(nb.l3_of_group);
 				free(nb.direct);

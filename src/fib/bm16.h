@@ -51,7 +51,11 @@ extern const struct vpk_impl *const vpk_bm16_impls[];
 
 int vpk_bm16_init(struct bm16 *b, uint32_t ngroups, uint64_t default_nh);
 void vpk_bm16_fini(struct bm16 *b);
-/* Recompress /16 chunks [first, last] from the DIR-24-8 tables. 0 or -ENOMEM. */
+/*
+ * The DIR-24-8 tables changed in addresses [first, last]: recompress the /16
+ * chunks they span (and the /32-level nodes of the /24s they touch; other
+ * /24s keep theirs). 0 or -ENOMEM.
+ */
 int vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32_t last);
 /* Bytes the lookup structure occupies (direct table + live arena). */
 size_t vpk_bm16_bytes(const struct bm16 *b);

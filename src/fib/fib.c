@@ -199,7 +199,7 @@ write_gaps(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 	vpk_rib_children(&fib->rib, rib_key4(ip), depth, gap_child, &g);
 	if (g.cursor <= end)
 		vpk_dir24_8_write_range(&fib->dp, g.cursor, end, nh);
-	if (fib->bm_active && vpk_bm16_update(&fib->bm, &fib->dp, ip >> 16, (uint32_t)(end >> 16)) != 0)
+	if (fib->bm_active && vpk_bm16_update(&fib->bm, &fib->dp, ip, (uint32_t)end) != 0)
 		bm16_fallback(fib);
 }
 
