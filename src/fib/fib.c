@@ -189,47 +189,39 @@ gap_child(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
 	return 0;
 }
 
-/* Write nh over prefix (ip, depth) except its first-level more-specific routes. */
+/* Write nh over prefix (ip, depth) -- RIB node `node` -- except its first-level more-specific routes. */
 static void
-write_gaps(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
+write_gaps(struct vpk_fib *fib, uint32_t node, uint32_t ip, uint8_t depth, uint64_t nh)
 {
 	struct gap_ctx g = { &fib->dp, ip, nh };
 	uint64_t end = (uint64_t)ip + (UINT64_C(1) << (32 - depth)) - 1;
 
-	vpk_rib_children(&fib->rib, rib_key4(ip), depth, gap_child, &g);
+	vpk_rib_children_of(&fib->rib, node, gap_child, &g);
 	if (g.cursor <= end)
 		vpk_dir24_8_write_range(&fib->dp, g.cursor, end, nh);
 	if (fib->bm_active && vpk_bm16_update(&fib->bm, &fib->dp, ip, (uint32_t)end) != 0)
 		bm16_fallback(fib);
 }
 
-/* Next hop that covers (ip, depth) from outside it: parent route or default. */
-static uint64_t
-cover_nh(const struct vpk_fib *fib, uint32_t ip, uint8_t depth)
-{
-	uint64_t nh;
-
-	if (!vpk_rib_parent(&fib->rib, rib_key4(ip), depth, &nh, NULL))
-		nh = fib->conf.default_nh;
-	return nh;
-}
-
 int
 vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 {
-	bool existed, need_group = false;
+	bool existed, need_group = false, has_parent;
+	uint64_t cover;
 	uint32_t node;
 	int rc;
 
 	if (fib == NULL || depth > 32 || nh > vpk_fib_max_nh(fib->conf.nh_size))
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = vpk_rib_find(&fib->rib, rib_key4(ip), depth);
+	node = vpk_rib_find_with_parent(&fib->rib, rib_key4(ip), depth, &has_parent, &cover);
+	if (!has_parent)
+		cover = fib->conf.default_nh;
 	if (node != RIB_NIL) {
 		if (fib->rib.nodes[node].nh == nh)
 			return 0;
 		fib->rib.nodes[node].nh = nh;
-		write_gaps(fib, ip, depth, nh);
+		write_gaps(fib, node, ip, depth, nh);
 		return 0;
 	}
 	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24)) {
@@ -237,13 +229,13 @@ vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 			return -ENOSPC;
 		need_group = true;
 	}
-	rc = vpk_rib_insert(&fib->rib, rib_key4(ip), depth, nh, &existed);
+	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node);
 	if (rc != 0)
 		return rc;
 	if (need_group)
 		fib->rsvd_tbl8++;
-	if (cover_nh(fib, ip, depth) != nh)
-		write_gaps(fib, ip, depth, nh);
+	if (cover != nh)
+		write_gaps(fib, node, ip, depth, nh);
 	return 0;
 }
 
@@ -252,16 +244,18 @@ vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 {
 	uint32_t node;
 	uint64_t pnh;
+	bool has_parent;
 
 	if (fib == NULL || depth > 32)
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = vpk_rib_find(&fib->rib, rib_key4(ip), depth);
+	node = vpk_rib_find_with_parent(&fib->rib, rib_key4(ip), depth, &has_parent, &pnh);
 	if (node == RIB_NIL)
 		return -ENOENT;
-	pnh = cover_nh(fib, ip, depth);
+	if (!has_parent)
+		pnh = fib->conf.default_nh;
 	if (pnh != fib->rib.nodes[node].nh)
-		write_gaps(fib, ip, depth, pnh);
+		write_gaps(fib, node, ip, depth, pnh);
 	vpk_rib_remove(&fib->rib, rib_key4(ip), depth);
 	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		fib->rsvd_tbl8--;
