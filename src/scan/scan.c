@@ -374,7 +374,13 @@ build(struct builder *b, Elf *e, unsigned flags, bool from_file, struct vpk_scan
 	b->rel = r->is_rel = eh.e_type == ET_REL;
 	if (elf_getshdrnum(e, &shnum) != 0 || elf_getshdrstrndx(e, &shstr) != 0)
 		return -EBADMSG;
-	if (eh.e_shoff > b->len || shnum > (b->len - eh.e_shoff) / sizeof(Elf64_Shdr))
+	/* libelf quietly reports 0 sections when the table does not fit: check e_shnum ourselves. */
+	if (eh.e_shnum != 0)
+		shnum = eh.e_shnum;
+	else if (eh.e_shoff != 0 && shnum == 0)
+		return -EBADMSG;        /* extended numbering whose section 0 is unreadable */
+	if (eh.e_shoff > b->len || shnum > (b->len - eh.e_shoff) / sizeof(Elf64_Shdr) ||
+	    (eh.e_shoff == 0 && shnum != 0))
 		return -EBADMSG;
 	b->xs = calloc(shnum + 1, sizeof(*b->xs));
 	if (b->xs == NULL)
@@ -550,9 +556,13 @@ scan_image(uint8_t *img, size_t len, const char *name, unsigned flags, bool from
 	Elf *e = NULL;
 	int rc;
 
-	if (len < EI_NIDENT || memcmp(img, ELFMAG, SELFMAG) != 0) {
+	if (len < SELFMAG || memcmp(img, ELFMAG, SELFMAG) != 0) {
 		free(img);
 		return -ENOEXEC;
+	}
+	if (len < sizeof(Elf64_Ehdr)) {
+		free(img);
+		return -EBADMSG;
 	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL || (r->path = strdup(name)) == NULL) {
