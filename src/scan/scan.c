@@ -120,6 +120,9 @@ add_cand(struct builder *b, uint64_t start, uint64_t size, size_t sec, enum vpk_
 
 	if (b->err != 0 || sec == SIZE_MAX)
 		return;
+	/* Untrusted values: the start must lie inside the section (ET_REL symbols are not checked by sec_by_idx). */
+	if (start < b->xs[sec].addr || start - b->xs[sec].addr >= b->xs[sec].size)
+		return;
 	if (name == NULL || name[0] == '\0') {
 		snprintf(tmp, sizeof(tmp), "%s_%" PRIx64, src == VPK_SCAN_SRC_GAP ? "gap" : "sub", start);
 		name = tmp;
@@ -397,6 +400,8 @@ build(struct builder *b, Elf *e, unsigned flags, bool from_file, struct vpk_scan
 			return -EBADMSG;
 		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_size == 0)
 			continue;
+		if (sh.sh_addr + sh.sh_size < sh.sh_addr)
+			return -EBADMSG;        /* wraps around the address space */
 		nm = elf_strptr(e, shstr, sh.sh_name);
 		b->xs[b->nxs] = (struct xsec){ elf_ndxscn(scn), nm ? nm : "?", b->rel ? relbase : sh.sh_addr,
 					       sh.sh_size, b->img + sh.sh_offset };
