@@ -253,7 +253,7 @@ run(const char *cmd, char *out, size_t len)
 }
 
 static void
-check_cli(const char *vpk, const char *golden)
+check_cli(const char *vpk, const char *golden, const char *needer)
 {
 	static char out[1 << 16];
 	char cmd[4096];
@@ -273,6 +273,12 @@ check_cli(const char *vpk, const char *golden)
 	CHECK(rc == 1, "policy violation: exit %d, want 1", rc);
 	CHECK(strstr(out, "policy: ") != NULL && strstr(out, "g_vbmi") != NULL &&
 	      strstr(out, "g_opmask") != NULL, "policy lines missing:\n%.3000s", out);
+	/* --deps: DT_NEEDED libscan_golden.so through DT_RUNPATH $ORIGIN, from another directory. */
+	snprintf(cmd, sizeof(cmd), "cd / && LD_LIBRARY_PATH= %s scan --deps %s", vpk, needer);
+	rc = run(cmd, out, sizeof(out));
+	CHECK(rc == 0, "--deps: exit %d:\n%s", rc, out);
+	CHECK(strstr(out, "libscan_golden.so  (needed by ") != NULL && strstr(out, "g_avx512_fma") != NULL,
+	      "--deps did not follow DT_NEEDED via $ORIGIN:\n%.2000s", out);
 	snprintf(cmd, sizeof(cmd), "%s scan --min-ratio 2 %s 2>/dev/null", vpk, golden);
 	CHECK(run(cmd, out, sizeof(out)) == 2, "--min-ratio 2 accepted");
 }
@@ -284,8 +290,8 @@ main(int argc, char **argv)
 	int rc;
 
 	check_init("scan");
-	if (argc < 5) {
-		fprintf(stderr, "usage: %s golden.so golden_stripped.so golden.o vpk\n", argv[0]);
+	if (argc < 6) {
+		fprintf(stderr, "usage: %s golden.so golden_stripped.so golden.o vpk needer.so\n", argv[0]);
 		return 2;
 	}
 	rc = vpk_scan_file(argv[1], VPK_SCAN_NO_DEBUGFILE, &full);
@@ -304,7 +310,7 @@ main(int argc, char **argv)
 		check_stripped(full, st);
 	check_malformed(argv[1]);
 	check_suffix_rule();
-	check_cli(argv[4], argv[1]);
+	check_cli(argv[4], argv[1], argv[5]);
 	vpk_scan_free(full);
 	vpk_scan_free(st);
 	vpk_scan_free(obj);
