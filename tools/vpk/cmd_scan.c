@@ -85,6 +85,8 @@ listed(const struct scan_opts *o, const struct vpk_scan_func *f)
 {
 	if (o->all)
 		return true;
+	if (f->c.bad_bytes > 0)         /* undecodable bytes may hide vector code: always shown */
+		return true;
 	if (f->c.w256 + f->c.w512 + f->c.avx512 + f->c.amx == 0)
 		return false;
 	return wide_ratio(&f->c) >= o->min_ratio;
@@ -140,6 +142,8 @@ print_table(const struct scan_opts *o, const struct item *it, const struct vpk_s
 		const struct vpk_scan_counts *c = &v[i]->c;
 
 		subsets_str(c->subsets, sub, sizeof(sub));
+		if (c->amx)
+			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "%sAMX", sub[0] ? "," : "");
 		printf("   %u%c  %5.1f %5.1f %5.1f %7llu %5llu %5llu %5llu %4llu %s  %-3s  %s%s%s%s%s\n", c->level,
 		       c->heavy_assumed ? '?' : ' ', pct(c->w512, c->insns), pct(c->w256, c->insns),
 		       pct(c->w128, c->insns), (unsigned long long)c->insns, (unsigned long long)c->heavy512,
