@@ -74,6 +74,9 @@ struct vpk_scan_counts {
 	uint64_t vzeroupper;    /**< vzeroupper / vzeroall instructions. */
 	uint32_t subsets;       /**< Bit (1u << enum vpk_scan_subset) per AVX-512 subset used. */
 	uint8_t level;          /**< Highest power-licence level requested: 0, 1 or 2. */
+	uint64_t loops;         /**< Backward relative branches (loop bodies [target, branch]). */
+	uint64_t heavy_in_loops;/**< Heavy 256/512-bit instructions inside some loop body. */
+	uint32_t loop_heavy_pm; /**< Densest loop body: heavy instructions per 1000 of its instructions. */
 };
 
 /** Where a function's boundaries came from. */

@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
@@ -117,7 +118,7 @@ vpk_scan_decoder_init(struct vpk_scan_decoder *d)
 
 int
 vpk_scan_decode(const struct vpk_scan_decoder *d, const uint8_t *code, size_t len,
-		struct vpk_scan_insn *out)
+		struct vpk_scan_insn *out, int64_t *branch_disp)
 {
 	ZydisDecodedInstruction insn;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -129,6 +130,13 @@ vpk_scan_decode(const struct vpk_scan_decoder *d, const uint8_t *code, size_t le
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull((const ZydisDecoder *)d->opaque, code, len, &insn, ops)))
 		return -EILSEQ;
 	out->length = insn.length;
+	if (branch_disp != NULL) {
+		*branch_disp = INT64_MIN;
+		if ((insn.meta.category == ZYDIS_CATEGORY_COND_BR || insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR) &&
+		    insn.operand_count_visible >= 1 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    ops[0].imm.is_relative)
+			*branch_disp = ops[0].imm.value.s;
+	}
 	mn = ZydisMnemonicGetString(insn.mnemonic);
 	if (mn == NULL)
 		mn = "?";
@@ -202,7 +210,7 @@ vpk_scan_insn(const void *code, size_t len, struct vpk_scan_insn *out)
 	if (code == NULL || out == NULL)
 		return -EINVAL;
 	vpk_scan_decoder_init(&d);
-	return vpk_scan_decode(&d, code, len, out);
+	return vpk_scan_decode(&d, code, len, out, NULL);
 }
 
 void
@@ -251,22 +259,102 @@ vpk_scan_counts_add(struct vpk_scan_counts *to, const struct vpk_scan_counts *c)
 	to->subsets |= c->subsets;
 	if (c->level > to->level)
 		to->level = c->level;
+	to->loops += c->loops;
+	to->heavy_in_loops += c->heavy_in_loops;
+	if (c->loop_heavy_pm > to->loop_heavy_pm)
+		to->loop_heavy_pm = c->loop_heavy_pm;
+}
+
+/*
+ * Heavy density of loops: a relative branch back to an instruction boundary
+ * of the same range closes a loop body [target, branch]. The densest body
+ * (heavy instructions per 1000 instructions) is what decides whether the
+ * heavy licence can be reached (about one heavy instruction per two cycles,
+ * sustained); heavy instructions outside every loop run once per call.
+ */
+struct rec {
+	uint32_t off;           /* offset of the instruction */
+	uint32_t heavy_before;  /* heavy (>= 256-bit) instructions before it */
+	int64_t target;         /* backward-branch target offset, or -1 */
+};
+
+static size_t
+find_off(const struct rec *r, size_t n, uint64_t off)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].off == off ? lo : SIZE_MAX;
+}
+
+static void
+loops(struct rec *r, size_t n, uint32_t heavy_total, struct vpk_scan_counts *c, const bool *heavy)
+{
+	int32_t *cover = calloc(n + 1, sizeof(*cover));
+	int32_t depth = 0;
+
+	if (cover == NULL)
+		return;         /* loop figures stay 0; the counts above are unaffected */
+	r[n].heavy_before = heavy_total;
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		uint64_t body, h, pm;
+
+		if (r[i].target < 0 || (j = find_off(r, n, (uint64_t)r[i].target)) == SIZE_MAX || j > i)
+			continue;
+		c->loops++;
+		body = i - j + 1;
+		h = r[i + 1].heavy_before - r[j].heavy_before;
+		pm = h * 1000 / body;
+		if (pm > c->loop_heavy_pm)
+			c->loop_heavy_pm = (uint32_t)pm;
+		cover[j]++;
+		cover[i + 1]--;
+	}
+	for (size_t i = 0; i < n; i++) {
+		depth += cover[i];
+		if (depth > 0 && heavy[i])
+			c->heavy_in_loops++;
+	}
+	free(cover);
 }
 
 /*
  * Sweep [code, code+len) linearly; a byte that does not decode is counted
  * and skipped. Returns the number of instructions that are not padding
- * (nop, int3), so the caller can tell alignment filler from real code.
+ * (nop, int3) plus bad bytes, so the caller can tell alignment filler from
+ * real code.
  */
 size_t
 vpk_scan_sweep(const struct vpk_scan_decoder *d, const uint8_t *code, size_t len,
 	       struct vpk_scan_counts *c)
 {
 	struct vpk_scan_insn in;
-	size_t off = 0, real = 0;
+	size_t off = 0, real = 0, n = 0;
+	uint32_t nheavy = 0;
+	/* One record per instruction at most one per byte; small functions use the stack. */
+	struct rec stack_r[256], *r = len < 255 ? stack_r : malloc((len + 1) * sizeof(*r));
+	bool stack_h[256], *heavy = len < 255 ? stack_h : malloc(len + 1);
 
+	if (len >= UINT32_MAX || r == NULL || heavy == NULL) {
+		if (r != stack_r)
+			free(r);
+		if (heavy != stack_h)
+			free(heavy);
+		r = NULL;
+		heavy = NULL;
+	}
 	while (off < len) {
-		if (vpk_scan_decode(d, code + off, len - off, &in) != 0) {
+		int64_t disp;
+
+		if (vpk_scan_decode(d, code + off, len - off, &in, &disp) != 0) {
 			c->bad_bytes++;
 			c->bytes++;
 			off++;
@@ -275,8 +363,24 @@ vpk_scan_sweep(const struct vpk_scan_decoder *d, const uint8_t *code, size_t len
 		vpk_scan_count(c, &in);
 		if (strcmp(in.mnemonic, "nop") != 0 && strcmp(in.mnemonic, "int3") != 0)
 			real++;
+		if (r != NULL) {
+			int64_t t = disp == INT64_MIN ? -1 : (int64_t)(off + in.length) + disp;
+
+			r[n].off = (uint32_t)off;
+			r[n].heavy_before = nheavy;
+			r[n].target = t >= 0 && (uint64_t)t <= off ? t : -1;
+			heavy[n] = in.heavy && in.width >= 256;
+			nheavy += heavy[n];
+			n++;
+		}
 		off += in.length;
 	}
+	if (r != NULL)
+		loops(r, n, nheavy, c, heavy);
+	if (r != stack_r)
+		free(r);
+	if (heavy != stack_h)
+		free(heavy);
 	return real + c->bad_bytes;
 }
 

@@ -20,8 +20,9 @@ struct vpk_scan_decoder {
 
 void vpk_scan_decoder_init(struct vpk_scan_decoder *d);
 /* 0 or -EILSEQ. */
+/* @branch_disp (may be NULL): displacement of a relative jmp/jcc from the next instruction, else INT64_MIN. */
 int vpk_scan_decode(const struct vpk_scan_decoder *d, const uint8_t *code, size_t len,
-		    struct vpk_scan_insn *out);
+		    struct vpk_scan_insn *out, int64_t *branch_disp);
 void vpk_scan_count(struct vpk_scan_counts *c, const struct vpk_scan_insn *in);
 void vpk_scan_counts_add(struct vpk_scan_counts *to, const struct vpk_scan_counts *c);
 /* Returns the count of non-padding instructions plus bad bytes seen so far in @c. */

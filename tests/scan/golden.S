@@ -160,6 +160,15 @@ FUNC(g_amx)                             /* 2: AMX */
 	tdpbssd tmm0, tmm1, tmm2
 END(g_amx)
 
+FUNC(g_loop)                            /* 7: loop body of 4 with 2 heavy zmm FMAs (500 per 1000), 1 FMA outside */
+	vfmadd231pd zmm0, zmm1, zmm2
+1:	vfmadd231pd zmm3, zmm1, zmm2
+	vfmadd231pd zmm4, zmm1, zmm2
+	dec ecx
+	jnz 1b
+	vzeroupper
+END(g_loop)
+
 /* No CFI and no size: only a gap covers it (named after its size-0 symbol). */
 	.p2align 4
 	.globl g_nocfi_avx512

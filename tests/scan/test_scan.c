@@ -55,6 +55,7 @@ static const struct golden tab[] = {
 	{ "g_apx",          -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 },
 	{ "g_unknown",      -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 },
 	{ "g_amx",           2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0 },
+	{ "g_loop",          7, 0, 0, 3, 0, 3, 0, 3, 0, 2, S(F), 0, 0 },
 	{ "g_nocfi_avx512", -1, 0, 0, 1, 0, 0, 0, 1, 0, 1, S(F), 0, 0 },
 };
 #define NTAB (sizeof(tab) / sizeof(tab[0]))
@@ -111,6 +112,12 @@ check_golden(const struct vpk_scan_report *r, const char *what)
 		      (unsigned long long)c->bad_bytes);
 		CHECK(c->heavy_assumed == g->assumed, "%s: %s heavy_assumed %llu", what, g->name,
 		      (unsigned long long)c->heavy_assumed);
+		if (strcmp(g->name, "g_loop") == 0)
+			CHECK(c->loops == 1 && c->heavy_in_loops == 2 && c->loop_heavy_pm == 500,
+			      "%s: g_loop loops %llu heavy_in_loops %llu density %u/1000", what,
+			      (unsigned long long)c->loops, (unsigned long long)c->heavy_in_loops, c->loop_heavy_pm);
+		else if (g->insns >= 0)
+			CHECK(c->loops == 0 && c->loop_heavy_pm == 0, "%s: %s has loops", what, g->name);
 		if (strcmp(g->name, "g_nocfi_avx512") == 0)
 			CHECK(f->src == VPK_SCAN_SRC_GAP, "%s: %s should be a gap (src %d)", what, g->name, f->src);
 		else if (!r->is_rel)

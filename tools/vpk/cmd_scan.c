@@ -137,17 +137,17 @@ print_table(const struct scan_opts *o, const struct item *it, const struct vpk_s
 		printf("   (no function with 256-bit, 512-bit or AVX-512 code%s)\n", o->min_ratio > 0 ? " above --min-ratio" : "");
 		return;
 	}
-	printf("   lvl  %%512  %%256  %%128   insns  h512  h256  kops  bad vz src  function [AVX-512 subsets]\n");
+	printf("   lvl  %%512  %%256  %%128   insns  h512  h256 hloop%%  kops  bad vz src  function [AVX-512 subsets]\n");
 	for (size_t i = 0; i < nv; i++) {
 		const struct vpk_scan_counts *c = &v[i]->c;
 
 		subsets_str(c->subsets, sub, sizeof(sub));
 		if (c->amx)
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "%sAMX", sub[0] ? "," : "");
-		printf("   %u%c  %5.1f %5.1f %5.1f %7llu %5llu %5llu %5llu %4llu %s  %-3s  %s%s%s%s%s\n", c->level,
+		printf("   %u%c  %5.1f %5.1f %5.1f %7llu %5llu %5llu %6.1f %5llu %4llu %s  %-3s  %s%s%s%s%s\n", c->level,
 		       c->heavy_assumed ? '?' : ' ', pct(c->w512, c->insns), pct(c->w256, c->insns),
 		       pct(c->w128, c->insns), (unsigned long long)c->insns, (unsigned long long)c->heavy512,
-		       (unsigned long long)c->heavy256, (unsigned long long)c->opmask,
+		       (unsigned long long)c->heavy256, c->loop_heavy_pm / 10.0, (unsigned long long)c->opmask,
 		       (unsigned long long)c->bad_bytes, c->vzeroupper ? "y" : "-", src_short[v[i]->src],
 		       v[i]->name, sub[0] ? " [" : "", sub, sub[0] ? "]" : "", violates(o, v[i]) ? "  <- policy" : "");
 	}
@@ -173,6 +173,9 @@ json_counts(struct json *j, const struct vpk_scan_counts *c)
 	json_u64(j, "amx", c->amx);
 	json_u64(j, "vzeroupper", c->vzeroupper);
 	json_u64(j, "level", c->level);
+	json_u64(j, "loops", c->loops);
+	json_u64(j, "heavy_in_loops", c->heavy_in_loops);
+	json_dbl(j, "loop_heavy_share", c->loop_heavy_pm / 1000.0);
 	json_arr(j, "subsets");
 	for (unsigned i = 0; i < VPK_SCAN_SUBSET_COUNT; i++)
 		if (c->subsets & (1u << i))
