@@ -177,7 +177,7 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 
 #if VPK_VEC_BITS >= 256
 #define BODY(T, V)                                                                     \
-	static void lookup_##T(const struct dir24_8 *dp, const uint32_t *ips,           \
+	static void VPK_FN(lookup_##T)(const struct dir24_8 *dp, const uint32_t *ips,   \
 			       uint64_t *nhs, size_t n)                                 \
 	{                                                                              \
 		scalar_##T(dp, ips, nhs, n, V(dp, ips, nhs, n));                       \
@@ -189,7 +189,7 @@ BODY(uint64_t, vec_8)
 #define WIDTH VPK_VEC_BITS
 #else
 #define BODY(T)                                                                        \
-	static void lookup_##T(const struct dir24_8 *dp, const uint32_t *ips,           \
+	static void VPK_FN(lookup_##T)(const struct dir24_8 *dp, const uint32_t *ips,   \
 			       uint64_t *nhs, size_t n)                                 \
 	{                                                                              \
 		scalar_##T(dp, ips, nhs, n, 0);                                        \
@@ -203,5 +203,6 @@ BODY(uint64_t)
 
 const struct dir24_8_impl VPK_FN(vpk_dir24_8_impl) = {
 	.impl = VPK_IMPL_INIT(WIDTH),
-	.lookup = { lookup_uint8_t, lookup_uint16_t, lookup_uint32_t, lookup_uint64_t },
+	.lookup = { VPK_FN(lookup_uint8_t), VPK_FN(lookup_uint16_t), VPK_FN(lookup_uint32_t),
+		    VPK_FN(lookup_uint64_t) },
 };
