@@ -11,6 +11,8 @@
  *   ethernet-input   ip4-input, ip6-input, error-drop       -
  *   ip4-input        ip4-acl, ip4-lookup, error-drop        -  (ip4-acl used when in the graph)
  *   ip6-input        ip6-acl, ip6-lookup, error-drop        -
+ *   ip4-lookup       ip4-rewrite, error-drop                struct vpk_fib (next hop 0 = no route)
+ *   ip6-lookup       ip6-rewrite, error-drop                - (no IPv6 FIB yet: drops, counted)
  *   ip4-rewrite      interface-output, error-drop           struct vpk_adj_table
  *   ip6-rewrite      interface-output, error-drop           struct vpk_adj_table
  *   interface-output -                                      struct vpk_if_output
