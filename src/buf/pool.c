@@ -19,16 +19,21 @@
  * thread-local storage instead of an lcore id, so callers do nothing):
  *
  *   thread T                          pool P (gen 7)
- *   tl_slots[16]  (_Thread_local)     caches --> [cache T] --> [cache U] --> NULL
- *   +----------+-----+---------+        ^ list under g_lock, walked by
- *   | pool = P | gen | cache --+------->   vpk_pool_in_use() and destroy
- *   +----------+-----+---------+
- *   | NULL ... (free slots)    |      cache: len, net, objs[2 * cache_size]
+ *   tl_slots (_Thread_local pointer)  caches --> [cache T] --> [cache U] --> NULL
+ *    |  16 slots, malloc'd              ^ list under g_lock, walked by
+ *    v +----------+-----+---------+     |   vpk_pool_in_use() and destroy
+ *      | pool = P | gen | cache --+-----+
+ *      +----------+-----+---------+
+ *      | NULL ... (free slots)    |   cache: len, net, objs[2 * cache_size]
  *
  *   - A slot matches when slot.pool == pool && slot.gen == pool->gen. The
  *     generation is a process-wide counter stamped on each pool at creation,
  *     so a slot left behind by a destroyed pool never matches a new pool
  *     that happens to get the same address, and is never dereferenced.
+ *   - The only thread-local variable is one pointer, in the initial-exec
+ *     TLS model: one %fs-relative load, no __tls_get_addr() call, even in
+ *     libvpk.so (built -fPIC), and 8 bytes of static TLS, small enough for a
+ *     dlopen()ed libvpk. The slot table itself is malloc'd on first use.
  *   - First use of a pool by a thread takes the global lock g_lock, reuses a
  *     free or stale slot (its pool is no longer on the live list), mallocs
  *     the cache, links it into the pool's list, and registers the slot
@@ -122,8 +127,8 @@ struct tl_slot {
 	struct pool_cache *cache;
 };
 
-static _Thread_local struct tl_slot tl_slots[TL_SLOTS];
-static _Thread_local bool tl_registered;
+/* This thread's slot table (TL_SLOTS entries), NULL until its first cache. */
+static _Thread_local struct tl_slot *tl_slots __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vpk_pool *g_live;                 /* under g_lock */
@@ -198,9 +203,13 @@ cache_thread_exit(void *arg)
 		/* A slot of a destroyed pool: its cache was freed by destroy. */
 		if (slots[i].pool != NULL && pool_is_live(slots[i].pool, slots[i].gen))
 			cache_retire((struct vpk_pool *)slots[i].pool, slots[i].cache);
-		slots[i].pool = NULL;
 	}
 	pthread_mutex_unlock(&g_lock);
+	free(slots);
+	/* If a later destructor of this thread uses a pool again, cache_create()
+	 * makes a new table and registers it; glibc then runs another round
+	 * (up to PTHREAD_DESTRUCTOR_ITERATIONS). */
+	tl_slots = NULL;
 }
 
 static void
@@ -219,10 +228,16 @@ cache_create(struct vpk_pool *p)
 	pthread_once(&g_key_once, key_init);
 	if (!g_key_ok)
 		return NULL;    /* without the key a thread's cache could be lost */
-	if (!tl_registered) {
-		if (pthread_setspecific(g_key, tl_slots) != 0)
+	if (tl_slots == NULL) {
+		struct tl_slot *t = calloc(TL_SLOTS, sizeof(*t));
+
+		if (t == NULL)
 			return NULL;
-		tl_registered = true;
+		if (pthread_setspecific(g_key, t) != 0) {
+			free(t);
+			return NULL;
+		}
+		tl_slots = t;
 	}
 	pthread_mutex_lock(&g_lock);
 	for (i = 0; i < TL_SLOTS; i++)
@@ -242,11 +257,14 @@ cache_create(struct vpk_pool *p)
 static inline struct pool_cache *
 cache_get(struct vpk_pool *p)
 {
+	struct tl_slot *t = tl_slots;
+
 	if (p->cache_size == 0)
 		return NULL;
-	for (unsigned i = 0; i < TL_SLOTS; i++)
-		if (tl_slots[i].pool == p && tl_slots[i].gen == p->gen)
-			return tl_slots[i].cache;
+	if (t != NULL)
+		for (unsigned i = 0; i < TL_SLOTS; i++)
+			if (t[i].pool == p && t[i].gen == p->gen)
+				return t[i].cache;
 	return cache_create(p);
 }
 
@@ -321,7 +339,9 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 			c->len += stack_pop(p, c->objs + c->len, p->cache_size + n - c->len);
 		got = n < c->len ? n : c->len;
 		c->len -= got;
-		memcpy(idx, c->objs + c->len, (size_t)got * sizeof(*idx));
+		/* A loop, not memcpy(): bursts are short, a libc call is not. */
+		for (uint32_t i = 0; i < got; i++)
+			idx[i] = c->objs[c->len + i];
 	}
 	debug_on_alloc(p, idx, got);
 	for (uint32_t i = 0; i < got; i++)
@@ -339,7 +359,8 @@ vpk_pool_free_bulk(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 	if (c == NULL || n > p->cache_size) {
 		stack_push(p, idx, n);
 	} else {
-		memcpy(c->objs + c->len, idx, (size_t)n * sizeof(*idx));
+		for (uint32_t i = 0; i < n; i++)
+			c->objs[c->len + i] = idx[i];
 		c->len += n;
 		if (c->len > p->cache_size) {
 			/* Give back the oldest entries; keep the recently freed
@@ -357,7 +378,7 @@ vpk_pool_free_bulk(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 void
 vpk_pool_cache_flush(struct vpk_pool *p)
 {
-	if (p->cache_size == 0)
+	if (p->cache_size == 0 || tl_slots == NULL)
 		return;
 	for (unsigned i = 0; i < TL_SLOTS; i++) {
 		if (tl_slots[i].pool == p && tl_slots[i].gen == p->gen) {
