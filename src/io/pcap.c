@@ -172,7 +172,7 @@ vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *
 	void *base;
 	uint32_t have, got = 0, room;
 
-	if (r == NULL || pool == NULL || idx == NULL || n == 0)
+	if (r == NULL || pool == NULL || idx == NULL || n == 0 || n > INT32_MAX)
 		return -EINVAL;
 	if (r->err != 0)
 		return r->err;
