@@ -456,9 +456,11 @@ vpk_pool_create(const struct vpk_pool_conf *conf, struct vpk_pool **out)
 	rc = conf_check(conf, &stride);
 	if (rc < 0)
 		return rc;
-	p = calloc(1, sizeof(*p));
+	/* struct vpk_pool has 64-byte aligned members: calloc() is not enough. */
+	p = aligned_alloc(64, (sizeof(*p) + 63) & ~(size_t)63);
 	if (p == NULL)
 		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
 	rc = vpk_buf_kernels_get(conf->isa, &p->to_ptr, &p->to_idx, &p->impl);
 	if (rc < 0)
 		goto out_free_pool;
