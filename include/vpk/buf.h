@@ -70,7 +70,8 @@ struct vpk_buf {
 	uint16_t next_node;     /**< Scratch: next index chosen by the current node. */
 	uint32_t flow_hash;     /**< RSS-style hash of the 5-tuple, 0 if not computed. */
 	uint32_t adj;           /**< Next hop / adjacency chosen by a lookup node. */
-	uint8_t opaque[24];     /**< Per-node scratch (tunnel index, ACL result, ...). */
+	uint32_t trace_id;      /**< Number of the traced packet when VPK_BUF_F_TRACE is set. */
+	uint8_t opaque[20];     /**< Per-node scratch (tunnel index, ACL result, ...). */
 };
 
 _Static_assert(sizeof(struct vpk_buf) == 64, "struct vpk_buf must be one cache line");

@@ -299,5 +299,65 @@ u32v_load_lanes_ptrs(const uint8_t *const *ptrs, size_t off)
 #undef L
 }
 
+
+/*
+ * Bit l of the result is set when a[l] == v, for the VPK_U32_LANES u16
+ * values at @a (one per u32 lane, so the mask drives u32v_compress_store()).
+ */
+VPK_INLINE uint32_t
+u16_eq_mask(const uint16_t *a, uint16_t v)
+{
+#if VPK_VEC_BITS == 512
+	return _mm256_cmpeq_epi16_mask(_mm256_loadu_si256((const __m256i *)a), _mm256_set1_epi16((short)v));
+#elif VPK_VEC_BITS == 256
+	__m128i eq = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)a), _mm_set1_epi16((short)v));
+
+	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xffu;
+#else
+	__m128i eq = _mm_cmpeq_epi16(_mm_loadl_epi64((const __m128i *)a), _mm_set1_epi16((short)v));
+
+	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xfu;
+#endif
+}
+
+#if VPK_VEC_BITS == 256
+/* Lane indices that pack the set lanes of an 8-bit mask to the front (vpermd control). */
+struct vpk_compress_lut8 { uint8_t idx[256][8]; };
+VPK_INLINE const struct vpk_compress_lut8 *
+vpk_compress_lut8(void)
+{
+	/* Built at compile time by the preprocessor-free table below (see vec_lut.h). */
+	extern const struct vpk_compress_lut8 vpk_compress_lut8_tab;
+	return &vpk_compress_lut8_tab;
+}
+#endif
+
+/*
+ * Store the lanes of @v whose bit is set in @mask, packed and in order, at
+ * @out; return how many. Writes a whole vector at @out (lanes past the
+ * returned count hold junk): @out needs VPK_U32_LANES elements of slack.
+ */
+VPK_INLINE uint32_t
+u32v_compress_store(uint32_t *out, u32v v, uint32_t mask)
+{
+#if VPK_VEC_BITS == 512
+	/* Register compress + plain store: vpcompressd to memory is microcoded on some CPUs. */
+	_mm512_storeu_si512(out, _mm512_maskz_compress_epi32((__mmask16)mask, (__m512i)v));
+#elif VPK_VEC_BITS == 256
+	__m256i ctl = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)vpk_compress_lut8()->idx[mask]));
+
+	_mm256_storeu_si256((__m256i *)out, _mm256_permutevar8x32_epi32((__m256i)v, ctl));
+#else
+	uint32_t tmp[4], k = 0;
+
+	memcpy(tmp, &v, sizeof(tmp));
+	for (int l = 0; l < 4; l++)
+		if (mask & (1u << l))
+			out[k++] = tmp[l];
+	return k;
+#endif
+	return (uint32_t)__builtin_popcount(mask);
+}
+
 #endif /* VPK_VEC_BITS */
 #endif /* VPK_SIMD_VEC_H */

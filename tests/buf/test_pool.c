@@ -208,7 +208,7 @@ test_model(uint32_t n_bufs, uint32_t data_size, uint32_t cache_size, unsigned st
 				CHECK(buf[i] % (stride / 64) == 0 && buf[i] / (stride / 64) < n_bufs,
 				      "step %u: bad index %u", s, buf[i]);
 				CHECK(b->data_off == VPK_BUF_HEADROOM && b->len == 0 &&
-				      b->next == VPK_BUF_NONE && b->rx_if == 0 && b->opaque[23] == 0,
+				      b->next == VPK_BUF_NONE && b->rx_if == 0 && b->opaque[sizeof(b->opaque) - 1] == 0 && b->trace_id == 0,
 				      "step %u: metadata of %u not reset", s, buf[i]);
 				/* Dirty everything the user may touch. */
 				memset(b, 0xee, 64);
