@@ -85,6 +85,8 @@
 
 #include <vpk/buf.h>
 
+#include "core/debug.h"
+
 #define POOL_CACHE_MAX  4096u   /* conf.cache_size limit (objs[] = 32 KiB) */
 #define TL_SLOTS        16      /* pools one thread can cache at once */
 #define META_AND_HEAD   (64u + VPK_BUF_HEADROOM)
@@ -336,8 +338,11 @@ debug_on_alloc(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 uint32_t
 vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 {
-	struct pool_cache *c = cache_get(p);
+	struct pool_cache *c;
 	uint32_t got;
+
+	VPK_DEBUG_ASSERT(p != NULL && (idx != NULL || n == 0));
+	c = cache_get(p);
 
 	if (c == NULL || n > p->cache_size / 2) {
 		got = stack_pop(p, idx, n);
@@ -368,8 +373,10 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 void
 vpk_pool_free_bulk(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 {
-	struct pool_cache *c = cache_get(p);
+	struct pool_cache *c;
 
+	VPK_DEBUG_ASSERT(p != NULL && (idx != NULL || n == 0));
+	c = cache_get(p);
 	debug_on_free(p, idx, n);
 	if (c == NULL || n > p->cache_size / 2) {
 		stack_push(p, idx, n);
