@@ -335,6 +335,22 @@ debug_on_alloc(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 
 /* ---- data plane -------------------------------------------------------- */
 
+/*
+ * Copy @n indices between a caller's array and a cache. Short bursts (the
+ * common case: 1..32) in a plain loop, since a libc call costs more than the
+ * copy; longer ones with memcpy(), which uses the widest registers.
+ */
+static inline void
+copy_idx(uint32_t *restrict dst, const uint32_t *restrict src, uint32_t n)
+{
+	if (n > 32) {
+		memcpy(dst, src, (size_t)n * sizeof(*dst));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 uint32_t
 vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 {
@@ -359,13 +375,18 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 			c->len += stack_pop(p, c->objs + c->len, p->cache_size + n - c->len);
 		got = n < c->len ? n : c->len;
 		c->len -= got;
-		/* A loop, not memcpy(): bursts are short, a libc call is not. */
-		for (uint32_t i = 0; i < got; i++)
-			idx[i] = c->objs[c->len + i];
+		copy_idx(idx, c->objs + c->len, got);
 	}
 	debug_on_alloc(p, idx, got);
-	for (uint32_t i = 0; i < got; i++)
-		*vpk_buf_from_idx(p->base, idx[i]) = p->tmpl;
+	if (got > 0) {
+		/* Template and base in locals: a store to a buffer could alias *p,
+		 * which would make the compiler reload both every iteration. */
+		const struct vpk_buf t = p->tmpl;
+		uint8_t *base = p->base;
+
+		for (uint32_t i = 0; i < got; i++)
+			*vpk_buf_from_idx(base, idx[i]) = t;
+	}
 	net_add(p, c, got);
 	return got;
 }
@@ -381,8 +402,7 @@ vpk_pool_free_bulk(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 	if (c == NULL || n > p->cache_size / 2) {
 		stack_push(p, idx, n);
 	} else {
-		for (uint32_t i = 0; i < n; i++)
-			c->objs[c->len + i] = idx[i];
+		copy_idx(c->objs + c->len, idx, n);
 		c->len += n;
 		if (c->len > p->cache_size) {
 			/* Give back the oldest entries; keep the recently freed
