@@ -69,7 +69,8 @@ VPK_API int vpk_pcap_reader_open(const char *path, uint32_t rx_if, struct vpk_pc
 /**
  * Like vpk_pcap_reader_open(), on an open stream (a pipe, stdin,
  * fmemopen()). The reader owns @p f from now on, also on failure (it is
- * closed then). @p name is used in messages (NULL: "<stream>").
+ * closed then; stdin is never closed, as in libpcap). @p name is used in
+ * messages (NULL: "<stream>").
  * @return As vpk_pcap_reader_open() (-EINVAL also for a NULL @p f).
  */
 VPK_API int vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_if,
