@@ -1,26 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ACL build: normalised rules -> partitioned decision trees with SIMD leaves.
+ * ACL build: normalised rules -> a few decision trees with SIMD-scanned leaves.
  *
- * 1. Partition (EffiCuts, Vamanan et al., SIGCOMM 2010): a rule is "large" in
- *    a dimension when it covers at least 2^(3/4 * width) values there (a /8 or
- *    shorter prefix on 32 bits, >= 4096 ports, >= 64 protocols). Rules are
- *    grouped by their set of large dimensions; the biggest groups get their
- *    own tree, the rest join the most specific group that is large wherever
- *    they are. A tree then never has to cut a dimension in which many of its
- *    rules are wild, which is what makes single-tree cutting explode
- *    (cross-product replication).
- * 2. Per tree, binary cuts (HyperSplit, Qi et al., INFOCOM 2009): at each node
- *    every dimension's rule end points are candidate thresholds; the one that
- *    minimises the larger child (then the sum) wins. Rules covering the
- *    node's whole box make every later-ranked rule of the same categories
- *    redundant there and those are dropped. Nodes with <= 16 rules, or no
- *    useful cut, become leaves.
- * 3. Leaves become blocks of 16 rules in rank order, with only the
+ * 1. Binary cuts (HyperSplit, Qi et al., INFOCOM 2009): at each node every
+ *    dimension's rule end points are candidate thresholds; the one that
+ *    minimises the larger child (then the sum of both) wins. Rules covering
+ *    the node's whole box make every later-ranked rule of the same
+ *    categories redundant there; those are dropped. Nodes with <= 16 rules,
+ *    or no useful cut, become leaves.
+ * 2. Spilling instead of copying: rules that span the whole node in the
+ *    dimension being cut, and are wide there (a /16 or shorter prefix, a
+ *    range of >= 256 ports), would be copied into every leaf below. When at
+ *    least SPILL_MIN of them meet at a node they are removed from this tree
+ *    and collected into the next one (EffiCuts' separable trees, Vamanan et
+ *    al., SIGCOMM 2010, decided per node instead of up front). Nested
+ *    prefixes thus end up in different trees instead of multiplying.
+ *    The last tree cannot spill; it stops cutting where a cut would copy
+ *    more than REPL_MAX4/4 of its rules and leaves big leaves instead, which
+ *    are scanned in rank order with an early exit.
+ * 3. Leaves become blocks of 16 rules in rank order, keeping only the
  *    dimensions some rule of the block still has to check inside the leaf's
  *    box (the others are implied by the path).
  *
- * Cost: O(n log n) per tree level and dimension; no cross-product state.
+ * Cost: O(n log n) per tree level and dimension; no cross-product state, so
+ * build time and memory stay near-linear (docs/acl.md has the figures).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -31,9 +34,21 @@
 
 #include "acl/acl_int.h"
 
+/*
+ * Tuning (docs/acl.md has the measurements behind these values):
+ * LEAF_RULES  a node with at most this many rules becomes a leaf (one block);
+ * SPILL_MIN   spill when at least this many rules span a cut...
+ * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
+ *             (a /16 or shorter prefix, a range of >= 256 ports);
+ * MAX_TREES   trees per runtime; the last one cannot spill and instead stops
+ *             cutting when a cut would copy more than REPL_MAX4/4 x its rules.
+ */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
-#define GROUPS_MAX   4
+#define SPILL_MIN    8
+#define SPILL_FRAC   4
+#define MAX_TREES    4
+#define REPL_MAX4    5
 
 /* ---- build-memory accounting -------------------------------------------- */
 
@@ -118,6 +133,9 @@ struct bld {
 	uint32_t *sa, *sb;              /* scratch for split search */
 	uint32_t max_depth;
 	size_t limit_entries;           /* give up beyond this many leaf entries */
+	uint8_t *spill;                 /* per box: moved to the next tree */
+	bool can_spill;                 /* a later tree exists */
+	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
 	int err;
 };
 
@@ -286,8 +304,36 @@ build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *
 			bestt = t;
 		}
 	}
-	if (bestc >= cnt)
+	if (bestc >= cnt || (!b->can_spill && (uint64_t)bests * 4 > (uint64_t)cnt * REPL_MAX4 &&
+			     cnt <= 64 * LEAF_RULES))
 		return new_leaf(b, node, idx, cnt, blo, bhi);
+	/*
+	 * Rules spanning the node's whole range in the cut dimension would be
+	 * copied into both children (and on, into every leaf below): move them
+	 * to the next tree instead when there are enough of them to matter.
+	 */
+	if (b->can_spill) {
+		uint32_t span = 0, k = 0;
+
+		for (uint32_t i = 0; i < cnt; i++) {
+			size_t o = (size_t)idx[i] * nd + bestd;
+
+			span += b->plo[o] <= blo[bestd] && b->phi[o] >= bhi[bestd] &&
+				(uint64_t)b->phi[o] - b->plo[o] >= b->spill_w[bestd];
+		}
+		if (span >= SPILL_MIN) {
+			for (uint32_t i = 0; i < cnt; i++) {
+				size_t o = (size_t)idx[i] * nd + bestd;
+
+				if (b->plo[o] <= blo[bestd] && b->phi[o] >= bhi[bestd] &&
+				    (uint64_t)b->phi[o] - b->plo[o] >= b->spill_w[bestd])
+					b->spill[idx[i]] = 1;
+				else
+					idx[k++] = idx[i];
+			}
+			return build_node(b, node, idx, k, blo, bhi, depth);
+		}
+	}
 
 	c = b->nnodes;
 	if (c + 2 > b->capnodes) {
@@ -329,79 +375,6 @@ build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *
 	}
 	acl_free(b->mt, right);
 	return rc;
-}
-
-/* ---- partitioning ------------------------------------------------------- */
-
-static uint32_t
-large_dims(const struct bld *b, uint32_t r)
-{
-	uint32_t pat = 0;
-
-	for (uint32_t d = 0; d < b->nd; d++) {
-		size_t o = (size_t)r * b->nd + d;
-		unsigned bits = b->nr->dbits[d];
-		uint64_t w = (uint64_t)b->phi[o] - b->plo[o] + 1;
-
-		if (w >= (UINT64_C(1) << (bits - bits / 4)))
-			pat |= 1u << d;
-	}
-	return pat;
-}
-
-struct patcnt {
-	uint32_t pat, cnt;
-};
-
-static int
-cmp_patcnt(const void *a, const void *b)
-{
-	const struct patcnt *x = a, *y = b;
-
-	if (x->cnt != y->cnt)
-		return x->cnt > y->cnt ? -1 : 1;
-	return x->pat < y->pat ? -1 : x->pat > y->pat;
-}
-
-/* Assign each box a group 0..ng-1; returns ng. */
-static uint32_t
-partition(struct bld *b, uint32_t *grp, uint32_t *pats, struct patcnt *pc)
-{
-	uint32_t n = b->nr->n, npc = 0, ng = 0, sel[GROUPS_MAX];
-
-	for (uint32_t r = 0; r < n; r++)
-		pats[r] = large_dims(b, r);
-	memcpy(grp, pats, (size_t)n * 4);
-	qsort(grp, n, 4, cmp_u32);
-	for (uint32_t r = 0; r < n; r++) {
-		if (npc > 0 && pc[npc - 1].pat == grp[r])
-			pc[npc - 1].cnt++;
-		else
-			pc[npc++] = (struct patcnt){ grp[r], 1 };
-	}
-	qsort(pc, npc, sizeof(*pc), cmp_patcnt);
-	/* Own trees for the big patterns; the last group takes the rest. */
-	for (uint32_t i = 0; i < npc && ng < GROUPS_MAX - 1; i++)
-		if (pc[i].cnt >= 64 && pc[i].cnt * 32 >= n)
-			sel[ng++] = pc[i].pat;
-	sel[ng] = 0;
-	bool rest = false;
-
-	for (uint32_t r = 0; r < n; r++) {
-		uint32_t best = UINT32_MAX, bpop = 99;
-
-		for (uint32_t g = 0; g < ng; g++)
-			if ((pats[r] & ~sel[g]) == 0 && (uint32_t)__builtin_popcount(sel[g]) < bpop) {
-				best = g;
-				bpop = (uint32_t)__builtin_popcount(sel[g]);
-			}
-		if (best == UINT32_MAX) {
-			best = ng;
-			rest = true;
-		}
-		grp[r] = best;
-	}
-	return ng + (rest ? 1 : 0);
 }
 
 /* ---- runtime layout ------------------------------------------------------ */
@@ -462,7 +435,6 @@ emit_leaf(const struct bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 				if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * nd + d] != UINT32_MAX)
 					masked |= 1u << d;
 		}
-		h->last = s + ACL_BLK >= b->lcnt[l];
 		arr = (uint32_t *)(h + 1);
 		for (uint32_t d = 0; d < nd; d++) {
 			if (!(need >> d & 1))
@@ -491,7 +463,8 @@ emit_leaf(const struct bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 			arr += (msk ? 3 : 2) * ACL_BLK;
 		}
 		h->nd = (uint8_t)k;
-		h->nm = (uint8_t)__builtin_popcount(masked);
+		h->nm = (uint8_t)(__builtin_popcount(masked) | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
+		h->first_rank = h->rank[0];
 		out = (uint8_t *)arr;
 	}
 }
@@ -531,8 +504,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	uint64_t t0 = now_ns();
 	struct bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
 	uint32_t n = nr->n, nd = nr->nd, ng = 0;
-	uint32_t *grp = NULL, *pats = NULL, *idx = NULL;
-	struct patcnt *pc = NULL;
+	uint32_t *grp = NULL, *idx = NULL;
 	struct acl_tree trees[ACL_MAX_TREES];
 	uint32_t blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
 	size_t bytes, off_nodes, off_leaf, off_blk, blkbytes = 0;
@@ -541,17 +513,17 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	int rc = -ENOMEM;
 
 	b.limit_entries = (size_t)64 * n + (1u << 22);
-	for (uint32_t d = 0; d < nd; d++)
+	for (uint32_t d = 0; d < nd; d++) {
 		b.dmax[d] = nr->dbits[d] == 32 ? UINT32_MAX : (1u << nr->dbits[d]) - 1;
+		b.spill_w[d] = (uint64_t)b.dmax[d] >> (nr->dbits[d] * SPILL_FRAC / 8);
+	}
 	b.plo = acl_malloc(mt, (size_t)n * nd * 4 + 4);
 	b.phi = acl_malloc(mt, (size_t)n * nd * 4 + 4);
 	b.sa = acl_malloc(mt, (size_t)n * 4 + 4);
 	b.sb = acl_malloc(mt, (size_t)n * 4 + 4);
 	grp = acl_malloc(mt, (size_t)n * 4 + 4);
-	pats = acl_malloc(mt, (size_t)n * 4 + 4);
 	idx = acl_malloc(mt, (size_t)n * 4 + 4);
-	pc = acl_malloc(mt, (size_t)n * sizeof(*pc) + sizeof(*pc));
-	if (!b.plo || !b.phi || !b.sa || !b.sb || !grp || !pats || !idx || !pc)
+	if (!b.plo || !b.phi || !b.sa || !b.sb || !grp || !idx)
 		goto out;
 	for (size_t k = 0; k < (size_t)n * nd; k++) {
 		uint32_t d = (uint32_t)(k % nd);
@@ -559,38 +531,64 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		b.plo[k] = nr->lo[k];
 		b.phi[k] = nr->m[k] == UINT32_MAX ? nr->hi[k] : (nr->lo[k] | (~nr->m[k] & b.dmax[d]));
 	}
-	if (n > 0)
-		ng = partition(&b, grp, pats, pc);
+	/* Round 0: every rule in tree 0 (group 0). */
+	memset(grp, 0, (size_t)n * 4);
+	ng = n > 0 ? 1 : 0;
 	memset(trees, 0, sizeof(trees));
-	for (uint32_t g = 0; g < ng; g++) {
-		uint32_t cnt = 0, root;
+	b.spill = acl_calloc(mt, (size_t)n + 1);
+	if (b.spill == NULL)
+		goto out;
+	{
+		uint32_t nt = 0, ngroups = ng, round = 0;
 
-		for (uint32_t r = 0; r < n; r++)
-			if (grp[r] == g)
-				idx[cnt++] = r;
-		if (cnt == 0)
-			continue;
-		root = b.nnodes;
-		if (root + 1 > b.capnodes) {
-			if (grow(&b, (void **)&b.thr, &b.capnodes, root + 1, 4) < 0)
-				goto out;
-			b.info = acl_realloc(mt, b.info, (size_t)b.capnodes * 4);
-			if (b.info == NULL)
-				goto out;
+		for (;;) {
+			for (uint32_t g = 0; g < ngroups; g++) {
+				uint32_t cnt = 0, root;
+
+				for (uint32_t r = 0; r < n; r++)
+					if (grp[r] == g + round * 64)
+						idx[cnt++] = r;
+				if (cnt == 0)
+					continue;
+				root = b.nnodes;
+				if (root + 1 > b.capnodes) {
+					if (grow(&b, (void **)&b.thr, &b.capnodes, root + 1, 4) < 0)
+						goto out;
+					b.info = acl_realloc(mt, b.info, (size_t)b.capnodes * 4);
+					if (b.info == NULL)
+						goto out;
+				}
+				b.nnodes++;
+				for (uint32_t d = 0; d < nd; d++) {
+					blo[d] = 0;
+					bhi[d] = b.dmax[d];
+				}
+				trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
+				b.can_spill = nt + (ngroups - g - 1) < MAX_TREES;
+				rc = build_node(&b, root, idx, cnt, blo, bhi, 0);
+				if (rc < 0) {
+					setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
+					       b.limit_entries);
+					goto out;
+				}
+			}
+			/* Spilled rules form the next tree. */
+			uint32_t ns = 0;
+
+			round++;
+			for (uint32_t r = 0; r < n; r++)
+				if (b.spill[r]) {
+					b.spill[r] = 0;
+					grp[r] = round * 64;
+					ns++;
+				}
+			if (ns == 0)
+				break;
+			ngroups = 1;
 		}
-		b.nnodes++;
-		for (uint32_t d = 0; d < nd; d++) {
-			blo[d] = 0;
-			bhi[d] = b.dmax[d];
-		}
-		trees[g] = (struct acl_tree){ root, nr->rank[idx[0]] };
-		rc = build_node(&b, root, idx, cnt, blo, bhi, 0);
-		if (rc < 0) {
-			setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
-			       b.limit_entries);
-			goto out;
-		}
+		ng = nt;
 	}
+	rc = -ENOMEM;
 	/* Trees in rank order so that resolved packets skip later ones. */
 	for (uint32_t i = 1; i < ng; i++)
 		for (uint32_t j = i; j > 0 && trees[j].min_rank < trees[j - 1].min_rank; j--) {
@@ -604,7 +602,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		blkbytes += leaf_bytes(&b, l);
 	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
 	off_leaf = off_nodes + (((size_t)b.nnodes * 8 + 63) & ~(size_t)63);
-	off_blk = off_leaf + (((size_t)b.nleaves * 4 + 63) & ~(size_t)63);
+	off_blk = off_leaf + (((size_t)b.nleaves * 8 + 63) & ~(size_t)63);
 	bytes = off_blk + blkbytes;
 	if (max_size != 0 && bytes > max_size) {
 		setwhy(why, len, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
@@ -640,7 +638,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			memcpy(info, b.info, (size_t)b.nnodes * 4);
 		}
 		for (uint32_t l = 0; l < b.nleaves; l++) {
-			leaf[l] = (uint32_t)((size_t)(p - blk) / 64);
+			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64);
+			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
 			emit_leaf(&b, l, p, ncat);
 			p += leaf_bytes(&b, l);
 		}
@@ -670,9 +669,8 @@ out:
 	acl_free(mt, b.lstart);
 	acl_free(mt, b.lcnt);
 	acl_free(mt, grp);
-	acl_free(mt, pats);
 	acl_free(mt, idx);
-	acl_free(mt, pc);
+	acl_free(mt, b.spill);
 	if (rc == 0)
 		(*out)->stats.build_ns = now_ns() - t0;
 	return rc;

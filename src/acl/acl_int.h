@@ -40,18 +40,20 @@
 #define ACL_MAX_TREES  8
 #define ACL_LEAF_BIT   0x80000000u
 #define ACL_DIM_MASKED 0x80             /* acl_blk.dim[]: this dim has an m[] array */
+#define ACL_BLK_LAST   0x80             /* acl_blk.nm: last block of its leaf */
 
 /* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
 struct acl_blk {
-	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
-	uint32_t ud[ACL_BLK];           /* userdata */
-	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
+	/* line 0: what every scan reads */
 	uint16_t valid;                 /* bit j: slot j holds a rule */
 	uint8_t nd;                     /* active dimensions */
-	uint8_t nm;                     /* of which with an m[] array */
-	uint8_t last;                   /* 1 on the leaf's last block */
-	uint8_t pad[3];
+	uint8_t nm;                     /* of which with an m[] array; | ACL_BLK_LAST on the leaf's last block */
+	uint32_t first_rank;            /* rank[0]: no rule of this or a later block ranks better */
 	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids, | ACL_DIM_MASKED */
+	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
+	/* lines 1-2: read on a match only */
+	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
+	uint32_t ud[ACL_BLK];           /* userdata */
 };
 /* Per active dimension, after the header: lo[16], span[16] (= hi - lo), then m[16] if masked:
  * slot j matches when ((key & m[j]) - lo[j]) <= span[j] (unsigned). */
@@ -75,7 +77,7 @@ struct acl_rt {
 	struct acl_dimsrc src[ACL_MAX_DIMS];
 	const uint32_t *thr;            /* per node */
 	const uint32_t *info;           /* per node */
-	const uint32_t *leaf;           /* per leaf: offset of the first block, in 64-byte units */
+	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
 	const uint8_t *blocks;          /* 64-byte aligned */
 	struct vpk_acl_stats stats;
 	void *mem;                      /* the one allocation holding everything */

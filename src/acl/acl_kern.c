@@ -105,16 +105,22 @@ match16(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, i
 
 /* Scan one leaf for one packet; update the per-category best rank/userdata. */
 INLINE void
-scan_leaf(const struct acl_rt *rt, uint32_t leaf, const uint32_t *key, uint32_t ncat,
+scan_leaf(const struct acl_rt *rt, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
 	  uint32_t *brank, uint32_t *bud, int w)
 {
-	const uint8_t *p = rt->blocks + (size_t)rt->leaf[leaf] * 64;
+	const uint8_t *p = rt->blocks + (size_t)leaf * 64;
 	uint32_t found = 0, want = (1u << ncat) - 1;
 
 	for (;;) {
 		const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
 		const uint32_t *arr = (const uint32_t *)(h + 1);
-		uint32_t mt = h->valid;
+		uint32_t mt = h->valid, worst = 0;
+
+		/* Blocks are in rank order: stop when none can improve any category. */
+		for (uint32_t c = 0; c < ncat; c++)
+			worst = brank[c] > worst ? brank[c] : worst;
+		if (h->first_rank > worst)
+			return;
 
 		for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
 			uint32_t d = h->dim[i];
@@ -138,9 +144,9 @@ scan_leaf(const struct acl_rt *rt, uint32_t leaf, const uint32_t *key, uint32_t 
 				}
 			}
 		}
-		if (h->last || found == want)
+		if ((h->nm & ACL_BLK_LAST) || found == want)
 			return;
-		p += acl_blk_size(h->nd, h->nm);
+		p += acl_blk_size(h->nd, h->nm & ~ACL_BLK_LAST);
 	}
 }
 
@@ -333,7 +339,7 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 {
 	uint32_t nd = rt->nd, ncat = categories < rt->ncat ? categories : rt->ncat;
 	uint32_t keys[CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
-	uint32_t leaf[CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
+	uint32_t leaf[ACL_MAX_TREES * CHUNK], lr[ACL_MAX_TREES * CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
 
 	for (uint32_t base = 0; base < n; base += CHUNK) {
 		uint32_t cn = n - base < CHUNK ? n - base : CHUNK;
@@ -348,28 +354,46 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
 			}
 		}
+		/* Walk every tree first, prefetch every leaf, then scan: the leaf
+		 * blocks are the cache misses, this overlaps them. */
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
-			uint32_t minr = rt->tree[t].min_rank;
+			uint32_t *lf = leaf + t * CHUNK;
 
 #if VPK_VEC_BITS >= 512
 			if (w >= 256)
-				walk_avx512(rt, rt->tree[t].root, keys, nd, cn, leaf, w);
+				walk_avx512(rt, rt->tree[t].root, keys, nd, cn, lf, w);
 			else
 #elif VPK_VEC_BITS >= 256
 			if (w >= 256)
-				walk_avx2(rt, rt->tree[t].root, keys, nd, cn, leaf);
+				walk_avx2(rt, rt->tree[t].root, keys, nd, cn, lf);
 			else
 #endif
-				walk_scalar(rt, rt->tree[t].root, keys, nd, cn, leaf);
+				walk_scalar(rt, rt->tree[t].root, keys, nd, cn, lf);
+			for (uint32_t p = 0; p < cn; p++) {
+				const uint32_t *le = rt->leaf + 2 * (size_t)lf[p];
+				const uint8_t *bp = rt->blocks + (size_t)le[0] * 64;
+
+				lf[p] = le[0];
+				lr[t * CHUNK + p] = le[1];
+				__builtin_prefetch(bp);
+				__builtin_prefetch(bp + 192);
+				__builtin_prefetch(bp + 256);
+				__builtin_prefetch(bp + 320);
+			}
+		}
+		for (uint32_t t = 0; t < rt->ntrees; t++) {
+			uint32_t *lf = leaf + t * CHUNK;
+
 			for (uint32_t p = 0; p < cn; p++) {
 				uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
 				uint32_t worst = 0;
 
+				/* The leaf's best rule cannot beat what every category has. */
 				for (uint32_t c = 0; c < ncat; c++)
 					worst = br[c] > worst ? br[c] : worst;
-				if (worst < minr)
+				if (worst < lr[t * CHUNK + p])
 					continue;
-				scan_leaf(rt, leaf[p], keys + p * nd, ncat, br,
+				scan_leaf(rt, lf[p], keys + p * nd, ncat, br,
 					  bud + p * VPK_ACL_MAX_CATEGORIES, w);
 			}
 		}
