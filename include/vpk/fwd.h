@@ -14,8 +14,16 @@
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
  *     route add PREFIX/LEN via ID          (IPv4)
  *     route del PREFIX/LEN
+ *     acl load FILE [ipv6]                 (ClassBench or l3fwd-acl rules; see below)
  *     show runtime | show errors | show node NAME    (printed after the run)
  *     # comment
+ *
+ * ACL rules (dpdk-test-acl / l3fwd formats, first matching rule in file
+ * order wins): `@` lines deny. `R PORT` lines permit (normal mode: the packet
+ * goes on to the FIB) or, in l3fwd-acl mode (vpk_fwd_conf::l3fwd_acl),
+ * send the packet to neighbor PORT+1 without a FIB lookup (l3fwd's ports
+ * count from 0, neighbor IDs from 1). No match: permit (normal mode) or drop
+ * (l3fwd-acl mode), as DPDK l3fwd does.
  *
  * Interfaces are numbered in the order they are declared (0, 1, ...);
  * IFACE is a name or a number. The graph is
@@ -31,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <vpk/acl_file.h>
 #include <vpk/graph.h>
 #include <vpk/isa.h>
 
@@ -46,6 +55,8 @@ struct vpk_fwd_conf {
 	const struct vpk_node_conf *node_variants;  /**< Per-node forced variants (--node-variant). */
 	size_t n_node_variants;
 	uint32_t trace;                 /**< Trace the first N packets (vpk_graph_trace()). */
+	bool l3fwd_acl;                 /**< DPDK l3fwd ACL-mode semantics for ACL rules. */
+	const char *acl_impl;           /**< ACL classify variant ("avx512x32", "avx2", ... or NULL: best). */
 };
 
 /** Per-interface counters. */
@@ -122,6 +133,19 @@ VPK_API size_t vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows)
 
 /** Buffers of the forwarder's pool still in use (0 after a run: nothing lost). */
 VPK_API uint32_t vpk_fwd_bufs_in_use(const struct vpk_fwd *f);
+
+/**
+ * Install 5-tuple rules (replacing any IPv4 / IPv6 rule set) as `acl load`
+ * does. @return 0, -EINVAL, -ENOMEM, -ERANGE, -ENOTSUP (acl_impl).
+ */
+VPK_API int vpk_fwd_acl_rules(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n,
+			      bool ipv6, char *err, size_t err_len);
+
+/** Variant of the ACL classifier in use ("-" without rules). */
+VPK_API const char *vpk_fwd_acl_impl(const struct vpk_fwd *f);
+
+/** True when neighbor @p id is configured. */
+VPK_API bool vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id);
 
 /** The IPv4 FIB (for tools that load bulk route files). */
 VPK_API struct vpk_fib *vpk_fwd_fib4(const struct vpk_fwd *f);

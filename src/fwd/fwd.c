@@ -52,6 +52,14 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	rc = fwd_register_nodes();
 	if (rc != 0)
 		return rc;
+	if (c.acl_impl != NULL) {
+		const struct vpk_impl *pick;
+		const char *name = strcmp(c.acl_impl, "sse") == 0 ? "sse42" : c.acl_impl;
+
+		rc = vpk_impl_pick_name(vpk_acl_impls(), name, &pick);
+		if (rc != 0)
+			return rc;
+	}
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
@@ -105,6 +113,8 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 	}
 	for (size_t i = 0; i < f->n_shows; i++)
 		free(f->shows[i]);
+	fwd_acl_free(&f->acl4);
+	fwd_acl_free(&f->acl6);
 	free(f->tmpl);
 	free(f->tmpl_len);
 	free(f->adj);
@@ -329,6 +339,30 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
 }
 
+/* acl load FILE [ipv6] */
+static int
+cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	struct vpk_acl5_rule *r = NULL;
+	uint32_t n = 0;
+	bool ipv6;
+	char why[256];
+	int rc;
+
+	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
+	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
+		return errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
+	ipv6 = argc == 4;
+	/* The l3fwd format is a superset of ClassBench's (`@` lines) and adds `R PORT`. */
+	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_L3FWD, 0, &r, &n, why, sizeof(why));
+	if (rc != 0)
+		return errf(err, len, rc, "acl load: %s", why);
+	if (apply)
+		rc = fwd_acl_install(f, r, n, ipv6, why, sizeof(why));
+	free(r);
+	return rc != 0 ? errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
+}
+
 static int
 cmd_show(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
@@ -358,6 +392,7 @@ static const struct {
 	{ "interface", cmd_interface },
 	{ "neighbor", cmd_neighbor },
 	{ "route", cmd_route },
+	{ "acl", cmd_acl },
 	{ "show", cmd_show },
 };
 
@@ -400,7 +435,7 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[0], cmds[i].name) == 0)
 			return cmds[i].fn(f, argc, argv, apply, err, len);
-	return errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, show)", argv[0]);
+	return errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
 }
 
 int
@@ -569,6 +604,19 @@ uint32_t
 vpk_fwd_bufs_in_use(const struct vpk_fwd *f)
 {
 	return vpk_pool_in_use(f->pool);
+}
+
+const char *
+vpk_fwd_acl_impl(const struct vpk_fwd *f)
+{
+	return f->acl4.acl != NULL ? vpk_acl_impl_name(f->acl4.acl)
+	       : f->acl6.acl != NULL ? vpk_acl_impl_name(f->acl6.acl) : "-";
+}
+
+bool
+vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id)
+{
+	return f != NULL && id >= 1 && id <= f->conf.max_neighbors && f->adj[id].valid;
 }
 
 struct vpk_fib *

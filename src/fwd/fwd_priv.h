@@ -3,6 +3,8 @@
 #define VPK_FWD_PRIV_H
 
 /* Private state of the forwarder (src/fwd/). */
+#include <vpk/acl.h>
+#include <vpk/acl_file.h>
 #include <vpk/buf.h>
 #include <vpk/fib.h>
 #include <vpk/fwd.h>
@@ -24,6 +26,12 @@ struct fwd_if {
 	uint64_t rx, rx_skipped, tx, tx_no_output;
 };
 
+struct fwd_acl {
+	struct vpk_acl *acl;
+	int32_t *action;                /* by userdata */
+	struct vpk_acl_node_conf nc;
+};
+
 struct vpk_fwd {
 	struct vpk_fwd_conf conf;
 	struct vpk_pool *pool;
@@ -33,6 +41,7 @@ struct vpk_fwd {
 	uint32_t *adj_if;               /* interface index of each neighbor (MAC source) */
 	struct fwd_if ifs[FWD_MAX_IFS];
 	size_t n_ifs;
+	struct fwd_acl acl4, acl6;
 	char *shows[FWD_MAX_SHOWS];
 	size_t n_shows;
 	/* in-memory traffic */
@@ -49,6 +58,11 @@ struct vpk_fwd {
 };
 
 #define FWD_TMPL_MAX 2048u
+
+/* fwd_acl.c */
+int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
+		    char *err, size_t len);
+void fwd_acl_free(struct fwd_acl *a);
 
 /* fwd_io.c */
 int fwd_register_nodes(void);

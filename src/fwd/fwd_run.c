@@ -106,18 +106,19 @@ int
 vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t len)
 {
 	bool mem = f->n_tmpl > 0;
-	const char *nodes[] = {
+	const char *nodes[16] = {
 		mem ? fwd_mem_input_name : fwd_pcap_input_name, "ethernet-input", "ip4-input",
 		"ip6-input", "ip4-lookup", "ip6-lookup", "ip4-rewrite", "ip6-rewrite",
 		"interface-output", "error-drop", NULL
 	};
+	size_t n_nodes = 10;
 	struct vpk_node_conf nc[16 + 32];
 	size_t n_nc = 0;
 	struct vpk_graph_conf gc = { .pool = f->pool, .nodes = nodes, .node_conf = nc,
 				     .isa = f->conf.isa, .trace = f->conf.trace };
 	struct vpk_fwd_run_stats s = { 0 };
 	uint64_t t0;
-	int rc;
+	int rc = 0;
 
 	vpk_graph_destroy(f->graph);
 	f->graph = NULL;
@@ -130,6 +131,30 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip4-rewrite", .conf = &f->adjt };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip6-rewrite", .conf = &f->adjt };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "interface-output", .conf = &f->out };
+	/* Like the nodes, the classifier's variant follows the cap of this run
+	 * unless one was forced (--alg). */
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct fwd_acl *a = v6 ? &f->acl6 : &f->acl4;
+
+		if (a->acl != NULL) {
+			rc = vpk_acl_set_impl(a->acl, f->conf.acl_impl ? (strcmp(f->conf.acl_impl, "sse") == 0
+									? "sse42" : f->conf.acl_impl)
+								       : "auto");
+			if (rc != 0)
+				return errf(err, len, rc, "ACL variant '%s' cannot run under cap %u",
+					    f->conf.acl_impl ? f->conf.acl_impl : "auto", vpk_get_max_simd_bitwidth());
+		}
+	}
+	/* The ACL stage joins the graph only when rules are loaded. */
+	if (f->acl4.acl != NULL) {
+		nodes[n_nodes++] = "ip4-acl";
+		nc[n_nc++] = (struct vpk_node_conf){ .node = "ip4-acl", .conf = &f->acl4.nc };
+	}
+	if (f->acl6.acl != NULL) {
+		nodes[n_nodes++] = "ip6-acl";
+		nc[n_nc++] = (struct vpk_node_conf){ .node = "ip6-acl", .conf = &f->acl6.nc };
+	}
+	nodes[n_nodes] = NULL;
 	for (size_t i = 0; i < f->conf.n_node_variants && n_nc < sizeof(nc) / sizeof(nc[0]); i++) {
 		const struct vpk_node_conf *v = &f->conf.node_variants[i];
 		size_t k;

@@ -27,11 +27,13 @@ usage(FILE *o)
 		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
 		"               [--node-variant NODE=VARIANT] [--json]\n"
-		"       vpk fwd --demo [--packets N] [--json]\n"
+		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
+		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE] [out FILE]\n"
 		"  neighbor ID MAC dev IFACE\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
+		"  acl load FILE [ipv6]\n"
 		"  show runtime | show errors | show node NAME\n");
 }
 
@@ -67,10 +69,14 @@ cmd_fwd(int argc, char **argv)
 		{ "trace", required_argument, NULL, 't' },
 		{ "node-variant", required_argument, NULL, 'V' },
 		{ "demo", no_argument, NULL, 'D' },
+		{ "l3fwd-acl", no_argument, NULL, 'L' },
+		{ "rule_ipv4", required_argument, NULL, '4' },
+		{ "rule_ipv6", required_argument, NULL, '6' },
+		{ "alg", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16];
+	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
 	size_t n_in = 0, n_out = 0, n_show_nodes = 0;
 	struct vpk_node_conf variants[32];
 	size_t n_var = 0;
@@ -130,6 +136,19 @@ cmd_fwd(int argc, char **argv)
 			variants[n_var++] = (struct vpk_node_conf){ .node = optarg, .variant = eq + 1 };
 			break;
 		}
+		case 'L':
+			conf.l3fwd_acl = true;
+			break;
+		case '4':
+			rule4 = optarg;
+			break;
+		case '6':
+			rule6 = optarg;
+			break;
+		case 'A':
+			/* dpdk-test-acl / l3fwd names: scalar sse avx2 avx512x16 avx512x32 */
+			conf.acl_impl = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -143,6 +162,10 @@ cmd_fwd(int argc, char **argv)
 	conf.node_variants = variants;
 	conf.n_node_variants = n_var;
 	rc = vpk_fwd_create(&conf, &f);
+	if (rc != 0 && conf.acl_impl != NULL)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --alg=%s: %s", conf.acl_impl,
+				rc == -ENOTSUP ? "that ACL variant cannot run here (CPU or cap)"
+					       : "unknown (scalar, sse, avx2, avx512x16, avx512x32)");
 	if (rc != 0)
 		return vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd: cannot create the forwarder: %s",
 				strerror(-rc));
@@ -167,6 +190,33 @@ cmd_fwd(int argc, char **argv)
 	for (size_t i = 0; i < n_out; i++)
 		if ((rc = io_option(f, outs[i], "out")) != 0)
 			goto out;
+	if (conf.l3fwd_acl) {
+		/* l3fwd's ports are the interfaces; port P's next hop is neighbor P+1 with
+		 * l3fwd's default destination MAC 02:00:00:00:00:PP, unless configured. */
+		for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
+			char line[128];
+
+			snprintf(line, sizeof(line), "neighbor %zu 02:00:00:00:00:%02zx dev %zu", i + 1, i & 0xff, i);
+			if (!vpk_fwd_has_neighbor(f, (uint32_t)(i + 1)) &&
+			    vpk_fwd_exec(f, line, err, sizeof(err)) != 0) {
+				rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %s", err);
+				goto out;
+			}
+		}
+	}
+	for (int v6 = 0; v6 < 2; v6++) {
+		const char *path = v6 ? rule6 : rule4;
+		char line[1100];
+
+		if (path == NULL)
+			continue;
+		snprintf(line, sizeof(line), "acl load %s%s", path, v6 ? " ipv6" : "");
+		rc = vpk_fwd_exec(f, line, err, sizeof(err));
+		if (rc != 0) {
+			rc = vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_USAGE, "fwd: %s", err);
+			goto out;
+		}
+	}
 	rc = vpk_fwd_run(f, &st, err, sizeof(err));
 	if (rc != 0) {
 		rc = vpk_fail(rc == -ENOTSUP || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,

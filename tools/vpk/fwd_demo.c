@@ -8,9 +8,12 @@
  * (64, 128, 256, 512), printing show runtime per run and a summary of Mpps
  * and clocks per packet per cap (--json: a list of runs).
  *
- * The ACL stage of Intel's l3fwd-acl configuration (4096 rules) joins the
- * graph when the ACL node lands; until then the demo measures
- * ethernet -> ip4-input -> ip4-lookup -> ip4-rewrite -> output.
+ * The ACL stage follows Intel's l3fwd-acl measurement (4096 rules, 4096
+ * flows): --rules (default 4096) ClassBench-like rules from vpk's generator
+ * (acl profile, seeded), one in ten denying, the rest permitting; the flows'
+ * 5-tuples are drawn from the rules (90%) and at random (10%), so the path is
+ * ethernet -> ip4-input -> ip4-acl -> ip4-lookup -> ip4-rewrite -> output,
+ * with the denied share dropped and counted.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vpk/acl_gen.h>
 #include <vpk/fib.h>
 #include <vpk/fwd.h>
 #include <vpk/pkt.h>
@@ -54,8 +58,11 @@ pick_len(void)
 }
 
 static int
-setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint32_t **dsts_out)
+setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint32_t n_rules, uint64_t packets,
+      uint32_t **dsts_out)
 {
+	struct vpk_acl5_rule *rules = NULL;
+	struct vpk_acl5_pkt *tr = NULL;
 	static const char *const cfg[] = {
 		"interface eth0",
 		"interface eth1 out discard",
@@ -94,6 +101,17 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint
 	}
 	for (uint32_t i = routes; i < flows; i++)
 		dsts[i] = rnd();
+	if (rc == 0 && n_rules > 0) {
+		struct vpk_acl_gen_conf gc = { .profile = VPK_ACL_GEN_ACL, .rules = n_rules, .seed = 42 };
+
+		rc = vpk_acl_gen_rules(&gc, &rules);
+		for (uint32_t i = 0; rc == 0 && i < n_rules; i++)
+			rules[i].port = i % 10 == 9 ? -1 : 0;   /* `@` deny, `R 0` permit */
+		if (rc == 0)
+			rc = vpk_fwd_acl_rules(f, rules, n_rules, false, err, sizeof(err));
+		if (rc == 0)
+			rc = vpk_acl_gen_trace(rules, n_rules, false, flows, 43, 0.1, &tr);
+	}
 	for (uint32_t i = 0; i < flows && rc == 0; i++) {
 		uint8_t *p = calloc(1, 64), *h = p + 14;
 		uint16_t c;
@@ -115,13 +133,25 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint
 		h[17] = (uint8_t)(dsts[i] >> 16);
 		h[18] = (uint8_t)(dsts[i] >> 8);
 		h[19] = (uint8_t)dsts[i];
-		c = vpk_ip4_csum(h, 20);
-		memcpy(h + 10, &c, 2);
+		if (tr != NULL) {
+			/* The flow's 5-tuple comes from the ACL trace generator. */
+			memcpy(h + 12, tr[i].src, 4);
+			memcpy(h + 16, tr[i].dst, 4);
+			h[9] = tr[i].proto;
+		}
 		h[20] = 0x30;
 		h[21] = 0x39;
 		h[22] = 0x00;
 		h[23] = 53;
+		if (tr != NULL) {
+			h[20] = (uint8_t)(tr[i].sport >> 8);
+			h[21] = (uint8_t)tr[i].sport;
+			h[22] = (uint8_t)(tr[i].dport >> 8);
+			h[23] = (uint8_t)tr[i].dport;
+		}
 		h[25] = 30;
+		c = vpk_ip4_csum(h, 20);
+		memcpy(h + 10, &c, 2);
 		pk[i] = p;
 		lens[i] = 64;
 	}
@@ -131,6 +161,8 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint
 		if (pk != NULL && rc == 0)
 			free(pk[i]);
 out:
+	free(rules);
+	free(tr);
 	free(pk);
 	free(lens);
 	*dsts_out = dsts;
@@ -145,10 +177,11 @@ fwd_demo(int argc, char **argv)
 		{ "packets", required_argument, NULL, 'n' },
 		{ "routes", required_argument, NULL, 'r' },
 		{ "flows", required_argument, NULL, 'f' },
+		{ "rules", required_argument, NULL, 'a' },
 		{ "show-runtime", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long packets = 2000000, routes = 200000, flows = 4096;
+	unsigned long packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
 	unsigned caps[4] = { 64, 128, 256, 512 }, n_caps = 4;
 	struct vpk_cap_info ci;
 	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa, .n_bufs = 8192 };
@@ -174,12 +207,16 @@ fwd_demo(int argc, char **argv)
 		case 'f':
 			flows = strtoul(optarg, NULL, 10);
 			break;
+		case 'a':
+			n_rules = strtoul(optarg, NULL, 10);
+			break;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --flows N --json");
 		}
 	}
-	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000)
-		return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --packets >= 1000, --flows 1..1000000, --routes <= 2000000");
+	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
+		return vpk_fail(VPK_EXIT_USAGE,
+				"fwd --demo: --packets >= 1000, --flows 1..1000000, --routes <= 2000000, --rules <= 1000000");
 	vpk_get_cap_info(&ci);
 	if (ci.source != VPK_CAP_DEFAULT) {
 		/* The cap was fixed from outside: run just that one. */
@@ -189,7 +226,7 @@ fwd_demo(int argc, char **argv)
 	rc = vpk_fwd_create(&conf, &f);
 	if (rc != 0)
 		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
-	rc = setup(f, (uint32_t)routes, (uint32_t)flows, packets, &dsts);
+	rc = setup(f, (uint32_t)routes, (uint32_t)flows, (uint32_t)n_rules, packets, &dsts);
 	free(dsts);
 	if (rc != 0) {
 		vpk_fwd_destroy(f);
@@ -203,8 +240,8 @@ fwd_demo(int argc, char **argv)
 		json_u64(&j, "flows", flows);
 		json_arr(&j, "runs");
 	} else {
-		printf("vpk fwd --demo: %lu routes, %lu flows of 64-byte UDP, %lu packets per run, one core\n",
-		       routes, flows, packets);
+		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, one core\n",
+		       n_rules, routes, flows, packets);
 	}
 	for (unsigned k = 0; k < n_caps; k++) {
 		struct vpk_fwd_run_stats st;
@@ -220,9 +257,10 @@ fwd_demo(int argc, char **argv)
 		if (vpk_opts.json) {
 			fwd_json_run(&j, f, &st, caps[k]);
 		} else {
-			printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s\n",
+			printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s, acl %s\n",
 			       caps[k], mpps[k], cpp[k], (unsigned long long)st.forwarded,
-			       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)));
+			       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)),
+			       vpk_fwd_acl_impl(f));
 			fwd_show_runtime(vpk_fwd_graph(f));
 		}
 	}
