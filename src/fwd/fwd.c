@@ -339,6 +339,22 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
 }
 
+/* True when @path has an l3fwd route line ('R' first): then it is read as an l3fwd file. */
+static bool
+has_route_lines(const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[1100];
+	bool r = false;
+
+	if (in == NULL)
+		return false;           /* the loader reports the open error */
+	while (!r && fgets(line, sizeof(line), in) != NULL)
+		r = line[strspn(line, " \t")] == 'R';
+	fclose(in);
+	return r;
+}
+
 /* acl load FILE [ipv6] */
 static int
 cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
@@ -353,8 +369,9 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
 		return errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
 	ipv6 = argc == 4;
-	/* The l3fwd format is a superset of ClassBench's (`@` lines) and adds `R PORT`. */
-	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_L3FWD, 0, &r, &n, why, sizeof(why));
+	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
+	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
+				 0, &r, &n, why, sizeof(why));
 	if (rc != 0)
 		return errf(err, len, rc, "acl load: %s", why);
 	if (apply)

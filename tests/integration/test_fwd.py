@@ -203,9 +203,72 @@ def test_show_text(run_vpk, topo):
 
 
 def test_demo_runs_every_cap(run_vpk):
-    p = run_vpk("--json", "fwd", "--demo", "--packets", "20000", "--routes", "2000")
+    p = run_vpk("--json", "fwd", "--demo", "--packets", "20000", "--routes", "2000", "--rules", "500")
     assert p.returncode == 0, p.stderr
     runs = json.loads(p.stdout)["runs"]
     assert [r["cap"] for r in runs] == [64, 128, 256, 512]
     for r in runs:
-        assert r["packets"] == 20000 and r["forwarded"] == 20000 and r["mpps"] > 0
+        assert r["packets"] == 20000 and r["forwarded"] + r["dropped"] == 20000 and r["mpps"] > 0
+        errs = {(e["node"], e["reason"]): e["count"] for e in r["errors"]}
+        # one rule in ten denies: some traffic is dropped by the ACL, the rest forwarded
+        assert errs.get(("ip4-acl", "denied by rule"), 0) > 0 and r["forwarded"] > 10000
+        assert r["dropped"] == errs[("error-drop", "packets dropped")]
+    # same traffic, same decisions under every cap
+    assert len({(r["forwarded"], r["dropped"]) for r in runs}) == 1
+
+
+def test_acl_permit_deny(run_vpk, topo):
+    tmp, paths, cfg = topo
+    rules = tmp / "rules.txt"
+    # ClassBench format: deny UDP to port 53 in 10.1.0.0/16; everything else is permitted
+    rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n")
+    with open(cfg, "a") as f:
+        f.write(f"acl load {rules}\n")
+    pkts = [udp4("10.1.0.5"), udp4("10.2.0.7"),
+            Ether(src=MAC_IN) / IP(dst="10.1.0.6") / UDP(dport=54), Ether(src=MAC_IN) / IP(dst="10.1.0.6", proto=6) / Raw(b"\0\x35\0\x35")]
+    wrpcap(paths["inp"], pkts)
+    run = run_fwd(run_vpk, cfg, "--trace", "1")
+    errs = errors(run)
+    assert errs[("ip4-acl", "denied by rule")] == 1 and errs[("ip4-acl", "permitted")] == 3
+    assert run["forwarded"] == 3
+    assert [t["node"] for t in run["trace"]][:4] == ["pcap-input", "ethernet-input", "ip4-input", "ip4-acl"]
+    assert "rule 0" in [t for t in run["trace"] if t["node"] == "ip4-acl"][0]["detail"]
+
+
+def test_l3fwd_acl_mode(run_vpk, tmp_path):
+    rules = tmp_path / "l3fwd.rules"
+    rules.write_text("# l3fwd-acl rules\n"
+                     "@0.0.0.0/0 10.2.0.0/16 0 : 65535 0 : 65535 0x00/0x00\n"
+                     "R0.0.0.0/0 10.0.0.0/8 0 : 65535 0 : 65535 0x00/0x00 1\n")
+    inp, out0, out1 = (str(tmp_path / n) for n in ("in.pcap", "out0.pcap", "out1.pcap"))
+    wrpcap(inp, [udp4("10.1.0.5"), udp4("10.2.0.7"), udp4("172.16.0.1"), udp4("10.3.3.3", ttl=9)])
+    p = run_vpk("fwd", "--l3fwd-acl", "--rule_ipv4", str(rules), "--in", f"p0={inp}", "--out", f"p0={out0}",
+                "--out", f"p1={out1}", "--json")
+    assert p.returncode == 0, p.stderr
+    run = json.loads(p.stdout)["runs"][0]
+    errs = errors(run)
+    assert errs[("ip4-acl", "forwarded by rule (l3fwd-acl)")] == 2
+    assert errs[("ip4-acl", "denied by rule")] == 1
+    assert errs[("ip4-acl", "no rule matched (dropped)")] == 1
+    out = rdpcap(out1)
+    assert len(out) == 2 and len(rdpcap(out0)) == 0
+    assert all(o[Ether].dst == "02:00:00:00:00:01" for o in out)   # l3fwd's default MAC for port 1
+    assert sorted(o[IP].ttl for o in out) == [8, 63]
+    assert "ip4-lookup" not in [n["name"] for n in run["nodes"] if n["vectors"] > 0]
+
+
+def test_acl_bad_rule_file(run_vpk, topo):
+    tmp, paths, cfg = topo
+    rules = tmp / "bad.rules"
+    rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n@1.2.3.4/40 0.0.0.0/0 0 : 65535 0 : 65535 0/0\n")
+    with open(cfg, "a") as f:
+        f.write(f"acl load {rules}\n")
+    wrpcap(paths["inp"], [udp4("10.1.0.5")])
+    p = run_vpk("fwd", "--config", cfg)
+    assert p.returncode == 2 and f"{rules}:2" in p.stderr, p.stderr
+    assert not os.path.exists(paths["out1"])          # nothing ran
+
+
+def test_l3fwd_bad_alg(run_vpk, tmp_path):
+    p = run_vpk("fwd", "--l3fwd-acl", "--alg=avx9000", "--rule_ipv4", "x")
+    assert p.returncode == 2 and "--alg=avx9000" in p.stderr
