@@ -153,6 +153,10 @@ function(vpk_finish_library)
 
   add_library(vpk SHARED $<TARGET_OBJECTS:vpk_obj> ${_objs})
   add_library(vpk_static STATIC $<TARGET_OBJECTS:vpk_obj> ${_objs})
+  # Export the public API only (also keeps the linker's __start_/__stop_
+  # symbols of the registration section internal).
+  target_link_options(vpk PRIVATE -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/vpk.map)
+  set_target_properties(vpk PROPERTIES LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/vpk.map)
   set_target_properties(vpk PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
   set_target_properties(vpk_static PROPERTIES OUTPUT_NAME vpk)
   foreach(_t vpk vpk_static)

@@ -23,8 +23,14 @@
  * the same pool. Data plane: vpk_pool_alloc_burst() and vpk_pool_free_bulk()
  * may be called from any number of threads at once; each thread uses its own
  * cache (up to conf.cache_size buffers) in front of the shared free list.
+ * The cache is found through thread-local storage, so callers pass nothing;
+ * when a thread exits its cache is flushed back to the pool automatically.
  * Accounting is exact: vpk_pool_in_use() counts buffers handed out and not
- * yet freed, whichever thread's cache they sit in.
+ * yet freed; a buffer sitting in any thread's cache counts as free.
+ * A thread sees the pool exhausted when its own cache and the shared list
+ * are empty: buffers cached by other threads are free but out of its reach,
+ * so size pools with n_threads * cache_size of slack (as with DPDK mempools).
+ * docs/buffers.md describes the design.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,7 +70,8 @@ struct vpk_buf {
 	uint16_t next_node;     /**< Scratch: next index chosen by the current node. */
 	uint32_t flow_hash;     /**< RSS-style hash of the 5-tuple, 0 if not computed. */
 	uint32_t adj;           /**< Next hop / adjacency chosen by a lookup node. */
-	uint8_t opaque[24];     /**< Per-node scratch (tunnel index, ACL result, ...). */
+	uint32_t trace_id;      /**< Number of the traced packet when VPK_BUF_F_TRACE is set. */
+	uint8_t opaque[20];     /**< Per-node scratch (tunnel index, ACL result, ...). */
 };
 
 _Static_assert(sizeof(struct vpk_buf) == 64, "struct vpk_buf must be one cache line");
@@ -98,10 +105,15 @@ struct vpk_pool_conf {
 
 /**
  * Create a pool. Every buffer starts free with data_off = VPK_BUF_HEADROOM,
- * len = 0, next = VPK_BUF_NONE.
- * @return 0, -EINVAL (bad @p conf: n_bufs 0, data_size or cache_size too
- *         large, mem misaligned or too small, index range over 2^32), -ENOMEM,
- *         or -ENOTSUP (conf->isa cannot run here).
+ * len = 0, next = VPK_BUF_NONE, all other metadata 0 (written at create time,
+ * also into caller memory).
+ * @param conf  Parameters; not retained (the name is copied).
+ * @param[out] out  The new pool; untouched on failure.
+ * @return 0, -EINVAL (NULL argument, or bad @p conf: n_bufs 0, data_size or
+ *         cache_size too large, isa out of range, mem not 64-byte aligned,
+ *         mem_len below n_bufs * stride, mem_len set without mem, or the last
+ *         buffer's index would not fit below VPK_BUF_NONE), -ENOMEM, or
+ *         -ENOTSUP (conf->isa cannot run here: see vpk_buf_kernels_get()).
  */
 VPK_API int vpk_pool_create(const struct vpk_pool_conf *conf, struct vpk_pool **out);
 
@@ -109,9 +121,13 @@ VPK_API int vpk_pool_create(const struct vpk_pool_conf *conf, struct vpk_pool **
 VPK_API void vpk_pool_destroy(struct vpk_pool *pool);
 
 /**
- * Allocate up to @p n buffers, reset to their initial state.
- * @return How many were allocated (< n only when the pool is exhausted);
- *         idx[0..ret) are valid, idx[ret..n) untouched.
+ * Allocate up to @p n buffers, their metadata reset to the initial state
+ * (see vpk_pool_create(); the headroom and data are not touched).
+ * Never fails; arguments are not validated.
+ * @return How many were allocated (< n only when the calling thread's cache
+ *         and the shared free list hold fewer than n buffers); idx[0..ret)
+ *         are valid, idx[ret..n) untouched. Nothing else changes when the
+ *         pool is exhausted.
  */
 VPK_API uint32_t vpk_pool_alloc_burst(struct vpk_pool *pool, uint32_t *idx, uint32_t n);
 
@@ -121,7 +137,19 @@ VPK_API uint32_t vpk_pool_alloc_burst(struct vpk_pool *pool, uint32_t *idx, uint
  */
 VPK_API void vpk_pool_free_bulk(struct vpk_pool *pool, const uint32_t *idx, uint32_t n);
 
-/** Buffers allocated and not yet freed, over all threads. */
+/**
+ * Move the calling thread's cached free buffers of @p pool back to the shared
+ * free list, so other threads can allocate them (e.g. before a thread goes
+ * idle for long). Optional: thread exit does this automatically. Does not
+ * change vpk_pool_in_use().
+ */
+VPK_API void vpk_pool_cache_flush(struct vpk_pool *pool);
+
+/**
+ * Buffers allocated and not yet freed, over all threads (including threads
+ * that have exited). Exact when no alloc/free runs concurrently; takes a
+ * process-wide lock, so it is meant for stats and checks, not per packet.
+ */
 VPK_API uint32_t vpk_pool_in_use(const struct vpk_pool *pool);
 
 /** Total buffers in the pool. */
@@ -135,6 +163,9 @@ VPK_API void *vpk_pool_base(const struct vpk_pool *pool);
 
 /** Variant of the bulk kernels chosen at create time. */
 VPK_API const char *vpk_pool_impl_name(const struct vpk_pool *pool);
+
+/** The pool's name (conf.name, or "pool"). */
+VPK_API const char *vpk_pool_name(const struct vpk_pool *pool);
 
 /** Pointer to buffer @p idx of the pool whose base is @p base. */
 static inline struct vpk_buf *

@@ -74,7 +74,11 @@ VPK_API int vpk_isa_from_name(const char *name, enum vpk_isa *out);
 /** Default register width of a level in bits (64, 128, 256, 512); 0 if out of range or AUTO. */
 VPK_API unsigned vpk_isa_bits(enum vpk_isa isa);
 
-/** True when the CPU has every CPUID feature of @p isa and of all lower levels. */
+/**
+ * True when the CPU has every CPUID feature of @p isa and of all lower levels.
+ * Features named in the environment variable VPK_CPU_DISABLE (comma-separated,
+ * as vpk_cpu_feature() names them, e.g. "avx512f,avx2") count as absent.
+ */
 VPK_API bool vpk_isa_cpu_supported(enum vpk_isa isa);
 
 /** True when the OS saves the register state @p isa needs (XCR0), and all lower levels'. */

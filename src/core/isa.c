@@ -67,6 +67,34 @@ static struct {
 } det;
 static pthread_once_t det_once = PTHREAD_ONCE_INIT;
 
+/*
+ * VPK_CPU_DISABLE=avx512f,avx2,...: pretend the CPU lacks these features
+ * (like glibc's glibc.cpu.hwcaps tunable). It can only take capabilities
+ * away, so it is safe in production; tests use it to exercise the paths
+ * of CPUs without AVX-512 or AVX2 on a machine that has them.
+ */
+static void
+hide_features(void)
+{
+	const char *env = getenv("VPK_CPU_DISABLE");
+	char name[32];
+
+	while (env != NULL && *env != '\0') {
+		size_t len = strcspn(env, ",");
+
+		if (len > 0 && len < sizeof(name)) {
+			memcpy(name, env, len);
+			name[len] = '\0';
+			for (unsigned i = 0; i < VPK_CPU_N_FEATURES; i++)
+				if (strcmp(name, features[i].name) == 0)
+					det.present &= ~(UINT64_C(1) << i);
+		}
+		env += len;
+		if (*env == ',')
+			env++;
+	}
+}
+
 static void
 detect(void)
 {
@@ -81,6 +109,7 @@ detect(void)
 	}
 	if (det.present & F(OSXSAVE))
 		det.xcr0 = vpk_xgetbv0();
+	hide_features();
 
 	for (unsigned l = VPK_ISA_SCALAR; l < VPK_ISA_COUNT; l++) {
 		need_f |= levels[l].features;
@@ -262,7 +291,7 @@ vpk_parse_simd_bitwidth(const char *text, unsigned *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(text, &end, 10);
-	if (errno != 0 || *end != '\0' || text[0] == '-' || text[0] == '+')
+	if (errno != 0 || *end != '\0' || text[0] < '0' || text[0] > '9')
 		return -EINVAL;
 	if (v != 64 && v != 128 && v != 256 && v != 512)
 		return -EINVAL;

@@ -33,7 +33,7 @@
 #else
 #define VPK_VEC_BITS 0    /* scalar build: vector loops compile out */
 #endif
-#define VPK_IMPL_INIT(width) { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = (width) }
+#define VPK_IMPL_INIT(w) { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = (w) }
 #endif
 
 /* Declare the per-ISA variants of a kernel object called NAME_<isa>. */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The implementation table of the buffer index <-> pointer kernels and its getter. */
+#include <errno.h>
+
+#include "buf/buf_kern.h"
+#include "core/registry.h"
+
+const struct vpk_impl *const buf_kern_impls[] = {
+#ifdef VPK_HAVE_ISA_AVX512
+	&buf_kern_avx512.base,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&buf_kern_avx2.base,
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+	&buf_kern_sse42.base,
+#endif
+	&buf_kern_scalar.base,
+	NULL
+};
+
+VPK_KERNEL_REGISTER(buf_kern, "buf-idx-ptr", "buffer index <-> pointer conversion (per frame)",
+		    buf_kern_impls);
+
+int
+vpk_buf_kernels_get(enum vpk_isa isa, vpk_buf_idx_to_ptr_fn *to_ptr,
+		    vpk_buf_ptr_to_idx_fn *to_idx, const struct vpk_impl **impl)
+{
+	const struct vpk_impl *pick;
+	const struct buf_kern_impl *k;
+	int rc;
+
+	if (to_ptr == NULL && to_idx == NULL && impl == NULL)
+		return -EINVAL;
+	rc = vpk_impl_pick(buf_kern_impls, isa, &pick);
+	if (rc != 0)
+		return rc;
+	k = (const struct buf_kern_impl *)pick;
+	if (to_ptr != NULL)
+		*to_ptr = k->idx_to_ptr;
+	if (to_idx != NULL)
+		*to_idx = k->ptr_to_idx;
+	if (impl != NULL)
+		*impl = pick;
+	return 0;
+}

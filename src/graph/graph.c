@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Graph control plane: the node registry, creating a graph instance
+ * (resolving next arcs by name, picking every node's variant under the cap
+ * or as forced, running node init()), destroying it, and reading counters.
+ * A graph holds at most VPK_GRAPH_MAX_NODES (64) nodes with up to 16 arcs
+ * each; creation is rare (start-up, per worker), so nothing here is fast.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "core/registry.h"
+#include "graph/graph_priv.h"
+
+const struct vpk_impl *const graph_enqueue_impls[] = {
+#ifdef VPK_HAVE_ISA_AVX512
+	&graph_enqueue_avx512.base,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&graph_enqueue_avx2.base,
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+	&graph_enqueue_sse42.base,
+#endif
+	&graph_enqueue_scalar.base,
+	NULL
+};
+VPK_KERNEL_REGISTER(graph_enqueue, "graph-enqueue",
+		    "enqueue-to-next: group a frame's packets by next node (compare + compress)",
+		    graph_enqueue_impls);
+
+#define MAX_REGS 128
+static const struct vpk_node_reg *regs[MAX_REGS];
+static size_t n_regs;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local char last_error[256];
+
+static int
+fail(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *
+vpk_graph_last_error(void)
+{
+	return last_error;
+}
+
+int
+vpk_node_register(const struct vpk_node_reg *reg)
+{
+	int rc = 0;
+
+	if (reg == NULL || reg->name == NULL || reg->impls == NULL || reg->impls[0] == NULL ||
+	    strlen(reg->name) == 0 || strlen(reg->name) >= VPK_NODE_NAME_MAX ||
+	    reg->n_next > VPK_NODE_MAX_NEXT || reg->n_errors > VPK_NODE_MAX_ERRORS ||
+	    (reg->n_next > 0 && reg->next_names == NULL) ||
+	    (reg->n_errors > 0 && reg->error_strings == NULL))
+		return -EINVAL;
+	pthread_mutex_lock(&reg_lock);
+	if (vpk_node_find(reg->name) != NULL)
+		rc = -EEXIST;
+	else if (n_regs == MAX_REGS)
+		rc = -ENOSPC;
+	else
+		regs[n_regs++] = reg;
+	pthread_mutex_unlock(&reg_lock);
+	return rc;
+}
+
+static const struct vpk_node_reg *const builtin_nodes[] = {
+	&error_drop_reg, &ethernet_input_reg, &ip4_input_reg, &ip6_input_reg,
+	&ip4_rewrite_reg, &ip6_rewrite_reg, &interface_output_reg, &ip4_lookup_reg, &ip6_lookup_reg,
+};
+
+const struct vpk_node_reg *
+vpk_node_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(builtin_nodes) / sizeof(builtin_nodes[0]); i++)
+		if (strcmp(builtin_nodes[i]->name, name) == 0)
+			return builtin_nodes[i];
+	for (size_t i = 0; i < n_regs; i++)
+		if (strcmp(regs[i]->name, name) == 0)
+			return regs[i];
+	return NULL;
+}
+
+static int
+node_index(const struct vpk_graph *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (strcmp(g->nodes[i].reg->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const struct vpk_node_conf *
+find_conf(const struct vpk_graph_conf *conf, const char *name)
+{
+	for (size_t i = 0; i < conf->n_node_conf; i++)
+		if (conf->node_conf[i].node != NULL && strcmp(conf->node_conf[i].node, name) == 0)
+			return &conf->node_conf[i];
+	return NULL;
+}
+
+static int
+pick_variant(struct vpk_node_rt *rt, const struct vpk_graph_conf *conf)
+{
+	const struct vpk_node_conf *nc = find_conf(conf, rt->reg->name);
+	const struct vpk_impl *pick;
+	enum vpk_isa isa = nc != NULL && nc->isa != VPK_ISA_AUTO ? nc->isa : conf->isa;
+	int rc;
+
+	if (nc != NULL && nc->variant != NULL) {
+		rc = vpk_impl_pick_name(rt->reg->impls, nc->variant, &pick);
+		if (rc == -EINVAL)
+			return fail(rc, "node %s has no variant '%s'", rt->reg->name, nc->variant);
+	} else {
+		rc = vpk_impl_pick(rt->reg->impls, isa, &pick);
+		/* A graph-wide level a node lacks falls back to that node's best;
+		 * a level forced on this node must be honoured or refused. */
+		if (rc == -ENOTSUP && (nc == NULL || nc->isa == VPK_ISA_AUTO) && isa != VPK_ISA_AUTO)
+			rc = vpk_impl_pick(rt->reg->impls, VPK_ISA_AUTO, &pick);
+	}
+	if (rc == -ENOTSUP)
+		return fail(rc, "node %s: variant %s cannot run here",
+			    rt->reg->name, nc && nc->variant ? nc->variant : vpk_isa_name(isa));
+	if (rc != 0)
+		return fail(rc, "node %s: no variant", rt->reg->name);
+	rt->impl = (const struct vpk_node_impl *)pick;
+	return 0;
+}
+
+int
+vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
+{
+	struct vpk_graph *g;
+	const struct vpk_impl *enq;
+	size_t n = 0, inited = 0;
+	int rc;
+
+	last_error[0] = '\0';
+	if (conf == NULL || out == NULL || conf->pool == NULL || conf->nodes == NULL)
+		return fail(-EINVAL, "graph conf needs a pool and a node list");
+	while (conf->nodes[n] != NULL)
+		n++;
+	if (n == 0 || n > VPK_GRAPH_MAX_NODES)
+		return fail(-EINVAL, "graph needs 1..%u nodes, got %zu", VPK_GRAPH_MAX_NODES, n);
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return fail(-ENOMEM, "out of memory");
+	g->pool = conf->pool;
+	g->pool_base = vpk_pool_base(conf->pool);
+	g->worker = conf->worker;
+	rc = vpk_buf_kernels_get(VPK_ISA_AUTO, &g->to_ptr, NULL, NULL);
+	if (rc == 0)
+		rc = vpk_impl_pick(graph_enqueue_impls, VPK_ISA_AUTO, &enq);
+	if (rc != 0) {
+		fail(rc, "no usable frame kernels");
+		goto out_free;
+	}
+	g->enq = (const struct graph_enqueue_impl *)enq;
+	for (size_t i = 0; i < n; i++) {
+		const struct vpk_node_reg *reg = vpk_node_find(conf->nodes[i]);
+
+		if (reg == NULL) {
+			rc = fail(-EINVAL, "unknown node '%s'", conf->nodes[i]);
+			goto out_free;
+		}
+		if (node_index(g, reg->name) >= 0) {
+			rc = fail(-EINVAL, "node '%s' listed twice", reg->name);
+			goto out_free;
+		}
+		g->nodes[i].reg = reg;
+		g->nodes[i].g = g;
+		g->nodes[i].index = (uint16_t)i;
+		g->nodes[i].errors = g->nodes[i].err_store;
+		g->n_nodes = i + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct vpk_node_rt *rt = &g->nodes[i];
+
+		for (uint16_t a = 0; a < rt->reg->n_next; a++) {
+			int t = node_index(g, rt->reg->next_names[a]);
+
+			/* Arcs to nodes left out of the graph are allowed (optional
+			 * features such as an ACL); using one is a bug that debug
+			 * builds catch. Nodes ask with vpk_node_has_next(). */
+			rt->next_node[a] = t < 0 ? VPK_ARC_NONE : (uint16_t)t;
+		}
+		rc = pick_variant(rt, conf);
+		if (rc != 0)
+			goto out_free;
+	}
+	for (size_t i = 0; i < conf->n_node_conf; i++)
+		if (node_index(g, conf->node_conf[i].node ? conf->node_conf[i].node : "") < 0) {
+			rc = fail(-EINVAL, "configuration for node '%s', which is not in the graph",
+				  conf->node_conf[i].node ? conf->node_conf[i].node : "(null)");
+			goto out_free;
+		}
+	for (; inited < n; inited++) {
+		struct vpk_node_rt *rt = &g->nodes[inited];
+		const struct vpk_node_conf *nc = find_conf(conf, rt->reg->name);
+
+		if (rt->reg->init == NULL)
+			continue;
+		rc = rt->reg->init(rt, nc != NULL ? nc->conf : NULL);
+		if (rc != 0) {
+			if (last_error[0] == '\0')
+				fail(rc, "node %s: init failed (%d)", rt->reg->name, rc);
+			goto out_fini;
+		}
+	}
+	g->trace_left = conf->trace;
+	g->tracing = conf->trace > 0;
+	g->last_tsc = __rdtsc();
+	*out = g;
+	return 0;
+
+out_fini:
+	while (inited-- > 0)
+		if (g->nodes[inited].reg->fini != NULL)
+			g->nodes[inited].reg->fini(&g->nodes[inited]);
+out_free:
+	free(g);
+	return rc;
+}
+
+void
+vpk_graph_destroy(struct vpk_graph *g)
+{
+	if (g == NULL)
+		return;
+	graph_free_all_frames(g);
+	for (size_t i = g->n_nodes; i-- > 0;)
+		if (g->nodes[i].reg->fini != NULL)
+			g->nodes[i].reg->fini(&g->nodes[i]);
+	free(g->pending);
+	free(g->trace);
+	free(g);
+}
+
+bool
+vpk_node_has_next(const struct vpk_node_rt *rt, uint16_t arc)
+{
+	return arc < rt->reg->n_next && rt->next_node[arc] != VPK_ARC_NONE;
+}
+
+void *
+vpk_node_ctx(const struct vpk_node_rt *rt)
+{
+	return rt->ctx;
+}
+
+void
+vpk_node_set_ctx(struct vpk_node_rt *rt, void *ctx)
+{
+	rt->ctx = ctx;
+}
+
+struct vpk_pool *
+vpk_node_pool(const struct vpk_node_rt *rt)
+{
+	return rt->g->pool;
+}
+
+void *
+vpk_node_pool_base(const struct vpk_node_rt *rt)
+{
+	return rt->g->pool_base;
+}
+
+unsigned
+vpk_node_worker(const struct vpk_node_rt *rt)
+{
+	return rt->g->worker;
+}
+
+struct vpk_graph *
+vpk_node_graph(const struct vpk_node_rt *rt)
+{
+	return rt->g;
+}
+
+size_t
+vpk_graph_n_nodes(const struct vpk_graph *g)
+{
+	return g->n_nodes;
+}
+
+int
+vpk_graph_node_stats(const struct vpk_graph *g, size_t i, struct vpk_node_stats *out)
+{
+	const struct vpk_node_rt *rt;
+
+	if (g == NULL || out == NULL || i >= g->n_nodes)
+		return -EINVAL;
+	rt = &g->nodes[i];
+	out->name = rt->reg->name;
+	out->variant = rt->impl->base.name;
+	out->calls = rt->calls;
+	out->vectors = rt->vectors;
+	out->clocks = rt->clocks;
+	out->polls = rt->polls;
+	return 0;
+}
+
+uint16_t
+vpk_graph_node_n_errors(const struct vpk_graph *g, size_t i)
+{
+	return i < g->n_nodes ? g->nodes[i].reg->n_errors : 0;
+}
+
+int
+vpk_graph_node_error(const struct vpk_graph *g, size_t i, uint16_t code, const char **reason,
+		     uint64_t *count)
+{
+	if (g == NULL || i >= g->n_nodes || code >= g->nodes[i].reg->n_errors)
+		return -EINVAL;
+	if (reason != NULL)
+		*reason = g->nodes[i].reg->error_strings[code];
+	if (count != NULL)
+		*count = g->nodes[i].errors[code];
+	return 0;
+}
+
+void
+vpk_graph_clear_stats(struct vpk_graph *g)
+{
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct vpk_node_rt *rt = &g->nodes[i];
+
+		rt->calls = rt->vectors = rt->clocks = rt->polls = 0;
+		memset(rt->err_store, 0, sizeof(rt->err_store));
+	}
+}
+
+size_t
+vpk_graph_trace(const struct vpk_graph *g, const struct vpk_trace_rec **recs)
+{
+	if (recs != NULL)
+		*recs = g->trace;
+	return g->n_trace;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_GRAPH_PRIV_H
+#define VPK_GRAPH_PRIV_H
+
+/* Private layout of graphs, node runtimes and frames (src/graph/). */
+#include <vpk/graph.h>
+#include "core/debug.h"
+#include "core/kern.h"
+
+/* Compress slack: the widest vector store may run this far past a frame's last packet. */
+#define VPK_FRAME_SLACK 16u
+
+struct graph_enqueue_impl {
+	struct vpk_impl base;
+	uint32_t (*select)(const uint16_t *next, const uint32_t *bi, uint32_t n, uint16_t v,
+			   uint32_t *out);
+};
+VPK_DECLARE_VARIANTS(struct graph_enqueue_impl, graph_enqueue);
+extern const struct vpk_impl *const graph_enqueue_impls[];
+
+/*
+ * A frame: up to VPK_FRAME_SIZE buffer indices bound for one node.
+ *
+ *   +------+------+---------+--------------------------------+--------+
+ *   | n    | node | next_fr | bi[0] ... bi[n-1]   (<= 256)   | slack  |
+ *   +------+------+---------+--------------------------------+--------+
+ */
+struct vpk_frame {
+	uint32_t n;                     /* packets in bi[] */
+	uint16_t node;                  /* graph node index it is for */
+	struct vpk_frame *next_free;    /* free list link */
+	uint32_t bi[VPK_FRAME_SIZE + VPK_FRAME_SLACK];
+};
+
+struct vpk_node_rt {
+	uint64_t *errors;               /* first: struct vpk_node_rt_pub (inline counter helper) */
+	struct vpk_graph *g;
+	const struct vpk_node_reg *reg;
+	const struct vpk_node_impl *impl;
+	void *ctx;
+	uint16_t index;                 /* in g->nodes */
+	uint16_t next_node[VPK_NODE_MAX_NEXT];  /* arc -> graph node index */
+	uint64_t calls, vectors, clocks, polls;
+	uint64_t err_store[VPK_NODE_MAX_ERRORS];
+};
+
+struct vpk_graph {
+	struct vpk_pool *pool;
+	void *pool_base;
+	unsigned worker;
+	vpk_buf_idx_to_ptr_fn to_ptr;
+	const struct graph_enqueue_impl *enq;
+	size_t n_nodes;
+	struct vpk_node_rt nodes[VPK_GRAPH_MAX_NODES];
+	struct vpk_frame *open[VPK_GRAPH_MAX_NODES];    /* frame being filled per target node */
+	/* Pending frames, FIFO ring (grows). */
+	struct vpk_frame **pending;
+	size_t pend_cap, pend_head, pend_count;
+	struct vpk_frame *free_frames;
+	struct vpk_frame **all_frames;  /* every frame allocated, for destroy */
+	size_t n_all, cap_all;
+	uint64_t last_tsc;              /* chained TSC (VPP's last_time_stamp) */
+	struct vpk_buf *ptrs[VPK_FRAME_SIZE + VPK_FRAME_SLACK];
+	/* Trace. */
+	uint32_t trace_left, trace_next_id;
+	bool tracing;
+	struct vpk_trace_rec *trace;
+	size_t n_trace, cap_trace;
+};
+
+/*
+ * Built-in nodes: each node file is compiled once per ISA (its node function
+ * gets the suffix); the scalar build (VPK_VEC_BITS == 0) also defines the
+ * registration `const struct vpk_node_reg <name>_reg`, listed in
+ * graph.c's builtin_nodes[] (an explicit list, so static linking keeps
+ * every built-in node).
+ */
+extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
+	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg;
+
+#ifdef VPK_HAVE_ISA_AVX512
+#define VPK_IF_AVX512(x) x,
+#else
+#define VPK_IF_AVX512(x)
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+#define VPK_IF_AVX2(x) x,
+#else
+#define VPK_IF_AVX2(x)
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+#define VPK_IF_SSE42(x) x,
+#else
+#define VPK_IF_SSE42(x)
+#endif
+
+/* The best-first variant table of node function objects NAME_<isa>. */
+#define VPK_NODE_VARIANTS(name)                                                \
+	VPK_DECLARE_VARIANTS(struct vpk_node_impl, name);                      \
+	static const struct vpk_impl *const name##_impls[] = {                 \
+		VPK_IF_AVX512(&name##_avx512.base)                             \
+		VPK_IF_AVX2(&name##_avx2.base)                                 \
+		VPK_IF_SSE42(&name##_sse42.base)                               \
+		&name##_scalar.base, NULL }
+
+/* Define this build's variant object NAME_<isa> for node function FN. */
+#define VPK_NODE_FN_OBJ(name, func)                                            \
+	const struct vpk_node_impl VPK_FN(name) = {                            \
+		.base = VPK_IMPL_INIT(VPK_VEC_BITS ? VPK_VEC_BITS : 64),       \
+		.fn = (func) }
+
+/* An arc whose node is not in the graph (allowed for optional features). */
+#define VPK_ARC_NONE 0xffffu
+
+/* dispatch.c */
+struct vpk_frame *graph_frame_get(struct vpk_graph *g, uint16_t node);
+void graph_frame_put(struct vpk_graph *g, struct vpk_frame *f);
+void graph_free_all_frames(struct vpk_graph *g);
+void graph_trace_add(struct vpk_graph *g, const struct vpk_node_rt *rt, struct vpk_buf *b,
+		     const char *next);
+
+#endif

@@ -1,0 +1,11 @@
+# pcap I/O through libpcap (scripts/install-deps.sh installs libpcap-dev).
+pkg_check_modules(PCAP REQUIRED IMPORTED_TARGET GLOBAL libpcap)
+list(APPEND VPK_LINK_LIBS PkgConfig::PCAP)
+list(APPEND VPK_EXTRA_INCLUDES ${PCAP_INCLUDE_DIRS})
+# vpk.pc: "-lpcap" in Libs.private rather than "libpcap" in Requires.private.
+# With Requires.private, `pkg-config --static --libs vpk` pulls libpcap's own
+# static dependencies (-ldbus-1 -lsystemd on Debian), whose development files
+# are usually absent, so linking libvpk.a would fail; libvpk.a + the shared
+# libpcap is what static users of libvpk want.
+string(APPEND VPK_PC_LIBS_PRIVATE " -lpcap")
+vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/pcap.c)

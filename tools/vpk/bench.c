@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Timing helpers for the benchmarks (see bench.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "bench.h"
+
+uint64_t
+bench_tsc(void)
+{
+	_mm_lfence();
+	return __rdtsc();
+}
+
+double
+bench_tsc_hz(void)
+{
+	static double hz;
+	struct timespec a, b;
+	uint64_t t0, t1;
+
+	if (hz > 0)
+		return hz;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	t0 = bench_tsc();
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) < 50e6);
+	t1 = bench_tsc();
+	hz = (double)(t1 - t0) / ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9);
+	return hz;
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double
+bench_median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double
+bench_min(const double *v, size_t n)
+{
+	double m = n ? v[0] : 0;
+
+	for (size_t i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+double
+bench_max(const double *v, size_t n)
+{
+	double m = n ? v[0] : 0;
+
+	for (size_t i = 1; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return m;
+}
+
+int
+bench_parse_list(const char *s, unsigned *out, int max)
+{
+	int n = 0;
+	char *end;
+
+	while (*s != '\0') {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v == 0 || v > 1000000 || n == max)
+			return -1;
+		out[n++] = (unsigned)v;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s != '\0')
+			return -1;
+	}
+	return n;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_TOOL_BENCH_H
+#define VPK_TOOL_BENCH_H
+
+/*
+ * Timing helpers every `vpk bench ...` command shares: the TSC (the only
+ * clock that works in this PMU-less VM; constant-rate on every CPU vpk
+ * targets), its frequency, and medians. Method (docs/benchmarks.md): warm
+ * up, time many iterations between two TSC reads, repeat R runs, report the
+ * median (and min/max) of the per-run figures; variants of one kernel run
+ * interleaved in the same process so machine noise hits them alike.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+/* TSC read ordered after earlier instructions (lfence; rdtsc). */
+uint64_t bench_tsc(void);
+/* TSC ticks per second, measured once against CLOCK_MONOTONIC (~50 ms). */
+double bench_tsc_hz(void);
+/* Median / min / max of v[0..n) (v is reordered). */
+double bench_median(double *v, size_t n);
+double bench_min(const double *v, size_t n);
+double bench_max(const double *v, size_t n);
+/* Parse "1,7,8,16" into out[]; returns count or -1 on a bad list. */
+int bench_parse_list(const char *s, unsigned *out, int max);
+/* Keep the optimiser from dropping a result. */
+#define bench_keep(x) __asm__ volatile("" : : "r,m"(x) : "memory")
+
+#endif
