@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv4 FIB façade (include/vpk/fib.h): parameter validation, rte_fib
+ * add/delete semantics on top of the RIB (rib.c) and the DIR-24-8 dataplane
+ * (dir24_8.c), and variant selection.
+ *
+ * Add (prefix P, depth d, nh):
+ *   1. validate, clear host bits;
+ *   2. P present: same nh -> nothing; else replace in the RIB and rewrite P's
+ *      range except the first-level more-specific routes inside it;
+ *   3. new and d > 24 and no other route > /24 in P's /24: it needs a tbl8
+ *      group -> -ENOSPC now if every group is reserved (nothing changed);
+ *   4. RIB insert (-ENOMEM: nothing changed), then write the gaps unless the
+ *      covering route already gives the same next hop.
+ * Delete: rewrite P's gaps with the covering route's nh (or the default),
+ * remove it from the RIB, release the /24's reservation if it was its last
+ * route longer than /24.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/fib.h>
+
+#include "fib/dir24_8.h"
+#include "fib/rib.h"
+
+struct vpk_fib {
+	enum vpk_fib_type type;
+	struct vpk_fib_conf conf;
+	uint32_t rsvd_tbl8;
+	const struct dir24_8_impl *impl;
+	dir24_8_lookup_fn lookup;
+	struct rib rib;
+	struct dir24_8 dp;
+};
+
+uint64_t
+vpk_fib_max_nh(unsigned nh_size)
+{
+	switch (nh_size) {
+	case 1: case 2: case 4: case 8:
+		return (UINT64_C(1) << (8 * nh_size - 1)) - 1;
+	default:
+		return 0;
+	}
+}
+
+static inline uint32_t
+mask4(uint32_t ip, uint8_t depth)
+{
+	return depth == 0 ? 0 : ip & (~UINT32_C(0) << (32 - depth));
+}
+
+const struct vpk_impl *const *
+vpk_fib_impls(enum vpk_fib_type type)
+{
+	return type == VPK_FIB_DIR24_8 || type == VPK_FIB_TYPE_DEFAULT ? vpk_dir24_8_impls : NULL;
+}
+
+static void
+use_impl(struct vpk_fib *fib, const struct vpk_impl *impl)
+{
+	fib->impl = (const struct dir24_8_impl *)impl;
+	fib->lookup = fib->impl->lookup[fib->dp.nh_log];
+}
+
+int
+vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
+{
+	const struct vpk_impl *impl;
+	struct vpk_fib *fib;
+	uint64_t max_nh;
+	uint64_t ntbl8;
+	int rc;
+
+	if (conf == NULL || out == NULL || conf->type >= VPK_FIB_TYPE_COUNT)
+		return -EINVAL;
+	max_nh = vpk_fib_max_nh(conf->nh_size);
+	if (max_nh == 0 || conf->default_nh > max_nh || conf->max_routes == 0)
+		return -EINVAL;
+	if (conf->num_tbl8 == 0 || conf->num_tbl8 > max_nh || conf->num_tbl8 > DIR24_8_MAX_TBL8)
+		return -EINVAL;
+	if ((unsigned)conf->isa >= VPK_ISA_COUNT)
+		return -EINVAL;
+	/* rte_fib rounds the group count up to a multiple of 64; the group index
+	 * must still fit the entry: at most max_nh + 1 groups (index <= max_nh). */
+	ntbl8 = (conf->num_tbl8 + UINT64_C(63)) & ~UINT64_C(63);
+	if (ntbl8 > max_nh + 1)
+		ntbl8 = max_nh + 1;
+	if (ntbl8 > DIR24_8_MAX_TBL8)
+		ntbl8 = DIR24_8_MAX_TBL8;
+	rc = vpk_impl_pick(vpk_dir24_8_impls, conf->isa, &impl);
+	if (rc != 0)
+		return rc;
+	fib = calloc(1, sizeof(*fib));
+	if (fib == NULL)
+		return -ENOMEM;
+	fib->type = VPK_FIB_DIR24_8;
+	fib->conf = *conf;
+	if (rib_init(&fib->rib, 32, conf->max_routes) != 0) {
+		free(fib);
+		return -ENOMEM;
+	}
+	if (vpk_dir24_8_init(&fib->dp, conf->nh_size, (uint32_t)ntbl8, conf->default_nh) != 0) {
+		rib_fini(&fib->rib);
+		free(fib);
+		return -ENOMEM;
+	}
+	use_impl(fib, impl);
+	*out = fib;
+	return 0;
+}
+
+void
+vpk_fib_free(struct vpk_fib *fib)
+{
+	if (fib == NULL)
+		return;
+	vpk_dir24_8_fini(&fib->dp);
+	rib_fini(&fib->rib);
+	free(fib);
+}
+
+struct gap_ctx {
+	struct dir24_8 *dp;
+	uint64_t cursor;        /* first address not yet written */
+	uint64_t nh;
+};
+
+static int
+gap_child(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+{
+	struct gap_ctx *g = arg;
+	uint64_t start = key->hi >> 32;
+	uint64_t end = start + (UINT64_C(1) << (32 - depth)) - 1;
+
+	(void)nh;
+	if (start > g->cursor)
+		vpk_dir24_8_write_range(g->dp, g->cursor, start - 1, g->nh);
+	g->cursor = end + 1;
+	return 0;
+}
+
+/* Write nh over prefix (ip, depth) except its first-level more-specific routes. */
+static void
+write_gaps(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	struct gap_ctx g = { &fib->dp, ip, nh };
+	uint64_t end = (uint64_t)ip + (UINT64_C(1) << (32 - depth)) - 1;
+
+	rib_children(&fib->rib, rib_key4(ip), depth, gap_child, &g);
+	if (g.cursor <= end)
+		vpk_dir24_8_write_range(&fib->dp, g.cursor, end, nh);
+}
+
+/* Next hop that covers (ip, depth) from outside it: parent route or default. */
+static uint64_t
+cover_nh(const struct vpk_fib *fib, uint32_t ip, uint8_t depth)
+{
+	uint64_t nh;
+
+	if (!rib_parent(&fib->rib, rib_key4(ip), depth, &nh, NULL))
+		nh = fib->conf.default_nh;
+	return nh;
+}
+
+int
+vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	bool existed, need_group = false;
+	uint32_t node;
+	int rc;
+
+	if (fib == NULL || depth > 32 || nh > vpk_fib_max_nh(fib->conf.nh_size))
+		return -EINVAL;
+	ip = mask4(ip, depth);
+	node = rib_find(&fib->rib, rib_key4(ip), depth);
+	if (node != RIB_NIL) {
+		if (fib->rib.nodes[node].nh == nh)
+			return 0;
+		fib->rib.nodes[node].nh = nh;
+		write_gaps(fib, ip, depth, nh);
+		return 0;
+	}
+	if (depth > 24 && !rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24)) {
+		if (fib->rsvd_tbl8 >= fib->dp.num_tbl8)
+			return -ENOSPC;
+		need_group = true;
+	}
+	rc = rib_insert(&fib->rib, rib_key4(ip), depth, nh, &existed);
+	if (rc != 0)
+		return rc;
+	if (need_group)
+		fib->rsvd_tbl8++;
+	if (cover_nh(fib, ip, depth) != nh)
+		write_gaps(fib, ip, depth, nh);
+	return 0;
+}
+
+int
+vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
+{
+	uint32_t node;
+	uint64_t pnh;
+
+	if (fib == NULL || depth > 32)
+		return -EINVAL;
+	ip = mask4(ip, depth);
+	node = rib_find(&fib->rib, rib_key4(ip), depth);
+	if (node == RIB_NIL)
+		return -ENOENT;
+	pnh = cover_nh(fib, ip, depth);
+	if (pnh != fib->rib.nodes[node].nh)
+		write_gaps(fib, ip, depth, pnh);
+	rib_remove(&fib->rib, rib_key4(ip), depth);
+	if (depth > 24 && !rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
+		fib->rsvd_tbl8--;
+	return 0;
+}
+
+int
+vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t *nh)
+{
+	uint32_t node;
+
+	if (fib == NULL || nh == NULL || depth > 32)
+		return -EINVAL;
+	node = rib_find(&fib->rib, rib_key4(mask4(ip, depth)), depth);
+	if (node == RIB_NIL)
+		return -ENOENT;
+	*nh = fib->rib.nodes[node].nh;
+	return 0;
+}
+
+void
+vpk_fib_lookup_bulk(const struct vpk_fib *fib, const uint32_t *ips, uint64_t *nhs, size_t n)
+{
+	fib->lookup(&fib->dp, ips, nhs, n);
+}
+
+struct walk_ctx {
+	vpk_fib_walk_fn fn;
+	void *arg;
+};
+
+static int
+walk_one(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+{
+	struct walk_ctx *w = arg;
+
+	return w->fn(w->arg, (uint32_t)(key->hi >> 32), depth, nh);
+}
+
+int
+vpk_fib_walk(const struct vpk_fib *fib, vpk_fib_walk_fn fn, void *arg)
+{
+	struct walk_ctx w = { fn, arg };
+
+	if (fib == NULL || fn == NULL)
+		return -EINVAL;
+	return rib_walk(&fib->rib, walk_one, &w);
+}
+
+int
+vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
+{
+	if (fib == NULL || st == NULL)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->routes = fib->rib.nb_routes;
+	st->tbl8_total = fib->dp.num_tbl8;
+	st->tbl8_used = fib->dp.tbl8_used;
+	st->tbl8_reserved = fib->rsvd_tbl8;
+	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
+	st->dataplane_touched = fib->dp.tbl24_bytes +
+		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
+	st->rib_bytes = rib_mem(&fib->rib);
+	return 0;
+}
+
+const char *
+vpk_fib_impl_name(const struct vpk_fib *fib)
+{
+	return fib == NULL ? "?" : fib->impl->impl.name;
+}
+
+const char *
+vpk_fib_type_name(const struct vpk_fib *fib)
+{
+	return fib == NULL ? "?" : "dir24-8";
+}
+
+int
+vpk_fib_select(struct vpk_fib *fib, const char *variant)
+{
+	const struct vpk_impl *impl;
+	int rc;
+
+	if (fib == NULL || variant == NULL)
+		return -EINVAL;
+	rc = vpk_impl_pick_name(vpk_dir24_8_impls, variant, &impl);
+	if (rc != 0)
+		return rc;
+	use_impl(fib, impl);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_FIB_FILE_H
+#define VPK_FIB_FILE_H
+
+/*
+ * dpdk-test-fib file formats (research/fib.md §2), for `vpk fib`, tests and
+ * the fuzz target. Internal to libvpk (not a public header).
+ *
+ * Routes (-f): one route per line, `PREFIX/LEN [NEXTHOP]`, separated by
+ * spaces or tabs. PREFIX is an IPv4 or IPv6 address (inet_pton), LEN a
+ * decimal length <= 32/128, NEXTHOP an unsigned integer in C notation (0x..
+ * hex, leading-0 octal, as strtoull base 0), <= 2^63-1. The next hop may be
+ * omitted (route-view dumps have none); then has_nh = 0 and the caller
+ * chooses one. Blank lines and lines starting with '#' are skipped (an
+ * extension: dpdk-test-fib rejects them). Host bits are kept as written.
+ *
+ * Lookups (-t): one address per line (first token), IPv4 or IPv6. IPv4
+ * addresses are returned in host byte order as written: vpk does not copy
+ * dpdk-test-fib's byte reversal of IPv4 lookup keys.
+ *
+ * Errors: -EINVAL with "file:line: reason" in err; nothing is returned then
+ * (all or nothing).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+struct fib_file_route {
+	uint8_t addr[16];       /* network order; IPv4 in addr[0..3] */
+	uint8_t depth;
+	uint8_t has_nh;
+	uint64_t nh;
+};
+
+struct fib_file_routes {
+	struct fib_file_route *r;
+	size_t n;
+};
+
+/* family: 4 or 6. 0 or -EINVAL (err filled) or -ENOMEM. */
+int vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int family,
+			      struct fib_file_routes *out, char *err, size_t errlen);
+int vpk_fib_file_load_routes(const char *path, int family, struct fib_file_routes *out,
+			     char *err, size_t errlen);
+void vpk_fib_file_free_routes(struct fib_file_routes *rt);
+
+/* Addresses: 4 bytes (host order uint32) or 16 bytes each in *out (malloc'd). */
+int vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int family,
+			     void **out, size_t *n, char *err, size_t errlen);
+int vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n,
+			    char *err, size_t errlen);
+
+/* Read a whole file (NUL-terminated). 0, -errno. */
+int vpk_fib_file_read(const char *path, char **text, size_t *len);
+
+#endif /* VPK_FIB_FILE_H */

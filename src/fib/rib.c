@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Path-compressed binary trie of routes (the RIB behind vpk_fib and
+ * vpk_fib6). Workload: control plane only; ~1 M routes, each add/delete
+ * walks at most `depth` nodes. See rib.h for the layout and invariants.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fib/rib.h"
+
+static inline unsigned
+key_bit(struct rib_key k, unsigned i)
+{
+	return i < 64 ? (unsigned)(k.hi >> (63 - i)) & 1 : (unsigned)(k.lo >> (127 - i)) & 1;
+}
+
+struct rib_key
+rib_key_mask(struct rib_key k, unsigned depth)
+{
+	if (depth == 0) {
+		k.hi = 0;
+		k.lo = 0;
+	} else if (depth < 64) {
+		k.hi &= ~UINT64_C(0) << (64 - depth);
+		k.lo = 0;
+	} else if (depth == 64) {
+		k.lo = 0;
+	} else if (depth < 128) {
+		k.lo &= ~UINT64_C(0) << (128 - depth);
+	}
+	return k;
+}
+
+/* Length of the common prefix of a and b, at most lim. */
+static inline unsigned
+common_len(struct rib_key a, struct rib_key b, unsigned lim)
+{
+	uint64_t x = a.hi ^ b.hi;
+	unsigned n;
+
+	if (x != 0)
+		n = (unsigned)__builtin_clzll(x);
+	else if ((x = a.lo ^ b.lo) != 0)
+		n = 64 + (unsigned)__builtin_clzll(x);
+	else
+		n = 128;
+	return n < lim ? n : lim;
+}
+
+/* Does prefix (k, depth) contain the node's prefix (node deeper or equal)? */
+static inline bool
+contains(struct rib_key k, unsigned depth, const struct rib_node *n)
+{
+	return n->depth >= depth && common_len(k, n->key, depth) == depth;
+}
+
+int
+rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes)
+{
+	memset(r, 0, sizeof(*r));
+	r->max_depth = max_depth;
+	r->max_routes = max_routes;
+	r->root = RIB_NIL;
+	r->free_head = RIB_NIL;
+	r->cap = 64;
+	r->nodes = malloc(sizeof(*r->nodes) * r->cap);
+	return r->nodes != NULL ? 0 : -ENOMEM;
+}
+
+void
+rib_fini(struct rib *r)
+{
+	free(r->nodes);
+	memset(r, 0, sizeof(*r));
+	r->root = RIB_NIL;
+}
+
+size_t
+rib_mem(const struct rib *r)
+{
+	return sizeof(*r->nodes) * (size_t)r->cap;
+}
+
+/* Make sure `need` more nodes can be allocated without failing. */
+static int
+reserve(struct rib *r, uint32_t need)
+{
+	uint32_t avail = r->cap - r->used;
+	uint32_t f = r->free_head;
+
+	while (f != RIB_NIL && avail < need) {
+		avail++;
+		f = r->nodes[f].child[0];
+	}
+	if (avail >= need)
+		return 0;
+	uint64_t ncap = (uint64_t)r->cap * 2;
+	if (ncap > UINT32_MAX - 1)
+		return -ENOMEM;
+	struct rib_node *n = realloc(r->nodes, sizeof(*n) * ncap);
+	if (n == NULL)
+		return -ENOMEM;
+	r->nodes = n;
+	r->cap = (uint32_t)ncap;
+	return 0;
+}
+
+static uint32_t
+node_new(struct rib *r, struct rib_key k, uint8_t depth)
+{
+	uint32_t i;
+
+	if (r->free_head != RIB_NIL) {
+		i = r->free_head;
+		r->free_head = r->nodes[i].child[0];
+	} else {
+		i = r->used++;
+	}
+	struct rib_node *n = &r->nodes[i];
+	n->key = k;
+	n->depth = depth;
+	n->is_route = 0;
+	n->nh = 0;
+	n->child[0] = n->child[1] = RIB_NIL;
+	n->parent = RIB_NIL;
+	r->nb_nodes++;
+	return i;
+}
+
+static void
+node_free(struct rib *r, uint32_t i)
+{
+	r->nodes[i].child[0] = r->free_head;
+	r->nodes[i].is_route = 0;
+	r->free_head = i;
+	r->nb_nodes--;
+}
+
+/* Point the link that leads to `old` (in old's parent, or the root) at `nu`. */
+static void
+relink(struct rib *r, uint32_t parent, uint32_t old, uint32_t nu)
+{
+	if (parent == RIB_NIL) {
+		r->root = nu;
+	} else {
+		struct rib_node *p = &r->nodes[parent];
+		p->child[p->child[0] == old ? 0 : 1] = nu;
+	}
+	if (nu != RIB_NIL)
+		r->nodes[nu].parent = parent;
+}
+
+uint32_t
+rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
+{
+	uint32_t cur = r->root;
+
+	while (cur != RIB_NIL) {
+		const struct rib_node *n = &r->nodes[cur];
+
+		if (n->depth > depth || common_len(k, n->key, n->depth) < n->depth)
+			return RIB_NIL;
+		if (n->depth == depth)
+			return n->is_route ? cur : RIB_NIL;
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	return RIB_NIL;
+}
+
+int
+rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed)
+{
+	uint32_t cur = r->root, parent = RIB_NIL;
+	unsigned l = 0;
+
+	*existed = false;
+	while (cur != RIB_NIL) {
+		struct rib_node *n = &r->nodes[cur];
+
+		l = common_len(k, n->key, n->depth < depth ? n->depth : depth);
+		if (l < n->depth)
+			break;
+		if (n->depth == depth) {
+			if (n->is_route) {
+				*existed = true;
+				n->nh = nh;
+				return 0;
+			}
+			if (r->nb_routes >= r->max_routes)
+				return -ENOMEM;
+			n->is_route = 1;
+			n->nh = nh;
+			r->nb_routes++;
+			return 0;
+		}
+		parent = cur;
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	if (r->nb_routes >= r->max_routes || reserve(r, 2) != 0)
+		return -ENOMEM;
+
+	uint32_t leaf = node_new(r, k, depth);
+	r->nodes[leaf].is_route = 1;
+	r->nodes[leaf].nh = nh;
+	r->nb_routes++;
+	if (cur == RIB_NIL) {
+		if (parent == RIB_NIL) {
+			r->root = leaf;
+		} else {
+			struct rib_node *p = &r->nodes[parent];
+			p->child[key_bit(k, p->depth)] = leaf;
+			r->nodes[leaf].parent = parent;
+		}
+		return 0;
+	}
+	/* cur's prefix diverges from k at bit l (l < cur depth). */
+	if (l == depth) {
+		/* The new route covers cur: insert above it. */
+		relink(r, parent, cur, leaf);
+		r->nodes[leaf].child[key_bit(r->nodes[cur].key, depth)] = cur;
+		r->nodes[cur].parent = leaf;
+		return 0;
+	}
+	uint32_t mid = node_new(r, rib_key_mask(k, l), (uint8_t)l);
+	relink(r, parent, cur, mid);
+	unsigned b = key_bit(k, l);
+	r->nodes[mid].child[b] = leaf;
+	r->nodes[mid].child[b ^ 1] = cur;
+	r->nodes[leaf].parent = mid;
+	r->nodes[cur].parent = mid;
+	return 0;
+}
+
+int
+rib_remove(struct rib *r, struct rib_key k, uint8_t depth)
+{
+	uint32_t i = rib_find(r, k, depth);
+
+	if (i == RIB_NIL)
+		return -ENOENT;
+	struct rib_node *n = &r->nodes[i];
+	n->is_route = 0;
+	r->nb_routes--;
+	for (;;) {
+		n = &r->nodes[i];
+		if (n->is_route)
+			return 0;
+		unsigned nc = (n->child[0] != RIB_NIL) + (n->child[1] != RIB_NIL);
+		uint32_t parent = n->parent;
+		if (nc == 2)
+			return 0;
+		if (nc == 1) {
+			relink(r, parent, i, n->child[0] != RIB_NIL ? n->child[0] : n->child[1]);
+			node_free(r, i);
+			return 0;
+		}
+		relink(r, parent, i, RIB_NIL);
+		node_free(r, i);
+		if (parent == RIB_NIL)
+			return 0;
+		i = parent;     /* it may now be an internal node with one child */
+	}
+}
+
+bool
+rib_parent(const struct rib *r, struct rib_key k, uint8_t depth, uint64_t *nh, uint8_t *pdepth)
+{
+	uint32_t cur = r->root;
+	bool found = false;
+
+	while (cur != RIB_NIL) {
+		const struct rib_node *n = &r->nodes[cur];
+
+		if (n->depth >= depth || common_len(k, n->key, n->depth) < n->depth)
+			break;
+		if (n->is_route) {
+			found = true;
+			*nh = n->nh;
+			if (pdepth != NULL)
+				*pdepth = n->depth;
+		}
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	return found;
+}
+
+bool
+rib_lpm(const struct rib *r, struct rib_key k, uint64_t *nh)
+{
+	uint32_t cur = r->root;
+	bool found = false;
+
+	while (cur != RIB_NIL) {
+		const struct rib_node *n = &r->nodes[cur];
+
+		if (common_len(k, n->key, n->depth) < n->depth)
+			break;
+		if (n->is_route) {
+			found = true;
+			*nh = n->nh;
+		}
+		if (n->depth >= r->max_depth)
+			break;
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	return found;
+}
+
+/* Topmost node inside prefix (k, depth), or RIB_NIL. */
+static uint32_t
+subtree(const struct rib *r, struct rib_key k, uint8_t depth)
+{
+	uint32_t cur = r->root;
+
+	while (cur != RIB_NIL) {
+		const struct rib_node *n = &r->nodes[cur];
+
+		if (n->depth >= depth)
+			return contains(k, depth, n) ? cur : RIB_NIL;
+		if (common_len(k, n->key, n->depth) < n->depth)
+			return RIB_NIL;
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	return RIB_NIL;
+}
+
+/* Pre-order walk below i; stop at routes deeper than `stop_below` when first_level. */
+static int
+walk(const struct rib *r, uint32_t i, uint8_t depth, bool first_level, rib_walk_fn fn, void *arg)
+{
+	/* Explicit stack: the trie is at most 129 levels deep. */
+	uint32_t stack[2 * 130];
+	unsigned sp = 0;
+
+	if (i == RIB_NIL)
+		return 0;
+	stack[sp++] = i;
+	while (sp > 0) {
+		const struct rib_node *n = &r->nodes[stack[--sp]];
+		int rc;
+
+		if (n->is_route && (!first_level || n->depth > depth)) {
+			if ((rc = fn(arg, &n->key, n->depth, n->nh)) != 0)
+				return rc;
+			if (first_level)
+				continue;
+		}
+		if (n->child[1] != RIB_NIL)
+			stack[sp++] = n->child[1];
+		if (n->child[0] != RIB_NIL)
+			stack[sp++] = n->child[0];
+	}
+	return 0;
+}
+
+int
+rib_children(const struct rib *r, struct rib_key k, uint8_t depth, rib_walk_fn fn, void *arg)
+{
+	return walk(r, subtree(r, k, depth), depth, true, fn, arg);
+}
+
+static int
+stop_at_first(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+{
+	(void)arg;
+	(void)key;
+	(void)depth;
+	(void)nh;
+	return 1;
+}
+
+bool
+rib_has_longer(const struct rib *r, struct rib_key k, uint8_t depth)
+{
+	return rib_children(r, k, depth, stop_at_first, NULL) != 0;
+}
+
+int
+rib_walk(const struct rib *r, rib_walk_fn fn, void *arg)
+{
+	return walk(r, r->root, 0, false, fn, arg);
+}

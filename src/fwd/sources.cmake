@@ -1,0 +1,4 @@
+vpk_lib_sources(
+  ${CMAKE_CURRENT_LIST_DIR}/fwd.c
+  ${CMAKE_CURRENT_LIST_DIR}/fwd_io.c
+  ${CMAKE_CURRENT_LIST_DIR}/fwd_run.c)

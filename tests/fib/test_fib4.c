@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv4 FIB: API validation, rte_fib semantics, and a differential test of
+ * every usable lookup variant against the reference LPM (ref_lpm.c) on
+ * random add/delete sequences, every entry width, every length 0..67 and
+ * 255..257, outputs poisoned and inputs ending at a guard page.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/fib.h>
+
+#include "fib/dir24_8.h"
+#include "fib/ref_lpm.h"
+#include "lib/check.h"
+
+#define POISON UINT64_C(0xa5a5a5a5a5a5a5a5)
+
+#ifdef VPK_DEBUG
+#define STEPS 600       /* sanitizer build: same coverage per step, fewer steps */
+#else
+#define STEPS 1500
+#endif
+
+static struct vpk_fib *
+mk(unsigned nh_size, uint32_t tbl8, uint64_t def, uint32_t max_routes)
+{
+	struct vpk_fib_conf c = { .nh_size = nh_size, .num_tbl8 = tbl8, .default_nh = def,
+				  .max_routes = max_routes };
+	struct vpk_fib *f = NULL;
+	int rc = vpk_fib_create(&c, &f);
+
+	CHECK(rc == 0, "create nh_size %u tbl8 %u: %d", nh_size, tbl8, rc);
+	return f;
+}
+
+static void
+test_create_invalid(void)
+{
+	struct vpk_fib_conf c = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 10 };
+	struct vpk_fib *f = NULL;
+
+	CHECK(vpk_fib_create(NULL, &f) == -EINVAL, "NULL conf");
+	CHECK(vpk_fib_create(&c, NULL) == -EINVAL, "NULL out");
+	for (unsigned s = 0; s <= 9; s++) {
+		c.nh_size = s;
+		int rc = vpk_fib_create(&c, &f);
+		bool ok = s == 1 || s == 2 || s == 4 || s == 8;
+		CHECK(ok ? rc == 0 : rc == -EINVAL, "nh_size %u: %d", s, rc);
+		if (rc == 0)
+			vpk_fib_free(f);
+	}
+	c.nh_size = 1;
+	c.num_tbl8 = 128;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "1-byte entries hold <= 127 groups");
+	c.num_tbl8 = 127;
+	c.default_nh = 128;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "default above 127");
+	c.default_nh = 127;
+	CHECK(vpk_fib_create(&c, &f) == 0, "default 127");
+	vpk_fib_free(f);
+	c.nh_size = 4;
+	c.num_tbl8 = 0;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "0 groups");
+	c.num_tbl8 = DIR24_8_MAX_TBL8 + 1;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "too many groups");
+	c.num_tbl8 = 64;
+	c.max_routes = 0;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "0 routes");
+	c.max_routes = 10;
+	c.type = VPK_FIB_TYPE_COUNT;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "bad type");
+	c.type = VPK_FIB_DIR24_8;
+	c.isa = VPK_ISA_COUNT;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "bad isa");
+	for (enum vpk_isa i = VPK_ISA_SCALAR; i < VPK_ISA_COUNT; i++) {
+		const struct vpk_impl *impl;
+		int want = vpk_impl_pick(vpk_fib_impls(VPK_FIB_DIR24_8), i, &impl);
+		c.isa = i;
+		int rc = vpk_fib_create(&c, &f);
+		CHECK(rc == want, "forced %s: %d, pick says %d", vpk_isa_name(i), rc, want);
+		if (rc == 0) {
+			CHECK(strcmp(vpk_fib_impl_name(f), impl->name) == 0, "impl name %s", vpk_fib_impl_name(f));
+			vpk_fib_free(f);
+		}
+	}
+	vpk_fib_free(NULL);
+	CHECK(strcmp(vpk_fib_impl_name(NULL), "?") == 0, "NULL impl name");
+}
+
+static int
+collect(void *arg, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	uint64_t *v = arg;
+	size_t n = v[0]++;
+
+	v[1 + 3 * n] = ip;
+	v[2 + 3 * n] = depth;
+	v[3 + 3 * n] = nh;
+	return 0;
+}
+
+static uint64_t
+one(struct vpk_fib *f, uint32_t ip)
+{
+	uint64_t nh = POISON;
+
+	vpk_fib_lookup_bulk(f, &ip, &nh, 1);
+	return nh;
+}
+
+static void
+test_semantics(void)
+{
+	struct vpk_fib *f = mk(4, 64, 7, 100);
+	uint64_t nh;
+
+	if (f == NULL)
+		return;
+	CHECK(one(f, 0x0a000001) == 7, "default");
+	CHECK(vpk_fib_add(f, 0x0a0000ff, 8, 1) == 0, "add 10/8 with host bits");
+	CHECK(vpk_fib_get(f, 0x0a000000, 8, &nh) == 0 && nh == 1, "get masked");
+	CHECK(vpk_fib_get(f, 0x0a123456, 8, &nh) == 0 && nh == 1, "get with host bits");
+	CHECK(vpk_fib_get(f, 0x0a000000, 9, &nh) == -ENOENT, "get absent");
+	CHECK(one(f, 0x0a010203) == 1 && one(f, 0x0b000000) == 7, "10/8");
+	CHECK(vpk_fib_add(f, 0, 0, 3) == 0, "add /0");
+	CHECK(one(f, 0x0b000000) == 3 && one(f, 0x0a000000) == 1, "/0 shadows default");
+	CHECK(vpk_fib_add(f, 0x0a010203, 32, 9) == 0, "add /32");
+	CHECK(one(f, 0x0a010203) == 9 && one(f, 0x0a010202) == 1 && one(f, 0x0a010204) == 1, "/32");
+	CHECK(vpk_fib_add(f, 0x0a000000, 8, 2) == 0, "replace 10/8");
+	CHECK(one(f, 0x0a010203) == 9 && one(f, 0x0a010202) == 2, "replace keeps /32");
+	CHECK(vpk_fib_del(f, 0x0a000000, 8) == 0, "del 10/8");
+	CHECK(one(f, 0x0a010203) == 9 && one(f, 0x0a010202) == 3, "del restores /0");
+	CHECK(vpk_fib_del(f, 0x0a000000, 8) == -ENOENT, "del twice");
+	CHECK(vpk_fib_del(f, 0, 0) == 0, "del /0");
+	CHECK(one(f, 0x0a010202) == 7 && one(f, 0x0a010203) == 9, "del /0 restores default");
+	CHECK(vpk_fib_add(f, 1, 33, 1) == -EINVAL, "depth 33");
+	CHECK(vpk_fib_del(f, 1, 33) == -EINVAL, "del depth 33");
+	CHECK(vpk_fib_add(f, 1, 32, UINT64_C(1) << 31) == -EINVAL, "nh too large");
+	CHECK(vpk_fib_add(NULL, 1, 32, 1) == -EINVAL, "NULL fib");
+	CHECK(vpk_fib_get(f, 1, 32, NULL) == -EINVAL, "get NULL");
+
+	/* Walk order: address, then length. */
+	vpk_fib_add(f, 0x0a000000, 8, 4);
+	vpk_fib_add(f, 0x0a000000, 16, 5);
+	vpk_fib_add(f, 0x01000000, 24, 6);
+	uint64_t v[1 + 3 * 8] = { 0 };
+	CHECK(vpk_fib_walk(f, collect, v) == 0 && v[0] == 4, "walk count %lu", (unsigned long)v[0]);
+	uint64_t want[] = { 0x01000000, 24, 6, 0x0a000000, 8, 4, 0x0a000000, 16, 5, 0x0a010203, 32, 9 };
+	CHECK(memcmp(&v[1], want, sizeof(want)) == 0, "walk order");
+	struct vpk_fib_stats st;
+	CHECK(vpk_fib_get_stats(f, &st) == 0 && st.routes == 4 && st.tbl8_reserved == 1 && st.tbl8_used == 1,
+	      "stats routes %u rsvd %u used %u", st.routes, st.tbl8_reserved, st.tbl8_used);
+	CHECK(vpk_fib_del(f, 0x0a010203, 32) == 0, "del /32");
+	CHECK(vpk_fib_get_stats(f, &st) == 0 && st.tbl8_reserved == 0 && st.tbl8_used == 0,
+	      "group recycled: rsvd %u used %u", st.tbl8_reserved, st.tbl8_used);
+	vpk_fib_free(f);
+
+	/* dpdk_top_edge: rte_fib 22.11 writes 0 everywhere here (the right edge of
+	 * 128/1's last child wraps to 0); the right answers are 17, 5, 0. */
+	f = mk(4, 64, 0, 100);
+	CHECK(vpk_fib_add(f, 0, 1, 17) == 0 && vpk_fib_add(f, 0x80000000, 2, 5) == 0 &&
+	      vpk_fib_add(f, 0xc0000000, 2, 0) == 0 && vpk_fib_add(f, 0x80000000, 1, 0) == 0, "top edge adds");
+	CHECK(one(f, 0x7f96f25b) == 17 && one(f, 0x881cfd4d) == 5 && one(f, 0xc0000001) == 0 &&
+	      one(f, 0xffffffff) == 0, "top edge lookups");
+	CHECK(vpk_fib_add(f, 0xffffffff, 32, 9) == 0 && one(f, 0xffffffff) == 9 && one(f, 0xfffffffe) == 0,
+	      "255.255.255.255/32");
+	CHECK(vpk_fib_del(f, 0xc0000000, 2) == 0 && one(f, 0xc0000001) == 0 && one(f, 0xffffffff) == 9, "del 192/2");
+	vpk_fib_free(f);
+
+	/* max_routes: -ENOMEM, nothing changed. */
+	f = mk(2, 64, 0, 2);
+	CHECK(vpk_fib_add(f, 0x01000000, 8, 1) == 0 && vpk_fib_add(f, 0x02000000, 8, 2) == 0, "2 routes");
+	CHECK(vpk_fib_add(f, 0x03000000, 8, 3) == -ENOMEM, "third route");
+	CHECK(vpk_fib_add(f, 0x02000000, 8, 5) == 0, "replace at the limit");
+	CHECK(one(f, 0x03000000) == 0 && one(f, 0x02000000) == 5, "limit lookups");
+	vpk_fib_free(f);
+}
+
+/* ---- differential test ---- */
+
+struct diff {
+	struct vpk_fib *fib;
+	struct ref_lpm *ref;
+	uint32_t *ips;          /* ends at a guard page */
+	size_t nips;
+	uint64_t *want;
+	uint64_t *out;
+	const char *label;
+};
+
+static void
+run_variant(void *arg, const struct vpk_impl *impl)
+{
+	struct diff *d = arg;
+	size_t lens[80];
+	size_t nl = check_lengths(lens, 80);
+
+	CHECK(vpk_fib_select(d->fib, impl->name) == 0, "select %s", impl->name);
+	for (size_t li = 0; li < nl; li++) {
+		size_t len = lens[li];
+		if (len > d->nips)
+			continue;
+		const uint32_t *in = d->ips + d->nips - len;     /* last element touches the guard */
+		for (size_t i = 0; i < len + 1; i++)
+			d->out[i] = POISON;
+		vpk_fib_lookup_bulk(d->fib, in, d->out, len);
+		for (size_t i = 0; i < len; i++) {
+			uint64_t w = d->want[d->nips - len + i];
+			CHECK(d->out[i] == w, "%s %s len %zu [%zu] ip %08x: %lu want %lu", d->label, impl->name,
+			      len, i, in[i], (unsigned long)d->out[i], (unsigned long)w);
+		}
+		CHECK(d->out[len] == POISON, "%s %s len %zu: wrote past the end", d->label, impl->name, len);
+	}
+	/* Unaligned input and output. */
+	size_t len = d->nips < 100 ? d->nips : 100;
+	uint8_t *ub = malloc(len * 4 + 1), *ob = malloc(len * 8 + 1);
+	memcpy(ub + 1, d->ips, len * 4);
+	vpk_fib_lookup_bulk(d->fib, (const uint32_t *)(ub + 1), (uint64_t *)(ob + 1), len);
+	for (size_t i = 0; i < len; i++) {
+		uint64_t v;
+		memcpy(&v, ob + 1 + 8 * i, 8);
+		CHECK(v == d->want[i], "%s %s unaligned [%zu]", d->label, impl->name, i);
+	}
+	free(ub);
+	free(ob);
+}
+
+/* Addresses that stress the table: prefix edges +-1, random in the active area, random anywhere. */
+static void
+fill_ips(struct diff *d, const uint32_t *edges, size_t nedges, uint32_t area)
+{
+	for (size_t i = 0; i < d->nips; i++) {
+		uint32_t ip;
+		switch (check_rand_range(4)) {
+		case 0:
+			ip = check_rand_u32();
+			break;
+		case 1:
+			ip = area | (check_rand_u32() & 0x00ffffff);
+			break;
+		default:
+			ip = nedges ? edges[check_rand_range(nedges)] + (uint32_t)check_rand_range(3) - 1
+				    : check_rand_u32();
+			break;
+		}
+		d->ips[i] = ip;
+		d->want[i] = ref_lookup4(d->ref, ip);
+	}
+}
+
+static void
+compare_all(struct diff *d, const uint32_t *edges, size_t nedges, uint32_t area)
+{
+	const struct vpk_impl *const *tab = vpk_fib_impls(VPK_FIB_DIR24_8);
+
+	fill_ips(d, edges, nedges, area);
+	check_each_impl("fib4-dir24-8", tab, run_variant, d);
+	CHECK(vpk_fib_select(d->fib, "auto") == 0, "select auto");
+}
+
+static void
+test_random(unsigned nh_size)
+{
+	uint64_t max_nh = vpk_fib_max_nh(nh_size);
+	uint64_t def = check_rand_range(2) ? 0 : check_rand_range(max_nh + 1);
+	const uint32_t ntbl8 = 64;
+	struct vpk_fib *f = mk(nh_size, ntbl8, def, 4096);
+	struct ref_lpm ref;
+	uint32_t edges[4096];
+	size_t nedges = 0;
+	struct { uint32_t ip; uint8_t depth; } live[2048];
+	size_t nlive = 0;
+	char label[32];
+	struct diff d = { .fib = f, .ref = &ref, .nips = 600, .label = label };
+
+	if (f == NULL)
+		return;
+	snprintf(label, sizeof(label), "nh%u", nh_size);
+	ref_init(&ref, 32, def);
+	d.ips = check_guard_alloc(d.nips * 4);
+	d.want = malloc(d.nips * 8);
+	d.out = malloc((d.nips + 1) * 8);
+	uint32_t area = 0x0a000000 | (check_rand_u32() & 0x00ff0000);  /* a /16 inside 10/8 */
+	for (unsigned step = 0; step < STEPS; step++) {
+		unsigned r = (unsigned)check_rand_range(100);
+		if (r < 60 || nlive == 0) {
+			uint8_t depth;
+			uint32_t ip;
+			unsigned k = (unsigned)check_rand_range(20);
+			if (k == 0) {
+				depth = (uint8_t)check_rand_range(9);          /* short: 0..8 */
+				ip = check_rand_u32();
+			} else if (k < 4) {
+				depth = (uint8_t)(8 + check_rand_range(17));   /* 8..24 */
+				ip = area | (check_rand_u32() & 0xffff);
+			} else {
+				depth = (uint8_t)(16 + check_rand_range(17));  /* 16..32, clustered */
+				ip = area | (uint32_t)(check_rand_range(8) << 8) | (check_rand_u32() & 0xff);
+			}
+			uint64_t nh = check_rand_range(4) == 0 ? def : 1 + check_rand_range(max_nh < 15 ? max_nh : 15);
+			if (check_rand_range(8) == 0)
+				nh = max_nh;
+			struct vpk_fib_stats before, after;
+			vpk_fib_get_stats(f, &before);
+			int rc = vpk_fib_add(f, ip, depth, nh);
+			if (rc == -ENOSPC) {
+				vpk_fib_get_stats(f, &after);
+				CHECK(depth > 24 && before.tbl8_reserved == ntbl8 &&
+				      memcmp(&before, &after, sizeof(before)) == 0, "ENOSPC changed state");
+				uint64_t g;
+				CHECK(vpk_fib_get(f, ip, depth, &g) == -ENOENT, "ENOSPC route present");
+				continue;
+			}
+			CHECK(rc == 0, "add %08x/%u nh %lu: %d", ip, depth, (unsigned long)nh, rc);
+			if (rc != 0)
+				continue;
+			uint64_t mh = (uint64_t)ip << 32, ml = 0;
+			ref_mask(depth, &mh, &ml);
+			if (!ref_add(&ref, (uint64_t)ip << 32, 0, depth, nh) && nlive < 2048) {
+				live[nlive].ip = (uint32_t)(mh >> 32);
+				live[nlive++].depth = depth;
+			}
+			if (nedges + 2 <= 4096) {
+				edges[nedges++] = (uint32_t)(mh >> 32);
+				edges[nedges++] = (uint32_t)(mh >> 32) + (uint32_t)((UINT64_C(1) << (32 - depth)) - 1);
+			}
+		} else {
+			size_t k = check_rand_range(nlive);
+			int rc = vpk_fib_del(f, live[k].ip, live[k].depth);
+			bool had = ref_del(&ref, (uint64_t)live[k].ip << 32, 0, live[k].depth);
+			CHECK(had && rc == 0, "del %08x/%u: %d", live[k].ip, live[k].depth, rc);
+			CHECK(vpk_fib_del(f, live[k].ip, live[k].depth) == -ENOENT, "del twice");
+			live[k] = live[--nlive];
+		}
+		if (step % 300 == 299)
+			compare_all(&d, edges, nedges, area);
+	}
+	/* Exhaust the groups: /25s in fresh /24s until -ENOSPC, then free one and retry. */
+	uint32_t base = 0xc0000000;
+	int rc = 0;
+	unsigned added = 0;
+	for (unsigned i = 0; i < ntbl8 + 2 && rc == 0; i++) {
+		rc = vpk_fib_add(f, base + (i << 8), 25, 1);
+		if (rc == 0) {
+			ref_add(&ref, (uint64_t)(base + (i << 8)) << 32, 0, 25, 1);
+			added++;
+		}
+	}
+	CHECK(rc == -ENOSPC, "exhaustion gives ENOSPC: %d", rc);
+	struct vpk_fib_stats st;
+	vpk_fib_get_stats(f, &st);
+	CHECK(st.tbl8_reserved == ntbl8 && st.tbl8_used <= ntbl8, "reserved %u used %u", st.tbl8_reserved, st.tbl8_used);
+	if (added > 0) {
+		CHECK(vpk_fib_del(f, base, 25) == 0, "del for recovery");
+		ref_del(&ref, (uint64_t)base << 32, 0, 25);
+		CHECK(vpk_fib_add(f, base + (added << 8), 26, 2) == 0, "add after recovery");
+		ref_add(&ref, (uint64_t)(base + (added << 8)) << 32, 0, 26, 2);
+		edges[0] = base + (added << 8);
+		edges[1] = base;
+	}
+	compare_all(&d, edges, nedges, base & 0xff000000);
+	/* Delete everything: back to the default everywhere, no groups left. */
+	for (size_t k = 0; k < nlive; k++) {
+		CHECK(vpk_fib_del(f, live[k].ip, live[k].depth) == 0, "final del");
+		ref_del(&ref, (uint64_t)live[k].ip << 32, 0, live[k].depth);
+	}
+	for (unsigned i = 1; i < added; i++)
+		vpk_fib_del(f, base + (i << 8), 25);
+	vpk_fib_del(f, base + (added << 8), 26);
+	vpk_fib_get_stats(f, &st);
+	CHECK(st.routes == 0 && st.tbl8_used == 0 && st.tbl8_reserved == 0, "empty: routes %u used %u rsvd %u",
+	      st.routes, st.tbl8_used, st.tbl8_reserved);
+	for (unsigned i = 0; i < 1000; i++) {
+		uint32_t ip = check_rand_u32();
+		CHECK(one(f, ip) == def, "empty lookup");
+	}
+	check_guard_free(d.ips, d.nips * 4);
+	free(d.want);
+	free(d.out);
+	ref_fini(&ref);
+	vpk_fib_free(f);
+}
+
+int
+main(void)
+{
+	check_init("fib4");
+	test_create_invalid();
+	test_semantics();
+	for (unsigned s = 1; s <= 8; s *= 2)
+		test_random(s);
+	return check_finish();
+}
