@@ -99,6 +99,11 @@ out_free:
 	return rc;
 }
 
+/* Cleanup of features in other files; one line each. */
+static const fwd_free_hook free_hooks[] = {
+	NULL,
+};
+
 void
 vpk_fwd_destroy(struct vpk_fwd *f)
 {
@@ -115,6 +120,9 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 		free(f->shows[i]);
 	fwd_acl_free(&f->acl4);
 	fwd_acl_free(&f->acl6);
+	for (size_t i = 0; i < sizeof(free_hooks) / sizeof(free_hooks[0]); i++)
+		if (free_hooks[i] != NULL)
+			free_hooks[i](f);
 	free(f->tmpl);
 	free(f->tmpl_len);
 	free(f->adj);
@@ -402,16 +410,19 @@ cmd_show(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(struct vpk_fwd *, int, char **, bool, char *, size_t);
-} cmds[] = {
+static const struct fwd_cmd cmds[] = {
 	{ "interface", cmd_interface },
 	{ "neighbor", cmd_neighbor },
 	{ "route", cmd_route },
 	{ "acl", cmd_acl },
 	{ "show", cmd_show },
 };
+
+/* Commands of features in other files (see fwd_priv.h); one line each. */
+static const struct fwd_cmd *const feature_cmds[] = {
+	NULL,
+};
+
 
 /* Split @line (modified) into words; -E2BIG on too many. '#' starts a comment. */
 static int
@@ -452,6 +463,9 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[0], cmds[i].name) == 0)
 			return cmds[i].fn(f, argc, argv, apply, err, len);
+	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
+		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
+			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
 	return errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
 }
 

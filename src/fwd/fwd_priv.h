@@ -42,6 +42,8 @@ struct vpk_fwd {
 	struct fwd_if ifs[FWD_MAX_IFS];
 	size_t n_ifs;
 	struct fwd_acl acl4, acl6;
+	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
+	void *live;                     /* owned by the live-interface feature */
 	char *shows[FWD_MAX_SHOWS];
 	size_t n_shows;
 	/* in-memory traffic */
@@ -58,6 +60,34 @@ struct vpk_fwd {
 };
 
 #define FWD_TMPL_MAX 2048u
+
+/*
+ * Extension points for features that live in their own files (tunnels,
+ * live interfaces, ...):
+ *  - a configuration command: `const struct fwd_cmd fwd_cmd_<x>` listed in
+ *    fwd.c's cmds[] (the handler checks only when !apply, applies when apply);
+ *  - graph contributions for a run: a `fwd_graph_hook` listed in fwd_run.c's
+ *    graph_hooks[], which appends node names and node configurations;
+ *  - cleanup: a `fwd_free_hook` listed in fwd.c's free_hooks[];
+ *  - state: a pointer member of struct vpk_fwd owned by the feature's file.
+ */
+struct fwd_cmd {
+	const char *name;
+	int (*fn)(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
+};
+
+struct fwd_graph {
+	const char **nodes;             /* NULL-terminated list being built */
+	size_t n_nodes, max_nodes;
+	struct vpk_node_conf *nc;
+	size_t n_nc, max_nc;
+};
+
+typedef int (*fwd_graph_hook)(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+typedef void (*fwd_free_hook)(struct vpk_fwd *f);
+
+/* Append a node (once) and optionally its configuration. @return 0 or -ENOSPC. */
+int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 
 /* fwd_acl.c */
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,

@@ -79,6 +79,33 @@ open_files(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 	return 0;
 }
 
+int
+fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
+{
+	size_t i;
+
+	for (i = 0; i < fg->n_nodes; i++)
+		if (strcmp(fg->nodes[i], node) == 0)
+			break;
+	if (i == fg->n_nodes) {
+		if (fg->n_nodes + 1 >= fg->max_nodes)
+			return -ENOSPC;
+		fg->nodes[fg->n_nodes++] = node;
+		fg->nodes[fg->n_nodes] = NULL;
+	}
+	if (conf != NULL) {
+		if (fg->n_nc == fg->max_nc)
+			return -ENOSPC;
+		fg->nc[fg->n_nc++] = (struct vpk_node_conf){ .node = node, .conf = conf };
+	}
+	return 0;
+}
+
+/* Graph contributions of features in other files (see fwd_priv.h); one line each. */
+static const fwd_graph_hook graph_hooks[] = {
+	NULL,
+};
+
 static bool
 inputs_done(const struct vpk_fwd *f, bool mem)
 {
@@ -106,13 +133,13 @@ int
 vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t len)
 {
 	bool mem = f->n_tmpl > 0;
-	const char *nodes[16] = {
+	const char *nodes[VPK_GRAPH_MAX_NODES + 1] = {
 		mem ? fwd_mem_input_name : fwd_pcap_input_name, "ethernet-input", "ip4-input",
 		"ip6-input", "ip4-lookup", "ip6-lookup", "ip4-rewrite", "ip6-rewrite",
 		"interface-output", "error-drop", NULL
 	};
 	size_t n_nodes = 10;
-	struct vpk_node_conf nc[16 + 32];
+	struct vpk_node_conf nc[VPK_GRAPH_MAX_NODES + 32];
 	size_t n_nc = 0;
 	struct vpk_graph_conf gc = { .pool = f->pool, .nodes = nodes, .node_conf = nc,
 				     .isa = f->conf.isa, .trace = f->conf.trace };
@@ -155,6 +182,20 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 		nc[n_nc++] = (struct vpk_node_conf){ .node = "ip6-acl", .conf = &f->acl6.nc };
 	}
 	nodes[n_nodes] = NULL;
+	{
+		struct fwd_graph fg = { nodes, n_nodes, VPK_GRAPH_MAX_NODES + 1, nc, n_nc,
+					sizeof(nc) / sizeof(nc[0]) - f->conf.n_node_variants };
+
+		for (size_t i = 0; i < sizeof(graph_hooks) / sizeof(graph_hooks[0]); i++) {
+			if (graph_hooks[i] == NULL)
+				continue;
+			rc = graph_hooks[i](f, &fg, err, len);
+			if (rc != 0)
+				return rc;
+		}
+		n_nodes = fg.n_nodes;
+		n_nc = fg.n_nc;
+	}
 	for (size_t i = 0; i < f->conf.n_node_variants && n_nc < sizeof(nc) / sizeof(nc[0]); i++) {
 		const struct vpk_node_conf *v = &f->conf.node_variants[i];
 		size_t k;
