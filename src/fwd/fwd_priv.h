@@ -14,6 +14,7 @@
 #define FWD_MAX_IFS 64
 #define FWD_NAME_MAX 32
 #define FWD_MAX_SHOWS 32
+#define FWD_MAX_WORKERS 64
 
 struct fwd_if {
 	char name[FWD_NAME_MAX];
@@ -25,6 +26,8 @@ struct fwd_if {
 	bool discard;                   /* out discard: a sink that counts */
 	uint64_t rx, rx_skipped, tx, tx_no_output;
 };
+
+struct fwd_wstate;
 
 struct fwd_acl {
 	struct vpk_acl *acl;
@@ -44,6 +47,11 @@ struct vpk_fwd {
 	struct fwd_acl acl4, acl6;
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
+	/* workers (fwd_workers.c) */
+	struct vpk_graph *wgraphs[FWD_MAX_WORKERS];
+	unsigned n_wgraphs;
+	struct vpk_if_output out_mt;    /* fwd_tx behind a lock, for several workers */
+	struct fwd_wstate *wstate;
 	char *shows[FWD_MAX_SHOWS];
 	size_t n_shows;
 	/* in-memory traffic */
@@ -93,6 +101,17 @@ int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 		    char *err, size_t len);
 void fwd_acl_free(struct fwd_acl *a);
+
+/* fwd_run.c */
+int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned worker,
+		    struct vpk_graph **out, char *err, size_t len);
+uint64_t fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code);
+void fwd_drop_graphs(struct vpk_fwd *f);
+
+/* fwd_workers.c */
+int fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char *err, size_t len);
+int fwd_workers_init(struct vpk_fwd *f);
+void fwd_workers_fini(struct vpk_fwd *f);
 
 /* fwd_io.c */
 int fwd_register_nodes(void);

@@ -178,6 +178,7 @@ fwd_demo(int argc, char **argv)
 		{ "routes", required_argument, NULL, 'r' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "rules", required_argument, NULL, 'a' },
+		{ "workers", required_argument, NULL, 'W' },
 		{ "show-runtime", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -210,6 +211,11 @@ fwd_demo(int argc, char **argv)
 		case 'a':
 			n_rules = strtoul(optarg, NULL, 10);
 			break;
+		case 'W':
+			conf.workers = (unsigned)strtoul(optarg, NULL, 10);
+			if (conf.workers < 1 || conf.workers > 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --workers 1..64");
+			break;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --flows N --json");
 		}
@@ -240,8 +246,9 @@ fwd_demo(int argc, char **argv)
 		json_u64(&j, "flows", flows);
 		json_arr(&j, "runs");
 	} else {
-		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, one core\n",
-		       n_rules, routes, flows, packets);
+		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, "
+		       "%u worker%s\n", n_rules, routes, flows, packets, conf.workers ? conf.workers : 1,
+		       conf.workers > 1 ? "s" : "");
 	}
 	for (unsigned k = 0; k < n_caps; k++) {
 		struct vpk_fwd_run_stats st;
@@ -261,7 +268,11 @@ fwd_demo(int argc, char **argv)
 			       caps[k], mpps[k], cpp[k], (unsigned long long)st.forwarded,
 			       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)),
 			       vpk_fwd_acl_impl(f));
-			fwd_show_runtime(vpk_fwd_graph(f));
+			for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+				if (vpk_fwd_n_workers(f) > 1)
+					printf("Thread %u (worker %u):\n", w, w);
+				fwd_show_runtime(vpk_fwd_worker_graph(f, w));
+			}
 		}
 	}
 	if (ci.source == VPK_CAP_DEFAULT)
