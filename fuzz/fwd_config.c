@@ -4,6 +4,7 @@
  * refused with a "NAME:LINE: reason" message; never a crash. (acl load
  * lines name files, which the fuzzer does not create: they fail cleanly.)
  */
+// fuzz-iterations: 3000
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
