@@ -12,8 +12,9 @@
  * Input bytes are hashed in the order given (for IPv4 TCP/UDP: source
  * address, destination address, source port, destination port, all in
  * network order: 12 bytes). The key must be at least len + 4 bytes.
- * Variants: scalar (bit by bit) and avx512icl (GFNI: each key window is an
- * 8x8 bit matrix applied to 64 packets' bytes at once with
+ * Variants: scalar, sse42, avx2, avx512 (per-byte tables: one lookup per
+ * tuple byte, gathered for a vector of tuples) and avx512icl (GFNI: each
+ * key window is an 8x8 bit matrix applied to 64 packets' bytes at once with
  * vgf2p8affineqb); identical results.
  */
 #include <stddef.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Toeplitz hash (RSS): the scalar variant, the reference, the GFNI matrix
- * precomputation and the implementation table.
+ * Toeplitz hash (RSS): the reference, the precomputed byte tables (for
+ * rss_kern.c's scalar/SSE4.2/AVX2/AVX-512 variants) and GFNI matrices (for
+ * rss_avx512icl.c), and the implementation table.
  *
  * Definition: for input bits d_0 d_1 ... (byte 0's MSB first) and key bits
  * k_0 k_1 ..., hash = XOR over set input bits j of the 32-bit key window
@@ -34,43 +35,42 @@ vpk_rss_hash_one(const uint8_t *key, const uint8_t *tuple, size_t len)
 	return h;
 }
 
-/* Scalar variant: the classic sliding 32-bit window, one shift per input bit. */
-static void
-rss_hash_bulk_scalar(const struct vpk_rss *r, const uint8_t *tuples, size_t stride, uint32_t *hash,
-		     size_t n)
-{
-	for (size_t p = 0; p < n; p++) {
-		const uint8_t *t = tuples + p * stride;
-		uint32_t h = 0, win = (uint32_t)r->key[0] << 24 | (uint32_t)r->key[1] << 16 |
-				      (uint32_t)r->key[2] << 8 | r->key[3];
-
-		for (size_t i = 0; i < r->len; i++) {
-			uint8_t next = r->key[i + 4];
-
-			for (int k = 7; k >= 0; k--) {
-				if ((t[i] >> k) & 1)
-					h ^= win;
-				win = win << 1 | ((next >> k) & 1);
-			}
-		}
-		hash[p] = h;
-	}
-}
-
-const struct rss_impl rss_scalar = {
-	.base = { .name = "scalar", .isa = VPK_ISA_SCALAR, .width = 64 },
-	.hash_bulk = rss_hash_bulk_scalar,
-};
-
 const struct vpk_impl *const rss_impls[] = {
 #ifdef VPK_HAVE_ISA_AVX512ICL
 	&rss_avx512icl.base,
+#endif
+#ifdef VPK_HAVE_ISA_AVX512
+	&rss_avx512.base,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&rss_avx2.base,
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+	&rss_sse42.base,
 #endif
 	&rss_scalar.base,
 	NULL
 };
 
 VPK_KERNEL_REGISTER(rss, "rss-toeplitz", "Toeplitz hash of packet tuples (RSS, flow to worker)", rss_impls);
+
+static void
+build_tables(struct vpk_rss *r)
+{
+	for (size_t i = 0; i < r->len; i++) {
+		for (unsigned v = 0; v < 256; v++) {
+			uint32_t h = 0;
+
+			for (unsigned k = 0; k < 8; k++) {
+				if (!((v >> (7 - k)) & 1))
+					continue;
+				for (unsigned b = 0; b < 32; b++)
+					h ^= (uint32_t)key_bit(r->key, 8 * i + k + b) << (31 - b);
+			}
+			r->lut[i][v] = h;
+		}
+	}
+}
 
 static void
 build_matrices(struct vpk_rss *r)
@@ -114,6 +114,7 @@ vpk_rss_create(const uint8_t *key, size_t key_len, size_t len, enum vpk_isa isa,
 	r->len = len;
 	r->impl = (const struct rss_impl *)pick;
 	build_matrices(r);
+	build_tables(r);
 	*out = r;
 	return 0;
 }

@@ -18,6 +18,8 @@ struct vpk_rss {
 	 * key bit 8i + k + 8m + b (b counting from the byte's MSB).
 	 */
 	uint64_t mat[VPK_RSS_MAX_LEN][4];
+	/* Byte tables: lut[i][b] = the hash contribution of byte value b at position i. */
+	uint32_t lut[VPK_RSS_MAX_LEN][256];
 	const struct rss_impl *impl;
 };
 
@@ -27,7 +29,7 @@ struct rss_impl {
 			  uint32_t *hash, size_t n);
 };
 
-extern const struct rss_impl rss_scalar, rss_avx512icl;
+VPK_DECLARE_VARIANTS(struct rss_impl, rss);
 extern const struct vpk_impl *const rss_impls[];
 
 #endif

@@ -55,7 +55,7 @@ rss_hash_bulk_avx512icl(const struct vpk_rss *r, const uint8_t *tuples, size_t s
 	}
 }
 
-const struct rss_impl rss_avx512icl = {
+const struct rss_impl rss_avx512icl = {  /* hand-written: GFNI, a different algorithm */
 	.base = { .name = "avx512icl", .isa = VPK_ISA_AVX512ICL, .width = 512 },
 	.hash_bulk = rss_hash_bulk_avx512icl,
 };
