@@ -122,6 +122,8 @@ scan_leaf(const struct acl_rt *rt, uint32_t leaf /* block offset, 64-byte units 
 		if (h->first_rank > worst)
 			return;
 
+		/* Stop at the first empty mask (measured: faster than testing every
+		 * dimension branch-free, also for the vector variants). */
 		for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
 			uint32_t d = h->dim[i];
 			const uint32_t *m = (d & ACL_DIM_MASKED) ? arr + 2 * ACL_BLK : NULL;
