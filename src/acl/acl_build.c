@@ -506,6 +506,8 @@ static const struct {
 	unsigned max_trees, repl4, max_copies;
 } plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { 4, 5, 0 } };
 
+int acl_build_plan_override = -1;
+
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
 build_trees(struct bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
@@ -596,6 +598,11 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	 * 100k: 19 copies per rule in one tree), so skip them there. */
 	for (unsigned pl = n > 32768 ? 2 : 0; pl < sizeof(plans) / sizeof(plans[0]); pl++) {
 		bool last = pl + 1 == sizeof(plans) / sizeof(plans[0]);
+
+		if (acl_build_plan_override >= 0) {
+			pl = (unsigned)acl_build_plan_override;
+			last = true;
+		}
 
 		b.nnodes = b.nleaves = b.max_depth = 0;
 		b.nlent = 0;

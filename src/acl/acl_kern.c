@@ -440,8 +440,7 @@ VPK_FN(acl_classify)(const struct acl_rt *rt, const uint8_t *const *data, uint32
 }
 
 const struct acl_impl VPK_FN(acl_impl) = {
-	/* Not VPK_IMPL_INIT(): its parameter name also replaces the .width designator. */
-	.base = { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = VPK_VEC_BITS >= 128 ? VPK_VEC_BITS : 64 },
+	.base = VPK_IMPL_INIT(VPK_VEC_BITS >= 128 ? VPK_VEC_BITS : 64),
 	.classify = VPK_FN(acl_classify),
 };
 #endif
