@@ -7,3 +7,4 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/psim_sys.c)
 list(APPEND VPK_LINK_LIBS m)
 string(APPEND VPK_PC_LIBS_PRIVATE " -lm")
+vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/wide.c ${CMAKE_CURRENT_LIST_DIR}/wide_call.c)
