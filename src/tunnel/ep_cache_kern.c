@@ -19,37 +19,112 @@
 #include <immintrin.h>
 #endif
 
+/*
+ * The 8 cached keys live in registers for the whole call (loaded once,
+ * stored once): an insert followed by a full-width reload would stall on
+ * store forwarding (a 64-byte load over a fresh 8-byte store) every time
+ * the cache misses, e.g. with more than 8 interleaved endpoints.
+ */
 #if VPK_VEC_BITS >= 512
-static inline __attribute__((always_inline)) unsigned
-ways_match(const struct ep_cache *c, uint64_t k)
+struct creg { __m512i k; };
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
 {
-	return _mm512_cmpeq_epi64_mask(_mm512_load_si512((const void *)c->key),
-				       _mm512_set1_epi64((long long)k));
+	r->k = _mm512_load_si512((const void *)c->key);
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	_mm512_store_si512((void *)c->key, r->k);
+}
+
+static inline __attribute__((always_inline)) unsigned
+creg_match(const struct creg *r, uint64_t k)
+{
+	return _mm512_cmpeq_epi64_mask(r->k, _mm512_set1_epi64((long long)k));
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	r->k = _mm512_mask_set1_epi64(r->k, (__mmask8)(1u << way), (long long)k);
 }
 #elif VPK_VEC_BITS >= 256
+struct creg { __m256i k[2]; };
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
+{
+	r->k[0] = _mm256_load_si256((const __m256i *)c->key);
+	r->k[1] = _mm256_load_si256((const __m256i *)(c->key + 4));
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	_mm256_store_si256((__m256i *)c->key, r->k[0]);
+	_mm256_store_si256((__m256i *)(c->key + 4), r->k[1]);
+}
+
 static inline __attribute__((always_inline)) unsigned
-ways_match(const struct ep_cache *c, uint64_t k)
+creg_match(const struct creg *r, uint64_t k)
 {
 	__m256i s = _mm256_set1_epi64x((long long)k);
-	__m256i a = _mm256_cmpeq_epi64(_mm256_load_si256((const __m256i *)c->key), s);
-	__m256i b = _mm256_cmpeq_epi64(_mm256_load_si256((const __m256i *)(c->key + 4)), s);
 
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a)) |
-	       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(b)) << 4;
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[0], s))) |
+	       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[1], s))) << 4;
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	__m256i s = _mm256_set1_epi64x((long long)k), w = _mm256_set1_epi64x(way);
+	__m256i m0 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), w);
+	__m256i m1 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(4, 5, 6, 7), w);
+
+	r->k[0] = _mm256_blendv_epi8(r->k[0], s, m0);
+	r->k[1] = _mm256_blendv_epi8(r->k[1], s, m1);
 }
 #elif VPK_VEC_BITS >= 128
+struct creg { __m128i k[4]; };
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
+{
+	for (unsigned i = 0; i < 4; i++)
+		r->k[i] = _mm_load_si128((const __m128i *)(c->key + 2 * i));
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	for (unsigned i = 0; i < 4; i++)
+		_mm_store_si128((__m128i *)(c->key + 2 * i), r->k[i]);
+}
+
 static inline __attribute__((always_inline)) unsigned
-ways_match(const struct ep_cache *c, uint64_t k)
+creg_match(const struct creg *r, uint64_t k)
 {
 	__m128i s = _mm_set1_epi64x((long long)k);
 	unsigned m = 0;
 
-	for (unsigned i = 0; i < 4; i++) {
-		__m128i e = _mm_cmpeq_epi64(_mm_load_si128((const __m128i *)(c->key + 2 * i)), s);
-
-		m |= (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e)) << (2 * i);
-	}
+	for (unsigned i = 0; i < 4; i++)
+		m |= (unsigned)_mm_movemask_pd(_mm_castsi128_pd(_mm_cmpeq_epi64(r->k[i], s))) << (2 * i);
 	return m;
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	__m128i s = _mm_set1_epi64x((long long)k), w = _mm_set1_epi64x(way);
+
+	for (unsigned i = 0; i < 4; i++) {
+		__m128i m = _mm_cmpeq_epi64(_mm_set_epi64x(2 * i + 1, 2 * i), w);
+
+		r->k[i] = _mm_blendv_epi8(r->k[i], s, m);
+	}
 }
 #endif
 
@@ -59,7 +134,12 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 {
 	uint64_t last = c->last_key, misses = 0;
 	uint32_t last_val = c->last_val;
+#if VPK_VEC_BITS > 0
+	unsigned next = c->next;
+	struct creg r;
 
+	creg_load(&r, c);
+#endif
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k = keys[i];
 		uint32_t v;
@@ -70,7 +150,7 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		}
 #if VPK_VEC_BITS > 0
 		{
-			unsigned m = ways_match(c, k);
+			unsigned m = creg_match(&r, k);
 
 			if (m != 0) {
 				unsigned w = (unsigned)__builtin_ctz(m);
@@ -89,11 +169,15 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		last = k;
 		last_val = v;
 #if VPK_VEC_BITS > 0
-		c->key[c->next] = k;
-		c->val[c->next] = v;
-		c->next = (c->next + 1) & (EP_CACHE_WAYS - 1);
+		creg_insert(&r, next, k);
+		c->val[next] = v;
+		next = (next + 1) & (EP_CACHE_WAYS - 1);
 #endif
 	}
+#if VPK_VEC_BITS > 0
+	creg_store(&r, c);
+	c->next = next;
+#endif
 	c->last_key = last;
 	c->last_val = last_val;
 	c->lookups += n;
