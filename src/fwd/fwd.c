@@ -106,6 +106,7 @@ out_free:
 /* Cleanup of features in other files; one line each. */
 static const fwd_free_hook free_hooks[] = {
 	NULL,
+	fwd_tunnel_free,
 };
 
 void
@@ -426,6 +427,8 @@ static const struct fwd_cmd cmds[] = {
 /* Commands of features in other files (see fwd_priv.h); one line each. */
 static const struct fwd_cmd *const feature_cmds[] = {
 	NULL,
+	&fwd_cmd_vxlan,
+	&fwd_cmd_sr,
 };
 
 

@@ -118,4 +118,9 @@ int fwd_register_nodes(void);
 extern const char fwd_pcap_input_name[], fwd_mem_input_name[];
 void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 
+/* fwd_tunnel.c */
+extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
+int fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+void fwd_tunnel_free(struct vpk_fwd *f);
+
 #endif

@@ -104,6 +104,7 @@ fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
 /* Graph contributions of features in other files (see fwd_priv.h); one line each. */
 static const fwd_graph_hook graph_hooks[] = {
 	NULL,
+	fwd_tunnel_graph,
 };
 
 static bool
