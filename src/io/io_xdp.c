@@ -31,6 +31,8 @@
 #include <linux/if_xdp.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
 _Static_assert(sizeof(struct xdp_desc) == sizeof(struct io_desc), "xdp_desc layout");
@@ -63,6 +65,38 @@ own_clear(struct xdp_be *b, const uint32_t *idx, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		b->owned[idx[i] >> 6] &= ~(UINT64_C(1) << (idx[i] & 63));
+}
+
+/*
+ * libbpf / libxdp print to stderr by default; the library never prints, so
+ * their messages are kept (last warning) and quoted in our error instead.
+ */
+static __thread char lib_msg[160];
+
+static int
+keep_xdp_msg(enum libxdp_print_level lvl, const char *fmt, va_list ap)
+{
+	if (lvl == LIBXDP_WARN)
+		vsnprintf(lib_msg, sizeof(lib_msg), fmt, ap);
+	return 0;
+}
+
+static int
+keep_bpf_msg(enum libbpf_print_level lvl, const char *fmt, va_list ap)
+{
+	if (lvl == LIBBPF_WARN)
+		vsnprintf(lib_msg, sizeof(lib_msg), fmt, ap);
+	return 0;
+}
+
+static const char *
+lib_why(void)
+{
+	size_t n = strlen(lib_msg);
+
+	while (n > 0 && lib_msg[n - 1] == '\n')
+		lib_msg[--n] = '\0';
+	return lib_msg;
 }
 
 static uint32_t
@@ -140,6 +174,9 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	rc = io_live_ifindex(p, &ifindex, err, len);
 	if (rc != 0)
 		return rc;
+	libxdp_set_print(keep_xdp_msg);
+	libbpf_set_print(keep_bpf_msg);
+	lib_msg[0] = '\0';
 	if (stride < UMEM_MIN_CHUNK || stride > pg)
 		return io_errf(err, len, -EINVAL, "af_xdp %s: pool stride %u bytes: a UMEM chunk must be %u..%lu",
 			       p->ifname, stride, UMEM_MIN_CHUNK, (unsigned long)pg);
@@ -169,7 +206,8 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	if (rc != 0) {
 		rc = rc < 0 ? rc : -rc;
 		io_errf(err, len, rc == -EPERM ? -EPERM : rc, "af_xdp %s: UMEM of %zu bytes: %s%s", p->ifname, size,
-			strerror(-rc), rc == -EPERM ? " (AF_XDP needs root / CAP_NET_RAW and CAP_IPC_LOCK)" : "");
+			strerror(-rc), rc == -EPERM ? ": not permitted (AF_XDP needs root, or CAP_NET_RAW + CAP_IPC_LOCK); use af_packet"
+				     : "");
 		goto fail;
 	}
 	memset(&sc, 0, sizeof(sc));
@@ -185,9 +223,10 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	}
 	if (rc != 0) {
 		rc = rc < 0 ? rc : -rc;
-		io_errf(err, len, rc, "af_xdp %s queue %u: %s%s", p->ifname, p->conf.queue, strerror(-rc),
+		io_errf(err, len, rc, "af_xdp %s queue %u: socket / XDP program setup failed: %s%s%s%s", p->ifname,
+			p->conf.queue, strerror(-rc),
 			rc == -EPERM ? ": bpf() not permitted (needs root or CAP_BPF + CAP_NET_ADMIN); use af_packet"
-				     : "");
+				     : "", lib_why()[0] ? "; libxdp: " : "", lib_why());
 		goto fail;
 	}
 	p->fd = xsk_socket__fd(b->xsk);
