@@ -203,12 +203,28 @@ afp_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 			b->pkt = (void *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
 			continue;
 		}
-		if (h->tp_snaplen > room || h->tp_snaplen > 0xffffu) {
+		/* A VLAN tag the kernel took out of the frame (rx offload) is put back, as libpcap does. */
+		uint32_t tag = (h->tp_status & TP_STATUS_VLAN_VALID) && h->tp_snaplen >= 12 ? 4 : 0;
+
+		if (h->tp_snaplen + tag > room || h->tp_snaplen + tag > 0xffffu) {
 			p->st.rx_skipped++;
 		} else {
-			memcpy(vpk_buf_area(vpk_buf_from_idx(p->base, bufs[used])) + VPK_BUF_HEADROOM,
-			       (uint8_t *)h + h->tp_mac, h->tp_snaplen);
-			lens[got] = (uint16_t)h->tp_snaplen;
+			uint8_t *dst = vpk_buf_area(vpk_buf_from_idx(p->base, bufs[used])) + VPK_BUF_HEADROOM;
+			const uint8_t *src = (const uint8_t *)h + h->tp_mac;
+
+			if (tag) {
+				uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) && h->hv1.tp_vlan_tpid
+						? h->hv1.tp_vlan_tpid : ETH_P_8021Q;
+				uint8_t t[4] = { (uint8_t)(tpid >> 8), (uint8_t)tpid, (uint8_t)(h->hv1.tp_vlan_tci >> 8),
+						 (uint8_t)h->hv1.tp_vlan_tci };
+
+				memcpy(dst, src, 12);
+				memcpy(dst + 12, t, 4);
+				memcpy(dst + 16, src + 12, h->tp_snaplen - 12);
+			} else {
+				memcpy(dst, src, h->tp_snaplen);
+			}
+			lens[got] = (uint16_t)(h->tp_snaplen + tag);
 			idx[got++] = bufs[used++];
 		}
 		b->left--;
