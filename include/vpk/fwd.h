@@ -11,6 +11,8 @@
  * from stdin or from vpk_fwd_exec():
  *
  *     interface NAME [mac MAC] [in FILE.pcap] [out FILE.pcap|discard]   (again: updates it)
+ *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
+ *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
  *     route add PREFIX/LEN via ID          (IPv4)
  *     route del PREFIX/LEN
@@ -28,7 +30,7 @@
  * Interfaces are numbered in the order they are declared (0, 1, ...);
  * IFACE is a name or a number. The graph is
  *
- *   pcap-input|mem-input -> ethernet-input -> ip4-input -> ip4-lookup -> ip4-rewrite
+ *   pcap-input|io-input|mem-input -> ethernet-input -> ip4-input -> ip4-lookup -> ip4-rewrite
  *        -> interface-output          (ip6-input -> ip6-lookup -> ip6-rewrite likewise)
  *   every drop -> error-drop, counted per node and reason
  *
@@ -126,6 +128,13 @@ struct vpk_fwd_run_stats {
  *         -ENOTSUP (a forced variant cannot run); -ENOMEM.
  */
 VPK_API int vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t err_len);
+
+/**
+ * Ask a running vpk_fwd_run() with live interfaces to stop (it drains its
+ * frames and returns). Async-signal-safe: meant for a SIGINT handler.
+ * Without live interfaces, or outside a run, it does nothing.
+ */
+VPK_API void vpk_fwd_stop(struct vpk_fwd *f);
 
 /** The graph of the last run (worker 0's with several workers), or NULL. */
 VPK_API struct vpk_graph *vpk_fwd_graph(const struct vpk_fwd *f);

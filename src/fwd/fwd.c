@@ -105,6 +105,7 @@ out_free:
 
 /* Cleanup of features in other files; one line each. */
 static const fwd_free_hook free_hooks[] = {
+	fwd_live_free,
 	NULL,
 	fwd_tunnel_free,
 };
@@ -117,8 +118,6 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 	fwd_drop_graphs(f);
 	fwd_workers_fini(f);
 	for (size_t i = 0; i < f->n_ifs; i++) {
-		vpk_pcap_reader_close(f->ifs[i].rd);
-		vpk_pcap_writer_close(f->ifs[i].wr, NULL, 0);
 		free(f->ifs[i].in_path);
 		free(f->ifs[i].out_path);
 	}
@@ -220,14 +219,17 @@ static int
 cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0 };
-	const char *in = NULL, *out = NULL;
+	const char *in = NULL, *out = NULL, *live = NULL;
+	enum vpk_io_type io = VPK_IO_AF_PACKET;
+	bool io_set = false;
 	struct fwd_if *ifc;
 	uint32_t dummy;
 	bool exists, mac_set = false;
-	char *in_dup, *out_dup;
+	char *in_dup, *out_dup, *live_dup;
 
 	if (argc < 2 || argc % 2 != 0)
-		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE]");
+		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
+			    "| interface NAME live DEV [io af_packet|af_xdp]");
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
 		return errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
@@ -245,17 +247,27 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			in = argv[i + 1];
 		} else if (strcmp(argv[i], "out") == 0) {
 			out = argv[i + 1];
+		} else if (strcmp(argv[i], "live") == 0 && strlen(argv[i + 1]) < 16) {
+			live = argv[i + 1];
+		} else if (strcmp(argv[i], "io") == 0) {
+			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
+				return errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
+			io_set = true;
 		} else {
 			return errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
 	}
+	if (live != NULL && (in != NULL || out != NULL))
+		return errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
 	if (!apply)
 		return 0;
 	in_dup = dup_str(in);
 	out_dup = dup_str(out);
-	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL)) {
+	live_dup = dup_str(live);
+	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL) || (live != NULL && live_dup == NULL)) {
 		free(in_dup);
 		free(out_dup);
+		free(live_dup);
 		return errf(err, len, -ENOMEM, "interface: out of memory");
 	}
 	if (exists) {
@@ -269,6 +281,12 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	}
 	if (mac_set)
 		memcpy(ifc->mac, mac, 6);
+	if (live_dup != NULL) {
+		free(ifc->live);
+		ifc->live = live_dup;
+	}
+	if (io_set)
+		ifc->live_type = io;
 	if (in_dup != NULL) {
 		free(ifc->in_path);
 		ifc->in_path = in_dup;
@@ -426,6 +444,7 @@ static const struct fwd_cmd cmds[] = {
 
 /* Commands of features in other files (see fwd_priv.h); one line each. */
 static const struct fwd_cmd *const feature_cmds[] = {
+	&fwd_cmd_run_limit,
 	NULL,
 	&fwd_cmd_vxlan,
 	&fwd_cmd_sr,
@@ -565,6 +584,7 @@ undo:
 		f->n_ifs--;
 		free(f->ifs[f->n_ifs].in_path);
 		free(f->ifs[f->n_ifs].out_path);
+		free(f->ifs[f->n_ifs].live);
 	}
 	while (f->n_shows > shows_before)
 		free(f->shows[--f->n_shows]);

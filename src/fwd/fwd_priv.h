@@ -8,6 +8,7 @@
 #include <vpk/buf.h>
 #include <vpk/fib.h>
 #include <vpk/fwd.h>
+#include <vpk/io.h>
 #include <vpk/nodes.h>
 #include <vpk/pcap.h>
 
@@ -20,11 +21,14 @@ struct fwd_if {
 	char name[FWD_NAME_MAX];
 	uint8_t mac[6];
 	char *in_path, *out_path;
-	struct vpk_pcap_reader *rd;     /* open during a run */
-	struct vpk_pcap_writer *wr;
+	char *live;                     /* live device (fwd_io.c), NULL: pcap files */
+	enum vpk_io_type live_type;     /* af_packet or af_xdp */
+	struct vpk_io_port *io;         /* open during a run (fwd_io.c) */
+	bool has_input;
 	bool rd_done;
 	bool discard;                   /* out discard: a sink that counts */
 	uint64_t rx, rx_skipped, tx, tx_no_output;
+	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
 };
 
 struct fwd_wstate;
@@ -113,9 +117,16 @@ int fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, c
 int fwd_workers_init(struct vpk_fwd *f);
 void fwd_workers_fini(struct vpk_fwd *f);
 
-/* fwd_io.c */
+/* fwd_io.c: ports of the interfaces (include/vpk/io.h), input nodes, tx, live runs */
 int fwd_register_nodes(void);
-extern const char fwd_pcap_input_name[], fwd_mem_input_name[];
+extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
+extern const struct fwd_cmd fwd_cmd_run_limit;
+const char *fwd_input_name(const struct vpk_fwd *f);
+int fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len);
+void fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len);
+bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);
+void fwd_io_idle(struct vpk_fwd *f);
+void fwd_live_free(struct vpk_fwd *f);
 void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 
 /* fwd_tunnel.c */

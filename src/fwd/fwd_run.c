@@ -27,58 +27,6 @@ errf(char *err, size_t len, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static void
-close_files(struct vpk_fwd *f, int *rc, char *err, size_t len)
-{
-	for (size_t i = 0; i < f->n_ifs; i++) {
-		struct fwd_if *x = &f->ifs[i];
-		char why[256];
-
-		if (x->rd != NULL) {
-			struct vpk_pcap_stats ps;
-
-			vpk_pcap_reader_stats(x->rd, &ps);
-			x->rx_skipped += ps.skipped_oversize;
-			vpk_pcap_reader_close(x->rd);
-			x->rd = NULL;
-		}
-		if (x->wr != NULL) {
-			int wrc = vpk_pcap_writer_close(x->wr, why, sizeof(why));
-
-			x->wr = NULL;
-			if (wrc != 0 && *rc == 0)
-				*rc = errf(err, len, wrc, "%s", why);
-		}
-	}
-}
-
-static int
-open_files(struct vpk_fwd *f, bool want_input, char *err, size_t len)
-{
-	size_t inputs = 0;
-	int rc;
-
-	for (size_t i = 0; i < f->n_ifs; i++) {
-		struct fwd_if *x = &f->ifs[i];
-
-		x->rd_done = false;
-		if (want_input && x->in_path != NULL) {
-			rc = vpk_pcap_reader_open(x->in_path, (uint32_t)i, &x->rd, err, len);
-			if (rc != 0)
-				return rc;
-			inputs++;
-		}
-		if (x->out_path != NULL) {
-			rc = vpk_pcap_writer_open(x->out_path, false, &x->wr, err, len);
-			if (rc != 0)
-				return rc;
-		}
-	}
-	if (want_input && inputs == 0)
-		return errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap'");
-	return 0;
-}
-
 int
 fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
 {
@@ -106,17 +54,6 @@ static const fwd_graph_hook graph_hooks[] = {
 	NULL,
 	fwd_tunnel_graph,
 };
-
-static bool
-inputs_done(const struct vpk_fwd *f, bool mem)
-{
-	if (mem)
-		return f->traffic_done >= f->traffic_total;
-	for (size_t i = 0; i < f->n_ifs; i++)
-		if (f->ifs[i].rd != NULL && !f->ifs[i].rd_done)
-			return false;
-	return true;
-}
 
 uint64_t
 fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code)
@@ -245,22 +182,22 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 	rc = select_acl(f, err, len);
 	if (rc != 0)
 		return rc;
-	rc = open_files(f, !mem, err, len);
+	rc = fwd_io_open(f, !mem, err, len);
 	if (rc != 0) {
-		close_files(f, &rc, NULL, 0);
+		fwd_io_close(f, &rc, NULL, 0);
 		return rc;
 	}
 	if (f->conf.workers > 1) {
 		rc = fwd_run_workers(f, mem, &s, err, len);
 		if (rc != 0) {
-			close_files(f, &rc, NULL, 0);
+			fwd_io_close(f, &rc, NULL, 0);
 			return rc;
 		}
 	} else {
-		rc = fwd_build_graph(f, mem ? fwd_mem_input_name : fwd_pcap_input_name, f, 0, &f->graph,
+		rc = fwd_build_graph(f, fwd_input_name(f), f, 0, &f->graph,
 				     err, len);
 		if (rc != 0) {
-			close_files(f, &rc, NULL, 0);
+			fwd_io_close(f, &rc, NULL, 0);
 			return rc;
 		}
 		t0 = __rdtsc();
@@ -268,15 +205,17 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 			uint32_t n = vpk_graph_run_once(f->graph);
 
 			s.packets += n;
-			if (n == 0 && inputs_done(f, mem))
+			if (n == 0 && fwd_io_inputs_done(f, mem))
 				break;
+			if (n == 0)
+				fwd_io_idle(f);         /* live ports: poll up to 1 ms */
 		}
 		s.tsc = __rdtsc() - t0;
 		s.forwarded = fwd_node_error(f->graph, "interface-output", 0);
 		s.dropped = fwd_node_error(f->graph, "error-drop", 0);
 	}
 	rc = f->io_rc != 0 ? errf(err, len, f->io_rc, "%s", f->io_err) : 0;
-	close_files(f, &rc, err, len);
+	fwd_io_close(f, &rc, err, len);
 	if (st != NULL)
 		*st = s;
 	return rc;

@@ -5,7 +5,7 @@
  * (addresses only for other IP traffic; non-IP to worker 0) indexes a
  * 128-entry indirection table whose entry i is worker i % n.
  *
- *  - pcap input: the calling thread reads the files and hands each packet's
+ *  - pcap or live input: the calling thread reads the ports and hands each packet's
  *    buffer index to its worker over a single-producer/single-consumer ring
  *    (4096 entries); a full ring makes the reader wait, never drop
  *    (back-pressure). Workers run a "ring-input" node.
@@ -266,36 +266,36 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* The calling thread reads the pcaps and hands packets to the workers. */
+/* The calling thread reads the inputs (pcap files or live ports) and hands packets to the workers. */
 static void
 dispatch(struct vpk_fwd *f, struct fwd_wstate *ws)
 {
 	uint32_t idx[VPK_FRAME_SIZE];
 	void *base = vpk_pool_base(f->pool);
-	bool any = true;
 
-	while (any) {
-		any = false;
+	while (!fwd_io_inputs_done(f, false)) {
+		bool got_any = false;
+
 		for (size_t i = 0; i < f->n_ifs; i++) {
 			struct fwd_if *in = &f->ifs[i];
 			int got;
 
-			if (in->rd == NULL || in->rd_done)
+			if (in->io == NULL || !in->has_input || in->rd_done)
 				continue;
-			any = true;
-			got = vpk_pcap_read_burst(in->rd, f->pool, idx, NULL, VPK_FRAME_SIZE);
-			if (got == -ENOBUFS) {
-				sched_yield();
-				continue;
-			}
-			if (got <= 0) {
-				if (got < 0 && f->io_rc == 0) {
+			got = vpk_io_rx_burst(in->io, idx, VPK_FRAME_SIZE);
+			if (got < 0) {
+				/* End of a file or an interface gone: done with it; anything
+				 * else is the run's error (the first is reported). */
+				if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
 					f->io_rc = got;
-					snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_pcap_reader_error(in->rd));
+					snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
 				}
 				in->rd_done = true;
 				continue;
 			}
+			if (got == 0)
+				continue;
+			got_any = true;
 			in->rx += (uint64_t)got;
 			for (int k = 0; k < got; k++) {
 				struct vpk_buf *b = vpk_buf_from_idx(base, idx[k]);
@@ -309,6 +309,8 @@ dispatch(struct vpk_fwd *f, struct fwd_wstate *ws)
 				atomic_store_explicit(&wk->head, head + 1, memory_order_release);
 			}
 		}
+		if (!got_any)
+			fwd_io_idle(f);
 	}
 	vpk_pool_cache_flush(f->pool);
 	atomic_store_explicit(&ws->input_done, true, memory_order_release);
