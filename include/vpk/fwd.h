@@ -14,7 +14,7 @@
  *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
- *     route add PREFIX/LEN via ID          (IPv4)
+ *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
  *     route del PREFIX/LEN
  *     acl load FILE [ipv6]                 (ClassBench or l3fwd-acl rules; see below)
  *     show runtime | show errors | show node NAME    (printed after the run)

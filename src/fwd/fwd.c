@@ -76,6 +76,15 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	rc = vpk_fib_create(&fc, &f->fib4);
 	if (rc != 0)
 		goto out_pool;
+	{
+		struct vpk_fib6_conf f6 = { .nh_size = 4, .num_tbl8 = c.num_tbl8, .max_routes = c.max_routes };
+
+		rc = vpk_fib6_create(&f6, &f->fib6);
+		if (rc != 0) {
+			vpk_fib_free(f->fib4);
+			goto out_pool;
+		}
+	}
 	f->adj = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj));
 	f->adj_if = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj_if));
 	if (f->adj == NULL || f->adj_if == NULL) {
@@ -96,6 +105,7 @@ out_fib:
 	free(f->adj);
 	free(f->adj_if);
 	vpk_fib_free(f->fib4);
+	vpk_fib6_free(f->fib6);
 out_pool:
 	vpk_pool_destroy(f->pool);
 out_free:
@@ -133,6 +143,7 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 	free(f->adj);
 	free(f->adj_if);
 	vpk_fib_free(f->fib4);
+	vpk_fib6_free(f->fib6);
 	vpk_pool_destroy(f->pool);
 	free(f);
 }
@@ -187,6 +198,26 @@ parse_prefix4(const char *s, uint32_t *ip, uint8_t *len)
 	*ip = ntohl(a.s_addr);
 	if (l < 32)
 		*ip &= l == 0 ? 0 : ~((UINT32_C(1) << (32 - l)) - 1);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+/* "2001:db8::/32" -> 16 network-order bytes (host bits cleared) and length. */
+static int
+parse_prefix6(const char *s, uint8_t ip[16], uint8_t *len)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	uint32_t l;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (inet_pton(AF_INET6, buf, ip) != 1 || parse_u32(slash + 1, 128, &l) != 0)
+		return -EINVAL;
+	for (unsigned b = l; b < 128; b++)
+		ip[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
 	*len = (uint8_t)l;
 	return 0;
 }
@@ -330,6 +361,36 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	return 0;
 }
 
+static int
+cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint8_t ip[16], plen;
+	uint32_t id;
+	int rc;
+
+	if (parse_prefix6(argv[2], ip, &plen) != 0)
+		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
+	if (strcmp(argv[1], "add") == 0) {
+		if (argc != 5 || strcmp(argv[3], "via") != 0)
+			return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
+			return errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+				    argv[4], f->conf.max_neighbors);
+		if (!apply)
+			return 0;
+		rc = vpk_fib6_add(f->fib6, ip, plen, id);
+		return rc != 0 ? errf(err, len, rc, "route add %s: %s", argv[2],
+				      rc == -ENOSPC ? "out of tbl8 groups" : strerror(-rc)) : 0;
+	}
+	if (argc != 3)
+		return errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+	if (!apply)
+		return 0;
+	rc = vpk_fib6_del(f->fib6, ip, plen);
+	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2],
+			      rc == -ENOENT ? "no such route" : strerror(-rc)) : 0;
+}
+
 /* route add PREFIX via ID | route del PREFIX */
 static int
 cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
@@ -342,8 +403,7 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 		return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
 	rc = parse_prefix4(argv[2], &ip, &plen);
 	if (rc == 1)
-		return errf(err, len, -ENOTSUP, "route: IPv6 prefix '%s': the forwarder has no IPv6 FIB yet",
-			    argv[2]);
+		return cmd_route6(f, argc, argv, apply, err, len);
 	if (rc != 0)
 		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
 	if (strcmp(argv[1], "add") == 0) {

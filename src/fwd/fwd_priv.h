@@ -7,6 +7,7 @@
 #include <vpk/acl_file.h>
 #include <vpk/buf.h>
 #include <vpk/fib.h>
+#include <vpk/fib6.h>
 #include <vpk/fwd.h>
 #include <vpk/io.h>
 #include <vpk/nodes.h>
@@ -43,6 +44,7 @@ struct vpk_fwd {
 	struct vpk_fwd_conf conf;
 	struct vpk_pool *pool;
 	struct vpk_fib *fib4;
+	struct vpk_fib6 *fib6;
 	struct vpk_adj *adj;            /* [0 .. max_neighbors], 0 unused ("no route") */
 	struct vpk_adj_table adjt;
 	uint32_t *adj_if;               /* interface index of each neighbor (MAC source) */

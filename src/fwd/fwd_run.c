@@ -88,6 +88,7 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned 
 
 	nc[n_nc++] = (struct vpk_node_conf){ .node = input, .conf = input_ctx };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip4-lookup", .conf = f->fib4 };
+	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip6-lookup", .conf = f->fib6 };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip4-rewrite", .conf = &f->adjt };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip6-rewrite", .conf = &f->adjt };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "interface-output",
@@ -135,10 +136,15 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned 
 	return rc;
 }
 
-/* Like the nodes, the classifier's variant follows the cap of this run unless forced (--alg). */
+/*
+ * Like the nodes, the FIBs' and the classifier's variants follow the cap of
+ * this run (the classifier's unless forced with --alg).
+ */
 static int
-select_acl(struct vpk_fwd *f, char *err, size_t len)
+select_variants(struct vpk_fwd *f, char *err, size_t len)
 {
+	vpk_fib_select(f->fib4, "auto");
+	vpk_fib6_select(f->fib6, "auto");
 	for (int v6 = 0; v6 < 2; v6++) {
 		struct fwd_acl *a = v6 ? &f->acl6 : &f->acl4;
 		const char *want = f->conf.acl_impl ? (strcmp(f->conf.acl_impl, "sse") == 0 ? "sse42"
@@ -179,7 +185,7 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 	f->io_err[0] = '\0';
 	f->rr = 0;
 	f->traffic_done = 0;
-	rc = select_acl(f, err, len);
+	rc = select_variants(f, err, len);
 	if (rc != 0)
 		return rc;
 	rc = fwd_io_open(f, !mem, err, len);

@@ -295,7 +295,6 @@ fwd_demo(int argc, char **argv)
 
 			if (ci.source == VPK_CAP_DEFAULT)
 				vpk_set_max_simd_bitwidth(caps[k]);
-			vpk_fib_select(vpk_fwd_fib4(f), "auto");        /* the FIB's variant follows the cap too */
 			rc = vpk_fwd_run(f, &st, err, sizeof(err));
 			if (rc != 0)
 				break;
