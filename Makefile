@@ -24,12 +24,13 @@ build: deps $(BUILD)/build.ninja
 
 run: build
 	./$(BUILD)/vpk info
+	./$(BUILD)/vpk fwd --demo
 
 test: build
 	VPK_BUILD=$(BUILD) bash scripts/run-tests.sh $(BUILD)
 
 asan: deps
-	cmake -S . -B $(BUILD_ASAN) -G Ninja -DVPK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD_ASAN) -G Ninja -DVPK_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	VPK_BUILD=$(BUILD_ASAN) bash scripts/run-tests.sh $(BUILD_ASAN)
 

@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_INPUT 65536
+#define DRIVER_MAX_INPUT 65536
 #define MAX_CORPUS 4096
 
 static uint8_t *corpus[MAX_CORPUS];
@@ -46,8 +46,8 @@ load_file(const char *path)
 			fclose(f);
 		return;
 	}
-	buf = malloc(FUZZ_MAX_INPUT);
-	n = fread(buf, 1, FUZZ_MAX_INPUT, f);
+	buf = malloc(DRIVER_MAX_INPUT);
+	n = fread(buf, 1, DRIVER_MAX_INPUT, f);
 	fclose(f);
 	corpus[n_corpus] = buf;
 	corpus_len[n_corpus++] = n;
@@ -84,7 +84,7 @@ main(int argc, char **argv)
 {
 	long iterations = 10000;
 	const char *s = getenv("VPK_TEST_SEED");
-	static uint8_t buf[FUZZ_MAX_INPUT];
+	static uint8_t buf[DRIVER_MAX_INPUT];
 
 	rng = s != NULL ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
 	printf("fuzz driver: seed %llu\n", (unsigned long long)rng);
@@ -112,7 +112,7 @@ main(int argc, char **argv)
 				case 3: buf[rnd() % n] = (uint8_t)((rnd() & 1) ? 0xff : 0); break;
 				default: {
 					size_t k2 = (size_t)(rnd() % n_corpus), at = (size_t)(rnd() % n);
-					size_t take = corpus_len[k2] < FUZZ_MAX_INPUT - at ? corpus_len[k2] : FUZZ_MAX_INPUT - at;
+					size_t take = corpus_len[k2] < DRIVER_MAX_INPUT - at ? corpus_len[k2] : DRIVER_MAX_INPUT - at;
 
 					memcpy(buf + at, corpus[k2], take);
 					if (at + take > n)

@@ -130,7 +130,9 @@ struct vpk_graph_conf {
 /**
  * Create a graph instance: resolve next arcs, pick each node's variant,
  * run each node's init().
- * @return 0, -EINVAL (bad conf, unknown node, dangling arc: the message is in
+ * Next arcs to nodes not in the list are allowed (optional features); a node
+ * checks with vpk_node_has_next() before using one.
+ * @return 0, -EINVAL (bad conf, unknown node: the message is in
  *         vpk_graph_last_error()), -ENOTSUP (a forced variant cannot run
  *         here), -ENOMEM, or a node init()'s error.
  */
@@ -169,6 +171,9 @@ VPK_API void vpk_node_enqueue_one(struct vpk_node_rt *rt, const uint32_t *bi, ui
 
 /** Add @p count to error (reason) counter @p code of this node. */
 static inline void vpk_node_count_error(struct vpk_node_rt *rt, uint16_t code, uint64_t count);
+
+/** True when next arc @p arc of this node leads to a node present in the graph. */
+VPK_API bool vpk_node_has_next(const struct vpk_node_rt *rt, uint16_t arc);
 
 /** The node's per-instance state (set by init()). */
 VPK_API void *vpk_node_ctx(const struct vpk_node_rt *rt);

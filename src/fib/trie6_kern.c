@@ -22,14 +22,14 @@
 
 #define PF_DIST 16
 
-static inline void
+static inline __attribute__((always_inline)) void
 st64(uint64_t *p, uint64_t v)
 {
 	memcpy(p, &v, sizeof(v));
 }
 
 #define SCALAR_LOOKUP(T)                                                                   \
-	static inline void scalar_##T(const struct trie6 *t, const uint8_t (*ips)[16],     \
+	static inline __attribute__((always_inline)) void scalar_##T(const struct trie6 *t, const uint8_t (*ips)[16],     \
 				      uint64_t *nhs, size_t n, size_t i)                   \
 	{                                                                                  \
 		const T *t24 = (const T *)t->tbl24, *t8 = (const T *)t->tbl8;              \
@@ -64,7 +64,7 @@ struct v6blk {
 	__m512i a[4];
 };
 
-static inline void
+static inline __attribute__((always_inline)) void
 v6_load(struct v6blk *b, const uint8_t (*ips)[16])
 {
 	for (int j = 0; j < 4; j++)
@@ -72,7 +72,7 @@ v6_load(struct v6blk *b, const uint8_t (*ips)[16])
 }
 
 /* Dword j of every lane <- bytes selected by ctl (other bytes 0x80 = zero). */
-static inline __m512i
+static inline __attribute__((always_inline)) __m512i
 v6_pick(const struct v6blk *b, int k)
 {
 	/* ctl_j: byte 4j of each lane = k, every other byte 0x80 (zero). */
@@ -88,7 +88,7 @@ v6_pick(const struct v6blk *b, int k)
 }
 
 /* tbl24 index (a0 << 16 | a1 << 8 | a2) in transposed order. */
-static inline __m512i
+static inline __attribute__((always_inline)) __m512i
 v6_idx24(const struct v6blk *b)
 {
 	__m512i r = _mm512_setzero_si512();
@@ -104,7 +104,7 @@ static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 
 
 /* 2 blocks of 16 per iteration, their gathers interleaved, for memory-level parallelism. */
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                      \
-	static inline size_t NAME(const struct trie6 *t, const uint8_t (*ips)[16],          \
+	static inline __attribute__((always_inline)) size_t NAME(const struct trie6 *t, const uint8_t (*ips)[16],          \
 				  uint64_t *nhs, size_t n)                                  \
 	{                                                                                  \
 		const __m512i one = _mm512_set1_epi32(1), keep = _mm512_set1_epi32((int)(MASK)); \
@@ -145,7 +145,7 @@ VEC_LOOKUP_32(vec_2, 2, 0xffff)
 VEC_LOOKUP_32(vec_4, 4, 0xffffffffu)
 
 /* 8-byte entries: 16 addresses, two halves of 8 64-bit lanes. */
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 vec_8(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi64(1);
@@ -189,14 +189,14 @@ struct v6blk {
 	__m256i a[4];
 };
 
-static inline void
+static inline __attribute__((always_inline)) void
 v6_load(struct v6blk *b, const uint8_t (*ips)[16])
 {
 	for (int j = 0; j < 4; j++)
 		b->a[j] = _mm256_loadu_si256((const void *)ips[2 * j]);
 }
 
-static inline __m256i
+static inline __attribute__((always_inline)) __m256i
 v6_pick(const struct v6blk *b, int k)
 {
 	const __m256i kk = _mm256_set1_epi32(k);
@@ -211,7 +211,7 @@ v6_pick(const struct v6blk *b, int k)
 	return r;
 }
 
-static inline __m256i
+static inline __attribute__((always_inline)) __m256i
 v6_idx24(const struct v6blk *b)
 {
 	__m256i r = _mm256_setzero_si256();
@@ -225,7 +225,7 @@ v6_idx24(const struct v6blk *b)
 }
 
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                      \
-	static inline size_t NAME(const struct trie6 *t, const uint8_t (*ips)[16],          \
+	static inline __attribute__((always_inline)) size_t NAME(const struct trie6 *t, const uint8_t (*ips)[16],          \
 				  uint64_t *nhs, size_t n)                                  \
 	{                                                                                  \
 		const __m256i one = _mm256_set1_epi32(1), keep = _mm256_set1_epi32((int)(MASK)); \
@@ -266,7 +266,7 @@ v6_idx24(const struct v6blk *b)
 VEC_LOOKUP_32(vec_2, 2, 0xffff)
 VEC_LOOKUP_32(vec_4, 4, 0xffffffffu)
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 vec_8(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	(void)t;
@@ -279,7 +279,7 @@ vec_8(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 
 #if VPK_VEC_BITS >= 256
 #define BODY(T, V)                                                                         \
-	static void lookup_##T(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
+	static void VPK_FN(lookup_##T)(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
 	{                                                                                  \
 		scalar_##T(t, ips, nhs, n, V(t, ips, nhs, n));                             \
 	}
@@ -289,7 +289,7 @@ BODY(uint64_t, vec_8)
 #define WIDTH VPK_VEC_BITS
 #else
 #define BODY(T)                                                                            \
-	static void lookup_##T(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
+	static void VPK_FN(lookup_##T)(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
 	{                                                                                  \
 		scalar_##T(t, ips, nhs, n, 0);                                             \
 	}
@@ -301,5 +301,5 @@ BODY(uint64_t)
 
 const struct trie6_impl VPK_FN(vpk_trie6_impl) = {
 	.impl = VPK_IMPL_INIT(WIDTH),
-	.lookup = { lookup_uint16_t, lookup_uint32_t, lookup_uint64_t },
+	.lookup = { VPK_FN(lookup_uint16_t), VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },
 };

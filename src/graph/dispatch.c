@@ -124,6 +124,12 @@ open_frame(struct vpk_graph *g, uint16_t target)
 static void
 append(struct vpk_graph *g, uint16_t target, const uint32_t *src, uint32_t n)
 {
+	if (target == VPK_ARC_NONE) {
+		/* An arc to a node left out of the graph: a node bug (debug builds
+		 * assert before this); free rather than corrupt memory. */
+		vpk_pool_free_bulk(g->pool, src, n);
+		return;
+	}
 	while (n > 0) {
 		struct vpk_frame *f = open_frame(g, target);
 		uint32_t room, take;
@@ -187,7 +193,7 @@ vpk_node_enqueue_one(struct vpk_node_rt *rt, const uint32_t *bi, uint16_t next, 
 {
 	if (n == 0)
 		return;
-	VPK_DEBUG_ASSERT(next < rt->reg->n_next);
+	VPK_DEBUG_ASSERT(next < rt->reg->n_next && rt->next_node[next] != VPK_ARC_NONE);
 	if (rt->g->tracing)
 		trace_frame(rt, bi, NULL, next, n);
 	append(rt->g, rt->next_node[next], bi, n);
@@ -214,10 +220,10 @@ vpk_node_enqueue_to_next(struct vpk_node_rt *rt, const uint32_t *bi, const uint1
 		if (i == n)
 			break;
 		v = next[i];
-		VPK_DEBUG_ASSERT(v < rt->reg->n_next);
+		VPK_DEBUG_ASSERT(v < rt->reg->n_next && rt->next_node[v] != VPK_ARC_NONE);
 		seen |= 1u << v;
 		target = rt->next_node[v];
-		f = open_frame(g, target);
+		f = target == VPK_ARC_NONE ? NULL : open_frame(g, target);
 		if (f != NULL && f->n + (n - i) <= VPK_FRAME_SIZE) {
 			/* Straight into the frame: it has room for every candidate plus slack. */
 			f->n += g->enq->select(next + i, bi + i, n - i, v, f->bi + f->n);

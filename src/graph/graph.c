@@ -79,11 +79,22 @@ vpk_node_register(const struct vpk_node_reg *reg)
 	return rc;
 }
 
+static const struct vpk_node_reg *const builtin_nodes[] = {
+	&error_drop_reg, &ethernet_input_reg, &ip4_input_reg, &ip6_input_reg,
+	&ip4_rewrite_reg, &ip6_rewrite_reg, &interface_output_reg, &ip4_lookup_reg, &ip6_lookup_reg,
+	&ip4_acl_reg, &ip6_acl_reg,
+	&ip4_tunnel_bypass_reg, &ip6_tunnel_bypass_reg, &vxlan4_input_reg, &vxlan6_input_reg,
+	&vxlan4_encap_reg, &srv6_gtp4_d_reg, &srv6_end_m_gtp4_e_reg,
+};
+
 const struct vpk_node_reg *
 vpk_node_find(const char *name)
 {
 	if (name == NULL)
 		return NULL;
+	for (size_t i = 0; i < sizeof(builtin_nodes) / sizeof(builtin_nodes[0]); i++)
+		if (strcmp(builtin_nodes[i]->name, name) == 0)
+			return builtin_nodes[i];
 	for (size_t i = 0; i < n_regs; i++)
 		if (strcmp(regs[i]->name, name) == 0)
 			return regs[i];
@@ -172,14 +183,14 @@ vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
 			rc = fail(-EINVAL, "unknown node '%s'", conf->nodes[i]);
 			goto out_free;
 		}
+		if (node_index(g, reg->name) >= 0) {
+			rc = fail(-EINVAL, "node '%s' listed twice", reg->name);
+			goto out_free;
+		}
 		g->nodes[i].reg = reg;
 		g->nodes[i].g = g;
 		g->nodes[i].index = (uint16_t)i;
 		g->nodes[i].errors = g->nodes[i].err_store;
-		if (node_index(g, reg->name) != (int)i) {
-			rc = fail(-EINVAL, "node '%s' listed twice", reg->name);
-			goto out_free;
-		}
 		g->n_nodes = i + 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -188,12 +199,10 @@ vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
 		for (uint16_t a = 0; a < rt->reg->n_next; a++) {
 			int t = node_index(g, rt->reg->next_names[a]);
 
-			if (t < 0) {
-				rc = fail(-EINVAL, "node %s: next node '%s' is not in the graph",
-					  rt->reg->name, rt->reg->next_names[a]);
-				goto out_free;
-			}
-			rt->next_node[a] = (uint16_t)t;
+			/* Arcs to nodes left out of the graph are allowed (optional
+			 * features such as an ACL); using one is a bug that debug
+			 * builds catch. Nodes ask with vpk_node_has_next(). */
+			rt->next_node[a] = t < 0 ? VPK_ARC_NONE : (uint16_t)t;
 		}
 		rc = pick_variant(rt, conf);
 		if (rc != 0)
@@ -245,6 +254,12 @@ vpk_graph_destroy(struct vpk_graph *g)
 	free(g->pending);
 	free(g->trace);
 	free(g);
+}
+
+bool
+vpk_node_has_next(const struct vpk_node_rt *rt, uint16_t arc)
+{
+	return arc < rt->reg->n_next && rt->next_node[arc] != VPK_ARC_NONE;
 }
 
 void *

@@ -68,6 +68,53 @@ struct vpk_graph {
 	size_t n_trace, cap_trace;
 };
 
+/*
+ * Built-in nodes: each node file is compiled once per ISA (its node function
+ * gets the suffix); the scalar build (VPK_VEC_BITS == 0) also defines the
+ * registration `const struct vpk_node_reg <name>_reg`, listed in
+ * graph.c's builtin_nodes[] (an explicit list, so static linking keeps
+ * every built-in node).
+ */
+extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
+	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
+/* Tunnel nodes (issue 6). */
+extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, vxlan4_input_reg,
+	vxlan6_input_reg, vxlan4_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
+
+#ifdef VPK_HAVE_ISA_AVX512
+#define VPK_IF_AVX512(x) x,
+#else
+#define VPK_IF_AVX512(x)
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+#define VPK_IF_AVX2(x) x,
+#else
+#define VPK_IF_AVX2(x)
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+#define VPK_IF_SSE42(x) x,
+#else
+#define VPK_IF_SSE42(x)
+#endif
+
+/* The best-first variant table of node function objects NAME_<isa>. */
+#define VPK_NODE_VARIANTS(name)                                                \
+	VPK_DECLARE_VARIANTS(struct vpk_node_impl, name);                      \
+	static const struct vpk_impl *const name##_impls[] = {                 \
+		VPK_IF_AVX512(&name##_avx512.base)                             \
+		VPK_IF_AVX2(&name##_avx2.base)                                 \
+		VPK_IF_SSE42(&name##_sse42.base)                               \
+		&name##_scalar.base, NULL }
+
+/* Define this build's variant object NAME_<isa> for node function FN. */
+#define VPK_NODE_FN_OBJ(name, func)                                            \
+	const struct vpk_node_impl VPK_FN(name) = {                            \
+		.base = VPK_IMPL_INIT(VPK_VEC_BITS ? VPK_VEC_BITS : 64),       \
+		.fn = (func) }
+
+/* An arc whose node is not in the graph (allowed for optional features). */
+#define VPK_ARC_NONE 0xffffu
+
 /* dispatch.c */
 struct vpk_frame *graph_frame_get(struct vpk_graph *g, uint16_t node);
 void graph_frame_put(struct vpk_graph *g, struct vpk_frame *f);

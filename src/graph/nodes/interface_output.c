@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * interface-output: hand packets to their output interface (vpk_buf::tx_if)
+ * through the configured struct vpk_if_output callback, in runs of packets
+ * for the same interface (arrival order kept). The callback owns the
+ * buffers. Without a callback every packet is freed and counted as
+ * "no output configured", so nothing is ever lost track of.
+ */
+#include "graph/nodes/nodes.h"
+
+enum { OUT_ERR_TX, OUT_ERR_NO_OUTPUT, OUT_N_ERROR };
+
+static uint32_t
+VPK_FN(interface_output_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	const struct vpk_if_output *o = vpk_node_ctx(rt);
+	uint32_t start = 0;
+
+	if (o == NULL || o->tx == NULL) {
+		vpk_node_count_error(rt, OUT_ERR_NO_OUTPUT, n);
+		vpk_pool_free_bulk(vpk_node_pool(rt), bi, n);
+		return n;
+	}
+	for (uint32_t i = 1; i <= n; i++) {
+		if (i == n || b[i]->tx_if != b[start]->tx_if) {
+			o->tx(o->ctx, b[start]->tx_if, bi + start, i - start);
+			start = i;
+		}
+	}
+	vpk_node_count_error(rt, OUT_ERR_TX, n);
+	return n;
+}
+VPK_NODE_FN_OBJ(interface_output, VPK_FN(interface_output_fn));
+
+#if VPK_VEC_BITS == 0
+static const char *const out_errors[] = {
+	"packets handed to an interface",
+	"no output configured (freed)",
+};
+
+static int
+out_init(struct vpk_node_rt *rt, void *conf)
+{
+	vpk_node_set_ctx(rt, conf);
+	return 0;
+}
+
+static void
+out_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+{
+	(void)rt;
+	snprintf(out, len, "tx if %u, %u bytes", b->tx_if, b->len);
+}
+
+VPK_NODE_VARIANTS(interface_output);
+const struct vpk_node_reg interface_output_reg = {
+	.name = "interface-output",
+	.n_errors = OUT_N_ERROR,
+	.error_strings = out_errors,
+	.impls = interface_output_impls,
+	.init = out_init,
+	.format_trace = out_trace,
+};
+#endif

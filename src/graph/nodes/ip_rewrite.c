@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4-rewrite and ip6-rewrite: turn a routed packet into a frame for its
+ * next hop. vpk_buf::adj (set by the lookup) indexes the adjacency table;
+ * the node writes a fresh Ethernet header in front of the L3 header (any
+ * VLAN tags of the received frame are gone), decrements TTL / hop limit,
+ * updates the IPv4 checksum incrementally (RFC 1624 eqn. 3:
+ * HC' = ~(~HC + ~m + m'), exact including the 0x0000/0xffff case), sets
+ * tx_if and hands the packet to interface-output. An adjacency out of range
+ * or without a known neighbor is dropped with its own counter.
+ *
+ * ip4-input/ip6-input already dropped TTL <= 1, so the decrement never
+ * reaches 0 here.
+ */
+#include "graph/nodes/nodes.h"
+
+enum { RW_NEXT_OUTPUT, RW_NEXT_DROP, RW_N_NEXT };
+enum { RW_ERR_NO_ADJ, RW_ERR_NO_NEIGHBOR, RW_N_ERROR };
+
+static inline __attribute__((always_inline)) uint16_t
+csum_update16(uint16_t csum, uint16_t old_w, uint16_t new_w)
+{
+	uint32_t s = (uint16_t)~csum + (uint32_t)(uint16_t)~old_w + new_w;
+
+	s = (s & 0xffffu) + (s >> 16);
+	s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static inline __attribute__((always_inline)) uint16_t
+rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table *t, struct vpk_buf *b, bool is_ip6)
+{
+	const struct vpk_adj *a;
+	uint8_t *l3 = vpk_buf_area(b) + b->l3_off, *eth = l3 - 14;
+	uint32_t end = (uint32_t)b->data_off + b->len;
+
+	if (b->adj >= t->n)
+		return vpk_node_drop(rt, b, RW_ERR_NO_ADJ, RW_NEXT_DROP);
+	a = &t->adj[b->adj];
+	if (!a->valid)
+		return vpk_node_drop(rt, b, RW_ERR_NO_NEIGHBOR, RW_NEXT_DROP);
+	if (is_ip6) {
+		l3[7]--;
+	} else {
+		uint16_t old_w = vpk_rd16be(l3 + 8), new_w, c;
+
+		l3[8]--;
+		new_w = vpk_rd16be(l3 + 8);
+		c = csum_update16(vpk_rd16be(l3 + 10), old_w, new_w);
+		l3[10] = (uint8_t)(c >> 8);
+		l3[11] = (uint8_t)c;
+	}
+	memcpy(eth, a->dst_mac, 6);
+	memcpy(eth + 6, a->src_mac, 6);
+	eth[12] = is_ip6 ? 0x86 : 0x08;
+	eth[13] = is_ip6 ? 0xdd : 0x00;
+	b->l2_off = (uint16_t)(b->l3_off - 14);
+	b->data_off = b->l2_off;
+	b->len = (uint16_t)(end - b->data_off);
+	b->total_len = b->len;
+	b->tx_if = a->tx_if;
+	return RW_NEXT_OUTPUT;
+}
+
+static inline __attribute__((always_inline)) uint32_t
+rewrite_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, bool is_ip6)
+{
+	const struct vpk_adj_table *t = vpk_node_ctx(rt);
+	uint16_t next[VPK_FRAME_SIZE];
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (i + 4 < n)
+			__builtin_prefetch(vpk_buf_area(b[i + 4]) + b[i + 4]->l3_off - 14, 1);
+		next[i] = rewrite_one(rt, t, b[i], is_ip6);
+	}
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
+
+static uint32_t
+VPK_FN(ip4_rewrite_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	return rewrite_frame(rt, b, bi, n, false);
+}
+VPK_NODE_FN_OBJ(ip4_rewrite, VPK_FN(ip4_rewrite_fn));
+
+static uint32_t
+VPK_FN(ip6_rewrite_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	return rewrite_frame(rt, b, bi, n, true);
+}
+VPK_NODE_FN_OBJ(ip6_rewrite, VPK_FN(ip6_rewrite_fn));
+
+#if VPK_VEC_BITS == 0
+static const char *const rw_next[] = { "interface-output", "error-drop" };
+static const char *const rw_errors[] = {
+	"next hop has no adjacency",
+	"adjacency has no neighbor (MAC) yet",
+};
+/* An empty table until configured: every packet is dropped as "no adjacency". */
+static const struct vpk_adj_table no_adj = { 0, NULL };
+
+static int
+rw_init(struct vpk_node_rt *rt, void *conf)
+{
+	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&no_adj);
+	return 0;
+}
+
+static void
+rw_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+{
+	const struct vpk_adj_table *t = vpk_node_ctx(rt);
+
+	if (b->adj < t->n && t->adj[b->adj].valid) {
+		const uint8_t *m = t->adj[b->adj].dst_mac;
+
+		snprintf(out, len, "adj %u -> if %u dst %02x:%02x:%02x:%02x:%02x:%02x", b->adj,
+			 t->adj[b->adj].tx_if, m[0], m[1], m[2], m[3], m[4], m[5]);
+	} else {
+		snprintf(out, len, "adj %u: none", b->adj);
+	}
+}
+
+VPK_NODE_VARIANTS(ip4_rewrite);
+VPK_NODE_VARIANTS(ip6_rewrite);
+const struct vpk_node_reg ip4_rewrite_reg = {
+	.name = "ip4-rewrite", .n_next = RW_N_NEXT, .next_names = rw_next,
+	.n_errors = RW_N_ERROR, .error_strings = rw_errors, .impls = ip4_rewrite_impls,
+	.init = rw_init, .format_trace = rw_trace,
+};
+const struct vpk_node_reg ip6_rewrite_reg = {
+	.name = "ip6-rewrite", .n_next = RW_N_NEXT, .next_names = rw_next,
+	.n_errors = RW_N_ERROR, .error_strings = rw_errors, .impls = ip6_rewrite_impls,
+	.init = rw_init, .format_trace = rw_trace,
+};
+#endif
