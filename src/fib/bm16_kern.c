@@ -21,7 +21,7 @@
 #include <immintrin.h>
 #endif
 
-static inline uint32_t
+static inline __attribute__((always_inline)) uint32_t
 node_get(const uint32_t *arena, uint32_t at, unsigned i)
 {
 	const uint32_t *n = arena + at;
@@ -34,7 +34,7 @@ node_get(const uint32_t *arena, uint32_t at, unsigned i)
 	return n[BM16_HDR_WORDS + r];
 }
 
-static inline uint32_t
+static inline __attribute__((always_inline)) uint32_t
 ld32(const uint32_t *p)
 {
 	uint32_t v;
@@ -42,13 +42,13 @@ ld32(const uint32_t *p)
 	return v;
 }
 
-static inline void
+static inline __attribute__((always_inline)) void
 st64(uint64_t *p, uint64_t v)
 {
 	memcpy(p, &v, sizeof(v));
 }
 
-static void
+static inline __attribute__((always_inline)) void
 scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i, size_t n)
 {
 	const uint32_t *dir = b->direct, *arena = b->arena;
@@ -76,7 +76,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i,
 }
 
 #if VPK_VEC_BITS >= 512
-static inline __m512i
+static inline __attribute__((always_inline)) __m512i
 popcnt32x16(__m512i x)
 {
 #ifdef __AVX512VPOPCNTDQ__
@@ -91,7 +91,7 @@ popcnt32x16(__m512i x)
 }
 
 /* Entry i of the nodes at word offsets base, in the lanes of m (others: src). */
-static inline __m512i
+static inline __attribute__((always_inline)) __m512i
 node_get16(const uint32_t *arena, __mmask16 m, __m512i src, __m512i base, __m512i i)
 {
 	const __m512i ones = _mm512_set1_epi32(-1), z = _mm512_setzero_si512();
@@ -113,7 +113,7 @@ node_get16(const uint32_t *arena, __mmask16 m, __m512i src, __m512i base, __m512
 	return _mm512_mask_i32gather_epi32(src, m, r, arena, 4);
 }
 
-static size_t
+static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
@@ -138,7 +138,7 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 }
 #define WIDTH 512
 #elif VPK_VEC_BITS >= 256
-static inline __m256i
+static inline __attribute__((always_inline)) __m256i
 popcnt32x8(__m256i x)
 {
 	x = _mm256_sub_epi32(x, _mm256_and_si256(_mm256_srli_epi32(x, 1), _mm256_set1_epi32(0x55555555)));
@@ -148,7 +148,7 @@ popcnt32x8(__m256i x)
 	return _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(0x01010101)), 24);
 }
 
-static inline __m256i
+static inline __attribute__((always_inline)) __m256i
 node_get8(const uint32_t *arena, __m256i m, __m256i src, __m256i base, __m256i i)
 {
 	const __m256i ones = _mm256_set1_epi32(-1), z = _mm256_setzero_si256();
@@ -172,7 +172,7 @@ node_get8(const uint32_t *arena, __m256i m, __m256i src, __m256i base, __m256i i
 	return _mm256_mask_i32gather_epi32(src, a, r, m, 4);
 }
 
-static size_t
+static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xff);
@@ -196,7 +196,7 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 }
 #define WIDTH 256
 #else
-static size_t
+static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	(void)b;
@@ -209,12 +209,12 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 #endif
 
 static void
-lookup(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
+VPK_FN(bm16_lookup)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	scalar_range(b, ips, nhs, vec(b, ips, nhs, n), n);
 }
 
 const struct bm16_impl VPK_FN(vpk_bm16_impl) = {
 	.impl = VPK_IMPL_INIT(WIDTH),
-	.lookup = lookup,
+	.lookup = VPK_FN(bm16_lookup),
 };
