@@ -43,13 +43,13 @@ vpk_bm16_init(struct bm16 *b, uint32_t ngroups, uint64_t default_nh)
 	b->direct = malloc((1u << 16) * sizeof(uint32_t) + 64);
 	b->l3_of_group = calloc(ngroups ? ngroups : 1, sizeof(uint32_t));
 	b->arena_cap = 1 << 16;
-	b->arena = malloc(b->arena_cap * sizeof(uint32_t) + 64);
+	b->arena = aligned_alloc(64, b->arena_cap * sizeof(uint32_t) + 64);
 	b->ngroups = ngroups;
 	if (b->direct == NULL || b->arena == NULL || b->l3_of_group == NULL) {
 		vpk_bm16_fini(b);
 		return -ENOMEM;
 	}
-	b->arena_used = 2;      /* word 0 means "no node" */
+	b->arena_used = 16;     /* word 0 means "no node" */
 	for (uint32_t i = 0; i < (1u << 16); i++)
 		b->direct[i] = (uint32_t)(default_nh << 1);
 	return 0;
@@ -79,9 +79,11 @@ arena_grow(struct bm16 *b, size_t need)
 		cap *= 2;
 	if (cap == b->arena_cap)
 		return 0;
-	uint32_t *a = realloc(b->arena, cap * sizeof(uint32_t) + 64);
+	uint32_t *a = aligned_alloc(64, cap * sizeof(uint32_t) + 64);
 	if (a == NULL)
 		return -ENOMEM;
+	memcpy(a, b->arena, b->arena_used * sizeof(uint32_t));
+	free(b->arena);
 	b->arena = a;
 	b->arena_cap = cap;
 	return 0;
@@ -106,9 +108,10 @@ node_build(struct bm16 *b, const uint32_t v[256])
 
 	for (int i = 1; i < 256; i++)
 		runs += v[i] != v[i - 1];     /* vectorised by the compiler */
-	if (arena_grow(b, BM16_HDR_WORDS + runs + 1) != 0)
+	if (arena_grow(b, BM16_HDR_WORDS + runs + 16) != 0)
 		return 0;
-	size_t at = (b->arena_used + 1) & ~(size_t)1;   /* 8-byte aligned bitmaps */
+	/* 64-byte aligned: bitmaps and run counts (40 bytes) in one cache line. */
+	size_t at = (b->arena_used + 15) & ~(size_t)15;
 	uint32_t *n = b->arena + at;
 	uint64_t bm[4] = { 0, 0, 0, 0 };
 	uint16_t cum[4];
@@ -209,7 +212,8 @@ vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32
 	if (b->arena_garbage > (1u << 20) && b->arena_garbage > b->arena_used / 2) {
 		struct bm16 nb = *b;
 		nb.arena_cap = b->arena_used - b->arena_garbage + 1024;
-		nb.arena = malloc(nb.arena_cap * sizeof(uint32_t) + 64);
+		nb.arena_cap = (nb.arena_cap + 15) & ~(size_t)15;
+		nb.arena = aligned_alloc(64, nb.arena_cap * sizeof(uint32_t) + 64);
 		nb.l3_of_group = calloc(b->ngroups ? b->ngroups : 1, sizeof(uint32_t));
 		nb.direct = malloc((1u << 16) * sizeof(uint32_t) + 64);
 		if (nb.arena == NULL || nb.l3_of_group == NULL || nb.direct == NULL) {
@@ -219,7 +223,7 @@ vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32
 			return 0;       /* keep the old one: still correct */
 		}
 		memcpy(nb.direct, b->direct, (1u << 16) * sizeof(uint32_t));
-		nb.arena_used = 2;
+		nb.arena_used = 16;
 		nb.arena_garbage = 0;
 		nb.nodes = 0;
 		for (uint32_t c = 0; c < (1u << 16); c++) {

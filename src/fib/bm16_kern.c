@@ -48,6 +48,12 @@ st64(uint64_t *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/*
+ * Blocks of 16 keys in three passes, so the misses of a block overlap:
+ *   1. direct entries (L2-resident) -> prefetch each node's bitmap word;
+ *   2. rank from bitmap + run count -> prefetch the value;
+ *   3. read the value (and, rarely, walk the /32-level node).
+ */
 static inline __attribute__((always_inline)) void
 scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i, size_t n)
 {
@@ -55,7 +61,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i,
 
 	while (i < n) {
 		size_t k = n - i < 16 ? n - i : 16;
-		uint32_t d[16];
+		uint32_t d[16], at[16];
 		for (size_t j = 0; j < k; j++) {
 			uint32_t ip = ld32(&ips[i + j]);
 			d[j] = dir[ip >> 16];
@@ -63,11 +69,25 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i,
 				__builtin_prefetch(arena + (d[j] >> 1) + 2 * ((ip >> 14) & 3));
 		}
 		for (size_t j = 0; j < k; j++) {
-			uint32_t ip = ld32(&ips[i + j]), v = d[j];
+			if (!(d[j] & 1))
+				continue;
+			uint32_t ip = ld32(&ips[i + j]);
+			unsigned x = (ip >> 8) & 0xff;
+			const uint32_t *nd = arena + (d[j] >> 1);
+			uint64_t bm;
+			uint16_t cum;
+			memcpy(&bm, nd + 2 * (x >> 6), sizeof(bm));
+			memcpy(&cum, (const uint8_t *)(nd + 8) + 2 * (x >> 6), sizeof(cum));
+			at[j] = (d[j] >> 1) + BM16_HDR_WORDS - 1 + cum +
+				(unsigned)__builtin_popcountll(bm & (~UINT64_C(0) >> (63 - (x & 63))));
+			__builtin_prefetch(arena + at[j]);
+		}
+		for (size_t j = 0; j < k; j++) {
+			uint32_t v = d[j];
 			if (v & 1) {
-				v = node_get(arena, v >> 1, (ip >> 8) & 0xff);
+				v = arena[at[j]];
 				if (v & 1)
-					v = node_get(arena, v >> 1, ip & 0xff);
+					v = node_get(arena, v >> 1, ld32(&ips[i + j]) & 0xff);
 			}
 			st64(&nhs[i + j], v >> 1);
 		}
