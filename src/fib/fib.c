@@ -220,15 +220,17 @@ vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 	if (node != RIB_NIL) {
 		if (fib->rib.nodes[node].nh == nh)
 			return 0;
+		if (fib->rsvd_tbl8 + fib->dp.npending > fib->dp.num_tbl8)
+			return -ENOSPC;         /* only with parked groups (deferred freeing) */
 		fib->rib.nodes[node].nh = nh;
 		write_gaps(fib, node, ip, depth, nh);
 		return 0;
 	}
-	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24)) {
-		if (fib->rsvd_tbl8 >= fib->dp.num_tbl8)
-			return -ENOSPC;
+	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		need_group = true;
-	}
+	/* Groups a write may take <= reserved /24s without one; parked groups are not free. */
+	if (fib->rsvd_tbl8 + need_group + fib->dp.npending > fib->dp.num_tbl8)
+		return -ENOSPC;
 	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node);
 	if (rc != 0)
 		return rc;
@@ -254,8 +256,11 @@ vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 		return -ENOENT;
 	if (!has_parent)
 		pnh = fib->conf.default_nh;
-	if (pnh != fib->rib.nodes[node].nh)
+	if (pnh != fib->rib.nodes[node].nh) {
+		if (fib->rsvd_tbl8 + fib->dp.npending > fib->dp.num_tbl8)
+			return -ENOSPC;         /* only with parked groups (deferred freeing) */
 		write_gaps(fib, node, ip, depth, pnh);
+	}
 	vpk_rib_remove(&fib->rib, rib_key4(ip), depth);
 	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		fib->rsvd_tbl8--;
@@ -318,6 +323,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	st->tbl8_total = fib->dp.num_tbl8;
 	st->tbl8_used = fib->dp.tbl8_used;
 	st->tbl8_reserved = fib->rsvd_tbl8;
+	st->tbl8_deferred = fib->dp.npending;
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes +
 		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
@@ -363,4 +369,21 @@ vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip)
 	uint64_t nh;
 
 	return vpk_rib_lpm(&fib->rib, rib_key4(ip), &nh) ? nh : fib->conf.default_nh;
+}
+
+int
+vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	fib->dp.defer = on;
+	return 0;
+}
+
+int
+vpk_fib_reclaim(struct vpk_fib *fib)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	return (int)vpk_dir24_8_reclaim(&fib->dp);
 }

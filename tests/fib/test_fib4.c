@@ -180,6 +180,28 @@ test_semantics(void)
 	CHECK(vpk_fib_del(f, 0xc0000000, 2) == 0 && one(f, 0xc0000001) == 0 && one(f, 0xffffffff) == 9, "del 192/2");
 	vpk_fib_free(f);
 
+	/* Deferred freeing: folded groups are parked (counted against the pool) until reclaimed. */
+	if (g_type == VPK_FIB_DIR24_8) {
+		f = mk(4, 64, 0, 1000);
+		struct vpk_fib_stats ds;
+		CHECK(vpk_fib_set_deferred_free(f, true) == 0 && vpk_fib_set_deferred_free(NULL, true) == -EINVAL, "defer on");
+		for (uint32_t i = 0; i < 64; i++)
+			CHECK(vpk_fib_add(f, 0x0b000000 | i << 8, 25, 1) == 0, "fill the pool");
+		CHECK(vpk_fib_del(f, 0x0b000000, 25) == 0, "del parks a group");
+		CHECK(vpk_fib_get_stats(f, &ds) == 0 && ds.tbl8_deferred == 1 && ds.tbl8_reserved == 63 &&
+		      ds.tbl8_used == 63, "parked 1: %u reserved %u used %u", ds.tbl8_deferred, ds.tbl8_reserved, ds.tbl8_used);
+		CHECK(vpk_fib_add(f, 0x0c000000, 25, 2) == -ENOSPC, "parked group is not free");
+		CHECK(one(f, 0x0c000001) == 0 && one(f, 0x0b000001) == 0, "nothing changed");
+		CHECK(vpk_fib_add(f, 0x0b000100, 25, 3) == 0 && one(f, 0x0b000101) == 3,
+		      "replace within reserved + parked <= groups");
+		CHECK(vpk_fib_reclaim(f) == 1 && vpk_fib_reclaim(NULL) == -EINVAL, "reclaim 1");
+		CHECK(vpk_fib_add(f, 0x0c000000, 25, 2) == 0 && one(f, 0x0c000001) == 2 && one(f, 0x0c0000ff) == 0,
+		      "after reclaim");
+		CHECK(vpk_fib_set_deferred_free(f, false) == 0 && vpk_fib_del(f, 0x0c000000, 25) == 0 &&
+		      vpk_fib_get_stats(f, &ds) == 0 && ds.tbl8_deferred == 0, "defer off frees at once");
+		vpk_fib_free(f);
+	}
+
 	/* max_routes: -ENOMEM, nothing changed. */
 	f = mk(2, 64, 0, 2);
 	CHECK(vpk_fib_add(f, 0x01000000, 8, 1) == 0 && vpk_fib_add(f, 0x02000000, 8, 2) == 0, "2 routes");
