@@ -23,6 +23,7 @@
 #endif
 
 #define PF_DIST 16
+#define PF_BLOCKS 4     /* vector loops prefetch tbl24 64 keys ahead (measured: 2 < 4 > 8) */
 
 static inline __attribute__((always_inline)) uint32_t
 ld32(const uint32_t *p)
@@ -95,6 +96,15 @@ all16(void)
 		size_t i = 0;                                                          \
 		for (; i + 16 <= n; i += 16) {                                         \
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + i));      \
+			/* Prefetch the tbl24 entries PF_BLOCKS blocks ahead: more  \
+			 * misses in flight than the gathers alone keep. */         \
+			if (i + (PF_BLOCKS + 1) * 16 <= n) {                           \
+				uint32_t pf[16];                                       \
+				_mm512_storeu_si512((void *)pf, _mm512_srli_epi32(     \
+					_mm512_loadu_si512((const void *)(ips + i + PF_BLOCKS * 16)), 8)); \
+				for (int q = 0; q < 16; q++)                           \
+					__builtin_prefetch((const char *)t24 + (size_t)pf[q] * SC); \
+			}                                                              \
 			/* Zero merge source: a plain gather merges into the  \
 			 * previous iteration's register, a false dependency   \
 			 * that serialises the gathers of successive blocks. */ \
@@ -129,6 +139,13 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 
 	for (; i + 8 <= n; i += 8) {
 		__m256i ip = _mm256_loadu_si256((const void *)(ips + i));
+		if (i + (2 * PF_BLOCKS + 1) * 8 <= n) {
+			uint32_t pf[8];
+			_mm256_storeu_si256((void *)pf, _mm256_srli_epi32(
+				_mm256_loadu_si256((const void *)(ips + i + 2 * PF_BLOCKS * 8)), 8));
+			for (int q = 0; q < 8; q++)
+				__builtin_prefetch((const uint64_t *)dp->tbl24 + pf[q]);
+		}
 		__m512i e = _mm512_mask_i32gather_epi64(fresh_zero(), (__mmask8)all16(),
 							_mm256_srli_epi32(ip, 8), dp->tbl24, 8);
 		__mmask8 ext = _mm512_test_epi64_mask(e, one);
@@ -152,6 +169,13 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 		size_t i = 0;                                                          \
 		for (; i + 8 <= n; i += 8) {                                           \
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + i));      \
+			if (i + (2 * PF_BLOCKS + 1) * 8 <= n) {                        \
+				uint32_t pf[8];                                        \
+				_mm256_storeu_si256((void *)pf, _mm256_srli_epi32(     \
+					_mm256_loadu_si256((const void *)(ips + i + 2 * PF_BLOCKS * 8)), 8)); \
+				for (int q = 0; q < 8; q++)                            \
+					__builtin_prefetch((const char *)dp->tbl24 + (size_t)pf[q] * SC); \
+			}                                                              \
 			__m256i e = _mm256_i32gather_epi32((const int *)dp->tbl24,     \
 							   _mm256_srli_epi32(ip, 8), SC); \
 			e = _mm256_and_si256(e, keep);                                 \
