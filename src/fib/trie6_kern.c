@@ -21,6 +21,7 @@
 #endif
 
 #define PF_DIST 16
+#define V6_PF 64        /* avx512: tbl24 prefetch distance, addresses */
 
 static inline __attribute__((always_inline)) void
 st64(uint64_t *p, uint64_t v)
@@ -113,6 +114,16 @@ static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 
 		size_t i = 0;                                                              \
 		for (; i + 32 <= n; i += 32) {                                             \
 			struct v6blk A, B;                                                 \
+			if (i + 32 + V6_PF <= n) {  /* tbl24 entries V6_PF addresses ahead */ \
+				struct v6blk P;                                            \
+				uint32_t pf[16];                                           \
+				for (int h = 0; h < 2; h++) {                              \
+					v6_load(&P, ips + i + V6_PF + 16 * h);             \
+					_mm512_storeu_si512((void *)pf, v6_idx24(&P));     \
+					for (int q = 0; q < 16; q++)                       \
+						__builtin_prefetch((const char *)t24 + (size_t)pf[q] * SC); \
+				}                                                          \
+			}                                                                  \
 			v6_load(&A, ips + i);                                              \
 			v6_load(&B, ips + i + 16);                                         \
 			__m512i ea = _mm512_and_si512(_mm512_i32gather_epi32(v6_idx24(&A), t24, SC), keep); \
