@@ -103,6 +103,9 @@ typedef void (*fwd_free_hook)(struct vpk_fwd *f);
 /* Append a node (once) and optionally its configuration. @return 0 or -ENOSPC. */
 int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 
+/* fwd.c: format a message into @err (if not NULL) and return @rc. */
+int fwd_errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* fwd_acl.c */
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 		    char *err, size_t len);

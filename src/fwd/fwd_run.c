@@ -14,19 +14,6 @@
 
 #include "fwd/fwd_priv.h"
 
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 int
 fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
 {
@@ -132,7 +119,7 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned 
 	gc.n_node_conf = n_nc;
 	rc = vpk_graph_create(&gc, out);
 	if (rc != 0)
-		errf(err, len, rc, "%s", vpk_graph_last_error());
+		fwd_errf(err, len, rc, "%s", vpk_graph_last_error());
 	return rc;
 }
 
@@ -156,7 +143,7 @@ select_variants(struct vpk_fwd *f, char *err, size_t len)
 			continue;
 		rc = vpk_acl_set_impl(a->acl, want);
 		if (rc != 0)
-			return errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
+			return fwd_errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
 				    vpk_get_max_simd_bitwidth());
 	}
 	return 0;
@@ -220,7 +207,7 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 		s.forwarded = fwd_node_error(f->graph, "interface-output", 0);
 		s.dropped = fwd_node_error(f->graph, "error-drop", 0);
 	}
-	rc = f->io_rc != 0 ? errf(err, len, f->io_rc, "%s", f->io_err) : 0;
+	rc = f->io_rc != 0 ? fwd_errf(err, len, f->io_rc, "%s", f->io_err) : 0;
 	fwd_io_close(f, &rc, err, len);
 	if (st != NULL)
 		*st = s;
