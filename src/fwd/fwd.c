@@ -48,6 +48,8 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	c.num_tbl8 = c.num_tbl8 ? c.num_tbl8 : 65536;
 	c.max_neighbors = c.max_neighbors ? c.max_neighbors : 4095;
 	c.workers = c.workers ? c.workers : 1;
+	if (c.wide_ring > 4096)
+		return -EINVAL;
 	if (c.max_neighbors > (1u << 24) || c.workers > FWD_MAX_WORKERS)
 		return -EINVAL;
 	rc = fwd_register_nodes();

@@ -41,6 +41,9 @@ struct vpk_node_rt {
 	uint16_t index;                 /* in g->nodes */
 	uint16_t next_node[VPK_NODE_MAX_NEXT];  /* arc -> graph node index */
 	uint64_t calls, vectors, clocks, polls;
+	vpk_graph_remote_fn remote;     /* non-NULL: frames go there instead of impl->fn */
+	void *remote_ctx;
+	uint64_t remote_full;
 	uint64_t err_store[VPK_NODE_MAX_ERRORS];
 };
 
@@ -57,6 +60,8 @@ struct vpk_graph {
 	struct vpk_frame **pending;
 	size_t pend_cap, pend_head, pend_count;
 	struct vpk_frame *free_frames;
+	struct vpk_frame **deferred;    /* frames a remote runner refused this pass */
+	size_t n_deferred, cap_deferred;
 	struct vpk_frame **all_frames;  /* every frame allocated, for destroy */
 	size_t n_all, cap_all;
 	uint64_t last_tsc;              /* chained TSC (VPP's last_time_stamp) */
