@@ -193,7 +193,8 @@ struct vpk_psim_node {
  * Consecutive nodes of the same class are merged. Nodes with no packets are
  * skipped.
  * @return 0; -EINVAL (no nodes, a width not in 64/128/256/512, a negative
- *         clocks figure, frame 0, or no node with packets); -E2BIG (more
+ *         clocks figure, a node over 1e15 cycles per frame, frame 0, or no
+ *         node with packets); -E2BIG (more
  *         than VPK_PSIM_MAX_SECTIONS sections after merging).
  */
 VPK_API int vpk_psim_workload_from_nodes(const struct vpk_psim_node *nodes, size_t n,

@@ -100,10 +100,11 @@ read_runtime(struct runtime *rt, const char *file)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: NUL byte in the file", file);
 	}
 	char err[160];
-	struct jval *root = jread_parse(text, err, sizeof(err));
+	unsigned line;
+	struct jval *root = jread_parse(text, err, sizeof(err), &line);
 	free(text);
 	if (!root)
-		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: %s", file, err);
+		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s:%u: %s", file, line, err);
 	int rc = 0;
 	const struct jval *nodes = jread_get(root, "nodes");
 	if (root->type != J_OBJ || !nodes || nodes->type != J_ARR || nodes->n == 0) {
