@@ -335,6 +335,8 @@ vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w
 		res->ideal_throughput = conf->cores * f0 * 1e9 / cpr;
 		res->loss = 1 - res->throughput / res->ideal_throughput;
 	}
+	if (fabs(res->loss) < 1e-12) /* rounding of 1 - x when nothing was lost */
+		res->loss = 0;
 	res->avg_ghz = run > 0 ? fsum / run : f0;
 	res->scalar_slowed_share = sc > 0 ? scs / sc : 0;
 	res->hops_per_s = hops / (dur * 1e-9);

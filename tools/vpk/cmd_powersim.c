@@ -305,7 +305,11 @@ psim_report(const char *title, const struct vpk_psim_conf *conf, const struct vp
 	print_result("no specialization", &p->without);
 	if (per_core)
 		print_cores(conf, p->pc_without);
-	if (p->have_with) {
+	if (p->have_with && p->without.loss <= 0) {
+		print_result("wide cores", &p->with);
+		printf("\n  loss_without %.4f  loss_with %.4f: no licence loss to remove; hops cost %.2f%% of the throughput\n",
+		       p->without.loss, p->with.loss, -100 * (p->with.throughput / p->without.throughput - 1));
+	} else if (p->have_with) {
 		char what[48];
 		snprintf(what, sizeof(what), "%u wide core%s%s", conf->wide_cores, conf->wide_cores > 1 ? "s" : "",
 			 conf->dedicated ? " (ded.)" : "");
