@@ -24,6 +24,7 @@ build: deps $(BUILD)/build.ninja
 
 run: build
 	./$(BUILD)/vpk info
+	./$(BUILD)/vpk fwd --demo
 
 test: build
 	VPK_BUILD=$(BUILD) bash scripts/run-tests.sh $(BUILD)

@@ -69,7 +69,8 @@ VPK_API int vpk_pcap_reader_open(const char *path, uint32_t rx_if, struct vpk_pc
 /**
  * Like vpk_pcap_reader_open(), on an open stream (a pipe, stdin,
  * fmemopen()). The reader owns @p f from now on, also on failure (it is
- * closed then). @p name is used in messages (NULL: "<stream>").
+ * closed then; stdin is never closed, as in libpcap). @p name is used in
+ * messages (NULL: "<stream>").
  * @return As vpk_pcap_reader_open() (-EINVAL also for a NULL @p f).
  */
 VPK_API int vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_if,
@@ -88,10 +89,10 @@ VPK_API int vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_i
  * @param idx    Out: buffer indices of the packets read, file order.
  * @param ts_ns  Optional out (may be NULL): timestamps in nanoseconds since
  *               the epoch (microsecond files: multiples of 1000).
- * @param n      Capacity of @p idx and @p ts_ns, >= 1.
+ * @param n      Capacity of @p idx and @p ts_ns, 1..INT32_MAX.
  * @return Packets read (1..n); 0 at end of file; -ENOBUFS when @p pool had no
  *         free buffer (nothing was read; retry after freeing buffers);
- *         -EINVAL for @p n == 0 or a NULL argument, or a truncated or
+ *         -EINVAL for @p n out of range or a NULL argument, or a truncated or
  *         corrupt packet record (see vpk_pcap_reader_error()); -EIO when
  *         reading the file failed.
  */

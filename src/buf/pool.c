@@ -19,16 +19,21 @@
  * thread-local storage instead of an lcore id, so callers do nothing):
  *
  *   thread T                          pool P (gen 7)
- *   tl_slots[16]  (_Thread_local)     caches --> [cache T] --> [cache U] --> NULL
- *   +----------+-----+---------+        ^ list under g_lock, walked by
- *   | pool = P | gen | cache --+------->   vpk_pool_in_use() and destroy
- *   +----------+-----+---------+
- *   | NULL ... (free slots)    |      cache: len, net, objs[2 * cache_size]
+ *   tl_slots (_Thread_local pointer)  caches --> [cache T] --> [cache U] --> NULL
+ *    |  16 slots, malloc'd              ^ list under g_lock, walked by
+ *    v +----------+-----+---------+     |   vpk_pool_in_use() and destroy
+ *      | pool = P | gen | cache --+-----+
+ *      +----------+-----+---------+
+ *      | NULL ... (free slots)    |   cache: len, net, objs[2 * cache_size]
  *
  *   - A slot matches when slot.pool == pool && slot.gen == pool->gen. The
  *     generation is a process-wide counter stamped on each pool at creation,
  *     so a slot left behind by a destroyed pool never matches a new pool
  *     that happens to get the same address, and is never dereferenced.
+ *   - The only thread-local variable is one pointer, in the initial-exec
+ *     TLS model: one %fs-relative load, no __tls_get_addr() call, even in
+ *     libvpk.so (built -fPIC), and 8 bytes of static TLS, small enough for a
+ *     dlopen()ed libvpk. The slot table itself is malloc'd on first use.
  *   - First use of a pool by a thread takes the global lock g_lock, reuses a
  *     free or stale slot (its pool is no longer on the live list), mallocs
  *     the cache, links it into the pool's list, and registers the slot
@@ -38,13 +43,18 @@
  *   - A thread using more than 16 pools at once, a failed cache malloc, or
  *     cache_size 0 fall back to the uncached path (stack + one atomic
  *     counter): slower, never wrong.
- *   - alloc(n <= cache_size): take from the cache; if it holds fewer than n,
- *     first refill it from the stack with cache_size + n - len buffers (so it
- *     ends the call holding about cache_size). free(n <= cache_size): append;
- *     when the cache exceeds cache_size, the oldest (coldest) entries above
- *     cache_size / 2 go back to the stack. Between calls len <= cache_size, so
- *     objs[] never needs more than 2 * cache_size entries. Larger bursts
- *     bypass the cache (alloc still tops up from it when the stack runs dry).
+ *   - Small bursts (n <= cache_size / 2) use the cache. alloc: take from the
+ *     cache; if it holds fewer than n, first refill it from the stack with
+ *     cache_size + n - len buffers (so it ends the call holding about
+ *     cache_size). free: append; when the cache exceeds cache_size, the
+ *     oldest (coldest) entries above cache_size / 2 go back to the stack.
+ *     Between calls len <= cache_size, so objs[] never needs more than
+ *     2 * cache_size entries.
+ *   - Larger bursts go straight to the stack (alloc still tops up from the
+ *     cache when the stack runs dry): one lock round trip is then cheap per
+ *     buffer, while passing such a burst through the cache would copy it
+ *     twice (measured, docs/buffers.md: at burst 256 through a 256-entry
+ *     cache 5.8 cycles/buffer against 3.6 direct).
  *   - A thread sees exhaustion only when its own cache and the shared stack
  *     are both empty; buffers in other threads' caches are free but not
  *     reachable (as in DPDK). Size pools for n_threads * cache_size slack.
@@ -75,17 +85,21 @@
 
 #include <vpk/buf.h>
 
+#include "core/debug.h"
+
 #define POOL_CACHE_MAX  4096u   /* conf.cache_size limit (objs[] = 32 KiB) */
 #define TL_SLOTS        16      /* pools one thread can cache at once */
 #define META_AND_HEAD   (64u + VPK_BUF_HEADROOM)
 
 enum { BUF_FREE = 0, BUF_ALLOC = 1 };
 
+/* One thread's cache of one pool; 64-byte aligned so no two threads' caches
+ * share a cache line. */
 struct pool_cache {
 	struct pool_cache *next;        /* pool->caches list, under g_lock */
 	_Atomic int64_t net;            /* allocs - frees by the owner thread */
 	uint32_t len;                   /* indices in objs[], <= cache_size between calls */
-	uint32_t objs[];                /* 2 * cache_size entries */
+	_Alignas(64) uint32_t objs[];   /* 2 * cache_size entries */
 };
 
 struct vpk_pool {
@@ -103,11 +117,13 @@ struct vpk_pool {
 	const struct vpk_impl *impl;
 	struct vpk_buf tmpl;            /* what alloc resets metadata to */
 
-	pthread_mutex_t lock;           /* protects top and stack[] */
+	/* Written by every thread that touches the stack: own cache lines, away
+	 * from the read-mostly fields above that every alloc/free reads. */
+	_Alignas(64) pthread_mutex_t lock;      /* protects top and stack[] */
 	uint32_t top;                   /* free indices in stack[0..top) */
 	uint32_t *stack;
 
-	_Atomic int64_t uncached_net;   /* allocs - frees that had no cache */
+	_Alignas(64) _Atomic int64_t uncached_net;      /* allocs - frees that had no cache */
 	int64_t retired_net;            /* nets of caches of exited threads (g_lock) */
 	struct pool_cache *caches;      /* caches of live threads (g_lock) */
 	struct vpk_pool *next_live;     /* live pool list (g_lock) */
@@ -122,8 +138,8 @@ struct tl_slot {
 	struct pool_cache *cache;
 };
 
-static _Thread_local struct tl_slot tl_slots[TL_SLOTS];
-static _Thread_local bool tl_registered;
+/* This thread's slot table (TL_SLOTS entries), NULL until its first cache. */
+static _Thread_local struct tl_slot *tl_slots __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vpk_pool *g_live;                 /* under g_lock */
@@ -198,9 +214,13 @@ cache_thread_exit(void *arg)
 		/* A slot of a destroyed pool: its cache was freed by destroy. */
 		if (slots[i].pool != NULL && pool_is_live(slots[i].pool, slots[i].gen))
 			cache_retire((struct vpk_pool *)slots[i].pool, slots[i].cache);
-		slots[i].pool = NULL;
 	}
 	pthread_mutex_unlock(&g_lock);
+	free(slots);
+	/* If a later destructor of this thread uses a pool again, cache_create()
+	 * makes a new table and registers it; glibc then runs another round
+	 * (up to PTHREAD_DESTRUCTOR_ITERATIONS). */
+	tl_slots = NULL;
 }
 
 static void
@@ -219,17 +239,29 @@ cache_create(struct vpk_pool *p)
 	pthread_once(&g_key_once, key_init);
 	if (!g_key_ok)
 		return NULL;    /* without the key a thread's cache could be lost */
-	if (!tl_registered) {
-		if (pthread_setspecific(g_key, tl_slots) != 0)
+	if (tl_slots == NULL) {
+		struct tl_slot *t = calloc(TL_SLOTS, sizeof(*t));
+
+		if (t == NULL)
 			return NULL;
-		tl_registered = true;
+		if (pthread_setspecific(g_key, t) != 0) {
+			free(t);
+			return NULL;
+		}
+		tl_slots = t;
 	}
 	pthread_mutex_lock(&g_lock);
 	for (i = 0; i < TL_SLOTS; i++)
 		if (tl_slots[i].pool == NULL || !pool_is_live(tl_slots[i].pool, tl_slots[i].gen))
 			break;
-	if (i < TL_SLOTS)
-		c = calloc(1, sizeof(*c) + 2 * (size_t)p->cache_size * sizeof(c->objs[0]));
+	if (i < TL_SLOTS) {
+		/* Size rounded up to 64 as aligned_alloc() wants. */
+		size_t sz = (sizeof(*c) + 2 * (size_t)p->cache_size * sizeof(c->objs[0]) + 63) & ~(size_t)63;
+
+		c = aligned_alloc(64, sz);
+		if (c != NULL)
+			memset(c, 0, sizeof(*c));
+	}
 	if (c != NULL) {
 		c->next = p->caches;
 		p->caches = c;
@@ -242,11 +274,14 @@ cache_create(struct vpk_pool *p)
 static inline struct pool_cache *
 cache_get(struct vpk_pool *p)
 {
+	struct tl_slot *t = tl_slots;
+
 	if (p->cache_size == 0)
 		return NULL;
-	for (unsigned i = 0; i < TL_SLOTS; i++)
-		if (tl_slots[i].pool == p && tl_slots[i].gen == p->gen)
-			return tl_slots[i].cache;
+	if (t != NULL)
+		for (unsigned i = 0; i < TL_SLOTS; i++)
+			if (t[i].pool == p && t[i].gen == p->gen)
+				return t[i].cache;
 	return cache_create(p);
 }
 
@@ -300,13 +335,32 @@ debug_on_alloc(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 
 /* ---- data plane -------------------------------------------------------- */
 
+/*
+ * Copy @n indices between a caller's array and a cache. Short bursts (the
+ * common case: 1..32) in a plain loop, since a libc call costs more than the
+ * copy; longer ones with memcpy(), which uses the widest registers.
+ */
+static inline void
+copy_idx(uint32_t *restrict dst, const uint32_t *restrict src, uint32_t n)
+{
+	if (n > 32) {
+		memcpy(dst, src, (size_t)n * sizeof(*dst));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 uint32_t
 vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 {
-	struct pool_cache *c = cache_get(p);
+	struct pool_cache *c;
 	uint32_t got;
 
-	if (c == NULL || n > p->cache_size) {
+	VPK_DEBUG_ASSERT(p != NULL && (idx != NULL || n == 0));
+	c = cache_get(p);
+
+	if (c == NULL || n > p->cache_size / 2) {
 		got = stack_pop(p, idx, n);
 		if (c != NULL && got < n && c->len > 0) {
 			/* Stack dry: what this thread has cached is free too. */
@@ -321,11 +375,18 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 			c->len += stack_pop(p, c->objs + c->len, p->cache_size + n - c->len);
 		got = n < c->len ? n : c->len;
 		c->len -= got;
-		memcpy(idx, c->objs + c->len, (size_t)got * sizeof(*idx));
+		copy_idx(idx, c->objs + c->len, got);
 	}
 	debug_on_alloc(p, idx, got);
-	for (uint32_t i = 0; i < got; i++)
-		*vpk_buf_from_idx(p->base, idx[i]) = p->tmpl;
+	if (got > 0) {
+		/* Template and base in locals: a store to a buffer could alias *p,
+		 * which would make the compiler reload both every iteration. */
+		const struct vpk_buf t = p->tmpl;
+		uint8_t *base = p->base;
+
+		for (uint32_t i = 0; i < got; i++)
+			*vpk_buf_from_idx(base, idx[i]) = t;
+	}
 	net_add(p, c, got);
 	return got;
 }
@@ -333,13 +394,15 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 void
 vpk_pool_free_bulk(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 {
-	struct pool_cache *c = cache_get(p);
+	struct pool_cache *c;
 
+	VPK_DEBUG_ASSERT(p != NULL && (idx != NULL || n == 0));
+	c = cache_get(p);
 	debug_on_free(p, idx, n);
-	if (c == NULL || n > p->cache_size) {
+	if (c == NULL || n > p->cache_size / 2) {
 		stack_push(p, idx, n);
 	} else {
-		memcpy(c->objs + c->len, idx, (size_t)n * sizeof(*idx));
+		copy_idx(c->objs + c->len, idx, n);
 		c->len += n;
 		if (c->len > p->cache_size) {
 			/* Give back the oldest entries; keep the recently freed
@@ -357,7 +420,7 @@ vpk_pool_free_bulk(struct vpk_pool *p, const uint32_t *idx, uint32_t n)
 void
 vpk_pool_cache_flush(struct vpk_pool *p)
 {
-	if (p->cache_size == 0)
+	if (p->cache_size == 0 || tl_slots == NULL)
 		return;
 	for (unsigned i = 0; i < TL_SLOTS; i++) {
 		if (tl_slots[i].pool == p && tl_slots[i].gen == p->gen) {
@@ -420,9 +483,11 @@ vpk_pool_create(const struct vpk_pool_conf *conf, struct vpk_pool **out)
 	rc = conf_check(conf, &stride);
 	if (rc < 0)
 		return rc;
-	p = calloc(1, sizeof(*p));
+	/* struct vpk_pool has 64-byte aligned members: calloc() is not enough. */
+	p = aligned_alloc(64, (sizeof(*p) + 63) & ~(size_t)63);
 	if (p == NULL)
 		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
 	rc = vpk_buf_kernels_get(conf->isa, &p->to_ptr, &p->to_idx, &p->impl);
 	if (rc < 0)
 		goto out_free_pool;

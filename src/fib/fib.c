@@ -23,6 +23,7 @@
 #include <vpk/fib.h>
 
 #include "fib/dir24_8.h"
+#include "fib/fib_priv.h"
 #include "fib/rib.h"
 
 struct vpk_fib {
@@ -98,12 +99,12 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 		return -ENOMEM;
 	fib->type = VPK_FIB_DIR24_8;
 	fib->conf = *conf;
-	if (rib_init(&fib->rib, 32, conf->max_routes) != 0) {
+	if (vpk_rib_init(&fib->rib, 32, conf->max_routes) != 0) {
 		free(fib);
 		return -ENOMEM;
 	}
 	if (vpk_dir24_8_init(&fib->dp, conf->nh_size, (uint32_t)ntbl8, conf->default_nh) != 0) {
-		rib_fini(&fib->rib);
+		vpk_rib_fini(&fib->rib);
 		free(fib);
 		return -ENOMEM;
 	}
@@ -118,7 +119,7 @@ vpk_fib_free(struct vpk_fib *fib)
 	if (fib == NULL)
 		return;
 	vpk_dir24_8_fini(&fib->dp);
-	rib_fini(&fib->rib);
+	vpk_rib_fini(&fib->rib);
 	free(fib);
 }
 
@@ -149,7 +150,7 @@ write_gaps(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 	struct gap_ctx g = { &fib->dp, ip, nh };
 	uint64_t end = (uint64_t)ip + (UINT64_C(1) << (32 - depth)) - 1;
 
-	rib_children(&fib->rib, rib_key4(ip), depth, gap_child, &g);
+	vpk_rib_children(&fib->rib, rib_key4(ip), depth, gap_child, &g);
 	if (g.cursor <= end)
 		vpk_dir24_8_write_range(&fib->dp, g.cursor, end, nh);
 }
@@ -160,7 +161,7 @@ cover_nh(const struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 {
 	uint64_t nh;
 
-	if (!rib_parent(&fib->rib, rib_key4(ip), depth, &nh, NULL))
+	if (!vpk_rib_parent(&fib->rib, rib_key4(ip), depth, &nh, NULL))
 		nh = fib->conf.default_nh;
 	return nh;
 }
@@ -175,7 +176,7 @@ vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 	if (fib == NULL || depth > 32 || nh > vpk_fib_max_nh(fib->conf.nh_size))
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = rib_find(&fib->rib, rib_key4(ip), depth);
+	node = vpk_rib_find(&fib->rib, rib_key4(ip), depth);
 	if (node != RIB_NIL) {
 		if (fib->rib.nodes[node].nh == nh)
 			return 0;
@@ -183,12 +184,12 @@ vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 		write_gaps(fib, ip, depth, nh);
 		return 0;
 	}
-	if (depth > 24 && !rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24)) {
+	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24)) {
 		if (fib->rsvd_tbl8 >= fib->dp.num_tbl8)
 			return -ENOSPC;
 		need_group = true;
 	}
-	rc = rib_insert(&fib->rib, rib_key4(ip), depth, nh, &existed);
+	rc = vpk_rib_insert(&fib->rib, rib_key4(ip), depth, nh, &existed);
 	if (rc != 0)
 		return rc;
 	if (need_group)
@@ -207,14 +208,14 @@ vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 	if (fib == NULL || depth > 32)
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = rib_find(&fib->rib, rib_key4(ip), depth);
+	node = vpk_rib_find(&fib->rib, rib_key4(ip), depth);
 	if (node == RIB_NIL)
 		return -ENOENT;
 	pnh = cover_nh(fib, ip, depth);
 	if (pnh != fib->rib.nodes[node].nh)
 		write_gaps(fib, ip, depth, pnh);
-	rib_remove(&fib->rib, rib_key4(ip), depth);
-	if (depth > 24 && !rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
+	vpk_rib_remove(&fib->rib, rib_key4(ip), depth);
+	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		fib->rsvd_tbl8--;
 	return 0;
 }
@@ -226,7 +227,7 @@ vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t *nh)
 
 	if (fib == NULL || nh == NULL || depth > 32)
 		return -EINVAL;
-	node = rib_find(&fib->rib, rib_key4(mask4(ip, depth)), depth);
+	node = vpk_rib_find(&fib->rib, rib_key4(mask4(ip, depth)), depth);
 	if (node == RIB_NIL)
 		return -ENOENT;
 	*nh = fib->rib.nodes[node].nh;
@@ -259,7 +260,7 @@ vpk_fib_walk(const struct vpk_fib *fib, vpk_fib_walk_fn fn, void *arg)
 
 	if (fib == NULL || fn == NULL)
 		return -EINVAL;
-	return rib_walk(&fib->rib, walk_one, &w);
+	return vpk_rib_walk(&fib->rib, walk_one, &w);
 }
 
 int
@@ -275,7 +276,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes +
 		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
-	st->rib_bytes = rib_mem(&fib->rib);
+	st->rib_bytes = vpk_rib_mem(&fib->rib);
 	return 0;
 }
 
@@ -304,4 +305,12 @@ vpk_fib_select(struct vpk_fib *fib, const char *variant)
 		return rc;
 	use_impl(fib, impl);
 	return 0;
+}
+
+uint64_t
+vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip)
+{
+	uint64_t nh;
+
+	return vpk_rib_lpm(&fib->rib, rib_key4(ip), &nh) ? nh : fib->conf.default_nh;
 }

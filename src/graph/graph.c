@@ -81,7 +81,8 @@ vpk_node_register(const struct vpk_node_reg *reg)
 
 static const struct vpk_node_reg *const builtin_nodes[] = {
 	&error_drop_reg, &ethernet_input_reg, &ip4_input_reg, &ip6_input_reg,
-	&ip4_rewrite_reg, &ip6_rewrite_reg, &interface_output_reg,
+	&ip4_rewrite_reg, &ip6_rewrite_reg, &interface_output_reg, &ip4_lookup_reg, &ip6_lookup_reg,
+	&ip4_acl_reg, &ip6_acl_reg,
 };
 
 const struct vpk_node_reg *

@@ -76,7 +76,7 @@ struct vpk_graph {
  * every built-in node).
  */
 extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
-	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg;
+	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
 
 #ifdef VPK_HAVE_ISA_AVX512
 #define VPK_IF_AVX512(x) x,

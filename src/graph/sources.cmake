@@ -8,4 +8,6 @@ vpk_kernel_sources(ISAS scalar sse42 avx2 avx512 SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ip4_input.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ip6_input.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_rewrite.c
-  ${CMAKE_CURRENT_LIST_DIR}/nodes/interface_output.c)
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/interface_output.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_lookup.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_acl.c)

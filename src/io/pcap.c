@@ -81,7 +81,7 @@ vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_if,
 		name = "<stream>";
 	if (f == NULL || out == NULL) {
 		put_msg(err, err_len, "%s: invalid argument", name);
-		if (f != NULL)
+		if (f != NULL && f != stdin)
 			fclose(f);
 		return -EINVAL;
 	}
@@ -119,7 +119,8 @@ vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_if,
 	return 0;
 
 out_close_f:
-	fclose(f);
+	if (f != stdin)         /* as libpcap does on close */
+		fclose(f);
 	if (r != NULL)
 		free(r->name);
 	free(r);
@@ -172,7 +173,7 @@ vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *
 	void *base;
 	uint32_t have, got = 0, room;
 
-	if (r == NULL || pool == NULL || idx == NULL || n == 0)
+	if (r == NULL || pool == NULL || idx == NULL || n == 0 || n > INT32_MAX)
 		return -EINVAL;
 	if (r->err != 0)
 		return r->err;

@@ -61,7 +61,7 @@ eal_up(void)
 	char pfx[64];
 	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfibtest%d", (int)getpid());
 	char *args[] = { "test_fib4_dpdk", "--no-huge", "--no-pci", "-m", "1024", pfx,
-			 "--log-level=lib.eal:error", "--force-max-simd-bitwidth=512", NULL };
+			 "--log-level=lib.eal:error", "--no-telemetry", "--force-max-simd-bitwidth=512", NULL };
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 
 	return rte_eal_init(argc, args);
@@ -127,7 +127,8 @@ static void
 random_ops(unsigned nh_size)
 {
 	uint64_t max_nh = vpk_fib_max_nh(nh_size);
-	uint64_t def = check_rand_range(2) ? 0 : 1 + check_rand_range(max_nh);
+	uint64_t lo_nh = max_nh < 31 ? max_nh - 8 : 31;        /* routes <= /24 and the default */
+	uint64_t def = check_rand_range(2) ? 0 : 1 + check_rand_range(lo_nh);
 	uint32_t tbl8 = nh_size == 1 ? 127 : 1024;
 	struct vpk_fib_conf conf = { .nh_size = nh_size, .num_tbl8 = tbl8, .default_nh = def, .max_routes = 4096 };
 	struct pair p = { .n = 4000 };
@@ -152,7 +153,14 @@ random_ops(unsigned nh_size)
 			uint8_t d = k == 0 ? (uint8_t)check_rand_range(9) : (uint8_t)(16 + check_rand_range(17));
 			uint32_t ip = k == 0 ? check_rand_u32()
 					     : area | (uint32_t)(check_rand_range(6) << 8) | (check_rand_u32() & 0xff);
-			uint64_t nh = check_rand_range(5) == 0 ? def : 1 + check_rand_range(max_nh < 31 ? max_nh : 31);
+			uint64_t nh = check_rand_range(5) == 0 ? def : 1 + check_rand_range(lo_nh);
+			/* DPDK 22.11 bug 1731: a route > /24 whose covering route has the
+			 * same next hop is added without reserving a group, and its delete
+			 * then releases one: the reservation count wraps and every later
+			 * add > /24 fails with -ENOSPC. Routes > /24 get next hops of
+			 * their own (one per length, above every other) to stay clear. */
+			if (d > 24)
+				nh = lo_nh + 1 + (d - 25);
 			/* DPDK 22.11 bug: a prefix whose more-specific routes reach
 			 * 255.255.255.255 gets its next hop written over the whole
 			 * address space (its right edge wraps to 0; test_fib4.c

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vpk-acl-bench: vpk ACL variants vs every rte_acl algorithm, same rules,
+ * same trace, same process. Rules and trace come from files (dpdk-test-acl
+ * format) or from the generator. For each library: build time, runtime
+ * bytes, build peak memory; for each variant and burst size: TSC cycles per
+ * packet (median over all classify calls of cycles/call / burst), Mpps, and
+ * whether every result equals the trace's expected column.
+ *
+ *   vpk-acl-bench --profile acl --rules 10000 --trace 1048576 --bursts 32,256
+ *                 [--ipv6] [--seed 1] [--iter 3] [--rulesf F --tracef F]
+ *                 [--no-dpdk] [--cap 512] [--json]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include <vpk/acl.h>
+#include <vpk/acl_file.h>
+#include <vpk/acl_gen.h>
+
+#include "acl_bench.h"
+
+void
+bench_hwm_reset(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (f != NULL) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+static size_t
+status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	size_t v = 0, kl = strlen(key);
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, kl) == 0)
+			v = strtoull(line + kl, NULL, 10);
+	fclose(f);
+	return v * 1024;
+}
+
+size_t bench_rss(void) { return status_kb("VmRSS:"); }
+size_t bench_hwm(void) { return status_kb("VmHWM:"); }
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct timing {
+	double cyc_pkt;         /* median per call / burst */
+	double mean_cyc_pkt;    /* total / packets */
+	bool ok;
+	uint32_t mismatches;
+};
+
+typedef void (*cls_fn)(void *arg, const uint8_t **d, uint32_t *r, uint32_t n);
+
+static struct timing
+measure(cls_fn fn, void *arg, const uint8_t **ptrs, uint32_t np, const uint32_t *want,
+	unsigned burst, unsigned iter)
+{
+	uint32_t *res = malloc((size_t)np * sizeof(*res));
+	size_t calls = (size_t)iter * ((np + burst - 1) / burst), k = 0;
+	uint64_t *cyc = malloc(calls * sizeof(*cyc)), total = 0;
+	struct timing t = { 0 };
+
+	for (uint32_t i = 0; i < np; i += burst)            /* warm-up + verification pass */
+		fn(arg, ptrs + i, res + i, np - i < burst ? np - i : burst);
+	for (uint32_t i = 0; i < np; i++)
+		if (res[i] != want[i])
+			t.mismatches++;
+	t.ok = t.mismatches == 0;
+	for (unsigned it = 0; it < iter; it++)
+		for (uint32_t i = 0; i < np; i += burst) {
+			uint32_t n = np - i < burst ? np - i : burst;
+			uint64_t t0 = __rdtsc();
+
+			fn(arg, ptrs + i, res + i, n);
+			cyc[k] = (__rdtsc() - t0) * 1024 / n;       /* fixed point per packet */
+			total += __rdtsc() - t0;
+			k++;
+		}
+	qsort(cyc, k, sizeof(*cyc), cmp_u64);
+	t.cyc_pkt = (double)cyc[k / 2] / 1024.0;
+	t.mean_cyc_pkt = (double)total / ((double)iter * np);
+	free(cyc);
+	free(res);
+	return t;
+}
+
+struct vctx {
+	struct vpk_acl *acl;
+};
+
+static void
+vpk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
+{
+	vpk_acl_classify_bulk(((struct vctx *)arg)->acl, d, r, n, 1);
+}
+
+struct dctx {
+	unsigned alg;
+};
+
+static void
+dpdk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
+{
+	dpdk_classify(((struct dctx *)arg)->alg, d, r, n, 1);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *rulesf = NULL, *tracef = NULL, *profile = "acl", *only = NULL;
+	uint32_t nrules = 10000, npkts = 1 << 20, iter = 3, bursts[8] = { 32, 256 }, nb = 2;
+	uint64_t seed = 1;
+	bool ipv6 = false, json = false, no_dpdk = false;
+	unsigned cap = 512;
+	char why[512];
+	static const struct option lo[] = {
+		{ "rulesf", 1, 0, 'r' }, { "tracef", 1, 0, 't' }, { "profile", 1, 0, 'p' },
+		{ "rules", 1, 0, 'n' }, { "trace", 1, 0, 'T' }, { "seed", 1, 0, 's' },
+		{ "iter", 1, 0, 'i' }, { "bursts", 1, 0, 'b' }, { "ipv6", 0, 0, '6' },
+		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
+		{ "only", 1, 0, 'o' }, { 0, 0, 0, 0 } };
+	int o;
+
+	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (o) {
+		case 'r': rulesf = optarg; break;
+		case 't': tracef = optarg; break;
+		case 'p': profile = optarg; break;
+		case 'n': nrules = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'T': npkts = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'i': iter = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case '6': ipv6 = true; break;
+		case 'j': json = true; break;
+		case 'D': no_dpdk = true; break;
+		case 'c': cap = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'o': only = optarg; break;
+		case 'b': {
+			char *s = optarg;
+
+			nb = 0;
+			while (*s && nb < 8) {
+				bursts[nb++] = (uint32_t)strtoul(s, &s, 10);
+				if (*s == ',')
+					s++;
+			}
+			break;
+		}
+		default:
+			fprintf(stderr, "usage: see the header of bench/acl/acl_bench.c\n");
+			return 2;
+		}
+	}
+	if (strcmp(profile, "ipv6") == 0)
+		ipv6 = true;
+	vpk_set_max_simd_bitwidth(cap);
+
+	/* ---- data ---- */
+	struct vpk_acl5_rule *r5;
+	struct vpk_acl5_pkt *p5;
+	uint32_t nr, np;
+	int rc;
+
+	if (rulesf != NULL) {
+		rc = vpk_acl5_load_rules(rulesf, ipv6, VPK_ACL5_CLASSBENCH, 0, &r5, &nr, why, sizeof(why));
+		if (rc < 0) {
+			fprintf(stderr, "vpk-acl-bench: %s\n", why);
+			return 2;
+		}
+	} else {
+		struct vpk_acl_gen_conf gc = { .rules = nrules, .seed = seed, .ipv6 = ipv6 };
+
+		if (vpk_acl_gen_profile_from_name(profile, &gc.profile, &gc.ipv6) < 0 ||
+		    vpk_acl_gen_rules(&gc, &r5) < 0) {
+			fprintf(stderr, "vpk-acl-bench: cannot generate profile %s\n", profile);
+			return 2;
+		}
+		nr = nrules;
+	}
+	if (tracef != NULL) {
+		rc = vpk_acl5_load_trace(tracef, ipv6, npkts, &p5, &np, why, sizeof(why));
+		if (rc < 0) {
+			fprintf(stderr, "vpk-acl-bench: %s\n", why);
+			return 2;
+		}
+	} else {
+		vpk_acl_gen_trace(r5, nr, ipv6, npkts, seed + 100, 0.05, &p5);
+		np = npkts;
+	}
+	if (np == 0 || !p5[0].has_expected) {
+		double t0 = now_s();
+
+		vpk_acl5_oracle(r5, nr, p5, np, ipv6);
+		if (!json)
+			fprintf(stderr, "oracle: %.1f s\n", now_s() - t0);
+	}
+
+	struct bench_data d = { .ipv6 = ipv6, .nrules = nr, .ncat_build = 1 };
+	uint32_t bs = vpk_acl5_buf_size(ipv6), *want = malloc((size_t)np * 4);
+	uint8_t *bufs = malloc((size_t)np * bs), *rules;
+	const uint8_t **ptrs = malloc((size_t)np * sizeof(*ptrs));
+
+	d.nf = vpk_acl5_layout(ipv6, d.defs);
+	rules = malloc((size_t)nr * VPK_ACL_RULE_SIZE(d.nf));
+	vpk_acl5_to_rules(r5, nr, ipv6, 0xffff, rules);
+	d.rules = rules;
+	for (uint32_t i = 0; i < np; i++) {
+		vpk_acl5_pkt_bytes(&p5[i], ipv6, bufs + (size_t)i * bs);
+		ptrs[i] = bufs + (size_t)i * bs;
+		want[i] = p5[i].expected == VPK_ACL5_NO_MATCH ? 0 : p5[i].expected + 1;
+	}
+
+	/* ---- vpk build ---- */
+	struct vpk_acl_conf conf = { .num_fields = d.nf, .defs = d.defs, .num_categories = 1 };
+	struct vctx vc;
+	struct vpk_acl_stats st;
+	double vb0, vbuild;
+	size_t vr0, vpeak;
+
+	if (vpk_acl_create(&conf, &vc.acl) < 0 || vpk_acl_add_rules(vc.acl, rules, nr) < 0) {
+		fprintf(stderr, "vpk-acl-bench: vpk: %s\n", vpk_acl_last_error(vc.acl));
+		return 1;
+	}
+	vr0 = bench_rss();
+	bench_hwm_reset();
+	vb0 = now_s();
+	rc = vpk_acl_build(vc.acl);
+	vbuild = now_s() - vb0;
+	vpeak = bench_hwm() - vr0;
+	if (rc < 0) {
+		fprintf(stderr, "vpk-acl-bench: vpk build: %s\n", vpk_acl_last_error(vc.acl));
+		return 1;
+	}
+	vpk_acl_get_stats(vc.acl, &st);
+
+	/* ---- dpdk build ---- */
+	double dbuild = 0;
+	size_t drt = 0, dpeak = 0;
+	bool have_dpdk = false;
+
+	if (!no_dpdk) {
+		if (dpdk_init(cap >= 512, why, sizeof(why)) < 0)
+			fprintf(stderr, "dpdk: %s\n", why);
+		else if (dpdk_build(&d, &dbuild, &drt, &dpeak, why, sizeof(why)) < 0)
+			fprintf(stderr, "dpdk: %s\n", why);
+		else
+			have_dpdk = true;
+	}
+
+	if (json) {
+		printf("{\"set\":{\"profile\":\"%s\",\"ipv6\":%s,\"rules\":%u,\"packets\":%u,\"seed\":%llu,\"rulesf\":\"%s\"},\n",
+		       profile, ipv6 ? "true" : "false", nr, np, (unsigned long long)seed, rulesf ? rulesf : "");
+		printf(" \"vpk_build\":{\"seconds\":%.4f,\"runtime_bytes\":%zu,\"build_heap_peak_bytes\":%zu,\"build_rss_peak_bytes\":%zu,\"trees\":%u,\"nodes\":%u,\"leaves\":%u,\"max_depth\":%u,\"leaf_rules\":%llu},\n",
+		       vbuild, st.runtime_bytes, st.build_peak_bytes, vpeak, st.trees, st.nodes, st.leaves,
+		       st.max_depth, (unsigned long long)st.leaf_rules);
+		if (have_dpdk)
+			printf(" \"dpdk_build\":{\"seconds\":%.4f,\"runtime_bytes\":%zu,\"build_rss_peak_bytes\":%zu},\n",
+			       dbuild, drt, dpeak);
+		printf(" \"classify\":[\n");
+	} else {
+		printf("set: %s%s %u rules, %u packets (seed %llu)\n", profile, ipv6 ? " ipv6" : "", nr, np,
+		       (unsigned long long)seed);
+		printf("vpk  build %.3f s  runtime %.1f MB  build peak %.1f MB (heap) %.1f MB (rss)  trees %u leaves %u depth %u copies %.2f\n",
+		       vbuild, st.runtime_bytes / 1e6, st.build_peak_bytes / 1e6, vpeak / 1e6, st.trees,
+		       st.leaves, st.max_depth, (double)st.leaf_rules / (nr ? nr : 1));
+		if (have_dpdk)
+			printf("dpdk build %.3f s  runtime %.1f MB  build peak %.1f MB (rss)\n", dbuild, drt / 1e6,
+			       dpeak / 1e6);
+		printf("%-6s %-10s %6s %10s %10s %8s %s\n", "lib", "variant", "burst", "cyc/pkt", "mean", "Mpps",
+		       "verify");
+	}
+	bool first = true;
+	int fails = 0;
+
+	for (unsigned b = 0; b < nb; b++) {
+		for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL; im++) {
+			if (only != NULL && strstr(only, (*im)->name) == NULL)
+				continue;
+			if (vpk_acl_set_impl(vc.acl, (*im)->name) < 0)
+				continue;
+			struct timing t = measure(vpk_cls, &vc, ptrs, np, want, bursts[b], iter);
+
+			fails += !t.ok;
+			if (json)
+				printf("%s  {\"lib\":\"vpk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",
+				       first ? "" : ",\n", (*im)->name, bursts[b], t.cyc_pkt, t.mean_cyc_pkt,
+				       2600.0 / t.cyc_pkt, t.ok ? "true" : "false", t.mismatches);
+			else
+				printf("%-6s %-10s %6u %10.1f %10.1f %8.2f %s\n", "vpk", (*im)->name, bursts[b],
+				       t.cyc_pkt, t.mean_cyc_pkt, 2600.0 / t.cyc_pkt, t.ok ? "ok" : "MISMATCH");
+			fflush(stdout);
+			first = false;
+		}
+		for (unsigned a = 0; have_dpdk && a < dpdk_alg_count(); a++) {
+			struct dctx dc = { a };
+
+			if (!dpdk_alg_usable(a) || (only != NULL && strstr(only, "dpdk") == NULL))
+				continue;
+			struct timing t = measure(dpdk_cls, &dc, ptrs, np, want, bursts[b], iter);
+
+			if (json)
+				printf("%s  {\"lib\":\"dpdk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",
+				       first ? "" : ",\n", dpdk_alg_name(a), bursts[b], t.cyc_pkt,
+				       t.mean_cyc_pkt, 2600.0 / t.cyc_pkt, t.ok ? "true" : "false", t.mismatches);
+			else
+				printf("%-6s %-10s %6u %10.1f %10.1f %8.2f %s\n", "dpdk", dpdk_alg_name(a),
+				       bursts[b], t.cyc_pkt, t.mean_cyc_pkt, 2600.0 / t.cyc_pkt,
+				       t.ok ? "ok" : "MISMATCH");
+			fflush(stdout);
+			first = false;
+		}
+	}
+	if (json)
+		printf("\n ]}\n");
+	dpdk_free();
+	vpk_acl_destroy(vc.acl);
+	free(r5), free(p5), free(want), free(bufs), free(ptrs), free(rules);
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_ACL_FILE_H
+#define VPK_ACL_FILE_H
+
+/**
+ * @file
+ * 5-tuple rule sets and traces in DPDK's file formats, and the standard
+ * 5-tuple layouts.
+ *
+ * Rule files (research: dpdk-test-acl and l3fwd):
+ *  - ClassBench / dpdk-test-acl: `@src/len dst/len lo : hi lo : hi proto/mask`
+ *    (tokens split on blanks, the ':' its own token, extra tokens ignored,
+ *    `#` comments and blank lines skipped). IPv6 addresses in any RFC 4291
+ *    text form with --ipv6.
+ *  - l3fwd ACL: the same body after `@` (ACL entry: drop) or `R` (route:
+ *    one more token, the output port). Lines starting with anything else
+ *    are errors.
+ * Rule i (0-based, counting rule lines only) gets priority
+ * VPK_ACL_MAX_PRIORITY - i - 1 and userdata i + 1 (dpdk-test-acl), so the
+ * first matching rule in file order wins.
+ * Traces: `src dst sport dport proto [expected]`, IPv4 addresses as unsigned
+ * integers (decimal or 0x), IPv6 as text; expected = 0-based rule index,
+ * 4294967295 = no match.
+ * Parsers read the whole input first: on error nothing is returned and the
+ * reason names the file, the line and what is wrong.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <vpk/acl.h>
+
+#define VPK_ACL5_NO_MATCH UINT32_MAX    /**< trace "expected" for no match */
+
+/** A 5-tuple rule as written in the files. Addresses in network byte order. */
+struct vpk_acl5_rule {
+	uint8_t src[16], dst[16];       /**< IPv4 uses the first 4 bytes */
+	uint8_t src_len, dst_len;       /**< prefix lengths */
+	uint8_t proto, proto_mask;
+	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+	int32_t port;                   /**< l3fwd: route port, -1 for an ACL (`@`) line */
+};
+
+/** One trace record. */
+struct vpk_acl5_pkt {
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint8_t proto;
+	bool has_expected;
+	uint32_t expected;              /**< 0-based rule index or VPK_ACL5_NO_MATCH */
+};
+
+enum vpk_acl5_format {
+	VPK_ACL5_CLASSBENCH = 0,        /**< `@` lines only (dpdk-test-acl) */
+	VPK_ACL5_L3FWD = 1,             /**< `R` and `@` lines */
+};
+
+/**
+ * Parse a rule file (or, with @p path "-", stdin).
+ * @param max  stop with an error past this many rules (0 = no limit).
+ * @param[out] out  malloc'd array (free()), untouched on error.
+ * @param why  reason on error: "file:line: what".
+ * @return 0, -ENOENT/-EACCES/-EIO (cannot read), -EINVAL (syntax or value),
+ *         -E2BIG (more than @p max rules), -ENOMEM.
+ */
+VPK_API int vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint32_t max,
+				struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len);
+
+/** Same, from memory; @p name is used in messages. Same return values minus I/O ones. */
+VPK_API int vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
+				 enum vpk_acl5_format fmt, uint32_t max,
+				 struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len);
+
+/**
+ * Parse a trace file; at most @p max records are kept (0 = all), like
+ * dpdk-test-acl's --tracenum. Same errors as vpk_acl5_load_rules() except -E2BIG.
+ */
+VPK_API int vpk_acl5_load_trace(const char *path, bool ipv6, uint32_t max,
+				struct vpk_acl5_pkt **out, uint32_t *n, char *why, size_t len);
+
+/** Same, from memory. */
+VPK_API int vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6,
+				 uint32_t max, struct vpk_acl5_pkt **out, uint32_t *n,
+				 char *why, size_t len);
+
+/** Write rules in ClassBench (`@`) or l3fwd (`R` when port >= 0) form. @return 0 or -EIO. */
+VPK_API int vpk_acl5_write_rules(FILE *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6);
+
+/** Write trace records (with the expected column when has_expected). @return 0 or -EIO. */
+VPK_API int vpk_acl5_write_trace(FILE *f, const struct vpk_acl5_pkt *p, uint32_t n, bool ipv6);
+
+/**
+ * The dpdk-test-acl layouts: IPv4 `struct ipv4_5tuple` (16 bytes, 5 fields)
+ * or IPv6 in 4-byte words (40 bytes, 11 fields). @p defs needs 11 entries.
+ * @return the number of fields.
+ */
+VPK_API uint32_t vpk_acl5_layout(bool ipv6, struct vpk_acl_field_def *defs);
+
+/** Bytes of one classified buffer in that layout (16 or 40). */
+VPK_API uint32_t vpk_acl5_buf_size(bool ipv6);
+
+/**
+ * Convert rules to vpk_acl rules of that layout (stride
+ * VPK_ACL_RULE_SIZE(vpk_acl5_layout())), priority and userdata by file order
+ * as described above, category_mask @p cats.
+ */
+VPK_API void vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
+			       uint32_t cats, void *out);
+
+/** Write a trace record as a classified buffer of that layout. */
+VPK_API void vpk_acl5_pkt_bytes(const struct vpk_acl5_pkt *p, bool ipv6, uint8_t *buf);
+
+/** True when @p p matches @p r (the oracle's test). */
+VPK_API bool vpk_acl5_match(const struct vpk_acl5_rule *r, const struct vpk_acl5_pkt *p, bool ipv6);
+
+/**
+ * Fill every record's expected column by brute force (first rule in order
+ * that matches; rules bucketed by /16 of destination or source, exact).
+ * @return 0 or -ENOMEM.
+ */
+VPK_API int vpk_acl5_oracle(const struct vpk_acl5_rule *r, uint32_t nr, struct vpk_acl5_pkt *p,
+			    uint32_t np, bool ipv6);
+
+#endif /* VPK_ACL_FILE_H */

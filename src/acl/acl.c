@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACL context: rule storage, build and atomic publication of runtimes, and
+ * the classify entry point.
+ *
+ * Runtime replacement (readers never see a freed runtime). Each reader
+ * thread gets a process-wide slot number on its first classify call; every
+ * context has one cache line per slot. A classify call
+ *     slot.epoch = ctx.epoch      (seq_cst: before reading the pointer)
+ *     rt = ctx.rt ... classify ... slot.epoch = 0   (release)
+ * vpk_acl_build() publishes with
+ *     old = exchange(ctx.rt, new);  e = ++ctx.epoch;
+ *     wait until every slot is 0 or >= e;  free(old)
+ * A reader with a slot value < e may hold `old`; one that stored its slot
+ * after the exchange reads `new` (all four accesses are seq_cst). Slots are
+ * per thread, so a slot is never shared by two calls in flight. Threads
+ * beyond ACL_SLOTS share a counter the writer waits to see at 0.
+ * The cost on the data path is one seq_cst store and one release store per
+ * call (~20-30 cycles per burst).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl_int.h"
+#include "acl/acl_rules.h"
+#include "core/registry.h"
+
+#define ACL_SLOTS 128
+
+struct acl_slot {
+	_Atomic uint64_t epoch;         /* 0 idle, else the epoch seen on entry */
+	char pad[56];
+};
+
+struct vpk_acl {
+	struct vpk_acl_field_def defs[VPK_ACL_MAX_FIELDS];
+	uint32_t nf;
+	uint32_t ncat;
+	uint32_t max_rules;
+	size_t max_size;
+	size_t rsz;                     /* rule stride */
+	uint8_t *rules;                 /* copies of the added rules */
+	uint32_t nrules, caprules;
+	struct acl_layout lay;
+	const struct acl_impl *impl;
+	_Atomic(struct acl_rt *) rt;
+	_Atomic uint64_t epoch;
+	struct acl_slot *slots;         /* [ACL_SLOTS], written by readers */
+	_Atomic uint64_t *overflow;     /* readers without a slot */
+	size_t last_peak;
+	char err[VPK_ACL_ERRLEN];
+};
+
+static const struct vpk_impl *const acl_impls[] = {
+#ifdef VPK_HAVE_ISA_AVX512
+	&acl_impl_avx512x32.base,
+	&acl_impl_avx512x16.base,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&acl_impl_avx2.base,
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+	&acl_impl_sse42.base,
+#endif
+	&acl_impl_scalar.base,
+	NULL
+};
+
+VPK_KERNEL_REGISTER(acl_classify, "acl-classify",
+		    "ACL classification (partitioned decision trees, SIMD leaf scan)", acl_impls);
+
+const struct vpk_impl *const *
+vpk_acl_impls(void)
+{
+	return acl_impls;
+}
+
+static _Atomic unsigned acl_next_tid;
+static _Thread_local unsigned acl_tid;  /* 0 = not assigned yet, else slot + 1 */
+
+static unsigned
+reader_slot(void)
+{
+	if (acl_tid == 0)
+		acl_tid = atomic_fetch_add(&acl_next_tid, 1) + 1;
+	return acl_tid - 1;
+}
+
+int
+vpk_acl_conf_check(const struct vpk_acl_conf *conf, char *why, size_t len)
+{
+	if (why != NULL && len > 0)
+		why[0] = 0;
+	if (conf == NULL) {
+		if (why != NULL && len > 0)
+			snprintf(why, len, "no configuration");
+		return -EINVAL;
+	}
+	if (conf->num_categories < 1 || conf->num_categories > VPK_ACL_MAX_CATEGORIES) {
+		if (why != NULL && len > 0)
+			snprintf(why, len, "num_categories %u not in 1..%u", conf->num_categories,
+				 VPK_ACL_MAX_CATEGORIES);
+		return -EINVAL;
+	}
+	return acl_layout_check(conf->defs, conf->num_fields, why, len);
+}
+
+int
+vpk_acl_create(const struct vpk_acl_conf *conf, struct vpk_acl **out)
+{
+	struct vpk_acl *a;
+	int rc;
+
+	if (out == NULL)
+		return -EINVAL;
+	rc = vpk_acl_conf_check(conf, NULL, 0);
+	if (rc < 0)
+		return rc;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return -ENOMEM;
+	a->slots = aligned_alloc(64, ACL_SLOTS * sizeof(struct acl_slot) + 64);
+	if (a->slots == NULL) {
+		free(a);
+		return -ENOMEM;
+	}
+	memset(a->slots, 0, ACL_SLOTS * sizeof(struct acl_slot) + 64);
+	a->overflow = (_Atomic uint64_t *)(a->slots + ACL_SLOTS);
+	memcpy(a->defs, conf->defs, conf->num_fields * sizeof(conf->defs[0]));
+	a->nf = conf->num_fields;
+	a->ncat = conf->num_categories;
+	a->max_rules = conf->max_rules;
+	a->max_size = conf->max_size;
+	a->rsz = VPK_ACL_RULE_SIZE(a->nf);
+	acl_layout_dims(a->defs, a->nf, &a->lay);
+	atomic_init(&a->epoch, 1);
+	atomic_init(&a->rt, NULL);
+	rc = vpk_acl_set_impl(a, conf->impl);
+	if (rc < 0) {
+		free(a->slots);
+		free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+void
+vpk_acl_destroy(struct vpk_acl *a)
+{
+	if (a == NULL)
+		return;
+	acl_rt_free(atomic_load(&a->rt));
+	free(a->rules);
+	free(a->slots);
+	free(a);
+}
+
+int
+vpk_acl_set_impl(struct vpk_acl *a, const char *name)
+{
+	const struct vpk_impl *im;
+	int rc;
+
+	if (a == NULL)
+		return -EINVAL;
+	if (name == NULL || name[0] == 0)
+		name = "auto";
+	if (strcmp(name, "sse") == 0)
+		name = "sse42";
+	rc = vpk_impl_pick_name(acl_impls, name, &im);
+	if (rc < 0)
+		return rc;
+	a->impl = (const struct acl_impl *)im;
+	return 0;
+}
+
+const char *
+vpk_acl_impl_name(const struct vpk_acl *a)
+{
+	return a != NULL && a->impl != NULL ? a->impl->base.name : "?";
+}
+
+const char *
+vpk_acl_last_error(const struct vpk_acl *a)
+{
+	return a != NULL ? a->err : "no context";
+}
+
+int
+vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
+{
+	const uint8_t *p = rules;
+	char why[VPK_ACL_ERRLEN - 24];
+
+	if (a == NULL)
+		return -EINVAL;
+	a->err[0] = 0;
+	if (n == 0)
+		return 0;
+	if (rules == NULL) {
+		snprintf(a->err, sizeof(a->err), "rules is NULL");
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = acl_rule_check(a->defs, a->nf, a->ncat,
+					(const struct vpk_acl_rule *)(const void *)(p + (size_t)i * a->rsz),
+					why, sizeof(why));
+
+		if (rc < 0) {
+			snprintf(a->err, sizeof(a->err), "rule %u: %s", i, why);
+			return rc;
+		}
+	}
+	if (a->max_rules != 0 && (uint64_t)a->nrules + n > a->max_rules) {
+		snprintf(a->err, sizeof(a->err), "%u rules would exceed max_rules %u",
+			 a->nrules + n, a->max_rules);
+		return -ENOSPC;
+	}
+	if (a->nrules + n > a->caprules) {
+		uint64_t ncap = a->caprules ? a->caprules : 64;
+		uint8_t *nr;
+
+		while (ncap < (uint64_t)a->nrules + n)
+			ncap *= 2;
+		if (ncap > UINT32_MAX) {
+			snprintf(a->err, sizeof(a->err), "too many rules");
+			return -ENOSPC;
+		}
+		nr = realloc(a->rules, (size_t)ncap * a->rsz);
+		if (nr == NULL) {
+			snprintf(a->err, sizeof(a->err), "out of memory");
+			return -ENOMEM;
+		}
+		a->rules = nr;
+		a->caprules = (uint32_t)ncap;
+	}
+	memcpy(a->rules + (size_t)a->nrules * a->rsz, rules, (size_t)n * a->rsz);
+	a->nrules += n;
+	return 0;
+}
+
+void
+vpk_acl_reset_rules(struct vpk_acl *a)
+{
+	if (a != NULL)
+		a->nrules = 0;
+}
+
+uint32_t
+vpk_acl_rule_count(const struct vpk_acl *a)
+{
+	return a != NULL ? a->nrules : 0;
+}
+
+/* Publish @p nrt and free the previous runtime once no reader can hold it. */
+static void
+publish(struct vpk_acl *a, struct acl_rt *nrt)
+{
+	struct acl_rt *old = atomic_exchange(&a->rt, nrt);
+	uint64_t e = atomic_fetch_add(&a->epoch, 1) + 1;
+
+	for (unsigned s = 0; s < ACL_SLOTS; s++) {
+		for (unsigned spin = 0;; spin++) {
+			uint64_t v = atomic_load(&a->slots[s].epoch);
+
+			if (v == 0 || v >= e)
+				break;
+			if (spin > 64)
+				sched_yield();
+		}
+	}
+	while (atomic_load(a->overflow) != 0)
+		sched_yield();
+	acl_rt_free(old);
+}
+
+int
+vpk_acl_build(struct vpk_acl *a)
+{
+	struct acl_mem mt = { 0 };
+	struct acl_nrules nr;
+	struct acl_rt *rt = NULL;
+	int rc;
+
+	if (a == NULL)
+		return -EINVAL;
+	a->err[0] = 0;
+	rc = acl_normalize(a->defs, a->nf, a->ncat, a->rules, a->nrules, a->rsz, &mt, &nr);
+	if (rc < 0) {
+		snprintf(a->err, sizeof(a->err), "out of memory normalising %u rules", a->nrules);
+		return rc;
+	}
+	rc = acl_build_rt(&nr, a->lay.src, a->ncat, a->max_size, &mt, &rt, a->err, sizeof(a->err));
+	acl_nrules_free(&mt, &nr);
+	if (rc < 0)
+		return rc;
+	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
+	publish(a, rt);
+	return 0;
+}
+
+int
+vpk_acl_get_stats(const struct vpk_acl *a, struct vpk_acl_stats *st)
+{
+	struct acl_rt *rt;
+
+	if (a == NULL || st == NULL)
+		return -EINVAL;
+	rt = atomic_load(&((struct vpk_acl *)a)->rt);
+	if (rt == NULL)
+		memset(st, 0, sizeof(*st));
+	else
+		*st = rt->stats;
+	return 0;
+}
+
+void
+vpk_acl_classify_bulk(const struct vpk_acl *ca, const uint8_t *const *data, uint32_t *results,
+		      uint32_t n, uint32_t categories)
+{
+	struct vpk_acl *a = (struct vpk_acl *)ca;      /* only the reader slots are written */
+	unsigned s;
+	struct acl_rt *rt;
+
+	if (n == 0)
+		return;
+	s = reader_slot();
+	if (s < ACL_SLOTS)
+		atomic_store(&a->slots[s].epoch, atomic_load(&a->epoch));
+	else
+		atomic_fetch_add(a->overflow, 1);
+	rt = atomic_load(&a->rt);
+	if (rt == NULL)
+		memset(results, 0, (size_t)n * categories * sizeof(*results));
+	else
+		a->impl->classify(rt, data, results, n, categories);
+	if (s < ACL_SLOTS)
+		atomic_store_explicit(&a->slots[s].epoch, 0, memory_order_release);
+	else
+		atomic_fetch_sub_explicit(a->overflow, 1, memory_order_release);
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dpdk-test-acl 5-tuple layouts, conversion of file rules to vpk_acl
+ * rules and of trace records to classified buffers, and the brute-force
+ * oracle that writes the expected column of generated traces.
+ *
+ * Oracle: first matching rule in file order. For speed rules are filed under
+ * the /16 of their destination (if dst_len >= 16), else of their source (if
+ * src_len >= 16), else in a residual list; a packet scans the three
+ * candidate lists merged in rule order and stops at the first match, so
+ * the answer is the same as a full scan.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/acl_file.h>
+
+#define F(t, s, fi, ii, o) ((struct vpk_acl_field_def){ VPK_ACL_FIELD_##t, s, fi, ii, o })
+
+uint32_t
+vpk_acl5_layout(bool ipv6, struct vpk_acl_field_def *d)
+{
+	d[0] = F(BITMASK, 1, 0, 0, 0);
+	if (!ipv6) {
+		d[1] = F(MASK, 4, 1, 1, 4);
+		d[2] = F(MASK, 4, 2, 2, 8);
+		d[3] = F(RANGE, 2, 3, 3, 12);
+		d[4] = F(RANGE, 2, 4, 3, 14);
+		return 5;
+	}
+	for (uint8_t k = 0; k < 8; k++)
+		d[1 + k] = F(MASK, 4, (uint8_t)(1 + k), (uint8_t)(1 + k), 4u + 4u * k);
+	d[9] = F(RANGE, 2, 9, 9, 36);
+	d[10] = F(RANGE, 2, 10, 9, 38);
+	return 11;
+}
+
+uint32_t
+vpk_acl5_buf_size(bool ipv6)
+{
+	return ipv6 ? 40 : 16;
+}
+
+static uint32_t
+be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint8_t
+word_len(unsigned len, unsigned k)
+{
+	int l = (int)len - 32 * (int)k;
+
+	return (uint8_t)(l < 0 ? 0 : l > 32 ? 32 : l);
+}
+
+void
+vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, uint32_t cats, void *out)
+{
+	uint32_t nf = ipv6 ? 11 : 5;
+	size_t rsz = VPK_ACL_RULE_SIZE(nf);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct vpk_acl_rule *o = (struct vpk_acl_rule *)(void *)((uint8_t *)out + (size_t)i * rsz);
+		const struct vpk_acl5_rule *x = &r[i];
+
+		memset(o, 0, rsz);
+		o->category_mask = cats;
+		o->priority = VPK_ACL_MAX_PRIORITY - (i + 1) % VPK_ACL_MAX_PRIORITY;
+		o->userdata = i + 1;
+		o->field[0] = (struct vpk_acl_field){ x->proto, x->proto_mask };
+		if (!ipv6) {
+			o->field[1] = (struct vpk_acl_field){ be32(x->src), x->src_len };
+			o->field[2] = (struct vpk_acl_field){ be32(x->dst), x->dst_len };
+			o->field[3] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
+			o->field[4] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
+			continue;
+		}
+		for (unsigned k = 0; k < 4; k++) {
+			o->field[1 + k] = (struct vpk_acl_field){ be32(x->src + 4 * k), word_len(x->src_len, k) };
+			o->field[5 + k] = (struct vpk_acl_field){ be32(x->dst + 4 * k), word_len(x->dst_len, k) };
+		}
+		o->field[9] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
+		o->field[10] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
+	}
+}
+
+void
+vpk_acl5_pkt_bytes(const struct vpk_acl5_pkt *p, bool ipv6, uint8_t *b)
+{
+	unsigned al = ipv6 ? 16 : 4, po = ipv6 ? 36 : 12;
+
+	memset(b, 0, vpk_acl5_buf_size(ipv6));
+	b[0] = p->proto;
+	memcpy(b + 4, p->src, al);
+	memcpy(b + 4 + al, p->dst, al);
+	b[po] = (uint8_t)(p->sport >> 8), b[po + 1] = (uint8_t)p->sport;
+	b[po + 2] = (uint8_t)(p->dport >> 8), b[po + 3] = (uint8_t)p->dport;
+}
+
+static bool
+pfx_match(const uint8_t *a, const uint8_t *b, unsigned len)
+{
+	unsigned full = len / 8, rem = len % 8;
+
+	if (memcmp(a, b, full) != 0)
+		return false;
+	if (rem == 0)
+		return true;
+	uint8_t m = (uint8_t)(0xff << (8 - rem));
+
+	return (a[full] & m) == (b[full] & m);
+}
+
+bool
+vpk_acl5_match(const struct vpk_acl5_rule *r, const struct vpk_acl5_pkt *p, bool ipv6)
+{
+	(void)ipv6;
+	return (p->proto & r->proto_mask) == (r->proto & r->proto_mask) &&
+	       p->sport >= r->sport_lo && p->sport <= r->sport_hi &&
+	       p->dport >= r->dport_lo && p->dport <= r->dport_hi &&
+	       pfx_match(r->src, p->src, r->src_len) && pfx_match(r->dst, p->dst, r->dst_len);
+}
+
+struct kent {
+	uint32_t key, idx;
+};
+
+static int
+cmp_kent(const void *a, const void *b)
+{
+	const struct kent *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* [lo, hi) of entries with key k. */
+static void
+slice(const struct kent *e, uint32_t n, uint32_t k, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t a = 0, b = n;
+
+	while (a < b) {
+		uint32_t m = (a + b) / 2;
+
+		if (e[m].key < k)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = n;
+	while (a < b) {
+		uint32_t m = (a + b) / 2;
+
+		if (e[m].key <= k)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+int
+vpk_acl5_oracle(const struct vpk_acl5_rule *r, uint32_t nr, struct vpk_acl5_pkt *p, uint32_t np,
+		bool ipv6)
+{
+	struct kent *bd = malloc(((size_t)nr + 1) * sizeof(*bd));
+	struct kent *bs = malloc(((size_t)nr + 1) * sizeof(*bs));
+	uint32_t *rest = malloc(((size_t)nr + 1) * sizeof(*rest));
+	uint32_t nd = 0, ns = 0, nrest = 0;
+
+	if (bd == NULL || bs == NULL || rest == NULL) {
+		free(bd);
+		free(bs);
+		free(rest);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		if (r[i].dst_len >= 16)
+			bd[nd++] = (struct kent){ (uint32_t)r[i].dst[0] << 8 | r[i].dst[1], i };
+		else if (r[i].src_len >= 16)
+			bs[ns++] = (struct kent){ (uint32_t)r[i].src[0] << 8 | r[i].src[1], i };
+		else
+			rest[nrest++] = i;
+	}
+	qsort(bd, nd, sizeof(*bd), cmp_kent);
+	qsort(bs, ns, sizeof(*bs), cmp_kent);
+	for (uint32_t k = 0; k < np; k++) {
+		struct vpk_acl5_pkt *x = &p[k];
+		uint32_t a, ae, b, be, c = 0, best = VPK_ACL5_NO_MATCH;
+
+		slice(bd, nd, (uint32_t)x->dst[0] << 8 | x->dst[1], &a, &ae);
+		slice(bs, ns, (uint32_t)x->src[0] << 8 | x->src[1], &b, &be);
+		for (;;) {
+			uint32_t ia = a < ae ? bd[a].idx : UINT32_MAX;
+			uint32_t ib = b < be ? bs[b].idx : UINT32_MAX;
+			uint32_t ic = c < nrest ? rest[c] : UINT32_MAX;
+			uint32_t i = ia < ib ? (ia < ic ? ia : ic) : (ib < ic ? ib : ic);
+
+			if (i == UINT32_MAX)
+				break;
+			if (i == ia)
+				a++;
+			else if (i == ib)
+				b++;
+			else
+				c++;
+			if (vpk_acl5_match(&r[i], x, ipv6)) {
+				best = i;
+				break;
+			}
+		}
+		x->expected = best;
+		x->has_expected = true;
+	}
+	free(bd);
+	free(bs);
+	free(rest);
+	return 0;
+}

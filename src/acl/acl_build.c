@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACL build: normalised rules -> a few decision trees with SIMD-scanned leaves.
+ *
+ * 1. Binary cuts (HyperSplit, Qi et al., INFOCOM 2009): at each node every
+ *    dimension's rule end points are candidate thresholds; the one that
+ *    minimises the larger child (then the sum of both) wins. Rules covering
+ *    the node's whole box make every later-ranked rule of the same
+ *    categories redundant there; those are dropped. Nodes with <= 16 rules,
+ *    or no useful cut, become leaves.
+ * 2. Spilling instead of copying: rules that span the whole node in the
+ *    dimension being cut, and are wide there (a /16 or shorter prefix, a
+ *    range of >= 256 ports), would be copied into every leaf below. When at
+ *    least SPILL_MIN of them meet at a node they are removed from this tree
+ *    and collected into the next one (EffiCuts' separable trees, Vamanan et
+ *    al., SIGCOMM 2010, decided per node instead of up front). Nested
+ *    prefixes thus end up in different trees instead of multiplying.
+ *    The last tree cannot spill; it stops cutting where a cut would copy
+ *    more than repl4/4 of its rules and leaves big leaves instead, which
+ *    are scanned in rank order with an early exit.
+ * 3. Leaves become blocks of 16 rules in rank order, keeping only the
+ *    dimensions some rule of the block still has to check inside the leaf's
+ *    box (the others are implied by the path).
+ *
+ * Cost: O(n log n) per tree level and dimension; no cross-product state, so
+ * build time and memory stay near-linear (docs/acl.md has the figures).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl_int.h"
+
+/*
+ * Tuning (docs/acl.md has the measurements behind these values):
+ * LEAF_RULES  a node with at most this many rules becomes a leaf (one block);
+ * SPILL_MIN   spill when at least this many rules span a cut...
+ * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
+ *             (a /16 or shorter prefix, a range of >= 256 ports);
+ * plans[]     (below acl_build_rt's helpers) how many trees, and when the
+ *             last one, which cannot spill, stops cutting.
+ */
+#define LEAF_RULES   16
+#define MAX_DEPTH    64
+#define SPILL_MIN    8
+#define SPILL_FRAC   4
+
+/* ---- build-memory accounting -------------------------------------------- */
+
+struct mhdr {
+	size_t n;
+	size_t pad;     /* keep 16-byte alignment */
+};
+
+void *
+acl_malloc(struct acl_mem *mt, size_t n)
+{
+	struct mhdr *h = malloc(sizeof(*h) + n);
+
+	if (h == NULL) {
+		mt->failed = 1;
+		return NULL;
+	}
+	h->n = n;
+	mt->cur += n;
+	if (mt->cur > mt->peak)
+		mt->peak = mt->cur;
+	return h + 1;
+}
+
+void *
+acl_calloc(struct acl_mem *mt, size_t n)
+{
+	void *p = acl_malloc(mt, n);
+
+	if (p != NULL)
+		memset(p, 0, n);
+	return p;
+}
+
+void *
+acl_realloc(struct acl_mem *mt, void *p, size_t n)
+{
+	struct mhdr *h = p != NULL ? (struct mhdr *)p - 1 : NULL, *nh;
+	size_t old = h != NULL ? h->n : 0;
+
+	nh = realloc(h, sizeof(*nh) + n);
+	if (nh == NULL) {
+		mt->failed = 1;
+		free(h);        /* callers treat failure as fatal for the build */
+		mt->cur -= old;
+		return NULL;
+	}
+	nh->n = n;
+	mt->cur = mt->cur - old + n;
+	if (mt->cur > mt->peak)
+		mt->peak = mt->cur;
+	return nh + 1;
+}
+
+void
+acl_free(struct acl_mem *mt, void *p)
+{
+	struct mhdr *h;
+
+	if (p == NULL)
+		return;
+	h = (struct mhdr *)p - 1;
+	mt->cur -= h->n;
+	free(h);
+}
+
+/* ---- builder state ------------------------------------------------------- */
+
+struct bld {
+	const struct acl_nrules *nr;
+	uint32_t nd;
+	struct acl_mem *mt;
+	uint32_t *plo, *phi;            /* conservative interval per box and dim */
+	uint32_t dmax[ACL_MAX_DIMS];    /* largest key value per dim */
+	uint32_t *thr, *info;           /* nodes */
+	uint32_t nnodes, capnodes;
+	uint32_t *lent;                 /* leaf entries: box index */
+	uint32_t *lneed;                /* leaf entries: dims to check */
+	size_t nlent, caplent;
+	uint32_t *lstart, *lcnt;        /* per leaf */
+	uint32_t nleaves, capleaves;
+	uint32_t *sa, *sb;              /* scratch for split search */
+	uint32_t max_depth;
+	size_t limit_entries;           /* give up beyond this many leaf entries */
+	uint8_t *spill;                 /* per box: moved to the next tree */
+	bool can_spill;                 /* a later tree exists */
+	unsigned max_trees;             /* of the current plan */
+	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x */
+	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
+	int err;
+};
+
+static int
+grow(struct bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
+{
+	uint32_t ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 1024;
+	while (ncap < need)
+		ncap *= 2;
+	*p = acl_realloc(b->mt, *p, (size_t)ncap * elt);
+	if (*p == NULL)
+		return -ENOMEM;
+	*cap = ncap;
+	return 0;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+new_leaf(struct bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, const uint32_t *blo,
+	 const uint32_t *bhi)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t nd = b->nd;
+
+	if (b->nleaves + 1 > b->capleaves) {
+		if (grow(b, (void **)&b->lstart, &b->capleaves, b->nleaves + 1, 4) < 0)
+			return -ENOMEM;
+		b->lcnt = acl_realloc(b->mt, b->lcnt, (size_t)b->capleaves * 4);
+		if (b->lcnt == NULL)
+			return -ENOMEM;
+	}
+	if (b->nlent + cnt > b->limit_entries)
+		return -ENOMEM;
+	if (b->nlent + cnt > b->caplent) {
+		size_t ncap = b->caplent ? b->caplent : 4096;
+
+		while (ncap < b->nlent + cnt)
+			ncap *= 2;
+		b->lent = acl_realloc(b->mt, b->lent, ncap * 4);
+		b->lneed = acl_realloc(b->mt, b->lneed, ncap * 4);
+		if (b->lent == NULL || b->lneed == NULL)
+			return -ENOMEM;
+		b->caplent = ncap;
+	}
+	b->lstart[b->nleaves] = (uint32_t)b->nlent;
+	b->lcnt[b->nleaves] = cnt;
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint32_t r = idx[i], need = 0;
+
+		for (uint32_t d = 0; d < nd; d++) {
+			size_t k = (size_t)r * nd + d;
+
+			if (nr->m[k] != UINT32_MAX || nr->lo[k] > blo[d] || nr->hi[k] < bhi[d])
+				need |= 1u << d;
+		}
+		b->lent[b->nlent + i] = r;
+		b->lneed[b->nlent + i] = need;
+	}
+	b->nlent += cnt;
+	b->info[node] = ACL_LEAF_BIT | b->nleaves;
+	b->thr[node] = 0;
+	b->nleaves++;
+	return 0;
+}
+
+/* Best threshold on dim d: returns cost (max child), sets *t and *sum; UINT32_MAX if none. */
+static uint32_t
+best_cut(struct bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint32_t blo, uint32_t bhi,
+	 uint32_t *t_out, uint32_t *sum_out)
+{
+	uint32_t *ls = b->sa, *hs = b->sb, nd = b->nd;
+	uint32_t best = UINT32_MAX, bsum = UINT32_MAX, bt = 0;
+	uint32_t i = 0, j = 0;
+
+	for (uint32_t k = 0; k < cnt; k++) {
+		size_t o = (size_t)idx[k] * nd + d;
+		uint32_t l = b->plo[o], h = b->phi[o];
+
+		ls[k] = l < blo ? blo : l;
+		hs[k] = h > bhi ? bhi : h;
+	}
+	qsort(ls, cnt, 4, cmp_u32);
+	qsort(hs, cnt, 4, cmp_u32);
+	/* Candidates t in (blo, bhi]: every l > blo and every h + 1 <= bhi. nl = #l < t, nr = #h >= t. */
+	while (i < cnt || j < cnt) {
+		uint64_t tl = i < cnt ? ls[i] : UINT64_MAX;
+		uint64_t th = j < cnt ? (uint64_t)hs[j] + 1 : UINT64_MAX;
+		uint64_t t = tl < th ? tl : th;
+
+		while (i < cnt && ls[i] < t)
+			i++;
+		while (j < cnt && hs[j] < t)
+			j++;
+		if (t > blo && t <= bhi) {
+			uint32_t nl = i, nrr = cnt - j;
+			uint32_t c = nl > nrr ? nl : nrr;
+
+			if (c < best || (c == best && nl + nrr < bsum)) {
+				best = c;
+				bsum = nl + nrr;
+				bt = (uint32_t)t;
+			}
+		}
+		while (i < cnt && ls[i] == t)
+			i++;
+	}
+	*t_out = bt;
+	*sum_out = bsum;
+	return best;
+}
+
+static int
+build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *blo, uint32_t *bhi,
+	   uint32_t depth)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t nd = b->nd, keep = 0;
+	uint16_t covered = 0;
+	uint32_t bestc = UINT32_MAX, bests = UINT32_MAX, bestd = 0, bestt = 0;
+	uint32_t *left, *right, nl = 0, nrr = 0, c, saved;
+	int rc;
+
+	if (depth > b->max_depth)
+		b->max_depth = depth;
+	/* Drop rules shadowed in this box by better-ranked rules that cover it. */
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint32_t r = idx[i];
+		bool cov = true;
+
+		if ((nr->cats[r] & ~covered) == 0)
+			continue;
+		idx[keep++] = r;
+		for (uint32_t d = 0; d < nd && cov; d++) {
+			size_t k = (size_t)r * nd + d;
+
+			cov = nr->m[k] == UINT32_MAX && nr->lo[k] <= blo[d] && nr->hi[k] >= bhi[d];
+		}
+		if (cov)
+			covered |= nr->cats[r];
+	}
+	cnt = keep;
+	if (cnt <= LEAF_RULES || depth >= MAX_DEPTH)
+		return new_leaf(b, node, idx, cnt, blo, bhi);
+
+	for (uint32_t d = 0; d < nd; d++) {
+		uint32_t t, s, cst;
+
+		if (blo[d] >= bhi[d])
+			continue;
+		cst = best_cut(b, idx, cnt, d, blo[d], bhi[d], &t, &s);
+		if (cst < bestc || (cst == bestc && s < bests)) {
+			bestc = cst;
+			bests = s;
+			bestd = d;
+			bestt = t;
+		}
+	}
+	if (bestc >= cnt || (!b->can_spill && (uint64_t)bests * 4 > (uint64_t)cnt * b->repl4 &&
+			     cnt <= 64 * LEAF_RULES))
+		return new_leaf(b, node, idx, cnt, blo, bhi);
+	/*
+	 * Rules spanning the node's whole range in the cut dimension would be
+	 * copied into both children (and on, into every leaf below): move them
+	 * to the next tree instead when there are enough of them to matter.
+	 */
+	if (b->can_spill) {
+		uint32_t span = 0, k = 0;
+
+		for (uint32_t i = 0; i < cnt; i++) {
+			size_t o = (size_t)idx[i] * nd + bestd;
+
+			span += b->plo[o] <= blo[bestd] && b->phi[o] >= bhi[bestd] &&
+				(uint64_t)b->phi[o] - b->plo[o] >= b->spill_w[bestd];
+		}
+		if (span >= SPILL_MIN) {
+			for (uint32_t i = 0; i < cnt; i++) {
+				size_t o = (size_t)idx[i] * nd + bestd;
+
+				if (b->plo[o] <= blo[bestd] && b->phi[o] >= bhi[bestd] &&
+				    (uint64_t)b->phi[o] - b->plo[o] >= b->spill_w[bestd])
+					b->spill[idx[i]] = 1;
+				else
+					idx[k++] = idx[i];
+			}
+			return build_node(b, node, idx, k, blo, bhi, depth);
+		}
+	}
+
+	c = b->nnodes;
+	if (c + 2 > b->capnodes) {
+		if (grow(b, (void **)&b->thr, &b->capnodes, c + 2, 4) < 0)
+			return -ENOMEM;
+		b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
+		if (b->info == NULL)
+			return -ENOMEM;
+	}
+	b->nnodes += 2;
+	b->thr[node] = bestt;
+	b->info[node] = c << 5 | bestd;
+
+	left = acl_malloc(b->mt, (size_t)cnt * 4);
+	right = acl_malloc(b->mt, (size_t)cnt * 4);
+	if (left == NULL || right == NULL) {
+		acl_free(b->mt, left);
+		acl_free(b->mt, right);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < cnt; i++) {
+		size_t o = (size_t)idx[i] * nd + bestd;
+
+		if (b->plo[o] < bestt)
+			left[nl++] = idx[i];
+		if (b->phi[o] >= bestt)
+			right[nrr++] = idx[i];
+	}
+	saved = bhi[bestd];
+	bhi[bestd] = bestt - 1;
+	rc = build_node(b, c, left, nl, blo, bhi, depth + 1);
+	bhi[bestd] = saved;
+	acl_free(b->mt, left);
+	if (rc == 0) {
+		saved = blo[bestd];
+		blo[bestd] = bestt;
+		rc = build_node(b, c + 1, right, nrr, blo, bhi, depth + 1);
+		blo[bestd] = saved;
+	}
+	acl_free(b->mt, right);
+	return rc;
+}
+
+/* ---- runtime layout ------------------------------------------------------ */
+
+static size_t
+leaf_bytes(const struct bld *b, uint32_t l)
+{
+	const struct acl_nrules *nr = b->nr;
+	size_t bytes = 0;
+
+	for (uint32_t s = 0; s < b->lcnt[l] || s == 0; s += ACL_BLK) {
+		uint32_t need = 0, masked = 0;
+
+		for (uint32_t j = s; j < s + ACL_BLK && j < b->lcnt[l]; j++) {
+			size_t e = b->lstart[l] + j;
+			uint32_t r = b->lent[e];
+
+			need |= b->lneed[e];
+			for (uint32_t d = 0; d < b->nd; d++)
+				if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * b->nd + d] != UINT32_MAX)
+					masked |= 1u << d;
+		}
+		bytes += acl_blk_size((unsigned)__builtin_popcount(need),
+				      (unsigned)__builtin_popcount(masked));
+	}
+	return bytes;
+}
+
+static void
+emit_leaf(const struct bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t nd = b->nd;
+
+	for (uint32_t s = 0; s < b->lcnt[l] || s == 0; s += ACL_BLK) {
+		struct acl_blk *h = (struct acl_blk *)out;
+		uint32_t need = 0, masked = 0, k = 0, cnt = b->lcnt[l] - s;
+		uint32_t *arr;
+
+		if (cnt > ACL_BLK)
+			cnt = ACL_BLK;
+		memset(h, 0, sizeof(*h));
+		for (uint32_t j = 0; j < ACL_BLK; j++) {
+			h->rank[j] = UINT32_MAX;
+			if (j >= cnt)
+				continue;
+			size_t e = b->lstart[l] + s + j;
+			uint32_t r = b->lent[e];
+
+			h->rank[j] = nr->rank[r];
+			h->ud[j] = nr->ud[r];
+			h->valid |= (uint16_t)(1u << j);
+			for (uint32_t c = 0; c < ncat; c++)
+				if (nr->cats[r] >> c & 1)
+					h->cmask[c] |= (uint16_t)(1u << j);
+			need |= b->lneed[e];
+			for (uint32_t d = 0; d < nd; d++)
+				if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * nd + d] != UINT32_MAX)
+					masked |= 1u << d;
+		}
+		arr = (uint32_t *)(h + 1);
+		for (uint32_t d = 0; d < nd; d++) {
+			if (!(need >> d & 1))
+				continue;
+			bool msk = masked >> d & 1;
+
+			h->dim[k++] = (uint8_t)(d | (msk ? ACL_DIM_MASKED : 0));
+			for (uint32_t j = 0; j < ACL_BLK; j++) {
+				uint32_t lo = 0, span = UINT32_MAX, m = UINT32_MAX;
+
+				if (j < cnt) {
+					size_t e = b->lstart[l] + s + j;
+					size_t o = (size_t)b->lent[e] * nd + d;
+
+					if (b->lneed[e] >> d & 1) {
+						lo = nr->lo[o];
+						span = nr->hi[o] - nr->lo[o];
+						m = nr->m[o];
+					}
+				}
+				arr[j] = lo;
+				arr[ACL_BLK + j] = span;
+				if (msk)
+					arr[2 * ACL_BLK + j] = m;
+			}
+			arr += (msk ? 3 : 2) * ACL_BLK;
+		}
+		h->nd = (uint8_t)k;
+		h->nm = (uint8_t)(__builtin_popcount(masked) | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
+		h->first_rank = h->rank[0];
+		out = (uint8_t *)arr;
+	}
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+setwhy(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+void
+acl_rt_free(struct acl_rt *rt)
+{
+	if (rt != NULL)
+		free(rt->mem);
+}
+
+/*
+ * Plans, tried in order: one tree first (the fastest when the rules allow
+ * it), then more trees with spilling. A plan is abandoned when its leaves
+ * need more than max_copies copies per rule (docs/acl.md, "plans").
+ */
+static const struct {
+	unsigned max_trees, repl4, max_copies;
+} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { 4, 5, 0 } };
+
+int acl_build_plan_override = -1;
+
+/* Build the trees of one plan; returns the number of trees or -ENOMEM. */
+static int
+build_trees(struct bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
+	    uint32_t *bhi)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t n = nr->n, nd = b->nd, nt = 0, round = 0;
+
+	memset(grp, 0, (size_t)n * 4);
+	memset(trees, 0, sizeof(*trees) * ACL_MAX_TREES);
+	if (n == 0)
+		return 0;
+	for (;;) {
+		uint32_t cnt = 0, root, ns = 0;
+		int rc;
+
+		for (uint32_t r = 0; r < n; r++)
+			if (grp[r] == round)
+				idx[cnt++] = r;
+		root = b->nnodes;
+		if (root + 1 > b->capnodes) {
+			if (grow(b, (void **)&b->thr, &b->capnodes, root + 1, 4) < 0)
+				return -ENOMEM;
+			b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
+			if (b->info == NULL)
+				return -ENOMEM;
+		}
+		b->nnodes++;
+		for (uint32_t d = 0; d < nd; d++) {
+			blo[d] = 0;
+			bhi[d] = b->dmax[d];
+		}
+		trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
+		b->can_spill = nt < b->max_trees;
+		rc = build_node(b, root, idx, cnt, blo, bhi, 0);
+		if (rc < 0)
+			return rc;
+		/* Spilled rules form the next tree. */
+		round++;
+		for (uint32_t r = 0; r < n; r++)
+			if (b->spill[r]) {
+				b->spill[r] = 0;
+				grp[r] = round;
+				ns++;
+			}
+		if (ns == 0)
+			return (int)nt;
+	}
+}
+
+int
+acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
+	     size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len)
+{
+	uint64_t t0 = now_ns();
+	struct bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
+	uint32_t n = nr->n, nd = nr->nd, ng = 0;
+	uint32_t *grp = NULL, *idx = NULL;
+	struct acl_tree trees[ACL_MAX_TREES];
+	uint32_t blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
+	size_t bytes, off_nodes, off_leaf, off_blk, blkbytes = 0;
+	struct acl_rt *rt;
+	uint8_t *mem;
+	int rc = -ENOMEM;
+
+	for (uint32_t d = 0; d < nd; d++) {
+		b.dmax[d] = nr->dbits[d] == 32 ? UINT32_MAX : (1u << nr->dbits[d]) - 1;
+		b.spill_w[d] = (uint64_t)b.dmax[d] >> (nr->dbits[d] * SPILL_FRAC / 8);
+	}
+	b.plo = acl_malloc(mt, (size_t)n * nd * 4 + 4);
+	b.phi = acl_malloc(mt, (size_t)n * nd * 4 + 4);
+	b.sa = acl_malloc(mt, (size_t)n * 4 + 4);
+	b.sb = acl_malloc(mt, (size_t)n * 4 + 4);
+	grp = acl_malloc(mt, (size_t)n * 4 + 4);
+	idx = acl_malloc(mt, (size_t)n * 4 + 4);
+	if (!b.plo || !b.phi || !b.sa || !b.sb || !grp || !idx)
+		goto out;
+	for (size_t k = 0; k < (size_t)n * nd; k++) {
+		uint32_t d = (uint32_t)(k % nd);
+
+		b.plo[k] = nr->lo[k];
+		b.phi[k] = nr->m[k] == UINT32_MAX ? nr->hi[k] : (nr->lo[k] | (~nr->m[k] & b.dmax[d]));
+	}
+	b.spill = acl_calloc(mt, (size_t)n + 1);
+	if (b.spill == NULL)
+		goto out;
+	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
+	 * 100k: 19 copies per rule in one tree), so skip them there. */
+	for (unsigned pl = n > 32768 ? 2 : 0; pl < sizeof(plans) / sizeof(plans[0]); pl++) {
+		bool last = pl + 1 == sizeof(plans) / sizeof(plans[0]);
+
+		if (acl_build_plan_override >= 0) {
+			pl = (unsigned)acl_build_plan_override;
+			last = true;
+		}
+
+		b.nnodes = b.nleaves = b.max_depth = 0;
+		b.nlent = 0;
+		memset(b.spill, 0, (size_t)n);
+		b.max_trees = plans[pl].max_trees;
+		b.repl4 = plans[pl].repl4;
+		/* An early plan is abandoned as soon as it copies rules too often. */
+		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
+		rc = build_trees(&b, grp, idx, trees, blo, bhi);
+		if (rc >= 0) {
+			ng = (uint32_t)rc;
+			break;
+		}
+		if (rc != -ENOMEM || last || mt->failed) {
+			setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
+			       b.limit_entries);
+			goto out;
+		}
+	}
+	rc = -ENOMEM;
+	/* Trees in rank order so that resolved packets skip later ones. */
+	for (uint32_t i = 1; i < ng; i++)
+		for (uint32_t j = i; j > 0 && trees[j].min_rank < trees[j - 1].min_rank; j--) {
+			struct acl_tree t = trees[j];
+
+			trees[j] = trees[j - 1];
+			trees[j - 1] = t;
+		}
+
+	for (uint32_t l = 0; l < b.nleaves; l++)
+		blkbytes += leaf_bytes(&b, l);
+	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
+	off_leaf = off_nodes + (((size_t)b.nnodes * 8 + 63) & ~(size_t)63);
+	off_blk = off_leaf + (((size_t)b.nleaves * 8 + 63) & ~(size_t)63);
+	bytes = off_blk + blkbytes;
+	if (max_size != 0 && bytes > max_size) {
+		setwhy(why, len, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
+		rc = -ERANGE;
+		goto out;
+	}
+	if (blkbytes / 64 > UINT32_MAX) {
+		setwhy(why, len, "runtime too large");
+		rc = -ENOMEM;
+		goto out;
+	}
+	mem = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	if (mem == NULL) {
+		setwhy(why, len, "out of memory for a %zu-byte runtime", bytes);
+		rc = -ENOMEM;
+		goto out;
+	}
+	rt = (struct acl_rt *)mem;
+	memset(rt, 0, sizeof(*rt));
+	rt->mem = mem;
+	rt->nd = nd;
+	rt->ncat = ncat;
+	rt->ntrees = ng;
+	memcpy(rt->tree, trees, sizeof(trees));
+	memcpy(rt->src, src, sizeof(rt->src));
+	{
+		uint32_t *thr = (uint32_t *)(mem + off_nodes), *info = thr + b.nnodes;
+		uint32_t *leaf = (uint32_t *)(mem + off_leaf);
+		uint8_t *blk = mem + off_blk, *p = blk;
+
+		if (b.nnodes) {
+			memcpy(thr, b.thr, (size_t)b.nnodes * 4);
+			memcpy(info, b.info, (size_t)b.nnodes * 4);
+		}
+		for (uint32_t l = 0; l < b.nleaves; l++) {
+			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64);
+			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
+			emit_leaf(&b, l, p, ncat);
+			p += leaf_bytes(&b, l);
+		}
+		rt->thr = thr;
+		rt->info = info;
+		rt->leaf = leaf;
+		rt->blocks = blk;
+	}
+	rt->stats.rules = nr->nrules;
+	rt->stats.trees = ng;
+	rt->stats.nodes = b.nnodes - b.nleaves;
+	rt->stats.leaves = b.nleaves;
+	rt->stats.max_depth = b.max_depth;
+	rt->stats.leaf_rules = b.nlent;
+	rt->stats.runtime_bytes = bytes;
+	*out = rt;
+	rc = 0;
+out:
+	acl_free(mt, b.plo);
+	acl_free(mt, b.phi);
+	acl_free(mt, b.sa);
+	acl_free(mt, b.sb);
+	acl_free(mt, b.thr);
+	acl_free(mt, b.info);
+	acl_free(mt, b.lent);
+	acl_free(mt, b.lneed);
+	acl_free(mt, b.lstart);
+	acl_free(mt, b.lcnt);
+	acl_free(mt, grp);
+	acl_free(mt, idx);
+	acl_free(mt, b.spill);
+	if (rc == 0)
+		(*out)->stats.build_ns = now_ns() - t0;
+	return rc;
+}

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rule and trace files in dpdk-test-acl / ClassBench / l3fwd formats
+ * (include/vpk/acl_file.h has the grammar). Everything is parsed into a
+ * private array first; only a fully valid input is handed out.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/acl_file.h>
+
+#define MAXTOK 16
+
+static int
+ferr(char *why, size_t len, int rc, const char *name, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (why == NULL || len == 0)
+		return rc;
+	k = snprintf(why, len, "%s:%u: ", name, line);
+	if (k >= 0 && (size_t)k < len) {
+		va_start(ap, fmt);
+		vsnprintf(why + k, len - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Split [p, end) into blank-separated tokens (NUL-terminated copies in buf). */
+static unsigned
+tokenize(const char *p, const char *end, char *buf, size_t bufsz, char **tok)
+{
+	unsigned n = 0;
+	size_t o = 0;
+
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p >= end)
+			break;
+		if (n == MAXTOK)
+			break;
+		tok[n++] = buf + o;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && o + 1 < bufsz)
+			buf[o++] = *p++;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+			p++;            /* over-long token: truncated, then rejected by its parser */
+		buf[o++] = 0;
+		if (o >= bufsz)
+			break;
+	}
+	return n;
+}
+
+/* Unsigned number, base 0 (decimal, 0x hex, 0 octal as strtoul), whole token, <= max. */
+static bool
+num(const char *t, uint64_t max, uint64_t *v)
+{
+	char *e;
+	unsigned long long x;
+
+	if (t[0] < '0' || t[0] > '9')
+		return false;
+	errno = 0;
+	x = strtoull(t, &e, 0);
+	if (errno != 0 || *e != 0 || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
+static bool
+addr(const char *t, bool ipv6, uint8_t *out)
+{
+	uint8_t tmp[16];
+
+	if (inet_pton(ipv6 ? AF_INET6 : AF_INET, t, tmp) != 1)
+		return false;
+	memcpy(out, tmp, ipv6 ? 16 : 4);
+	return true;
+}
+
+static bool
+prefix(char *t, bool ipv6, uint8_t *a, uint8_t *plen)
+{
+	char *slash = strchr(t, '/');
+	uint64_t l;
+
+	if (slash == NULL)
+		return false;
+	*slash = 0;
+	if (!addr(t, ipv6, a) || !num(slash + 1, ipv6 ? 128 : 32, &l))
+		return false;
+	*plen = (uint8_t)l;
+	return true;
+}
+
+static int
+parse_rule_line(char **tok, unsigned nt, bool ipv6, bool route, struct vpk_acl5_rule *r,
+		const char *name, unsigned line, char *why, size_t len)
+{
+	uint64_t a, b, c, d;
+	char *slash;
+
+	memset(r, 0, sizeof(*r));
+	r->port = -1;
+	if (nt < 9 + (route ? 1u : 0u))
+		return ferr(why, len, -EINVAL, name, line, "%u fields, expected %u (src/len dst/len lo : hi lo : hi proto/mask%s)",
+			    nt, 9 + (route ? 1 : 0), route ? " port" : "");
+	if (!prefix(tok[0], ipv6, r->src, &r->src_len))
+		return ferr(why, len, -EINVAL, name, line, "bad source prefix '%s' (IPv%d address/length)",
+			    tok[0], ipv6 ? 6 : 4);
+	if (!prefix(tok[1], ipv6, r->dst, &r->dst_len))
+		return ferr(why, len, -EINVAL, name, line, "bad destination prefix '%s' (IPv%d address/length)",
+			    tok[1], ipv6 ? 6 : 4);
+	if (strcmp(tok[3], ":") != 0 || strcmp(tok[6], ":") != 0)
+		return ferr(why, len, -EINVAL, name, line, "port ranges must be written 'lo : hi' with ':' as its own token");
+	if (!num(tok[2], 65535, &a) || !num(tok[4], 65535, &b))
+		return ferr(why, len, -EINVAL, name, line, "bad source port range '%s : %s'", tok[2], tok[4]);
+	if (!num(tok[5], 65535, &c) || !num(tok[7], 65535, &d))
+		return ferr(why, len, -EINVAL, name, line, "bad destination port range '%s : %s'", tok[5], tok[7]);
+	if (a > b)
+		return ferr(why, len, -EINVAL, name, line, "source port range %llu > %llu", (unsigned long long)a,
+			    (unsigned long long)b);
+	if (c > d)
+		return ferr(why, len, -EINVAL, name, line, "destination port range %llu > %llu",
+			    (unsigned long long)c, (unsigned long long)d);
+	r->sport_lo = (uint16_t)a, r->sport_hi = (uint16_t)b;
+	r->dport_lo = (uint16_t)c, r->dport_hi = (uint16_t)d;
+	slash = strchr(tok[8], '/');
+	if (slash == NULL)
+		return ferr(why, len, -EINVAL, name, line, "bad protocol '%s' (proto/mask)", tok[8]);
+	*slash = 0;
+	if (!num(tok[8], 255, &a) || !num(slash + 1, 255, &b))
+		return ferr(why, len, -EINVAL, name, line, "bad protocol '%s/%s' (values 0..255)", tok[8], slash + 1);
+	r->proto = (uint8_t)a, r->proto_mask = (uint8_t)b;
+	if (route) {
+		if (!num(tok[9], 0x7fffffff, &a))
+			return ferr(why, len, -EINVAL, name, line, "bad route port '%s'", tok[9]);
+		r->port = (int32_t)a;
+	}
+	return 0;
+}
+
+/* Calls fn(line_start, line_end, lineno, arg) for each line; stops at an error. */
+static int
+each_line(const char *buf, size_t size, int (*fn)(const char *, const char *, unsigned, void *), void *arg)
+{
+	const char *p = buf, *end = buf + size;
+	unsigned ln = 0;
+
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		int rc;
+
+		if (e == NULL)
+			e = end;
+		ln++;
+		rc = fn(p, e, ln, arg);
+		if (rc != 0)
+			return rc;
+		p = e + 1;
+	}
+	return 0;
+}
+
+struct rctx {
+	const char *name;
+	bool ipv6;
+	enum vpk_acl5_format fmt;
+	uint32_t max;
+	struct vpk_acl5_rule *r;
+	uint32_t n, cap;
+	char *why;
+	size_t len;
+};
+
+static int
+rule_line(const char *p, const char *e, unsigned ln, void *arg)
+{
+	struct rctx *c = arg;
+	char buf[1024], *tok[MAXTOK];
+	unsigned nt;
+	bool route = false;
+	int rc;
+
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	if (p == e || *p == '#')
+		return 0;
+	if (*p == 'R' && c->fmt == VPK_ACL5_L3FWD)
+		route = true;
+	else if (*p != '@')
+		return ferr(c->why, c->len, -EINVAL, c->name, ln, "line starts with '%c'; expected %s",
+			    *p, c->fmt == VPK_ACL5_L3FWD ? "'R', '@' or '#'" : "'@' or '#'");
+	if (c->max != 0 && c->n >= c->max)
+		return ferr(c->why, c->len, -E2BIG, c->name, ln, "more than %u rules", c->max);
+	nt = tokenize(p + 1, e, buf, sizeof(buf), tok);
+	if (c->n == c->cap) {
+		uint32_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct vpk_acl5_rule *nr = realloc(c->r, (size_t)ncap * sizeof(*nr));
+
+		if (nr == NULL)
+			return -ENOMEM;
+		c->r = nr;
+		c->cap = ncap;
+	}
+	rc = parse_rule_line(tok, nt, c->ipv6, route, &c->r[c->n], c->name, ln, c->why, c->len);
+	if (rc == 0)
+		c->n++;
+	return rc;
+}
+
+int
+vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
+		     enum vpk_acl5_format fmt, uint32_t max, struct vpk_acl5_rule **out,
+		     uint32_t *n, char *why, size_t len)
+{
+	struct rctx c = { .name = name ? name : "-", .ipv6 = ipv6, .fmt = fmt, .max = max,
+			  .why = why, .len = len };
+	int rc;
+
+	if ((buf == NULL && size > 0) || out == NULL || n == NULL)
+		return -EINVAL;
+	rc = each_line(buf, size, rule_line, &c);
+	if (rc == 0 && fmt == VPK_ACL5_L3FWD) {
+		bool any = false;
+
+		for (uint32_t i = 0; i < c.n && !any; i++)
+			any = c.r[i].port >= 0;
+		if (!any)
+			rc = ferr(why, len, -EINVAL, c.name, 0, "no route ('R') line; l3fwd needs at least one");
+	}
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			ferr(why, len, rc, c.name, 0, "out of memory");
+		free(c.r);
+		return rc;
+	}
+	*out = c.r;
+	*n = c.n;
+	return 0;
+}
+
+struct tctx {
+	const char *name;
+	bool ipv6;
+	uint32_t max;
+	struct vpk_acl5_pkt *p;
+	uint32_t n, cap;
+	char *why;
+	size_t len;
+};
+
+static int
+trace_line(const char *p, const char *e, unsigned ln, void *arg)
+{
+	struct tctx *c = arg;
+	char buf[512], *tok[MAXTOK];
+	unsigned nt;
+	uint64_t v;
+	struct vpk_acl5_pkt *k;
+
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	if (p == e || *p == '#')
+		return 0;
+	if (c->max != 0 && c->n >= c->max)
+		return 1;       /* enough: stop quietly, like --tracenum */
+	nt = tokenize(p, e, buf, sizeof(buf), tok);
+	if (nt < 5)
+		return ferr(c->why, c->len, -EINVAL, c->name, ln,
+			    "%u fields, expected src dst sport dport proto [expected]", nt);
+	if (c->n == c->cap) {
+		uint32_t ncap = c->cap ? c->cap * 2 : 4096;
+		struct vpk_acl5_pkt *np = realloc(c->p, (size_t)ncap * sizeof(*np));
+
+		if (np == NULL)
+			return -ENOMEM;
+		c->p = np;
+		c->cap = ncap;
+	}
+	k = &c->p[c->n];
+	memset(k, 0, sizeof(*k));
+	for (int a = 0; a < 2; a++) {
+		uint8_t *dst = a ? k->dst : k->src;
+
+		if (c->ipv6) {
+			if (!addr(tok[a], true, dst))
+				return ferr(c->why, c->len, -EINVAL, c->name, ln, "bad IPv6 %s address '%s'",
+					    a ? "destination" : "source", tok[a]);
+		} else {
+			if (!num(tok[a], UINT32_MAX, &v))
+				return ferr(c->why, c->len, -EINVAL, c->name, ln,
+					    "bad IPv4 %s address '%s' (an unsigned 32-bit integer)",
+					    a ? "destination" : "source", tok[a]);
+			dst[0] = (uint8_t)(v >> 24), dst[1] = (uint8_t)(v >> 16);
+			dst[2] = (uint8_t)(v >> 8), dst[3] = (uint8_t)v;
+		}
+	}
+	if (!num(tok[2], 65535, &v))
+		return ferr(c->why, c->len, -EINVAL, c->name, ln, "bad source port '%s'", tok[2]);
+	k->sport = (uint16_t)v;
+	if (!num(tok[3], 65535, &v))
+		return ferr(c->why, c->len, -EINVAL, c->name, ln, "bad destination port '%s'", tok[3]);
+	k->dport = (uint16_t)v;
+	if (!num(tok[4], 255, &v))
+		return ferr(c->why, c->len, -EINVAL, c->name, ln, "bad protocol '%s'", tok[4]);
+	k->proto = (uint8_t)v;
+	if (nt >= 6) {
+		if (!num(tok[5], UINT32_MAX, &v))
+			return ferr(c->why, c->len, -EINVAL, c->name, ln, "bad expected result '%s'", tok[5]);
+		k->has_expected = true;
+		k->expected = (uint32_t)v;
+	}
+	c->n++;
+	return 0;
+}
+
+int
+vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6, uint32_t max,
+		     struct vpk_acl5_pkt **out, uint32_t *n, char *why, size_t len)
+{
+	struct tctx c = { .name = name ? name : "-", .ipv6 = ipv6, .max = max, .why = why, .len = len };
+	int rc;
+
+	if ((buf == NULL && size > 0) || out == NULL || n == NULL)
+		return -EINVAL;
+	rc = each_line(buf, size, trace_line, &c);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			ferr(why, len, rc, c.name, 0, "out of memory");
+		free(c.p);
+		return rc;
+	}
+	*out = c.p;
+	*n = c.n;
+	return 0;
+}
+
+static int
+slurp(const char *path, char **buf, size_t *size, char *why, size_t len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	char *b;
+	int rc;
+
+	if (f == NULL) {
+		rc = -errno;
+		ferr(why, len, rc, path, 0, "cannot open: %s", strerror(errno));
+		return rc;
+	}
+	b = malloc(cap);
+	while (b != NULL) {
+		size_t k = fread(b + n, 1, cap - n, f);
+
+		n += k;
+		if (n < cap)
+			break;
+		char *nb = realloc(b, cap * 2);
+
+		if (nb == NULL) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	if (b == NULL || ferror(f)) {
+		rc = b == NULL ? -ENOMEM : -EIO;
+		ferr(why, len, rc, path, 0, b == NULL ? "out of memory" : "read error");
+		free(b);
+		if (f != stdin)
+			fclose(f);
+		return rc;
+	}
+	if (f != stdin)
+		fclose(f);
+	*buf = b;
+	*size = n;
+	return 0;
+}
+
+int
+vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint32_t max,
+		    struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len)
+{
+	char *buf;
+	size_t size;
+	int rc;
+
+	if (path == NULL)
+		return -EINVAL;
+	rc = slurp(path, &buf, &size, why, len);
+	if (rc < 0)
+		return rc;
+	rc = vpk_acl5_parse_rules(buf, size, path, ipv6, fmt, max, out, n, why, len);
+	free(buf);
+	return rc;
+}
+
+int
+vpk_acl5_load_trace(const char *path, bool ipv6, uint32_t max, struct vpk_acl5_pkt **out,
+		    uint32_t *n, char *why, size_t len)
+{
+	char *buf;
+	size_t size;
+	int rc;
+
+	if (path == NULL)
+		return -EINVAL;
+	rc = slurp(path, &buf, &size, why, len);
+	if (rc < 0)
+		return rc;
+	rc = vpk_acl5_parse_trace(buf, size, path, ipv6, max, out, n, why, len);
+	free(buf);
+	return rc;
+}
+
+int
+vpk_acl5_write_rules(FILE *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6)
+{
+	char s[64], d[64];
+
+	for (uint32_t i = 0; i < n; i++) {
+		inet_ntop(ipv6 ? AF_INET6 : AF_INET, r[i].src, s, sizeof(s));
+		inet_ntop(ipv6 ? AF_INET6 : AF_INET, r[i].dst, d, sizeof(d));
+		fprintf(f, "%c%s/%u\t%s/%u\t%u : %u\t%u : %u\t0x%02x/0x%02x", r[i].port >= 0 ? 'R' : '@',
+			s, r[i].src_len, d, r[i].dst_len, r[i].sport_lo, r[i].sport_hi, r[i].dport_lo,
+			r[i].dport_hi, r[i].proto, r[i].proto_mask);
+		if (r[i].port >= 0)
+			fprintf(f, "\t%d", r[i].port);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int
+vpk_acl5_write_trace(FILE *f, const struct vpk_acl5_pkt *p, uint32_t n, bool ipv6)
+{
+	char s[64], d[64];
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (ipv6) {
+			inet_ntop(AF_INET6, p[i].src, s, sizeof(s));
+			inet_ntop(AF_INET6, p[i].dst, d, sizeof(d));
+		} else {
+			snprintf(s, sizeof(s), "%u", (uint32_t)p[i].src[0] << 24 | (uint32_t)p[i].src[1] << 16 |
+				 (uint32_t)p[i].src[2] << 8 | p[i].src[3]);
+			snprintf(d, sizeof(d), "%u", (uint32_t)p[i].dst[0] << 24 | (uint32_t)p[i].dst[1] << 16 |
+				 (uint32_t)p[i].dst[2] << 8 | p[i].dst[3]);
+		}
+		fprintf(f, "%s\t%s\t%u\t%u\t%u", s, d, p[i].sport, p[i].dport, p[i].proto);
+		if (p[i].has_expected)
+			fprintf(f, "\t%u", p[i].expected);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}

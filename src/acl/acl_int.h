@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_ACL_INT_H
+#define VPK_ACL_INT_H
+
+/*
+ * Internal structures of the ACL classifier (see docs/acl.md for the design).
+ *
+ * Dimensions. Every field of the layout becomes one 32-bit "dimension" of
+ * the search key (an 8-byte field becomes two: high word, low word). A key
+ * value is the field's bytes read big-endian. Every rule condition becomes,
+ * per dimension,  (key & m) in [lo, hi]  (unsigned): prefixes, prefix-shaped
+ * bit masks and ranges have m = ~0; other bit masks keep their mask with
+ * lo = hi = value & mask. A 64-bit RANGE does not split into independent
+ * word ranges, so a rule with one is expanded into up to 3 sub-rules (boxes)
+ * with the same rank.
+ *
+ * Ranks. Rules are ordered by (priority desc, insertion order asc); a rule's
+ * position in that order is its rank, and per category the matching rule of
+ * lowest rank wins.
+ *
+ * Runtime. One or more decision trees (one per rule partition, EffiCuts-like:
+ * rules grouped by which dimensions they leave (nearly) wild, so that a tree
+ * never cuts a dimension where many of its rules are wild). Inner node n
+ * has a dimension d, a threshold t and two children c, c+1:
+ *     next = c + (key[d] >= t)
+ * stored as two parallel u32 arrays so a SIMD walk gathers them per lane:
+ *     thr[n] = t,  info[n] = (c << 5) | d           (inner)
+ *     info[n] = LEAF_BIT | leaf                     (leaf)
+ * A leaf is a run of blocks of 16 rules in rank order, laid out for a SIMD
+ * scan across rules (struct acl_blk + per active dimension lo[16], hi[16]
+ * and, only for dimensions with partial bit masks, m[16]).
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <vpk/acl.h>
+
+#define ACL_MAX_DIMS   24
+#define ACL_BLK        16               /* rules per leaf block */
+#define ACL_MAX_TREES  8
+#define ACL_LEAF_BIT   0x80000000u
+#define ACL_DIM_MASKED 0x80             /* acl_blk.dim[]: this dim has an m[] array */
+#define ACL_BLK_LAST   0x80             /* acl_blk.nm: last block of its leaf */
+
+/* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
+struct acl_blk {
+	/* line 0: what every scan reads */
+	uint16_t valid;                 /* bit j: slot j holds a rule */
+	uint8_t nd;                     /* active dimensions */
+	uint8_t nm;                     /* of which with an m[] array; | ACL_BLK_LAST on the leaf's last block */
+	uint32_t first_rank;            /* rank[0]: no rule of this or a later block ranks better */
+	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids, | ACL_DIM_MASKED */
+	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
+	/* lines 1-2: read on a match only */
+	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
+	uint32_t ud[ACL_BLK];           /* userdata */
+};
+/* Per active dimension, after the header: lo[16], span[16] (= hi - lo), then m[16] if masked:
+ * slot j matches when ((key & m[j]) - lo[j]) <= span[j] (unsigned). */
+
+/* Where a dimension's bytes are in the classified buffer. */
+struct acl_dimsrc {
+	uint32_t off;                   /* byte offset */
+	uint32_t size;                  /* 1, 2 or 4 bytes */
+};
+
+struct acl_tree {
+	uint32_t root;                  /* node index */
+	uint32_t min_rank;              /* lowest rank in the tree */
+};
+
+struct acl_rt {
+	uint32_t nd;                    /* dimensions */
+	uint32_t ncat;                  /* categories built */
+	uint32_t ntrees;
+	struct acl_tree tree[ACL_MAX_TREES];
+	struct acl_dimsrc src[ACL_MAX_DIMS];
+	const uint32_t *thr;            /* per node */
+	const uint32_t *info;           /* per node */
+	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
+	const uint8_t *blocks;          /* 64-byte aligned */
+	struct vpk_acl_stats stats;
+	void *mem;                      /* the one allocation holding everything */
+};
+
+_Static_assert(sizeof(struct acl_blk) == 192, "acl_blk is three cache lines");
+
+/* Size in bytes of a block with @p nd active dims of which @p nm masked. */
+static inline uint32_t
+acl_blk_size(unsigned nd, unsigned nm)
+{
+	return (uint32_t)sizeof(struct acl_blk) + (2 * nd + nm) * ACL_BLK * 4;
+}
+
+/* One classify variant. */
+struct acl_impl {
+	struct vpk_impl base;
+	void (*classify)(const struct acl_rt *rt, const uint8_t *const *data,
+			 uint32_t *results, uint32_t n, uint32_t categories);
+};
+
+#define ACL_DECLARE(name) extern const struct acl_impl name
+ACL_DECLARE(acl_impl_scalar);
+ACL_DECLARE(acl_impl_sse42);
+ACL_DECLARE(acl_impl_avx2);
+ACL_DECLARE(acl_impl_avx512x16);
+ACL_DECLARE(acl_impl_avx512x32);
+
+/* Normalised rules handed to the builder (acl_norm.c -> acl_build.c). */
+struct acl_nrules {
+	uint32_t n;                     /* boxes (sub-rules) */
+	uint32_t nd;                    /* dimensions */
+	uint32_t nrules;                /* original rules */
+	uint32_t *lo, *hi, *m;          /* [n * nd] */
+	uint32_t *rank;                 /* [n], non-decreasing */
+	uint32_t *ud;                   /* [n] */
+	uint16_t *cats;                 /* [n], already limited to built categories */
+	uint8_t dbits[ACL_MAX_DIMS];    /* width of each dimension: 8, 16 or 32 */
+};
+
+/* Build-memory accounting (acl_mem.c). */
+struct acl_mem {
+	size_t cur, peak;
+	int failed;
+};
+void *acl_malloc(struct acl_mem *mt, size_t n);
+void *acl_calloc(struct acl_mem *mt, size_t n);
+void *acl_realloc(struct acl_mem *mt, void *p, size_t n);
+void acl_free(struct acl_mem *mt, void *p);
+
+/* Build a runtime from normalised rules. 0, -ENOMEM, -ERANGE. */
+int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
+		 size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len);
+void acl_rt_free(struct acl_rt *rt);
+/* Tests only: force build plan 0, 1 or 2 (acl_build.c plans[]); -1 = automatic. Not thread-safe. */
+extern int acl_build_plan_override;
+
+/* Scalar helpers shared by every variant (acl_kern.c includes them). */
+static inline uint32_t
+acl_load_dim(const uint8_t *p, const struct acl_dimsrc *s)
+{
+	const uint8_t *q = p + s->off;
+
+	switch (s->size) {
+	case 1:
+		return q[0];
+	case 2:
+		return (uint32_t)q[0] << 8 | q[1];
+	default:
+		return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+	}
+}
+
+#endif /* VPK_ACL_INT_H */

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACL classify kernels, compiled once per ISA level (acl_int.h has the data
+ * layout, docs/acl.md the design).
+ *
+ * Per chunk of <= 64 packets:
+ *   1. keys:  every dimension of every packet read big-endian into key[p][d];
+ *   2. per tree (in rank order):
+ *      walk:  next = child + (key[dim] >= thr) until a leaf; scalar and SSE
+ *             walk 4 packets interleaved, AVX2 and AVX-512 walk 2 x lanes
+ *             packets with gathers (two independent groups hide the gather
+ *             latency; lanes that reached a leaf are masked off);
+ *      scan:  per packet, the leaf's blocks of 16 rules are compared across
+ *             rules: slot j matches when ((key & m[j]) - lo[j]) <= span[j];
+ *             16 slots = 1 zmm (x32), 2 ymm (x16, avx2), 4 xmm (sse42) or a
+ *             loop (scalar). Per category the first set bit of match & cmask
+ *             is the best rule of the block (blocks are in rank order).
+ *             A packet skips a tree whose best rank cannot beat what it has.
+ *   3. results: userdata of the best rank per category, 0 if none.
+ * Every variant computes exactly the same function; only 1 and 2 differ.
+ */
+#include <string.h>
+
+#include "acl/acl_int.h"
+#include "core/kern.h"
+#if VPK_VEC_BITS > 0
+#include <immintrin.h>
+#endif
+
+#define CHUNK 64
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* ---- 16-slot compare: bit j set when slot j of a block matches x ------- */
+
+INLINE uint32_t
+match16(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
+{
+	(void)w;
+#if VPK_VEC_BITS >= 512
+	if (w == 512) {
+		__m512i v = _mm512_set1_epi32((int)x);
+
+		if (m != NULL)
+			v = _mm512_and_si512(v, _mm512_load_si512(m));
+		v = _mm512_sub_epi32(v, _mm512_load_si512(lo));
+		return _mm512_cmple_epu32_mask(v, _mm512_load_si512(sp));
+	}
+	if (w == 256) {
+		__m256i v = _mm256_set1_epi32((int)x), a = v, b = v;
+
+		if (m != NULL) {
+			a = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+			b = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(m + 8)));
+		}
+		a = _mm256_sub_epi32(a, _mm256_load_si256((const __m256i *)lo));
+		b = _mm256_sub_epi32(b, _mm256_load_si256((const __m256i *)(lo + 8)));
+		return _mm256_cmple_epu32_mask(a, _mm256_load_si256((const __m256i *)sp)) |
+		       (uint32_t)_mm256_cmple_epu32_mask(b, _mm256_load_si256((const __m256i *)(sp + 8))) << 8;
+	}
+#elif VPK_VEC_BITS >= 256
+	if (w == 256) {
+		__m256i v = _mm256_set1_epi32((int)x), a = v, b = v, s0, s1;
+
+		if (m != NULL) {
+			a = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+			b = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(m + 8)));
+		}
+		a = _mm256_sub_epi32(a, _mm256_load_si256((const __m256i *)lo));
+		b = _mm256_sub_epi32(b, _mm256_load_si256((const __m256i *)(lo + 8)));
+		s0 = _mm256_load_si256((const __m256i *)sp);
+		s1 = _mm256_load_si256((const __m256i *)(sp + 8));
+		a = _mm256_cmpeq_epi32(_mm256_min_epu32(a, s0), a);
+		b = _mm256_cmpeq_epi32(_mm256_min_epu32(b, s1), b);
+		return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(a)) |
+		       (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(b)) << 8;
+	}
+#endif
+#if VPK_VEC_BITS >= 128
+	if (w == 128) {
+		__m128i v = _mm_set1_epi32((int)x);
+		uint32_t r = 0;
+
+		for (int q = 0; q < 4; q++) {
+			__m128i a = v, s = _mm_load_si128((const __m128i *)(sp + 4 * q));
+
+			if (m != NULL)
+				a = _mm_and_si128(a, _mm_load_si128((const __m128i *)(m + 4 * q)));
+			a = _mm_sub_epi32(a, _mm_load_si128((const __m128i *)(lo + 4 * q)));
+			a = _mm_cmpeq_epi32(_mm_min_epu32(a, s), a);
+			r |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(a)) << (4 * q);
+		}
+		return r;
+	}
+#endif
+	uint32_t r = 0;
+
+	for (int j = 0; j < ACL_BLK; j++) {
+		uint32_t v = m != NULL ? x & m[j] : x;
+
+		r |= (uint32_t)(v - lo[j] <= sp[j]) << j;
+	}
+	return r;
+}
+
+/* Scan one leaf for one packet; update the per-category best rank/userdata. */
+INLINE void
+scan_leaf(const struct acl_rt *rt, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
+	  uint32_t *brank, uint32_t *bud, int w)
+{
+	const uint8_t *p = rt->blocks + (size_t)leaf * 64;
+	uint32_t found = 0, want = (1u << ncat) - 1;
+
+	for (;;) {
+		const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
+		const uint32_t *arr = (const uint32_t *)(h + 1);
+		uint32_t mt = h->valid, worst = 0;
+
+		/* Blocks are in rank order: stop when none can improve any category. */
+		for (uint32_t c = 0; c < ncat; c++)
+			worst = brank[c] > worst ? brank[c] : worst;
+		if (h->first_rank > worst)
+			return;
+
+		/* Stop at the first empty mask (measured: faster than testing every
+		 * dimension branch-free, also for the vector variants). */
+		for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
+			uint32_t d = h->dim[i];
+			const uint32_t *m = (d & ACL_DIM_MASKED) ? arr + 2 * ACL_BLK : NULL;
+
+			mt &= match16(key[d & 31], arr, arr + ACL_BLK, m, w);
+			arr += m != NULL ? 3 * ACL_BLK : 2 * ACL_BLK;
+		}
+		if (mt != 0) {
+			for (uint32_t c = 0; c < ncat; c++) {
+				uint32_t x = mt & h->cmask[c];
+
+				if (x != 0) {
+					uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+
+					found |= 1u << c;
+					if (r < brank[c]) {
+						brank[c] = r;
+						bud[c] = h->ud[j];
+					}
+				}
+			}
+		}
+		if ((h->nm & ACL_BLK_LAST) || found == want)
+			return;
+		p += acl_blk_size(h->nd, h->nm & ~ACL_BLK_LAST);
+	}
+}
+
+/* ---- tree walks: leaf[p] for packets 0..n-1 ------------------------------ */
+
+INLINE void
+walk_scalar(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+	    uint32_t *leaf)
+{
+	const uint32_t *thr = rt->thr, *info = rt->info;
+	uint32_t p = 0;
+
+	for (; p + 4 <= n; p += 4) {
+		uint32_t a = root, b = root, c = root, d = root;
+		uint32_t ia = info[a], ib = info[b], ic = info[c], id = info[d];
+
+		while (!(ia & ib & ic & id & ACL_LEAF_BIT)) {
+			if (!(ia & ACL_LEAF_BIT)) {
+				a = (ia >> 5) + (keys[p * nd + (ia & 31)] >= thr[a]);
+				ia = info[a];
+			}
+			if (!(ib & ACL_LEAF_BIT)) {
+				b = (ib >> 5) + (keys[(p + 1) * nd + (ib & 31)] >= thr[b]);
+				ib = info[b];
+			}
+			if (!(ic & ACL_LEAF_BIT)) {
+				c = (ic >> 5) + (keys[(p + 2) * nd + (ic & 31)] >= thr[c]);
+				ic = info[c];
+			}
+			if (!(id & ACL_LEAF_BIT)) {
+				d = (id >> 5) + (keys[(p + 3) * nd + (id & 31)] >= thr[d]);
+				id = info[d];
+			}
+		}
+		leaf[p] = ia & ~ACL_LEAF_BIT;
+		leaf[p + 1] = ib & ~ACL_LEAF_BIT;
+		leaf[p + 2] = ic & ~ACL_LEAF_BIT;
+		leaf[p + 3] = id & ~ACL_LEAF_BIT;
+	}
+	for (; p < n; p++) {
+		uint32_t x = root, ix = info[x];
+
+		while (!(ix & ACL_LEAF_BIT)) {
+			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[x]);
+			ix = info[x];
+		}
+		leaf[p] = ix & ~ACL_LEAF_BIT;
+	}
+}
+
+#if VPK_VEC_BITS >= 512
+/* 2 x 16 lanes of zmm (w == 512) or 2 x 8 lanes of ymm with AVX-512VL masks (w == 256). */
+INLINE void
+walk_avx512(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+	    uint32_t *leaf, int w)
+{
+	const int *thr = (const int *)rt->thr, *info = (const int *)rt->info, *kp = (const int *)keys;
+
+	if (w == 512) {
+		const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+		const __m512i k31 = _mm512_set1_epi32(31), one = _mm512_set1_epi32(1);
+
+		for (uint32_t p = 0; p < n; p += 32) {
+			uint32_t na = n - p > 16 ? 16 : n - p, nb = n - p > 32 ? 16 : n - p - na;
+			__mmask16 aa = (__mmask16)((1u << na) - 1), ab = (__mmask16)((1u << nb) - 1);
+			__m512i ba = _mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32((int)p)),
+							_mm512_set1_epi32((int)nd));
+			__m512i bb = _mm512_add_epi32(ba, _mm512_set1_epi32((int)(16 * nd)));
+			__m512i xa = _mm512_set1_epi32((int)root), xb = xa;
+			__m512i ia = _mm512_setzero_si512(), ib = ia;
+
+			while (aa | ab) {
+				ia = _mm512_mask_i32gather_epi32(ia, aa, xa, info, 4);
+				ib = _mm512_mask_i32gather_epi32(ib, ab, xb, info, 4);
+				aa &= (__mmask16)~_mm512_movepi32_mask(ia);
+				ab &= (__mmask16)~_mm512_movepi32_mask(ib);
+				__m512i ta = _mm512_mask_i32gather_epi32(ia, aa, xa, thr, 4);
+				__m512i tb = _mm512_mask_i32gather_epi32(ib, ab, xb, thr, 4);
+				__m512i ka = _mm512_mask_i32gather_epi32(ia, aa,
+						_mm512_add_epi32(ba, _mm512_and_si512(ia, k31)), kp, 4);
+				__m512i kb = _mm512_mask_i32gather_epi32(ib, ab,
+						_mm512_add_epi32(bb, _mm512_and_si512(ib, k31)), kp, 4);
+				__m512i ca = _mm512_srli_epi32(ia, 5), cb = _mm512_srli_epi32(ib, 5);
+
+				ca = _mm512_mask_add_epi32(ca, _mm512_cmpge_epu32_mask(ka, ta), ca, one);
+				cb = _mm512_mask_add_epi32(cb, _mm512_cmpge_epu32_mask(kb, tb), cb, one);
+				xa = _mm512_mask_mov_epi32(xa, aa, ca);
+				xb = _mm512_mask_mov_epi32(xb, ab, cb);
+			}
+			ia = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ia);
+			ib = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ib);
+			_mm512_mask_storeu_epi32(leaf + p, (__mmask16)((1u << na) - 1), ia);
+			if (nb)
+				_mm512_mask_storeu_epi32(leaf + p + 16, (__mmask16)((1u << nb) - 1), ib);
+		}
+		return;
+	}
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
+
+	for (uint32_t p = 0; p < n; p += 16) {
+		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
+		__mmask8 aa = (__mmask8)((1u << na) - 1), ab = (__mmask8)((1u << nb) - 1);
+		__m256i ba = _mm256_mullo_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32((int)p)),
+						_mm256_set1_epi32((int)nd));
+		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32((int)(8 * nd)));
+		__m256i xa = _mm256_set1_epi32((int)root), xb = xa;
+		__m256i ia = _mm256_setzero_si256(), ib = ia;
+
+		while (aa | ab) {
+			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 4);
+			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 4);
+			aa &= (__mmask8)~_mm256_movepi32_mask(ia);
+			ab &= (__mmask8)~_mm256_movepi32_mask(ib);
+			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 4);
+			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 4);
+			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
+					_mm256_add_epi32(ba, _mm256_and_si256(ia, k31)), kp, 4);
+			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
+					_mm256_add_epi32(bb, _mm256_and_si256(ib, k31)), kp, 4);
+			__m256i ca = _mm256_srli_epi32(ia, 5), cb = _mm256_srli_epi32(ib, 5);
+
+			ca = _mm256_mask_add_epi32(ca, _mm256_cmpge_epu32_mask(ka, ta), ca, one);
+			cb = _mm256_mask_add_epi32(cb, _mm256_cmpge_epu32_mask(kb, tb), cb, one);
+			xa = _mm256_mask_mov_epi32(xa, aa, ca);
+			xb = _mm256_mask_mov_epi32(xb, ab, cb);
+		}
+		ia = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ia);
+		ib = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ib);
+		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), ia);
+		if (nb)
+			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), ib);
+	}
+}
+#elif VPK_VEC_BITS >= 256
+/* AVX2: 2 x 8 lanes, vpgatherdd with vector masks. */
+INLINE void
+walk_avx2(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+	  uint32_t *leaf)
+{
+	const int *thr = (const int *)rt->thr, *info = (const int *)rt->info, *kp = (const int *)keys;
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i k31 = _mm256_set1_epi32(31);
+	uint32_t tmp[16];
+
+	for (uint32_t p = 0; p < n; p += 16) {
+		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
+		__m256i aa = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)na), lane);
+		__m256i ab = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nb), lane);
+		__m256i ba = _mm256_mullo_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32((int)p)),
+						_mm256_set1_epi32((int)nd));
+		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32((int)(8 * nd)));
+		__m256i xa = _mm256_set1_epi32((int)root), xb = xa;
+		__m256i ia = _mm256_setzero_si256(), ib = ia;
+
+		while (!_mm256_testz_si256(_mm256_or_si256(aa, ab), _mm256_or_si256(aa, ab))) {
+			ia = _mm256_mask_i32gather_epi32(ia, info, xa, aa, 4);
+			ib = _mm256_mask_i32gather_epi32(ib, info, xb, ab, 4);
+			aa = _mm256_andnot_si256(_mm256_srai_epi32(ia, 31), aa);
+			ab = _mm256_andnot_si256(_mm256_srai_epi32(ib, 31), ab);
+			__m256i ta = _mm256_mask_i32gather_epi32(ia, thr, xa, aa, 4);
+			__m256i tb = _mm256_mask_i32gather_epi32(ib, thr, xb, ab, 4);
+			__m256i ka = _mm256_mask_i32gather_epi32(ia, kp,
+					_mm256_add_epi32(ba, _mm256_and_si256(ia, k31)), aa, 4);
+			__m256i kb = _mm256_mask_i32gather_epi32(ib, kp,
+					_mm256_add_epi32(bb, _mm256_and_si256(ib, k31)), ab, 4);
+			/* ge = -1 where key >= thr (unsigned) */
+			__m256i ga = _mm256_cmpeq_epi32(_mm256_max_epu32(ka, ta), ka);
+			__m256i gb = _mm256_cmpeq_epi32(_mm256_max_epu32(kb, tb), kb);
+			__m256i ca = _mm256_sub_epi32(_mm256_srli_epi32(ia, 5), ga);
+			__m256i cb = _mm256_sub_epi32(_mm256_srli_epi32(ib, 5), gb);
+
+			xa = _mm256_blendv_epi8(xa, ca, aa);
+			xb = _mm256_blendv_epi8(xb, cb, ab);
+		}
+		ia = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ia);
+		ib = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ib);
+		_mm256_storeu_si256((__m256i *)tmp, ia);
+		_mm256_storeu_si256((__m256i *)(tmp + 8), ib);
+		memcpy(leaf + p, tmp, (na + nb) * 4);
+	}
+}
+#endif
+
+/* ---- the classify body, one instance per variant ------------------------ */
+
+INLINE void
+classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
+	 uint32_t categories, int w)
+{
+	uint32_t nd = rt->nd, ncat = categories < rt->ncat ? categories : rt->ncat;
+	uint32_t keys[CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
+	uint32_t leaf[ACL_MAX_TREES * CHUNK], lr[ACL_MAX_TREES * CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
+
+	for (uint32_t base = 0; base < n; base += CHUNK) {
+		uint32_t cn = n - base < CHUNK ? n - base : CHUNK;
+
+		for (uint32_t p = 0; p < cn; p++) {
+			const uint8_t *d = data[base + p];
+
+			for (uint32_t k = 0; k < nd; k++)
+				keys[p * nd + k] = acl_load_dim(d, &rt->src[k]);
+			for (uint32_t c = 0; c < ncat; c++) {
+				brank[p * VPK_ACL_MAX_CATEGORIES + c] = UINT32_MAX;
+				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
+			}
+		}
+		/* Walk every tree first, prefetch every leaf, then scan: the leaf
+		 * blocks are the cache misses, this overlaps them. */
+		for (uint32_t t = 0; t < rt->ntrees; t++) {
+			uint32_t *lf = leaf + t * CHUNK;
+
+#if VPK_VEC_BITS >= 512
+			if (w >= 256)
+				walk_avx512(rt, rt->tree[t].root, keys, nd, cn, lf, w);
+			else
+#elif VPK_VEC_BITS >= 256
+			if (w >= 256)
+				walk_avx2(rt, rt->tree[t].root, keys, nd, cn, lf);
+			else
+#endif
+				walk_scalar(rt, rt->tree[t].root, keys, nd, cn, lf);
+			for (uint32_t p = 0; p < cn; p++) {
+				const uint32_t *le = rt->leaf + 2 * (size_t)lf[p];
+				const uint8_t *bp = rt->blocks + (size_t)le[0] * 64;
+
+				lf[p] = le[0];
+				lr[t * CHUNK + p] = le[1];
+				__builtin_prefetch(bp);
+				__builtin_prefetch(bp + 192);
+				__builtin_prefetch(bp + 256);
+				__builtin_prefetch(bp + 320);
+			}
+		}
+		for (uint32_t t = 0; t < rt->ntrees; t++) {
+			uint32_t *lf = leaf + t * CHUNK;
+
+			for (uint32_t p = 0; p < cn; p++) {
+				uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
+				uint32_t worst = 0;
+
+				/* The leaf's best rule cannot beat what every category has. */
+				for (uint32_t c = 0; c < ncat; c++)
+					worst = br[c] > worst ? br[c] : worst;
+				if (worst < lr[t * CHUNK + p])
+					continue;
+				scan_leaf(rt, lf[p], keys + p * nd, ncat, br,
+					  bud + p * VPK_ACL_MAX_CATEGORIES, w);
+			}
+		}
+		for (uint32_t p = 0; p < cn; p++) {
+			uint32_t *out = results + (size_t)(base + p) * categories;
+
+			for (uint32_t c = 0; c < categories; c++)
+				out[c] = c < ncat ? bud[p * VPK_ACL_MAX_CATEGORIES + c] : 0;
+		}
+	}
+}
+
+#if VPK_VEC_BITS >= 512
+static void
+VPK_FN(acl_classify_x32)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
+			 uint32_t n, uint32_t categories)
+{
+	classify(rt, data, results, n, categories, 512);
+}
+
+static void
+VPK_FN(acl_classify_x16)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
+			 uint32_t n, uint32_t categories)
+{
+	classify(rt, data, results, n, categories, 256);
+}
+
+const struct acl_impl acl_impl_avx512x32 = {
+	.base = { .name = "avx512x32", .isa = VPK_ISA_AVX512, .width = 512 },
+	.classify = VPK_FN(acl_classify_x32),
+};
+const struct acl_impl acl_impl_avx512x16 = {
+	.base = { .name = "avx512x16", .isa = VPK_ISA_AVX512, .width = 256 },
+	.classify = VPK_FN(acl_classify_x16),
+};
+#else
+static void
+VPK_FN(acl_classify)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
+		     uint32_t n, uint32_t categories)
+{
+	classify(rt, data, results, n, categories, VPK_VEC_BITS >= 256 ? 256 : VPK_VEC_BITS);
+}
+
+const struct acl_impl VPK_FN(acl_impl) = {
+	.base = VPK_IMPL_INIT(VPK_VEC_BITS >= 128 ? VPK_VEC_BITS : 64),
+	.classify = VPK_FN(acl_classify),
+};
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_ACL_RULES_H
+#define VPK_ACL_RULES_H
+
+/* Layout and rule validation, normalisation into dimensions (acl_rules.c). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl_int.h"
+
+/* The key dimensions of a layout. */
+struct acl_layout {
+	uint32_t nd;                            /* dimensions */
+	uint8_t def_dim[VPK_ACL_MAX_FIELDS];    /* defs[i] -> its first dimension */
+	uint8_t dbits[ACL_MAX_DIMS];            /* dimension width: 8, 16 or 32 */
+	struct acl_dimsrc src[ACL_MAX_DIMS];    /* where its bytes are */
+};
+
+/* 0 or -EINVAL with a reason in why[len]. */
+int acl_layout_check(const struct vpk_acl_field_def *defs, uint32_t nf, char *why, size_t len);
+/* For a checked layout. */
+void acl_layout_dims(const struct vpk_acl_field_def *defs, uint32_t nf, struct acl_layout *lay);
+/* 0 or -EINVAL with a reason. */
+int acl_rule_check(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
+		   const struct vpk_acl_rule *r, char *why, size_t len);
+/* Rank-sort and normalise checked rules (stride rsz). 0 or -ENOMEM. */
+int acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
+		  const uint8_t *rules, uint32_t nrules, size_t rsz, struct acl_mem *mt,
+		  struct acl_nrules *out);
+void acl_nrules_free(struct acl_mem *mt, struct acl_nrules *nr);
+
+#endif /* VPK_ACL_RULES_H */

@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarder's control plane: its state (pool, IPv4 FIB, neighbor
+ * table, interfaces) and the configuration commands of include/vpk/fwd.h.
+ * Every command is parsed and checked completely before it changes
+ * anything, and vpk_fwd_exec_file() checks every line of a file before it
+ * applies the first, so a bad configuration changes nothing.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fwd/fwd_priv.h"
+
+#define MAX_ARGS 16
+
+static int
+errf(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && len > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+int
+vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
+{
+	struct vpk_fwd_conf c = conf != NULL ? *conf : (struct vpk_fwd_conf){ 0 };
+	struct vpk_pool_conf pc = { .name = "fwd" };
+	struct vpk_fib_conf fc = { .nh_size = 4 };
+	struct vpk_fwd *f;
+	int rc;
+
+	if (out == NULL || (unsigned)c.isa >= VPK_ISA_COUNT)
+		return -EINVAL;
+	if (c.isa != VPK_ISA_AUTO && !vpk_isa_usable(c.isa) &&
+	    !(vpk_isa_cpu_supported(c.isa) && vpk_isa_os_supported(c.isa)))
+		return -ENOTSUP;
+	c.n_bufs = c.n_bufs ? c.n_bufs : 16384;
+	c.max_routes = c.max_routes ? c.max_routes : 1u << 20;
+	c.num_tbl8 = c.num_tbl8 ? c.num_tbl8 : 65536;
+	c.max_neighbors = c.max_neighbors ? c.max_neighbors : 4095;
+	c.workers = c.workers ? c.workers : 1;
+	if (c.max_neighbors > (1u << 24) || c.workers > FWD_MAX_WORKERS)
+		return -EINVAL;
+	rc = fwd_register_nodes();
+	if (rc != 0)
+		return rc;
+	if (c.acl_impl != NULL) {
+		const struct vpk_impl *pick;
+		const char *name = strcmp(c.acl_impl, "sse") == 0 ? "sse42" : c.acl_impl;
+
+		rc = vpk_impl_pick_name(vpk_acl_impls(), name, &pick);
+		if (rc != 0)
+			return rc;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return -ENOMEM;
+	f->conf = c;
+	pc.n_bufs = c.n_bufs;
+	pc.cache_size = 256;
+	rc = vpk_pool_create(&pc, &f->pool);
+	if (rc != 0)
+		goto out_free;
+	fc.num_tbl8 = c.num_tbl8;
+	fc.max_routes = c.max_routes;
+	fc.default_nh = 0;              /* next hop 0 = no route (neighbors are 1..) */
+	rc = vpk_fib_create(&fc, &f->fib4);
+	if (rc != 0)
+		goto out_pool;
+	f->adj = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj));
+	f->adj_if = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj_if));
+	if (f->adj == NULL || f->adj_if == NULL) {
+		rc = -ENOMEM;
+		goto out_fib;
+	}
+	f->adjt.n = c.max_neighbors + 1;
+	f->adjt.adj = f->adj;
+	f->out.tx = fwd_tx;
+	f->out.ctx = f;
+	rc = fwd_workers_init(f);
+	if (rc != 0)
+		goto out_fib;
+	*out = f;
+	return 0;
+
+out_fib:
+	free(f->adj);
+	free(f->adj_if);
+	vpk_fib_free(f->fib4);
+out_pool:
+	vpk_pool_destroy(f->pool);
+out_free:
+	free(f);
+	return rc;
+}
+
+/* Cleanup of features in other files; one line each. */
+static const fwd_free_hook free_hooks[] = {
+	NULL,
+};
+
+void
+vpk_fwd_destroy(struct vpk_fwd *f)
+{
+	if (f == NULL)
+		return;
+	fwd_drop_graphs(f);
+	fwd_workers_fini(f);
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		vpk_pcap_reader_close(f->ifs[i].rd);
+		vpk_pcap_writer_close(f->ifs[i].wr, NULL, 0);
+		free(f->ifs[i].in_path);
+		free(f->ifs[i].out_path);
+	}
+	for (size_t i = 0; i < f->n_shows; i++)
+		free(f->shows[i]);
+	fwd_acl_free(&f->acl4);
+	fwd_acl_free(&f->acl6);
+	for (size_t i = 0; i < sizeof(free_hooks) / sizeof(free_hooks[0]); i++)
+		if (free_hooks[i] != NULL)
+			free_hooks[i](f);
+	free(f->tmpl);
+	free(f->tmpl_len);
+	free(f->adj);
+	free(f->adj_if);
+	vpk_fib_free(f->fib4);
+	vpk_pool_destroy(f->pool);
+	free(f);
+}
+
+static int
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char tail;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6 ||
+	    strlen(s) != 17)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+	return 0;
+}
+
+static int
+parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "a.b.c.d/len" -> host-order address (host bits cleared) and length. 1 = IPv6 text. */
+static int
+parse_prefix4(const char *s, uint32_t *ip, uint8_t *len)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	struct in_addr a;
+	uint32_t l;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (strchr(buf, ':') != NULL)
+		return 1;
+	if (inet_pton(AF_INET, buf, &a) != 1 || parse_u32(slash + 1, 32, &l) != 0)
+		return -EINVAL;
+	*ip = ntohl(a.s_addr);
+	if (l < 32)
+		*ip &= l == 0 ? 0 : ~((UINT32_C(1) << (32 - l)) - 1);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+static int
+find_if(const struct vpk_fwd *f, const char *s, uint32_t *out)
+{
+	uint32_t n;
+
+	for (size_t i = 0; i < f->n_ifs; i++)
+		if (strcmp(f->ifs[i].name, s) == 0) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	if (parse_u32(s, UINT32_MAX, &n) == 0 && n < f->n_ifs) {
+		*out = n;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static char *
+dup_str(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* interface NAME [mac MAC] [in FILE] [out FILE] */
+static int
+cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0 };
+	const char *in = NULL, *out = NULL;
+	struct fwd_if *ifc;
+	uint32_t dummy;
+	bool exists, mac_set = false;
+	char *in_dup, *out_dup;
+
+	if (argc < 2 || argc % 2 != 0)
+		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE]");
+	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
+		return errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
+			    argv[1], FWD_NAME_MAX);
+	exists = find_if(f, argv[1], &dummy) == 0;
+	if (!exists && f->n_ifs == FWD_MAX_IFS)
+		return errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
+	mac[5] = (uint8_t)(f->n_ifs + 1);
+	for (int i = 2; i < argc; i += 2) {
+		if (strcmp(argv[i], "mac") == 0) {
+			if (parse_mac(argv[i + 1], mac) != 0)
+				return errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
+					    argv[i + 1]);
+			mac_set = true;
+		} else if (strcmp(argv[i], "in") == 0) {
+			in = argv[i + 1];
+		} else if (strcmp(argv[i], "out") == 0) {
+			out = argv[i + 1];
+		} else {
+			return errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
+		}
+	}
+	if (!apply)
+		return 0;
+	in_dup = dup_str(in);
+	out_dup = dup_str(out);
+	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL)) {
+		free(in_dup);
+		free(out_dup);
+		return errf(err, len, -ENOMEM, "interface: out of memory");
+	}
+	if (exists) {
+		/* Updating a declared interface: only what the line names changes. */
+		ifc = &f->ifs[dummy];
+	} else {
+		ifc = &f->ifs[f->n_ifs++];
+		memset(ifc, 0, sizeof(*ifc));
+		snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
+		memcpy(ifc->mac, mac, 6);
+	}
+	if (mac_set)
+		memcpy(ifc->mac, mac, 6);
+	if (in_dup != NULL) {
+		free(ifc->in_path);
+		ifc->in_path = in_dup;
+	}
+	if (out_dup != NULL && strcmp(out_dup, "discard") == 0) {
+		/* A sink: packets count as transmitted and are freed (benchmarks). */
+		free(out_dup);
+		free(ifc->out_path);
+		ifc->out_path = NULL;
+		ifc->discard = true;
+	} else if (out_dup != NULL) {
+		free(ifc->out_path);
+		ifc->out_path = out_dup;
+		ifc->discard = false;
+	}
+	return 0;
+}
+
+/* neighbor ID MAC dev IFACE */
+static int
+cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint32_t id, ifx;
+	uint8_t mac[6];
+
+	if (argc != 5 || strcmp(argv[3], "dev") != 0)
+		return errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
+	if (parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
+		return errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
+	if (parse_mac(argv[2], mac) != 0)
+		return errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
+	if (find_if(f, argv[4], &ifx) != 0)
+		return errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
+	if (!apply)
+		return 0;
+	memcpy(f->adj[id].dst_mac, mac, 6);
+	memcpy(f->adj[id].src_mac, f->ifs[ifx].mac, 6);
+	f->adj[id].tx_if = ifx;
+	f->adj[id].valid = 1;
+	f->adj_if[id] = ifx;
+	return 0;
+}
+
+/* route add PREFIX via ID | route del PREFIX */
+static int
+cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint32_t ip, id;
+	uint8_t plen;
+	int rc;
+
+	if (argc < 3 || (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "del") != 0))
+		return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
+	rc = parse_prefix4(argv[2], &ip, &plen);
+	if (rc == 1)
+		return errf(err, len, -ENOTSUP, "route: IPv6 prefix '%s': the forwarder has no IPv6 FIB yet",
+			    argv[2]);
+	if (rc != 0)
+		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
+	if (strcmp(argv[1], "add") == 0) {
+		if (argc != 5 || strcmp(argv[3], "via") != 0)
+			return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
+			return errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+				    argv[4], f->conf.max_neighbors);
+		if (!apply)
+			return 0;
+		rc = vpk_fib_add(f->fib4, ip, plen, id);
+		if (rc == -ENOSPC)
+			return errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
+		if (rc != 0)
+			return errf(err, len, rc, "route add %s: %s", argv[2], strerror(-rc));
+		return 0;
+	}
+	if (argc != 3)
+		return errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+	if (!apply)
+		return 0;
+	rc = vpk_fib_del(f->fib4, ip, plen);
+	if (rc == -ENOENT)
+		return errf(err, len, rc, "route del %s: no such route", argv[2]);
+	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
+}
+
+/* True when @path has an l3fwd route line ('R' first): then it is read as an l3fwd file. */
+static bool
+has_route_lines(const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[1100];
+	bool r = false;
+
+	if (in == NULL)
+		return false;           /* the loader reports the open error */
+	while (!r && fgets(line, sizeof(line), in) != NULL)
+		r = line[strspn(line, " \t")] == 'R';
+	fclose(in);
+	return r;
+}
+
+/* acl load FILE [ipv6] */
+static int
+cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	struct vpk_acl5_rule *r = NULL;
+	uint32_t n = 0;
+	bool ipv6;
+	char why[256];
+	int rc;
+
+	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
+	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
+		return errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
+	ipv6 = argc == 4;
+	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
+	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
+				 0, &r, &n, why, sizeof(why));
+	if (rc != 0)
+		return errf(err, len, rc, "acl load: %s", why);
+	if (apply)
+		rc = fwd_acl_install(f, r, n, ipv6, why, sizeof(why));
+	free(r);
+	return rc != 0 ? errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
+}
+
+static int
+cmd_show(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	char line[128];
+
+	if (!(argc == 2 && (strcmp(argv[1], "runtime") == 0 || strcmp(argv[1], "errors") == 0)) &&
+	    !(argc == 3 && strcmp(argv[1], "node") == 0))
+		return errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
+	if (argc == 3 && vpk_node_find(argv[2]) == NULL)
+		return errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
+	if (f->n_shows == FWD_MAX_SHOWS)
+		return errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
+	if (!apply)
+		return 0;
+	snprintf(line, sizeof(line), "%s%s%s", argv[1], argc == 3 ? " " : "", argc == 3 ? argv[2] : "");
+	f->shows[f->n_shows] = strdup(line);
+	if (f->shows[f->n_shows] == NULL)
+		return errf(err, len, -ENOMEM, "out of memory");
+	f->n_shows++;
+	return 0;
+}
+
+static const struct fwd_cmd cmds[] = {
+	{ "interface", cmd_interface },
+	{ "neighbor", cmd_neighbor },
+	{ "route", cmd_route },
+	{ "acl", cmd_acl },
+	{ "show", cmd_show },
+};
+
+/* Commands of features in other files (see fwd_priv.h); one line each. */
+static const struct fwd_cmd *const feature_cmds[] = {
+	NULL,
+};
+
+
+/* Split @line (modified) into words; -E2BIG on too many. '#' starts a comment. */
+static int
+split(char *line, char **argv)
+{
+	int argc = 0;
+
+	for (char *p = line; *p != '\0';) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			*p++ = '\0';
+		if (*p == '\0' || *p == '#')
+			break;
+		if (argc == MAX_ARGS)
+			return -E2BIG;
+		argv[argc++] = p;
+		while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+			p++;
+	}
+	if (argc < MAX_ARGS)
+		argv[argc] = NULL;
+	return argc;
+}
+
+static int
+exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len)
+{
+	char buf[1024], *argv[MAX_ARGS + 1];
+	int argc;
+
+	if (strlen(text) >= sizeof(buf))
+		return errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
+	strcpy(buf, text);
+	argc = split(buf, argv);
+	if (argc < 0)
+		return errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
+	if (argc == 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[0], cmds[i].name) == 0)
+			return cmds[i].fn(f, argc, argv, apply, err, len);
+	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
+		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
+			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
+	return errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
+}
+
+int
+vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
+{
+	int rc;
+
+	if (f == NULL || line == NULL)
+		return errf(err, err_len, -EINVAL, "no forwarder or line");
+	rc = exec_line(f, line, false, err, err_len);
+	return rc != 0 ? rc : exec_line(f, line, true, err, err_len);
+}
+
+int
+vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
+{
+	char **lines = NULL, buf[1100], why[256];
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	size_t ifs_before = f->n_ifs, shows_before = f->n_shows;
+
+	if (f == NULL || in == NULL)
+		return errf(err, err_len, -EINVAL, "no forwarder or file");
+	name = name != NULL ? name : "<config>";
+	while (fgets(buf, sizeof(buf), in) != NULL) {
+		if (strchr(buf, '\n') == NULL && !feof(in)) {
+			rc = errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
+			goto out;
+		}
+		if (n == cap) {
+			char **l = realloc(lines, (cap = cap ? 2 * cap : 64) * sizeof(*l));
+
+			if (l == NULL) {
+				rc = errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+				goto out;
+			}
+			lines = l;
+		}
+		lines[n] = strdup(buf);
+		if (lines[n] == NULL) {
+			rc = errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+			goto out;
+		}
+		n++;
+	}
+	if (ferror(in)) {
+		rc = errf(err, err_len, -EIO, "%s: read error", name);
+		goto out;
+	}
+	/*
+	 * Check every line against the state it will meet: interfaces a line
+	 * declares must be visible to the lines after it, so the check pass
+	 * applies interface and show lines (cheap, and undone below on
+	 * failure) and only checks the others.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		char tmp[1100], *argv[MAX_ARGS + 1];
+		bool decl;
+		int argc;
+
+		snprintf(tmp, sizeof(tmp), "%s", lines[i]);
+		argc = split(tmp, argv);
+		decl = argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0);
+		rc = exec_line(f, lines[i], decl, why, sizeof(why));
+		if (rc != 0) {
+			errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			goto undo;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		char tmp[1100], *argv[MAX_ARGS + 1];
+		int argc;
+
+		snprintf(tmp, sizeof(tmp), "%s", lines[i]);
+		argc = split(tmp, argv);
+		if (argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0))
+			continue;
+		rc = exec_line(f, lines[i], true, why, sizeof(why));
+		if (rc != 0) {
+			/* Only resource limits can fail here (table full): say where. */
+			errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			goto out;
+		}
+	}
+	goto out;
+undo:
+	while (f->n_ifs > ifs_before) {
+		f->n_ifs--;
+		free(f->ifs[f->n_ifs].in_path);
+		free(f->ifs[f->n_ifs].out_path);
+	}
+	while (f->n_shows > shows_before)
+		free(f->shows[--f->n_shows]);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	return rc;
+}
+
+int
+vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts, const uint16_t *lens,
+		    size_t n_tmpl, uint64_t total)
+{
+	uint8_t *t;
+	uint16_t *l;
+
+	if (f == NULL || pkts == NULL || lens == NULL || n_tmpl == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n_tmpl; i++)
+		if (lens[i] == 0 || lens[i] > FWD_TMPL_MAX || lens[i] > vpk_pool_data_size(f->pool))
+			return -EINVAL;
+	t = malloc(n_tmpl * FWD_TMPL_MAX);
+	l = malloc(n_tmpl * sizeof(*l));
+	if (t == NULL || l == NULL) {
+		free(t);
+		free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n_tmpl; i++) {
+		memcpy(t + i * FWD_TMPL_MAX, pkts[i], lens[i]);
+		l[i] = lens[i];
+	}
+	free(f->tmpl);
+	free(f->tmpl_len);
+	f->tmpl = t;
+	f->tmpl_len = l;
+	f->n_tmpl = n_tmpl;
+	f->traffic_total = total;
+	return 0;
+}
+
+struct vpk_graph *
+vpk_fwd_graph(const struct vpk_fwd *f)
+{
+	return f->graph != NULL ? f->graph : f->n_wgraphs > 0 ? f->wgraphs[0] : NULL;
+}
+
+unsigned
+vpk_fwd_n_workers(const struct vpk_fwd *f)
+{
+	return f->graph != NULL ? 1 : f->n_wgraphs;
+}
+
+struct vpk_graph *
+vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w)
+{
+	if (f->graph != NULL)
+		return w == 0 ? f->graph : NULL;
+	return w < f->n_wgraphs ? f->wgraphs[w] : NULL;
+}
+
+size_t
+vpk_fwd_n_ifs(const struct vpk_fwd *f)
+{
+	return f->n_ifs;
+}
+
+int
+vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out)
+{
+	if (f == NULL || out == NULL || i >= f->n_ifs)
+		return -EINVAL;
+	out->name = f->ifs[i].name;
+	out->rx = f->ifs[i].rx;
+	out->rx_skipped = f->ifs[i].rx_skipped;
+	out->tx = f->ifs[i].tx;
+	out->tx_no_output = f->ifs[i].tx_no_output;
+	return 0;
+}
+
+size_t
+vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows)
+{
+	*shows = (const char *const *)f->shows;
+	return f->n_shows;
+}
+
+uint32_t
+vpk_fwd_bufs_in_use(const struct vpk_fwd *f)
+{
+	return vpk_pool_in_use(f->pool);
+}
+
+const char *
+vpk_fwd_acl_impl(const struct vpk_fwd *f)
+{
+	return f->acl4.acl != NULL ? vpk_acl_impl_name(f->acl4.acl)
+	       : f->acl6.acl != NULL ? vpk_acl_impl_name(f->acl6.acl) : "-";
+}
+
+bool
+vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id)
+{
+	return f != NULL && id >= 1 && id <= f->conf.max_neighbors && f->adj[id].valid;
+}
+
+struct vpk_fib *
+vpk_fwd_fib4(const struct vpk_fwd *f)
+{
+	return f->fib4;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vpk fwd: the forwarder (include/vpk/fwd.h) from the command line:
+ * configuration file or stdin, pcap interfaces, VPP-style `show runtime`,
+ * `show errors`, `show node`, packet trace, per-node forced variants, and
+ * `--demo`, which needs nothing prepared (fwd_demo.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/fwd.h>
+#include "bench.h"
+#include "fwd_show.h"
+#include "json.h"
+#include "tool.h"
+
+static int cmd_fwd(int argc, char **argv);
+VPK_CMD(fwd, "fwd", "the forwarder: pcap interfaces, config commands, show runtime/errors/node, --demo", cmd_fwd);
+
+static void
+usage(FILE *o)
+{
+	fprintf(o,
+		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
+		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
+		"               [--node-variant NODE=VARIANT] [--workers N] [--json]\n"
+		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
+		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--json]\n"
+		"config commands (one per line; see docs/forwarder.md):\n"
+		"  interface NAME [mac MAC] [in FILE] [out FILE]\n"
+		"  neighbor ID MAC dev IFACE\n"
+		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
+		"  acl load FILE [ipv6]\n"
+		"  show runtime | show errors | show node NAME\n");
+}
+
+/* "NAME=VALUE" -> "interface NAME in|out VALUE" */
+static int
+io_option(struct vpk_fwd *f, const char *opt, const char *dir)
+{
+	const char *eq = strchr(opt, '=');
+	char line[1100], err[256];
+	int rc;
+
+	if (eq == NULL || eq == opt)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --%s=%s: want INTERFACE=FILE.pcap", dir, opt);
+	snprintf(line, sizeof(line), "interface %.*s %s %s", (int)(eq - opt), opt, dir, eq + 1);
+	rc = vpk_fwd_exec(f, line, err, sizeof(err));
+	if (rc != 0)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --%s=%s: %s", dir, opt, err);
+	return 0;
+}
+
+int fwd_demo(int argc, char **argv);
+
+static int
+cmd_fwd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "show-runtime", no_argument, NULL, 'R' },
+		{ "show-errors", no_argument, NULL, 'E' },
+		{ "show-node", required_argument, NULL, 'N' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "node-variant", required_argument, NULL, 'V' },
+		{ "demo", no_argument, NULL, 'D' },
+		{ "l3fwd-acl", no_argument, NULL, 'L' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "rule_ipv4", required_argument, NULL, '4' },
+		{ "rule_ipv6", required_argument, NULL, '6' },
+		{ "alg", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
+	size_t n_in = 0, n_out = 0, n_show_nodes = 0;
+	struct vpk_node_conf variants[32];
+	size_t n_var = 0;
+	bool show_rt = false, show_err = false;
+	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa };
+	struct vpk_fwd *f;
+	struct vpk_fwd_run_stats st;
+	char err[512];
+	int c, rc;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--demo") == 0)
+			return fwd_demo(argc, argv);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'i':
+		case 'o':
+			if ((c == 'i' ? n_in : n_out) == 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --in/--out");
+			if (c == 'i')
+				ins[n_in++] = optarg;
+			else
+				outs[n_out++] = optarg;
+			break;
+		case 'R':
+			show_rt = true;
+			break;
+		case 'E':
+			show_err = true;
+			break;
+		case 'N':
+			if (n_show_nodes == 16)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --show-node");
+			show_nodes[n_show_nodes++] = optarg;
+			break;
+		case 't': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v > 100000)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --trace=%s: want 0..100000 packets", optarg);
+			conf.trace = (uint32_t)v;
+			break;
+		}
+		case 'V': {
+			char *eq = strchr(optarg, '=');
+
+			if (eq == NULL || eq == optarg || eq[1] == '\0' || n_var == 32)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --node-variant=%s: want NODE=VARIANT", optarg);
+			*eq = '\0';
+			if (vpk_node_find(optarg) == NULL)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --node-variant: no node '%s'", optarg);
+			variants[n_var++] = (struct vpk_node_conf){ .node = optarg, .variant = eq + 1 };
+			break;
+		}
+		case 'L':
+			conf.l3fwd_acl = true;
+			break;
+		case 'W': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --workers=%s: want 1..64", optarg);
+			conf.workers = (unsigned)v;
+			break;
+		}
+		case '4':
+			rule4 = optarg;
+			break;
+		case '6':
+			rule6 = optarg;
+			break;
+		case 'A':
+			/* dpdk-test-acl / l3fwd names: scalar sse avx2 avx512x16 avx512x32 */
+			conf.acl_impl = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return VPK_EXIT_OK;
+		default:
+			usage(stderr);
+			return VPK_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: unexpected argument '%s'", argv[optind]);
+	conf.node_variants = variants;
+	conf.n_node_variants = n_var;
+	rc = vpk_fwd_create(&conf, &f);
+	if (rc != 0 && conf.acl_impl != NULL)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --alg=%s: %s", conf.acl_impl,
+				rc == -ENOTSUP ? "that ACL variant cannot run here (CPU or cap)"
+					       : "unknown (scalar, sse, avx2, avx512x16, avx512x32)");
+	if (rc != 0)
+		return vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd: cannot create the forwarder: %s",
+				strerror(-rc));
+	if (config != NULL) {
+		FILE *in = strcmp(config, "-") == 0 ? stdin : fopen(config, "r");
+
+		if (in == NULL) {
+			vpk_fwd_destroy(f);
+			return vpk_fail(VPK_EXIT_USAGE, "fwd: %s: %s", config, strerror(errno));
+		}
+		rc = vpk_fwd_exec_file(f, in, strcmp(config, "-") == 0 ? "<stdin>" : config, err, sizeof(err));
+		if (in != stdin)
+			fclose(in);
+		if (rc != 0) {
+			vpk_fwd_destroy(f);
+			return vpk_fail(VPK_EXIT_USAGE, "fwd: %s", err);
+		}
+	}
+	for (size_t i = 0; i < n_in; i++)
+		if ((rc = io_option(f, ins[i], "in")) != 0)
+			goto out;
+	for (size_t i = 0; i < n_out; i++)
+		if ((rc = io_option(f, outs[i], "out")) != 0)
+			goto out;
+	if (conf.l3fwd_acl) {
+		/* l3fwd's ports are the interfaces; port P's next hop is neighbor P+1 with
+		 * l3fwd's default destination MAC 02:00:00:00:00:PP, unless configured. */
+		for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
+			char line[128];
+
+			snprintf(line, sizeof(line), "neighbor %zu 02:00:00:00:00:%02zx dev %zu", i + 1, i & 0xff, i);
+			if (!vpk_fwd_has_neighbor(f, (uint32_t)(i + 1)) &&
+			    vpk_fwd_exec(f, line, err, sizeof(err)) != 0) {
+				rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %s", err);
+				goto out;
+			}
+		}
+	}
+	for (int v6 = 0; v6 < 2; v6++) {
+		const char *path = v6 ? rule6 : rule4;
+		char line[1100];
+
+		if (path == NULL)
+			continue;
+		snprintf(line, sizeof(line), "acl load %s%s", path, v6 ? " ipv6" : "");
+		rc = vpk_fwd_exec(f, line, err, sizeof(err));
+		if (rc != 0) {
+			rc = vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_USAGE, "fwd: %s", err);
+			goto out;
+		}
+	}
+	rc = vpk_fwd_run(f, &st, err, sizeof(err));
+	if (rc != 0) {
+		rc = vpk_fail(rc == -ENOTSUP || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
+			      "fwd: %s", err);
+		goto out;
+	}
+	{
+		struct fwd_show_opts so = { .runtime = show_rt, .errors = show_err,
+					    .nodes = show_nodes, .n_nodes = n_show_nodes };
+		const char *const *cfg_shows;
+		size_t ncs = vpk_fwd_shows(f, &cfg_shows);
+
+		fwd_show_add_config(&so, cfg_shows, ncs);
+		if (vpk_opts.json)
+			fwd_show_json(f, &st, &so, vpk_get_max_simd_bitwidth());
+		else
+			fwd_show_text(f, &st, &so);
+	}
+	if (vpk_fwd_bufs_in_use(f) != 0)
+		rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %u buffers still in use after the run (a leak)",
+			      vpk_fwd_bufs_in_use(f));
+out:
+	vpk_fwd_destroy(f);
+	return rc;
+}
