@@ -98,6 +98,12 @@ main(int argc, char **argv)
 		      num("best_wide_cores") >= 1 && num("packets_per_s_alt_widths") > 0,
 	      "from-runtime: %s", err);
 
+	/* The forwarder's own format: runs per cap; cap 512 used, cap 256 as the alternative. */
+	snprintf(a, sizeof(a), "powersim --from-runtime %s/fwd-demo.json --duration-ms 20 --json", data);
+	CHECK(run(a) == 0 && num("packets_per_s_inline") > 0 && num("packets_per_s_alt_widths") > 0 &&
+		      num("cores") == 4,
+	      "fwd --demo output: %s", err);
+
 	/* Bad input: exit 2, a reason naming file and line. */
 	char bad[64];
 	snprintf(bad, sizeof(bad), "/tmp/psim_cli_bad.%d.json", (int)getpid());
