@@ -29,7 +29,8 @@
  * least conf.confine runs only on a wide core: each move of a request between
  * a scalar and a wide core (a "hop": a hand-off or a migration) costs
  * switch_ns / 2 of CPU time on the core it leaves, so a round trip costs
- * switch_ns. Wide cores take wide work first and, unless conf.dedicated,
+ * switch_ns. With conf.sync the scalar core also waits (polling) until the
+ * request comes back, as a vpk_wide_call() caller does. Wide cores take wide work first and, unless conf.dedicated,
  * scalar work when no wide work waits (the KIT prototype's policy).
  *
  * Loss: the share of core time not spent doing work at the L0 frequency.
@@ -109,6 +110,9 @@ struct vpk_psim_conf {
 	unsigned wide_cores;            /**< Of those, wide cores (0 = no specialization; < cores). */
 	uint8_t confine;                /**< Lowest class confined to wide cores (0 = 512_LIGHT). */
 	bool dedicated;                 /**< Wide cores run wide sections only. */
+	bool sync;                      /**< Synchronous hand-off (vpk_wide_call): the scalar core
+					     polls until its request comes back and runs nothing else
+					     meanwhile. Implies dedicated. */
 	double switch_ns;               /**< CPU time per round trip scalar -> wide -> scalar core. */
 	double duration_ns;             /**< Measured simulated time (0 = 200 ms). */
 	double warmup_ns;               /**< Simulated before measuring (0 = 5 x hyst_ns, >= 1 ms). */

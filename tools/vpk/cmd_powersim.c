@@ -38,6 +38,7 @@ usage(void)
 		"  --switch-ns NS       CPU time per scalar->wide->scalar round trip (hand-off or migration)\n"
 		"  --confine 256|512    lowest width confined to wide cores (default 512)\n"
 		"  --dedicated          wide cores run wide sections only\n"
+		"  --sync               the scalar core waits for each hand-off (vpk_wide_call); implies --dedicated\n"
 		"  --duration-ms MS     simulated time (default 200)   --tasks N   requests in flight\n"
 		"  --frame N            --from-runtime: packets per frame (default 256)\n"
 		"  --sweep K,K,...      also run with the request cut into K-times shorter pieces\n"
@@ -179,6 +180,7 @@ psim_json_conf(struct json *j, const struct vpk_psim_conf *c, const struct vpk_p
 	json_u64(j, "wide_cores", c->wide_cores);
 	json_dbl(j, "switch_ns", c->switch_ns);
 	json_bool(j, "dedicated", c->dedicated);
+	json_bool(j, "sync", c->sync);
 	json_dbl(j, "rate", w->rate);
 	json_arr(j, "request");
 	for (size_t i = 0; i < w->n; i++) {
@@ -312,7 +314,7 @@ psim_report(const char *title, const struct vpk_psim_conf *conf, const struct vp
 	} else if (p->have_with) {
 		char what[48];
 		snprintf(what, sizeof(what), "%u wide core%s%s", conf->wide_cores, conf->wide_cores > 1 ? "s" : "",
-			 conf->dedicated ? " (ded.)" : "");
+			 conf->sync ? " (sync)" : conf->dedicated ? " (ded.)" : "");
 		print_result(what, &p->with);
 		if (per_core)
 			print_cores(conf, p->pc_with);
@@ -336,7 +338,7 @@ cmd_powersim(int argc, char **argv)
 		{ "from-runtime", required_argument, 0, 'f' }, { "cpu", required_argument, 0, 'c' },
 		{ "cores", required_argument, 0, 'n' }, { "wide-cores", required_argument, 0, 'w' },
 		{ "rate", required_argument, 0, 'R' }, { "switch-ns", required_argument, 0, 'S' },
-		{ "confine", required_argument, 0, 'C' }, { "dedicated", no_argument, 0, 'D' },
+		{ "confine", required_argument, 0, 'C' }, { "dedicated", no_argument, 0, 'D' }, { "sync", no_argument, 0, 'Y' },
 		{ "duration-ms", required_argument, 0, 'd' }, { "tasks", required_argument, 0, 't' },
 		{ "frame", required_argument, 0, 'F' }, { "sweep", required_argument, 0, 'k' },
 		{ "per-core", no_argument, 0, 'p' }, { "list", no_argument, 0, 'l' },
@@ -367,6 +369,7 @@ cmd_powersim(int argc, char **argv)
 				return vpk_fail(VPK_EXIT_USAGE, "powersim: --confine takes 256 or 512");
 			break;
 		case 'D': a.dedicated = true; break;
+		case 'Y': a.sync = true; break;
 		case 'p': a.per_core = true; break;
 		case 'l': return list();
 		case 'k':

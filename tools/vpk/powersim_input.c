@@ -281,6 +281,8 @@ apply_overrides(const struct psim_args *a, struct vpk_psim_conf *c, struct vpk_p
 		c->confine = a->confine == 256 ? VPK_PSIM_256_LIGHT : VPK_PSIM_512_LIGHT;
 	if (a->dedicated)
 		c->dedicated = true;
+	if (a->sync)
+		c->sync = c->dedicated = true;
 	if (c->cores < 1 || c->cores > VPK_PSIM_MAX_CORES)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: --cores must be 1..%d", VPK_PSIM_MAX_CORES);
 	if (c->wide_cores >= c->cores)

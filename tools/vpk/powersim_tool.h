@@ -11,7 +11,7 @@ struct psim_args {
 	const char *scenario, *request, *runtime, *cpu;
 	long cores, wide, tasks, frame, confine;
 	double rate, switch_ns, duration_ms;
-	bool dedicated, per_core;
+	bool dedicated, sync, per_core;
 	unsigned ks[32];
 	int nk;
 };
