@@ -41,6 +41,8 @@ usage(void)
 		"  --sync               the scalar core waits for each hand-off (vpk_wide_call); implies --dedicated\n"
 		"  --duration-ms MS     simulated time (default 200)   --tasks N   requests in flight\n"
 		"  --frame N            --from-runtime: packets per frame (default 256)\n"
+		"  --ghz F0,F1,F2 --ramp-us US --throttle X --halt-us US --hyst-us US\n"
+		"                       override the CPU model's licence frequencies and timing\n"
 		"  --sweep K,K,...      also run with the request cut into K-times shorter pieces\n"
 		"  --per-core           per-core figures      --list   CPU models and scenarios\n");
 }
@@ -342,12 +344,16 @@ cmd_powersim(int argc, char **argv)
 		{ "duration-ms", required_argument, 0, 'd' }, { "tasks", required_argument, 0, 't' },
 		{ "frame", required_argument, 0, 'F' }, { "sweep", required_argument, 0, 'k' },
 		{ "per-core", no_argument, 0, 'p' }, { "list", no_argument, 0, 'l' },
+		{ "ghz", required_argument, 0, 'G' }, { "ramp-us", required_argument, 0, 'V' },
+		{ "throttle", required_argument, 0, 'T' }, { "halt-us", required_argument, 0, 'H' },
+		{ "hyst-us", required_argument, 0, 'Z' },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct psim_args a;
 	memset(&a, 0, sizeof(a));
 	a.cores = a.wide = a.tasks = a.frame = -1;
 	a.rate = a.switch_ns = a.duration_ms = -1;
+	a.ramp_us = a.throttle = a.halt_us = a.hyst_us = -1;
 	optind = 1;
 	for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
 		char *e = NULL;
@@ -368,6 +374,21 @@ cmd_powersim(int argc, char **argv)
 			if (a.confine != 256 && a.confine != 512)
 				return vpk_fail(VPK_EXIT_USAGE, "powersim: --confine takes 256 or 512");
 			break;
+		case 'G': {
+			char *p = optarg;
+			for (int l = 0; l < VPK_PSIM_LEVELS; l++) {
+				a.ghz[l] = strtod(p, &e);
+				if (e == p || !(a.ghz[l] > 0) || a.ghz[l] > 20 || (l < 2 && *e != ','))
+					return vpk_fail(VPK_EXIT_USAGE, "powersim: --ghz takes three frequencies F0,F1,F2");
+				p = e + (l < 2);
+			}
+			a.have_ghz = true;
+			break;
+		}
+		case 'V': a.ramp_us = strtod(optarg, &e); break;
+		case 'T': a.throttle = strtod(optarg, &e); break;
+		case 'H': a.halt_us = strtod(optarg, &e); break;
+		case 'Z': a.hyst_us = strtod(optarg, &e); break;
 		case 'D': a.dedicated = true; break;
 		case 'Y': a.sync = true; break;
 		case 'p': a.per_core = true; break;

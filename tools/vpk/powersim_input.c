@@ -283,6 +283,22 @@ apply_overrides(const struct psim_args *a, struct vpk_psim_conf *c, struct vpk_p
 		c->dedicated = true;
 	if (a->sync)
 		c->sync = c->dedicated = true;
+	if (a->have_ghz)
+		for (int l = 0; l < VPK_PSIM_LEVELS; l++)
+			c->cpu.ghz[l] = a->ghz[l];
+	if (a->ramp_us >= 0)
+		c->cpu.volt_ns = a->ramp_us * 1e3;
+	if (a->halt_us >= 0)
+		c->cpu.halt_ns = a->halt_us * 1e3;
+	if (a->hyst_us >= 0)
+		c->cpu.hyst_ns = a->hyst_us * 1e3;
+	if (a->throttle >= 0) {
+		if (!(a->throttle > 0 && a->throttle <= 1))
+			return vpk_fail(VPK_EXIT_USAGE, "powersim: --throttle must be in (0, 1]");
+		c->cpu.throttle = a->throttle;
+	}
+	if (a->ramp_us > 1e6 || a->halt_us > 1e6 || a->hyst_us > 1e6)
+		return vpk_fail(VPK_EXIT_USAGE, "powersim: --ramp-us, --halt-us, --hyst-us must be <= 1000000");
 	if (c->cores < 1 || c->cores > VPK_PSIM_MAX_CORES)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: --cores must be 1..%d", VPK_PSIM_MAX_CORES);
 	if (c->wide_cores >= c->cores)
