@@ -88,7 +88,7 @@ struct vpk_psim_section {
 struct vpk_psim_workload {
 	size_t n;                       /**< Number of sections (1..VPK_PSIM_MAX_SECTIONS). */
 	struct vpk_psim_section sec[VPK_PSIM_MAX_SECTIONS];
-	double rate;                    /**< Requests per second over all cores; 0 = closed loop. */
+	double rate;                    /**< Requests per second over all cores (<= 1e9); 0 = closed loop. */
 };
 
 /**
@@ -155,7 +155,8 @@ struct vpk_psim_result {
  * Run the model. @p per_core (may be NULL) receives conf->cores entries,
  * scalar cores first, then the wide ones.
  * @return 0; -EINVAL on a bad configuration (no cores, wide_cores >= cores,
- *         an empty or malformed workload, a class out of range, ghz <= 0,
+ *         an empty or malformed workload, a class out of range, a rate
+ *         above 1e9, ghz <= 0,
  *         throttle not in (0,1], negative times, too many tasks); -ENOMEM.
  */
 VPK_API int vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w,

@@ -89,7 +89,7 @@ check_conf(const struct vpk_psim_conf *c, const struct vpk_psim_workload *w)
 	    !(cpu->halt_ns >= 0) || !(cpu->hyst_ns >= 0) || !isfinite(cpu->volt_ns) ||
 	    !isfinite(cpu->halt_ns) || !isfinite(cpu->hyst_ns))
 		return -EINVAL;
-	if (!w || w->n == 0 || w->n > VPK_PSIM_MAX_SECTIONS || !(w->rate >= 0) || !isfinite(w->rate))
+	if (!w || w->n == 0 || w->n > VPK_PSIM_MAX_SECTIONS || !(w->rate >= 0) || !(w->rate <= 1e9))
 		return -EINVAL;
 	for (size_t i = 0; i < w->n; i++)
 		if (w->sec[i].cls >= VPK_PSIM_N_CLASSES || w->sec[i].cycles == 0)

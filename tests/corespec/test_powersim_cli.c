@@ -127,5 +127,14 @@ main(int argc, char **argv)
 	CHECK(run("powersim --scenario nginx-openssl-avx512 --cpu nope") == 2, "unknown cpu");
 	CHECK(run("powersim --scenario nginx-openssl-avx512 --wide-cores 12") == 2, "wide >= cores");
 	CHECK(run("powersim --scenario nginx-openssl-avx512 --sweep 0") == 2, "sweep 0");
+	CHECK(run("powersim --scenario nginx-openssl-avx512 --ghz 2.8,2.4") == 2, "--ghz with two figures");
+	CHECK(run("powersim --scenario nginx-openssl-avx512 --throttle 0") == 2, "--throttle 0");
+	CHECK(run("powersim --scenario nginx-openssl-avx512 --sync --dedicated --duration-ms 20 --json") == 0 &&
+		      strstr(out, "\"sync\": true"),
+	      "--sync");
+	/* A shorter hysteresis leaves more of the compression at L0: less loss. */
+	CHECK(run("powersim --scenario nginx-openssl-avx512 --duration-ms 50 --hyst-us 680 --json") == 0 &&
+		      num("loss_without") < wo - 0.03,
+	      "--hyst-us 680: loss_without %g vs %g", num("loss_without"), wo);
 	return check_finish();
 }
