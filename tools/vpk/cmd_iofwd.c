@@ -62,8 +62,9 @@ usage(FILE *o)
 	fprintf(o,
 		"usage: vpk iofwd --port DEV|pcap:IN.pcap[:OUT.pcap] [--port ...] [--io af_packet|af_xdp]\n"
 		"                 [--stats-period S] [--duration S] [--count N] [--burst N] [--rx-ring N]\n"
-		"                 [--bufs N] [--busy] [--xdp-skb] [--json]\n"
-		"Ports pair up 0<->1, 2<->3 (a single port forwards to itself). Ctrl-C stops.\n");
+		"                 [--bufs N] [--busy] [--xdp-skb] [--txonly] [--json]\n"
+		"Ports pair up 0<->1, 2<->3 (a single port forwards to itself). Ctrl-C stops.\n"
+		"--txonly: testpmd's txonly mode instead: every port sends generated 64-byte frames.\n");
 }
 
 struct port {
@@ -91,6 +92,42 @@ print_stats(struct port *p, size_t n, double dt, bool final)
 	}
 }
 
+/*
+ * testpmd's txonly mode: 60-byte Ethernet/IPv4/UDP frames (64 on the wire
+ * with the FCS), 198.18.0.1 -> 198.18.1.2, the UDP source port counting up
+ * (flows), to 02:00:00:00:00:02 (no one's MAC: receivers drop it cheaply).
+ */
+static int
+txonly_burst(struct vpk_pool *pool, uint32_t *idx, uint32_t n, unsigned long long seq)
+{
+	static const uint8_t tmpl[60] = {
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+		0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 198, 18, 0, 1, 198, 18, 1, 2,
+		0x04, 0x00, 0x04, 0x00, 0, 26, 0, 0,
+	};
+	void *base = vpk_pool_base(pool);
+	uint32_t got = vpk_pool_alloc_burst(pool, idx, n);
+
+	for (uint32_t i = 0; i < got; i++) {
+		struct vpk_buf *b = vpk_buf_from_idx(base, idx[i]);
+		uint8_t *d = vpk_buf_data(b);
+		uint16_t sport = (uint16_t)(1024 + (seq + i) % 4096);
+		uint32_t sum = 0;
+
+		memcpy(d, tmpl, sizeof(tmpl));
+		for (int w = 0; w < 10; w++)
+			sum += (uint32_t)(d[14 + 2 * w] << 8 | d[15 + 2 * w]);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		d[24] = (uint8_t)(~sum >> 8);
+		d[25] = (uint8_t)~sum;
+		d[34] = (uint8_t)(sport >> 8);
+		d[35] = (uint8_t)sport;
+		b->len = b->total_len = sizeof(tmpl);
+	}
+	return (int)got;
+}
+
 static int
 cmd_iofwd(int argc, char **argv)
 {
@@ -105,6 +142,7 @@ cmd_iofwd(int argc, char **argv)
 		{ "bufs", required_argument, NULL, 'B' },
 		{ "busy", no_argument, NULL, 'Y' },
 		{ "xdp-skb", no_argument, NULL, 'K' },
+		{ "txonly", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,7 +153,7 @@ cmd_iofwd(int argc, char **argv)
 	double period = 0, duration = 0, t0, t_first = 0, t_last = 0, t_stat, c0;
 	unsigned long long count = 0, total_rx = 0, total_tx = 0;
 	unsigned burst = 32, rx_ring = 0, n_bufs = 32768;
-	bool busy = false, xdp_skb = false;
+	bool busy = false, xdp_skb = false, txonly = false;
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
 	struct vpk_pool *pool;
 	char err[VPK_IO_ERR_LEN];
@@ -160,6 +198,9 @@ cmd_iofwd(int argc, char **argv)
 			break;
 		case 'K':
 			xdp_skb = true;
+			break;
+		case 'X':
+			txonly = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -232,7 +273,7 @@ cmd_iofwd(int argc, char **argv)
 			live_in++;
 			if (count > 0 && count - total_rx < want)
 				want = (uint32_t)(count - total_rx);
-			got = vpk_io_rx_burst(ports[i].io, idx, want);
+			got = txonly ? txonly_burst(pool, idx, want, total_rx) : vpk_io_rx_burst(ports[i].io, idx, want);
 			if (got < 0) {
 				ports[i].down = true;   /* end of file or interface gone */
 				continue;
@@ -240,7 +281,7 @@ cmd_iofwd(int argc, char **argv)
 			if (got == 0)
 				continue;
 			total_rx += (unsigned)got;
-			total_tx += vpk_io_tx_burst(ports[peer].io, idx, (uint32_t)got);
+			total_tx += vpk_io_tx_burst(ports[txonly ? i : peer].io, idx, (uint32_t)got);
 			pass += (unsigned)got;
 		}
 		if (pass > 0) {
