@@ -34,8 +34,11 @@
  *        -> interface-output          (ip6-input -> ip6-lookup -> ip6-rewrite likewise)
  *   every drop -> error-drop, counted per node and reason
  *
- * Threading: control-plane calls are not thread-safe; vpk_fwd_run() runs the
- * graph on the calling thread.
+ * Threading: control-plane calls are not thread-safe. vpk_fwd_run() runs the
+ * graph on the calling thread, or with conf.workers > 1 one graph per worker
+ * thread: flows are spread by the Toeplitz hash of their 4-tuple (as NIC RSS
+ * does), pcap input is read by the calling thread and handed to the workers
+ * over single-producer rings; in-memory traffic is generated per worker.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,6 +61,9 @@ struct vpk_fwd_conf {
 	size_t n_node_variants;
 	uint32_t trace;                 /**< Trace the first N packets (vpk_graph_trace()). */
 	bool l3fwd_acl;                 /**< DPDK l3fwd ACL-mode semantics for ACL rules. */
+	unsigned workers;               /**< Worker threads, each with its own graph, pinned to CPU
+					     w % ncpu; flows spread by a Toeplitz (RSS) hash (default 1:
+					     the graph runs on the calling thread). */
 	const char *acl_impl;           /**< ACL classify variant ("avx512x32", "avx2", ... or NULL: best). */
 };
 
@@ -130,8 +136,12 @@ VPK_API int vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *e
  */
 VPK_API void vpk_fwd_stop(struct vpk_fwd *f);
 
-/** The graph of the last run, or NULL. */
+/** The graph of the last run (worker 0's with several workers), or NULL. */
 VPK_API struct vpk_graph *vpk_fwd_graph(const struct vpk_fwd *f);
+
+/** Workers of the last run and the graph of worker @p w (NULL if out of range). */
+VPK_API unsigned vpk_fwd_n_workers(const struct vpk_fwd *f);
+VPK_API struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
 
 /** Number of interfaces and their counters (cumulative over runs). */
 VPK_API size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);

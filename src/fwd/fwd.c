@@ -47,7 +47,8 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	c.max_routes = c.max_routes ? c.max_routes : 1u << 20;
 	c.num_tbl8 = c.num_tbl8 ? c.num_tbl8 : 65536;
 	c.max_neighbors = c.max_neighbors ? c.max_neighbors : 4095;
-	if (c.max_neighbors > (1u << 24))
+	c.workers = c.workers ? c.workers : 1;
+	if (c.max_neighbors > (1u << 24) || c.workers > FWD_MAX_WORKERS)
 		return -EINVAL;
 	rc = fwd_register_nodes();
 	if (rc != 0)
@@ -85,6 +86,9 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	f->adjt.adj = f->adj;
 	f->out.tx = fwd_tx;
 	f->out.ctx = f;
+	rc = fwd_workers_init(f);
+	if (rc != 0)
+		goto out_fib;
 	*out = f;
 	return 0;
 
@@ -103,6 +107,7 @@ out_free:
 static const fwd_free_hook free_hooks[] = {
 	fwd_live_free,
 	NULL,
+	fwd_tunnel_free,
 };
 
 void
@@ -110,7 +115,8 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 {
 	if (f == NULL)
 		return;
-	vpk_graph_destroy(f->graph);
+	fwd_drop_graphs(f);
+	fwd_workers_fini(f);
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		free(f->ifs[i].in_path);
 		free(f->ifs[i].out_path);
@@ -440,6 +446,8 @@ static const struct fwd_cmd cmds[] = {
 static const struct fwd_cmd *const feature_cmds[] = {
 	&fwd_cmd_run_limit,
 	NULL,
+	&fwd_cmd_vxlan,
+	&fwd_cmd_sr,
 };
 
 
@@ -622,7 +630,21 @@ vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts, const uint16_
 struct vpk_graph *
 vpk_fwd_graph(const struct vpk_fwd *f)
 {
-	return f->graph;
+	return f->graph != NULL ? f->graph : f->n_wgraphs > 0 ? f->wgraphs[0] : NULL;
+}
+
+unsigned
+vpk_fwd_n_workers(const struct vpk_fwd *f)
+{
+	return f->graph != NULL ? 1 : f->n_wgraphs;
+}
+
+struct vpk_graph *
+vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w)
+{
+	if (f->graph != NULL)
+		return w == 0 ? f->graph : NULL;
+	return w < f->n_wgraphs ? f->wgraphs[w] : NULL;
 }
 
 size_t

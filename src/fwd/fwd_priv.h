@@ -15,6 +15,7 @@
 #define FWD_MAX_IFS 64
 #define FWD_NAME_MAX 32
 #define FWD_MAX_SHOWS 32
+#define FWD_MAX_WORKERS 64
 
 struct fwd_if {
 	char name[FWD_NAME_MAX];
@@ -29,6 +30,8 @@ struct fwd_if {
 	uint64_t rx, rx_skipped, tx, tx_no_output;
 	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
 };
+
+struct fwd_wstate;
 
 struct fwd_acl {
 	struct vpk_acl *acl;
@@ -48,6 +51,11 @@ struct vpk_fwd {
 	struct fwd_acl acl4, acl6;
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
+	/* workers (fwd_workers.c) */
+	struct vpk_graph *wgraphs[FWD_MAX_WORKERS];
+	unsigned n_wgraphs;
+	struct vpk_if_output out_mt;    /* fwd_tx behind a lock, for several workers */
+	struct fwd_wstate *wstate;
 	char *shows[FWD_MAX_SHOWS];
 	size_t n_shows;
 	/* in-memory traffic */
@@ -98,6 +106,17 @@ int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 		    char *err, size_t len);
 void fwd_acl_free(struct fwd_acl *a);
 
+/* fwd_run.c */
+int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned worker,
+		    struct vpk_graph **out, char *err, size_t len);
+uint64_t fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code);
+void fwd_drop_graphs(struct vpk_fwd *f);
+
+/* fwd_workers.c */
+int fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char *err, size_t len);
+int fwd_workers_init(struct vpk_fwd *f);
+void fwd_workers_fini(struct vpk_fwd *f);
+
 /* fwd_io.c: ports of the interfaces (include/vpk/io.h), input nodes, tx, live runs */
 int fwd_register_nodes(void);
 extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
@@ -109,5 +128,10 @@ bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);
 void fwd_io_idle(struct vpk_fwd *f);
 void fwd_live_free(struct vpk_fwd *f);
 void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
+
+/* fwd_tunnel.c */
+extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
+int fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+void fwd_tunnel_free(struct vpk_fwd *f);
 
 #endif

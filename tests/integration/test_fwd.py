@@ -272,3 +272,24 @@ def test_acl_bad_rule_file(run_vpk, topo):
 def test_l3fwd_bad_alg(run_vpk, tmp_path):
     p = run_vpk("fwd", "--l3fwd-acl", "--alg=avx9000", "--rule_ipv4", "x")
     assert p.returncode == 2 and "--alg=avx9000" in p.stderr
+
+
+def test_workers_same_packets_as_one(run_vpk, topo):
+    """Two workers (RSS by Toeplitz hash) forward the same packets as one, and count the same drops."""
+    _, paths, cfg = topo
+    pkts = []
+    for i in range(400):
+        pkts.append(bytes(udp4(f"10.1.{i % 7}.{i % 250 + 1}", src=f"192.168.{i % 13}.{i % 200 + 1}")))
+    pkts += [b for b, _, _ in drop_packets()] * 3
+    write_frames(paths["inp"], pkts)
+    results = {}
+    for w in (1, 2):
+        run = run_fwd(run_vpk, cfg, "--workers", str(w))
+        results[w] = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(errors(run).items()),
+                      run["forwarded"], run["dropped"])
+        assert run["workers_n"] == w
+        if w == 2:
+            per = [sum(n["vectors"] for n in wk["nodes"] if n["name"] == "ethernet-input") for wk in run["workers"]]
+            assert all(v > 0 for v in per), per     # RSS spread the flows over both workers
+    assert results[1] == results[2]
+    assert results[1][2] == 400

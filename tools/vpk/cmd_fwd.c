@@ -27,7 +27,7 @@ usage(FILE *o)
 	fprintf(o,
 		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
-		"               [--node-variant NODE=VARIANT] [--json]\n"
+		"               [--node-variant NODE=VARIANT] [--workers N] [--json]\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
 		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--json]\n"
@@ -82,6 +82,7 @@ cmd_fwd(int argc, char **argv)
 		{ "node-variant", required_argument, NULL, 'V' },
 		{ "demo", no_argument, NULL, 'D' },
 		{ "l3fwd-acl", no_argument, NULL, 'L' },
+		{ "workers", required_argument, NULL, 'W' },
 		{ "rule_ipv4", required_argument, NULL, '4' },
 		{ "rule_ipv6", required_argument, NULL, '6' },
 		{ "alg", required_argument, NULL, 'A' },
@@ -156,6 +157,15 @@ cmd_fwd(int argc, char **argv)
 		case 'L':
 			conf.l3fwd_acl = true;
 			break;
+		case 'W': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --workers=%s: want 1..64", optarg);
+			conf.workers = (unsigned)v;
+			break;
+		}
 		case '4':
 			rule4 = optarg;
 			break;

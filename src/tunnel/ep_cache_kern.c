@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Endpoint cache lookup, compiled once per ISA (see ep_cache.h for the
+ * layout and the replacement rule). Every variant returns exactly what
+ * ep_table_find() returns for each key; the variants differ only in how
+ * often they reach the table.
+ *
+ *   scalar: last_key == k ?                          (1 compare)
+ *   SIMD:   last_key == k ?  else  any(key[0..7] == k)  (one 8-wide compare)
+ *
+ * The 8-wide compare: AVX-512 _mm512_cmpeq_epi64_mask (one instruction, a
+ * k-mask), AVX2 two _mm256_cmpeq_epi64 + movemask_pd, SSE4.2 four
+ * _mm_cmpeq_epi64 + movemask_pd. The lowest matching way wins (keys in the
+ * cache are distinct anyway: a key is inserted only after it missed).
+ */
+#include "tunnel/ep_cache.h"
+
+#if VPK_VEC_BITS > 0
+#include <immintrin.h>
+#endif
+
+/*
+ * The 8 cached keys live in registers for the whole call (loaded once,
+ * stored once): an insert followed by a full-width reload would stall on
+ * store forwarding (a 64-byte load over a fresh 8-byte store) every time
+ * the cache misses, e.g. with more than 8 interleaved endpoints.
+ */
+#if VPK_VEC_BITS >= 512
+struct creg { __m512i k; };
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
+{
+	r->k = _mm512_load_si512((const void *)c->key);
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	_mm512_store_si512((void *)c->key, r->k);
+}
+
+static inline __attribute__((always_inline)) unsigned
+creg_match(const struct creg *r, uint64_t k)
+{
+	return _mm512_cmpeq_epi64_mask(r->k, _mm512_set1_epi64((long long)k));
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	r->k = _mm512_mask_set1_epi64(r->k, (__mmask8)(1u << way), (long long)k);
+}
+#elif VPK_VEC_BITS >= 256
+struct creg { __m256i k[2]; };
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
+{
+	r->k[0] = _mm256_load_si256((const __m256i *)c->key);
+	r->k[1] = _mm256_load_si256((const __m256i *)(c->key + 4));
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	_mm256_store_si256((__m256i *)c->key, r->k[0]);
+	_mm256_store_si256((__m256i *)(c->key + 4), r->k[1]);
+}
+
+static inline __attribute__((always_inline)) unsigned
+creg_match(const struct creg *r, uint64_t k)
+{
+	__m256i s = _mm256_set1_epi64x((long long)k);
+
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[0], s))) |
+	       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[1], s))) << 4;
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	__m256i s = _mm256_set1_epi64x((long long)k), w = _mm256_set1_epi64x(way);
+	__m256i m0 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), w);
+	__m256i m1 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(4, 5, 6, 7), w);
+
+	r->k[0] = _mm256_blendv_epi8(r->k[0], s, m0);
+	r->k[1] = _mm256_blendv_epi8(r->k[1], s, m1);
+}
+#elif VPK_VEC_BITS >= 128
+struct creg { __m128i k[4]; };
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
+{
+	for (unsigned i = 0; i < 4; i++)
+		r->k[i] = _mm_load_si128((const __m128i *)(c->key + 2 * i));
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	for (unsigned i = 0; i < 4; i++)
+		_mm_store_si128((__m128i *)(c->key + 2 * i), r->k[i]);
+}
+
+static inline __attribute__((always_inline)) unsigned
+creg_match(const struct creg *r, uint64_t k)
+{
+	__m128i s = _mm_set1_epi64x((long long)k);
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < 4; i++)
+		m |= (unsigned)_mm_movemask_pd(_mm_castsi128_pd(_mm_cmpeq_epi64(r->k[i], s))) << (2 * i);
+	return m;
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	__m128i s = _mm_set1_epi64x((long long)k), w = _mm_set1_epi64x(way);
+
+	for (unsigned i = 0; i < 4; i++) {
+		__m128i m = _mm_cmpeq_epi64(_mm_set_epi64x(2 * i + 1, 2 * i), w);
+
+		r->k[i] = _mm_blendv_epi8(r->k[i], s, m);
+	}
+}
+#endif
+
+static void
+VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys,
+			     uint32_t *out, uint32_t n)
+{
+	uint64_t last = c->last_key, misses = 0;
+	uint32_t last_val = c->last_val;
+#if VPK_VEC_BITS > 0
+	unsigned next = c->next;
+	struct creg r;
+
+	creg_load(&r, c);
+#endif
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = keys[i];
+		uint32_t v;
+
+		if (k == last) {
+			out[i] = last_val;
+			continue;
+		}
+#if VPK_VEC_BITS > 0
+		{
+			unsigned m = creg_match(&r, k);
+
+			if (m != 0) {
+				unsigned w = (unsigned)__builtin_ctz(m);
+
+				last = k;
+				last_val = out[i] = c->val[w];
+				continue;
+			}
+		}
+#endif
+		misses++;
+		v = ep_table_find(t, k);
+		out[i] = v;
+		if (v == EP_NONE)
+			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
+		last = k;
+		last_val = v;
+#if VPK_VEC_BITS > 0
+		creg_insert(&r, next, k);
+		c->val[next] = v;
+		next = (next + 1) & (EP_CACHE_WAYS - 1);
+#endif
+	}
+#if VPK_VEC_BITS > 0
+	creg_store(&r, c);
+	c->next = next;
+#endif
+	c->last_key = last;
+	c->last_val = last_val;
+	c->lookups += n;
+	c->misses += misses;
+}
+
+const struct ep_cache_impl VPK_FN(ep_cache) = {
+	.base = VPK_IMPL_INIT(VPK_VEC_BITS ? VPK_VEC_BITS : 64),
+	.lookup_bulk = VPK_FN(ep_cache_lookup_bulk),
+};
