@@ -271,7 +271,7 @@ cmd_iofwd(int argc, char **argv)
 	enum vpk_io_type type = VPK_IO_AF_PACKET;
 	double period = 0, duration = 0, t_first = 0, t_last = 0, t_stat, c0;
 	unsigned long long count = 0, total_rx = 0, total_tx = 0;
-	unsigned burst = 32, rx_ring = 0, n_bufs = 32768;
+	unsigned burst = 32, rx_ring = 0, n_bufs = 65536;
 	bool busy = false, xdp_skb = false, txonly = false;
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
 	struct vpk_pool *pool;
