@@ -70,7 +70,8 @@ usage(FILE *o)
 		"                 [--bufs N] [--busy] [--xdp-skb] [--txonly] [--workers N] [--json]\n"
 		"Ports pair up 0<->1, 2<->3 (a single port forwards to itself). Ctrl-C stops.\n"
 		"--txonly: testpmd's txonly mode instead: every port sends generated 64-byte frames.\n"
-		"--workers N: N threads, each with its own af_packet sockets in a PACKET_FANOUT (hash) group per port.\n");
+		"--workers N: N threads, each with its own af_packet sockets in a PACKET_FANOUT (hash) group per port\n"
+		"             (--count is then approximate: workers stop once the total reaches it).\n");
 }
 
 struct port {
