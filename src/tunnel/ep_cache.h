@@ -12,9 +12,9 @@
  *   cache: key[8] | val[8] | last_key last_val | next (round-robin slot)
  *
  * Variants (ep_cache_kern.c, compiled per ISA):
- *   scalar         1 entry (last_key): VPP's pre-2020 behaviour.
- *   sse42/avx2/avx512: the last entry, then 8 x 64-bit keys compared at once
- *                  (4 x pcmpeqq, 2 x vpcmpeqq, 1 x vpcmpeqq -> k mask); a
+ *   scalar, sse42  1 entry (last_key): VPP's pre-2020 behaviour.
+ *   avx2/avx512:   the last entry, then 8 x 64-bit keys compared at once
+ *                  (2 x vpcmpeqq ymm, 1 x vpcmpeqq zmm -> k mask); a
  *                  miss that the table resolves is inserted at `next`,
  *                  next = (next + 1) & 7 (FIFO, like VPP).
  * Key 0 is never in the table (the control plane refuses 0.0.0.0 / ::

@@ -9,9 +9,12 @@
  *   SIMD:   last_key == k ?  else  any(key[0..7] == k)  (one 8-wide compare)
  *
  * The 8-wide compare: AVX-512 _mm512_cmpeq_epi64_mask (one instruction, a
- * k-mask), AVX2 two _mm256_cmpeq_epi64 + movemask_pd, SSE4.2 four
- * _mm_cmpeq_epi64 + movemask_pd. The lowest matching way wins (keys in the
- * cache are distinct anyway: a key is inserted only after it missed).
+ * k-mask), AVX2 two _mm256_cmpeq_epi64 + movemask_pd. The lowest matching
+ * way wins (keys in the cache are distinct anyway: a key is inserted only
+ * after it missed). SSE4.2 keeps the 1-entry cache: an 8-way form (four
+ * _mm_cmpeq_epi64 + movemask_pd) measured 5.0 cycles/packet
+ * against 3.3 for the 1-entry cache + table probe on 2-8 endpoints
+ * (`vpk bench vxlan`, docs/tunnels.md).
  */
 #include "tunnel/ep_cache.h"
 
@@ -87,45 +90,6 @@ creg_insert(struct creg *r, unsigned way, uint64_t k)
 	r->k[0] = _mm256_blendv_epi8(r->k[0], s, m0);
 	r->k[1] = _mm256_blendv_epi8(r->k[1], s, m1);
 }
-#elif VPK_VEC_BITS >= 128
-struct creg { __m128i k[4]; };
-
-static inline __attribute__((always_inline)) void
-creg_load(struct creg *r, const struct ep_cache *c)
-{
-	for (unsigned i = 0; i < 4; i++)
-		r->k[i] = _mm_load_si128((const __m128i *)(c->key + 2 * i));
-}
-
-static inline __attribute__((always_inline)) void
-creg_store(const struct creg *r, struct ep_cache *c)
-{
-	for (unsigned i = 0; i < 4; i++)
-		_mm_store_si128((__m128i *)(c->key + 2 * i), r->k[i]);
-}
-
-static inline __attribute__((always_inline)) unsigned
-creg_match(const struct creg *r, uint64_t k)
-{
-	__m128i s = _mm_set1_epi64x((long long)k);
-	unsigned m = 0;
-
-	for (unsigned i = 0; i < 4; i++)
-		m |= (unsigned)_mm_movemask_pd(_mm_castsi128_pd(_mm_cmpeq_epi64(r->k[i], s))) << (2 * i);
-	return m;
-}
-
-static inline __attribute__((always_inline)) void
-creg_insert(struct creg *r, unsigned way, uint64_t k)
-{
-	__m128i s = _mm_set1_epi64x((long long)k), w = _mm_set1_epi64x(way);
-
-	for (unsigned i = 0; i < 4; i++) {
-		__m128i m = _mm_cmpeq_epi64(_mm_set_epi64x(2 * i + 1, 2 * i), w);
-
-		r->k[i] = _mm_blendv_epi8(r->k[i], s, m);
-	}
-}
 #endif
 
 static void
@@ -134,7 +98,7 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 {
 	uint64_t last = c->last_key, misses = 0;
 	uint32_t last_val = c->last_val;
-#if VPK_VEC_BITS > 0
+#if VPK_VEC_BITS >= 256
 	unsigned next = c->next;
 	struct creg r;
 
@@ -148,7 +112,7 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 			out[i] = last_val;
 			continue;
 		}
-#if VPK_VEC_BITS > 0
+#if VPK_VEC_BITS >= 256
 		{
 			unsigned m = creg_match(&r, k);
 
@@ -168,13 +132,13 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
 		last = k;
 		last_val = v;
-#if VPK_VEC_BITS > 0
+#if VPK_VEC_BITS >= 256
 		creg_insert(&r, next, k);
 		c->val[next] = v;
 		next = (next + 1) & (EP_CACHE_WAYS - 1);
 #endif
 	}
-#if VPK_VEC_BITS > 0
+#if VPK_VEC_BITS >= 256
 	creg_store(&r, c);
 	c->next = next;
 #endif
