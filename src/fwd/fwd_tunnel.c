@@ -224,8 +224,10 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 			return 0;
 		}
 	}
-	if (del)
+	if (del && apply)       /* the check pass of a file runs before earlier lines apply */
 		return errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel");
+	if (del)
+		return 0;
 	if (t != NULL && t->vxc.n_tunnels == TUN_MAX_VXLAN)
 		return errf(err, len, -ENOSPC, "vxlan tunnel: at most %u tunnels", TUN_MAX_VXLAN);
 	if (!apply)

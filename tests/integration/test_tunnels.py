@@ -403,3 +403,15 @@ def test_config_errors(run_vpk, tmp_path):
         cfg.write_text(f"interface eth0 mac {MAC0} in {tmp_path}/none.pcap\n{line}\n")
         p = run_vpk("fwd", "--config", str(cfg))
         assert p.returncode != 0 and "bad.conf" in p.stderr and ":2" in p.stderr, (line, p.stderr)
+
+
+def test_vxlan_tunnel_del(run_vpk, tmp_path):
+    conf = (VX_CONF + f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 5\n"
+            f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 0x12345 del\n")
+    out, errs, _ = run(run_vpk, tmp_path, conf, [vx4(), vx4(vni=5)])
+    assert err(errs, "vxlan4-input", "decapsulated") == 1
+    assert err(errs, "vxlan4-input", "no such tunnel") == 1
+    cfg = tmp_path / "bad.conf"
+    cfg.write_text(f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 7 del\n")
+    p = run_vpk("fwd", "--config", str(cfg))
+    assert p.returncode != 0 and "no such tunnel" in p.stderr
