@@ -339,6 +339,32 @@ cmd_bench_vxlan(int argc, char **argv)
 
 /* ---- gtp4d ---- */
 
+/*
+ * Not a variant: the scalar builder with 64-bit byte-swapped stores of the
+ * SA and SID halves instead of byte stores, to show where the SIMD
+ * variants' gain comes from (docs/tunnels.md). Same bytes (checked below).
+ */
+static void
+hdr_build_words(const struct gtp4d_tmpl *t, const struct gtp4d_pkt *p, uint8_t *const *out, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *o = out[i];
+		gtp4d_u128 sa = gtp4d_sa(t, &p[i]), b = gtp4d_sid_b(t, &p[i]);
+		uint64_t w[4] = { __builtin_bswap64((uint64_t)(sa >> 64)), __builtin_bswap64((uint64_t)sa),
+				  __builtin_bswap64((uint64_t)(b >> 64)), __builtin_bswap64((uint64_t)b) };
+
+		memcpy(o, t->hdr, t->len);
+		o[0] = (uint8_t)(0x60 | p[i].tc >> 4);
+		o[1] = (uint8_t)(p[i].tc << 4);
+		o[4] = (uint8_t)(p[i].plen >> 8);
+		o[5] = (uint8_t)p[i].plen;
+		o[7] = p[i].hlim;
+		memcpy(o + 8, w, 16);
+		o[t->has_srh ? 40 : 6] = p[i].nh;
+		memcpy(o + (t->has_srh ? 48 : 24), w + 2, 16);
+	}
+}
+
 struct gd_arg {
 	uint8_t pkt[14 + 20 + 8 + 8 + 4 + 4 + 40 + 8 + 20];
 };
@@ -424,7 +450,7 @@ cmd_bench_gtp4d(int argc, char **argv)
 		pol.seg[s][1] = (uint8_t)(0xd2 + s);
 	head(&j, "gtp4d", &o);
 	for (size_t si = 0; si < sizeof(segs) / sizeof(segs[0]); si++) {
-		double cpp[MAXV][101];
+		double cpp[MAXV + 1][101];
 		struct node_bench nb = { "srv6-gtp4-d", nodes, &gc, gd_fill, &arg };
 
 		vpk_gtp4d_tmpl_init(t, st.sr_prefix, 32, st.v6src, 64, (const uint8_t (*)[16])pol.seg, segs[si]);
@@ -440,9 +466,26 @@ cmd_bench_gtp4d(int argc, char **argv)
 				cpp[v][r] = (double)(bench_tsc() - t0) / ((double)o.frames * FRAME);
 				bench_keep(mem[100]);
 			}
-		for (size_t v = 0; v < nv; v++)
-			put_row(&j, "header-build", use[v]->name, segs[si], "segments", bench_median(cpp[v], o.runs),
-				bench_min(cpp[v], o.runs), bench_max(cpp[v], o.runs));
+		for (unsigned r = 0; r < o.runs; r++) {
+			uint64_t t0;
+
+			hdr_build_words(t, p, out, FRAME);
+			t0 = bench_tsc();
+			for (unsigned f = 0; f < o.frames; f++)
+				hdr_build_words(t, p, out, FRAME);
+			cpp[nv][r] = (double)(bench_tsc() - t0) / ((double)o.frames * FRAME);
+		}
+		if (nv > 0) {   /* the word-store builder must write what the variants write */
+			uint8_t ref[GTP4D_HDR_MAX], *rp = ref;
+
+			((const struct gtp4d_hdr_impl *)use[0])->build_bulk(t, p + 3, &rp, 1);
+			if (memcmp(ref, out[3], t->len) != 0)
+				return vpk_fail(VPK_EXIT_FAIL, "bench gtp4d: word-store builder differs from %s",
+						use[0]->name);
+		}
+		for (size_t v = 0; v <= nv; v++)
+			put_row(&j, "header-build", v < nv ? use[v]->name : "scalar-words", segs[si], "segments",
+				bench_median(cpp[v], o.runs), bench_min(cpp[v], o.runs), bench_max(cpp[v], o.runs));
 		pol.n_seg = segs[si];
 		st.policy = segs[si] ? &pol : NULL;
 		for (size_t v = 0; v < nn; v++) {
