@@ -104,7 +104,68 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 
 	creg_load(&r, c);
 #endif
-	for (uint32_t i = 0; i < n; i++) {
+	uint32_t i = 0;
+#if VPK_VEC_BITS >= 512
+	/*
+	 * AVX-512: 8 packets at a time against the 8 ways held as broadcasts:
+	 * 8 compares (8 keys x 1 way each) and 8 masked moves of the way's value
+	 * per 8 packets, no per-packet branch. Lanes that hit no way are then
+	 * resolved in order exactly like the per-packet loop below (cache
+	 * again, since an earlier lane may just have inserted the key, then
+	 * table + insert), and the broadcasts are rebuilt after inserts.
+	 */
+	if (n >= 8) {
+		__m512i bk[EP_CACHE_WAYS];
+		__m256i bv[EP_CACHE_WAYS];
+
+		creg_store(&r, c);
+#pragma GCC unroll 8
+		for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+			bk[w] = _mm512_set1_epi64((long long)c->key[w]);
+			bv[w] = _mm256_set1_epi32((int)c->val[w]);
+		}
+		for (; i + 8 <= n; i += 8) {
+			__m512i kv = _mm512_loadu_si512((const void *)(keys + i));
+			__m256i ov = _mm256_set1_epi32((int)EP_NONE);
+			__mmask8 hit = 0;
+
+#pragma GCC unroll 8
+			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+				__mmask8 m = _mm512_cmpeq_epi64_mask(kv, bk[w]);
+
+				ov = _mm256_mask_mov_epi32(ov, m, bv[w]);
+				hit |= m;
+			}
+			_mm256_storeu_si256((__m256i *)(out + i), ov);
+			if (hit == 0xff)
+				continue;
+			for (unsigned miss = (unsigned)(uint8_t)~hit; miss != 0; miss &= miss - 1) {
+				uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
+				unsigned m = creg_match(&r, keys[j]);
+
+				if (m != 0) {
+					out[j] = c->val[__builtin_ctz(m)];
+					continue;
+				}
+				misses++;
+				v = ep_table_find(t, keys[j]);
+				out[j] = v;
+				if (v == EP_NONE)
+					continue;
+				creg_insert(&r, next, keys[j]);
+				c->val[next] = v;
+				next = (next + 1) & (EP_CACHE_WAYS - 1);
+			}
+			creg_store(&r, c);
+#pragma GCC unroll 8
+			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+				bk[w] = _mm512_set1_epi64((long long)c->key[w]);
+				bv[w] = _mm256_set1_epi32((int)c->val[w]);
+			}
+		}
+	}
+#endif
+	for (; i < n; i++) {
 		uint64_t k = keys[i];
 		uint32_t v;
 
