@@ -5,8 +5,11 @@
  * ep_table_find() returns for each key; the variants differ only in how
  * often they reach the table.
  *
- *   scalar: last_key == k ?                          (1 compare)
- *   SIMD:   last_key == k ?  else  any(key[0..7] == k)  (one 8-wide compare)
+ *   scalar, sse42: last_key == k ?                          (1 compare)
+ *   avx2 / avx512: blocks of 4 / 8 packets against the 8 ways held as
+ *                  broadcasts (8 compares + 8 blends per block, branch-free),
+ *                  then the lanes that hit no way, and the tail, per packet:
+ *                  last_key == k ?  else  any(key[0..7] == k)  else table
  *
  * The 8-wide compare: AVX-512 _mm512_cmpeq_epi64_mask (one instruction, a
  * k-mask), AVX2 two _mm256_cmpeq_epi64 + movemask_pd. The lowest matching
