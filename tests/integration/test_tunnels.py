@@ -8,9 +8,10 @@ import json
 import struct
 
 import pytest
-from scapy.all import IP, UDP, Ether, IPv6, Raw, rdpcap, wrpcap  # noqa: E402
+from scapy.all import IP, UDP, Ether, IPv6, Raw, rdpcap  # noqa: E402
 from scapy.layers.inet6 import IPv6ExtHdrSegmentRouting
 from scapy.layers.vxlan import VXLAN
+from scapy.utils import PcapWriter
 
 LOCAL = "172.16.1.1"
 REMOTE = "172.16.1.2"
@@ -35,8 +36,10 @@ def vx4(inner=None, src=REMOTE, dst=LOCAL, vni=0x12345, flags=0x08, dport=4789, 
 
 def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r"):
     inp, out = tmp_path / f"{name}_in.pcap", tmp_path / f"{name}_out.pcap"
-    wrpcap(str(inp), [f if isinstance(f, bytes) else bytes(f) for f in frames]
-           if frames and isinstance(frames[0], bytes) else frames)
+    w = PcapWriter(str(inp), linktype=1, sync=True)
+    for f in frames:
+        w.write(bytes(f))
+    w.close()
     cfg = tmp_path / f"{name}.conf"
     cfg.write_text(f"interface eth0 mac {MAC0} in {inp}\n"
                    f"interface eth1 mac 02:00:00:00:01:01 out {out}\n"
@@ -379,16 +382,12 @@ def test_gtp4d_identical_output_every_variant(run_vpk, tmp_path):
         ref = raw if ref is None else ref
         assert raw == ref, cap
     for v in VARIANTS:
-        p = run_vpk("fwd", "--help")
-        del p
-        cfgrun = tmp_path / f"gv{v}"
         try:
             _, _, raw = run(run_vpk, tmp_path, GTP_CONF, frames, "--node-variant", f"srv6-gtp4-d={v}",
                             name=f"gv{v}")
         except AssertionError:
             continue                                    # variant not usable on this machine
         assert raw == ref, v
-        del cfgrun
 
 
 def test_config_errors(run_vpk, tmp_path):
@@ -415,3 +414,22 @@ def test_vxlan_tunnel_del(run_vpk, tmp_path):
     cfg.write_text(f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 7 del\n")
     p = run_vpk("fwd", "--config", str(cfg))
     assert p.returncode != 0 and "no such tunnel" in p.stderr
+
+
+def test_gtp4e_drops(run_vpk, tmp_path):
+    conf_e = "sr localsid end-m-gtp4-e d4::/32 v4src-addr 9.9.9.9\nroute add 1.1.1.0/24 via 1\n"
+    sid = sid_ref("d4::", 32, "1.1.1.1", 0, 42)
+    good = Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / INNER6
+    udp = Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / UDP() / Raw(b"x" * 8)        # NH 17
+    srh_long = bytearray(bytes(Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) /
+                               IPv6ExtHdrSegmentRouting(addresses=[sid], segleft=0) / INNER6))
+    srh_long[14 + 41] = 200                                  # SRH longer than the packet
+    frames = [good, udp, bytes(srh_long)]
+    out, errs, _ = run(run_vpk, tmp_path, conf_e, frames)
+    assert err(errs, "srv6-end-m-gtp4-e", "good packets") == 1
+    assert err(errs, "srv6-end-m-gtp4-e", "next header") == 1
+    assert err(errs, "srv6-end-m-gtp4-e", "truncated") == 1
+    assert len(out) == 1 and out[0][IP].src == "9.9.9.9" and out[0][IP].dst == "1.1.1.1"
+    g = bytes(out[0][UDP].payload)
+    assert g[:8] == bytes([0x30, 255]) + struct.pack("!HI", len(INNER6), 42)   # no container: args 0
+    assert g[8:] == bytes(INNER6)
