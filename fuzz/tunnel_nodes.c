@@ -86,8 +86,8 @@ setup(void)
 		tun[i].is_ip6 = i >= 3;
 		tun[i].decap_next = (uint8_t)(i % 3);
 		tun[i].vni = i;
-		tun[i].src[0] = i >= 3 ? 0x20 : 10, tun[i].src[3] = 1;
-		tun[i].dst[0] = i >= 3 ? 0x20 : 10, tun[i].dst[3] = 2;
+		tun[i].src[0] = i >= 3 ? 0x20 : 10, tun[i].src[i >= 3 ? 15 : 3] = 1;
+		tun[i].dst[0] = i >= 3 ? 0x20 : 10, tun[i].dst[i >= 3 ? 15 : 3] = 2;
 	}
 	tun[0].encap_prefix = 0xc0a80000u, tun[0].encap_plen = 16;
 	steer[0] = (struct vpk_gtp4d_steer){ .prefix4 = 0x01010100u, .plen4 = 24, .sr_plen = 32, .v6src_plen = 64,
@@ -149,7 +149,7 @@ frame(uint8_t *f, unsigned kind, const uint8_t *d, size_t n)
 			f[56] = 0x12, f[57] = 0xb5;
 			h = 62;
 		} else {
-			f[20] = n > 0 ? d[0] : 4;
+			f[20] = 43;     /* SRH (fuzzed) */
 			f[38] = 0, f[39] = 0xd4;
 			h = 54;
 		}
