@@ -10,6 +10,7 @@ DEB_PKGS=(
   libdpdk-dev                               # tests/benchmarks against rte_acl / rte_fib
   libzydis-dev libelf-dev libdw-dev         # vpk scan
   tcpdump iproute2                          # integration and live tests
+  libxdp-dev libbpf-dev                     # src/io/io_xdp.c (AF_XDP backend; optional at build time)
   python3-matplotlib                        # PNG charts (scripts/plot-tunnels.py)
 )
 PIP_PKGS=(pytest scapy)

@@ -16,7 +16,7 @@
  *    al., SIGCOMM 2010, decided per node instead of up front). Nested
  *    prefixes thus end up in different trees instead of multiplying.
  *    The last tree cannot spill; it stops cutting where a cut would copy
- *    more than REPL_MAX4/4 of its rules and leaves big leaves instead, which
+ *    more than repl4/4 of its rules and leaves big leaves instead, which
  *    are scanned in rank order with an early exit.
  * 3. Leaves become blocks of 16 rules in rank order, keeping only the
  *    dimensions some rule of the block still has to check inside the leaf's
@@ -40,15 +40,13 @@
  * SPILL_MIN   spill when at least this many rules span a cut...
  * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
  *             (a /16 or shorter prefix, a range of >= 256 ports);
- * MAX_TREES   trees per runtime; the last one cannot spill and instead stops
- *             cutting when a cut would copy more than REPL_MAX4/4 x its rules.
+ * plans[]     (below acl_build_rt's helpers) how many trees, and when the
+ *             last one, which cannot spill, stops cutting.
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
 #define SPILL_MIN    8
 #define SPILL_FRAC   4
-#define MAX_TREES    4
-#define REPL_MAX4    5
 
 /* ---- build-memory accounting -------------------------------------------- */
 
@@ -135,6 +133,8 @@ struct bld {
 	size_t limit_entries;           /* give up beyond this many leaf entries */
 	uint8_t *spill;                 /* per box: moved to the next tree */
 	bool can_spill;                 /* a later tree exists */
+	unsigned max_trees;             /* of the current plan */
+	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x */
 	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
 	int err;
 };
@@ -304,7 +304,7 @@ build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *
 			bestt = t;
 		}
 	}
-	if (bestc >= cnt || (!b->can_spill && (uint64_t)bests * 4 > (uint64_t)cnt * REPL_MAX4 &&
+	if (bestc >= cnt || (!b->can_spill && (uint64_t)bests * 4 > (uint64_t)cnt * b->repl4 &&
 			     cnt <= 64 * LEAF_RULES))
 		return new_leaf(b, node, idx, cnt, blo, bhi);
 	/*
@@ -497,6 +497,67 @@ acl_rt_free(struct acl_rt *rt)
 		free(rt->mem);
 }
 
+/*
+ * Plans, tried in order: one tree first (the fastest when the rules allow
+ * it), then more trees with spilling. A plan is abandoned when its leaves
+ * need more than max_copies copies per rule (docs/acl.md, "plans").
+ */
+static const struct {
+	unsigned max_trees, repl4, max_copies;
+} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { 4, 5, 0 } };
+
+int acl_build_plan_override = -1;
+
+/* Build the trees of one plan; returns the number of trees or -ENOMEM. */
+static int
+build_trees(struct bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
+	    uint32_t *bhi)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t n = nr->n, nd = b->nd, nt = 0, round = 0;
+
+	memset(grp, 0, (size_t)n * 4);
+	memset(trees, 0, sizeof(*trees) * ACL_MAX_TREES);
+	if (n == 0)
+		return 0;
+	for (;;) {
+		uint32_t cnt = 0, root, ns = 0;
+		int rc;
+
+		for (uint32_t r = 0; r < n; r++)
+			if (grp[r] == round)
+				idx[cnt++] = r;
+		root = b->nnodes;
+		if (root + 1 > b->capnodes) {
+			if (grow(b, (void **)&b->thr, &b->capnodes, root + 1, 4) < 0)
+				return -ENOMEM;
+			b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
+			if (b->info == NULL)
+				return -ENOMEM;
+		}
+		b->nnodes++;
+		for (uint32_t d = 0; d < nd; d++) {
+			blo[d] = 0;
+			bhi[d] = b->dmax[d];
+		}
+		trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
+		b->can_spill = nt < b->max_trees;
+		rc = build_node(b, root, idx, cnt, blo, bhi, 0);
+		if (rc < 0)
+			return rc;
+		/* Spilled rules form the next tree. */
+		round++;
+		for (uint32_t r = 0; r < n; r++)
+			if (b->spill[r]) {
+				b->spill[r] = 0;
+				grp[r] = round;
+				ns++;
+			}
+		if (ns == 0)
+			return (int)nt;
+	}
+}
+
 int
 acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
 	     size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len)
@@ -512,7 +573,6 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	uint8_t *mem;
 	int rc = -ENOMEM;
 
-	b.limit_entries = (size_t)64 * n + (1u << 22);
 	for (uint32_t d = 0; d < nd; d++) {
 		b.dmax[d] = nr->dbits[d] == 32 ? UINT32_MAX : (1u << nr->dbits[d]) - 1;
 		b.spill_w[d] = (uint64_t)b.dmax[d] >> (nr->dbits[d] * SPILL_FRAC / 8);
@@ -531,62 +591,36 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		b.plo[k] = nr->lo[k];
 		b.phi[k] = nr->m[k] == UINT32_MAX ? nr->hi[k] : (nr->lo[k] | (~nr->m[k] & b.dmax[d]));
 	}
-	/* Round 0: every rule in tree 0 (group 0). */
-	memset(grp, 0, (size_t)n * 4);
-	ng = n > 0 ? 1 : 0;
-	memset(trees, 0, sizeof(trees));
 	b.spill = acl_calloc(mt, (size_t)n + 1);
 	if (b.spill == NULL)
 		goto out;
-	{
-		uint32_t nt = 0, ngroups = ng, round = 0;
+	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
+	 * 100k: 19 copies per rule in one tree), so skip them there. */
+	for (unsigned pl = n > 32768 ? 2 : 0; pl < sizeof(plans) / sizeof(plans[0]); pl++) {
+		bool last = pl + 1 == sizeof(plans) / sizeof(plans[0]);
 
-		for (;;) {
-			for (uint32_t g = 0; g < ngroups; g++) {
-				uint32_t cnt = 0, root;
-
-				for (uint32_t r = 0; r < n; r++)
-					if (grp[r] == g + round * 64)
-						idx[cnt++] = r;
-				if (cnt == 0)
-					continue;
-				root = b.nnodes;
-				if (root + 1 > b.capnodes) {
-					if (grow(&b, (void **)&b.thr, &b.capnodes, root + 1, 4) < 0)
-						goto out;
-					b.info = acl_realloc(mt, b.info, (size_t)b.capnodes * 4);
-					if (b.info == NULL)
-						goto out;
-				}
-				b.nnodes++;
-				for (uint32_t d = 0; d < nd; d++) {
-					blo[d] = 0;
-					bhi[d] = b.dmax[d];
-				}
-				trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
-				b.can_spill = nt + (ngroups - g - 1) < MAX_TREES;
-				rc = build_node(&b, root, idx, cnt, blo, bhi, 0);
-				if (rc < 0) {
-					setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
-					       b.limit_entries);
-					goto out;
-				}
-			}
-			/* Spilled rules form the next tree. */
-			uint32_t ns = 0;
-
-			round++;
-			for (uint32_t r = 0; r < n; r++)
-				if (b.spill[r]) {
-					b.spill[r] = 0;
-					grp[r] = round * 64;
-					ns++;
-				}
-			if (ns == 0)
-				break;
-			ngroups = 1;
+		if (acl_build_plan_override >= 0) {
+			pl = (unsigned)acl_build_plan_override;
+			last = true;
 		}
-		ng = nt;
+
+		b.nnodes = b.nleaves = b.max_depth = 0;
+		b.nlent = 0;
+		memset(b.spill, 0, (size_t)n);
+		b.max_trees = plans[pl].max_trees;
+		b.repl4 = plans[pl].repl4;
+		/* An early plan is abandoned as soon as it copies rules too often. */
+		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
+		rc = build_trees(&b, grp, idx, trees, blo, bhi);
+		if (rc >= 0) {
+			ng = (uint32_t)rc;
+			break;
+		}
+		if (rc != -ENOMEM || last || mt->failed) {
+			setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
+			       b.limit_entries);
+			goto out;
+		}
 	}
 	rc = -ENOMEM;
 	/* Trees in rank order so that resolved packets skip later ones. */

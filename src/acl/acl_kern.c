@@ -122,6 +122,8 @@ scan_leaf(const struct acl_rt *rt, uint32_t leaf /* block offset, 64-byte units 
 		if (h->first_rank > worst)
 			return;
 
+		/* Stop at the first empty mask (measured: faster than testing every
+		 * dimension branch-free, also for the vector variants). */
 		for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
 			uint32_t d = h->dim[i];
 			const uint32_t *m = (d & ACL_DIM_MASKED) ? arr + 2 * ACL_BLK : NULL;
@@ -438,8 +440,7 @@ VPK_FN(acl_classify)(const struct acl_rt *rt, const uint8_t *const *data, uint32
 }
 
 const struct acl_impl VPK_FN(acl_impl) = {
-	/* Not VPK_IMPL_INIT(): its parameter name also replaces the .width designator. */
-	.base = { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = VPK_VEC_BITS >= 128 ? VPK_VEC_BITS : 64 },
+	.base = VPK_IMPL_INIT(VPK_VEC_BITS >= 128 ? VPK_VEC_BITS : 64),
 	.classify = VPK_FN(acl_classify),
 };
 #endif

@@ -24,7 +24,7 @@
 
 #define PF_DIST 16
 
-static inline uint32_t
+static inline __attribute__((always_inline)) uint32_t
 ld32(const uint32_t *p)
 {
 	uint32_t v;
@@ -32,7 +32,7 @@ ld32(const uint32_t *p)
 	return v;
 }
 
-static inline void
+static inline __attribute__((always_inline)) void
 st64(uint64_t *p, uint64_t v)
 {
 	memcpy(p, &v, sizeof(v));
@@ -40,7 +40,7 @@ st64(uint64_t *p, uint64_t v)
 
 /* Scalar loop with software prefetch, for entry type T. */
 #define SCALAR_LOOKUP(T)                                                               \
-	static inline void scalar_##T(const struct dir24_8 *dp, const uint32_t *ips,   \
+	static inline __attribute__((always_inline)) void scalar_##T(const struct dir24_8 *dp, const uint32_t *ips,   \
 				      uint64_t *nhs, size_t n, size_t i)               \
 	{                                                                              \
 		const T *t24 = (const T *)dp->tbl24;                                   \
@@ -66,7 +66,7 @@ SCALAR_LOOKUP(uint64_t)
 #if VPK_VEC_BITS >= 512
 /* A zero the compiler cannot see through (it drops a known-zero merge source
  * of a full-mask gather and reuses the last result register instead). */
-static inline __m512i
+static inline __attribute__((always_inline)) __m512i
 fresh_zero(void)
 {
 	__m512i z;
@@ -76,7 +76,7 @@ fresh_zero(void)
 
 /* An all-ones mask GCC cannot fold (with a constant one it turns the masked
  * gather back into a plain one and drops the fresh merge source). */
-static inline __mmask16
+static inline __attribute__((always_inline)) __mmask16
 all16(void)
 {
 	__mmask16 k;
@@ -86,7 +86,7 @@ all16(void)
 
 /* 16 lanes of 1/2/4-byte entries: gather 4 bytes at scale SC, keep MASK bits. */
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                  \
-	static inline size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
+	static inline __attribute__((always_inline)) size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
 				  uint64_t *nhs, size_t n)                              \
 	{                                                                              \
 		const __m512i one = _mm512_set1_epi32(1), lo8 = _mm512_set1_epi32(0xff);\
@@ -121,7 +121,7 @@ VEC_LOOKUP_32(vec_1, 1, 0xff)
 VEC_LOOKUP_32(vec_2, 2, 0xffff)
 VEC_LOOKUP_32(vec_4, 4, 0xffffffffu)
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi64(1), lo8 = _mm512_set1_epi64(0xff);
@@ -144,7 +144,7 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 #elif VPK_VEC_BITS >= 256
 /* 8 lanes of 1/2/4-byte entries. */
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                  \
-	static inline size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
+	static inline __attribute__((always_inline)) size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
 				  uint64_t *nhs, size_t n)                              \
 	{                                                                              \
 		const __m256i one = _mm256_set1_epi32(1), lo8 = _mm256_set1_epi32(0xff);\
@@ -176,7 +176,7 @@ VEC_LOOKUP_32(vec_1, 1, 0xff)
 VEC_LOOKUP_32(vec_2, 2, 0xffff)
 VEC_LOOKUP_32(vec_4, 4, 0xffffffffu)
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m256i one = _mm256_set1_epi64x(1), lo8 = _mm256_set1_epi64x(0xff);

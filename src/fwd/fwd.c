@@ -47,7 +47,8 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	c.max_routes = c.max_routes ? c.max_routes : 1u << 20;
 	c.num_tbl8 = c.num_tbl8 ? c.num_tbl8 : 65536;
 	c.max_neighbors = c.max_neighbors ? c.max_neighbors : 4095;
-	if (c.max_neighbors > (1u << 24))
+	c.workers = c.workers ? c.workers : 1;
+	if (c.max_neighbors > (1u << 24) || c.workers > FWD_MAX_WORKERS)
 		return -EINVAL;
 	rc = fwd_register_nodes();
 	if (rc != 0)
@@ -75,6 +76,15 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	rc = vpk_fib_create(&fc, &f->fib4);
 	if (rc != 0)
 		goto out_pool;
+	{
+		struct vpk_fib6_conf f6 = { .nh_size = 4, .num_tbl8 = c.num_tbl8, .max_routes = c.max_routes };
+
+		rc = vpk_fib6_create(&f6, &f->fib6);
+		if (rc != 0) {
+			vpk_fib_free(f->fib4);
+			goto out_pool;
+		}
+	}
 	f->adj = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj));
 	f->adj_if = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj_if));
 	if (f->adj == NULL || f->adj_if == NULL) {
@@ -85,6 +95,9 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	f->adjt.adj = f->adj;
 	f->out.tx = fwd_tx;
 	f->out.ctx = f;
+	rc = fwd_workers_init(f);
+	if (rc != 0)
+		goto out_fib;
 	*out = f;
 	return 0;
 
@@ -92,6 +105,7 @@ out_fib:
 	free(f->adj);
 	free(f->adj_if);
 	vpk_fib_free(f->fib4);
+	vpk_fib6_free(f->fib6);
 out_pool:
 	vpk_pool_destroy(f->pool);
 out_free:
@@ -101,6 +115,7 @@ out_free:
 
 /* Cleanup of features in other files; one line each. */
 static const fwd_free_hook free_hooks[] = {
+	fwd_live_free,
 	NULL,
 	fwd_tunnel_free,
 };
@@ -110,10 +125,9 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 {
 	if (f == NULL)
 		return;
-	vpk_graph_destroy(f->graph);
+	fwd_drop_graphs(f);
+	fwd_workers_fini(f);
 	for (size_t i = 0; i < f->n_ifs; i++) {
-		vpk_pcap_reader_close(f->ifs[i].rd);
-		vpk_pcap_writer_close(f->ifs[i].wr, NULL, 0);
 		free(f->ifs[i].in_path);
 		free(f->ifs[i].out_path);
 	}
@@ -129,6 +143,7 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 	free(f->adj);
 	free(f->adj_if);
 	vpk_fib_free(f->fib4);
+	vpk_fib6_free(f->fib6);
 	vpk_pool_destroy(f->pool);
 	free(f);
 }
@@ -187,6 +202,26 @@ parse_prefix4(const char *s, uint32_t *ip, uint8_t *len)
 	return 0;
 }
 
+/* "2001:db8::/32" -> 16 network-order bytes (host bits cleared) and length. */
+static int
+parse_prefix6(const char *s, uint8_t ip[16], uint8_t *len)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	uint32_t l;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (inet_pton(AF_INET6, buf, ip) != 1 || parse_u32(slash + 1, 128, &l) != 0)
+		return -EINVAL;
+	for (unsigned b = l; b < 128; b++)
+		ip[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+	*len = (uint8_t)l;
+	return 0;
+}
+
 static int
 find_if(const struct vpk_fwd *f, const char *s, uint32_t *out)
 {
@@ -215,14 +250,17 @@ static int
 cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0 };
-	const char *in = NULL, *out = NULL;
+	const char *in = NULL, *out = NULL, *live = NULL;
+	enum vpk_io_type io = VPK_IO_AF_PACKET;
+	bool io_set = false;
 	struct fwd_if *ifc;
 	uint32_t dummy;
 	bool exists, mac_set = false;
-	char *in_dup, *out_dup;
+	char *in_dup, *out_dup, *live_dup;
 
 	if (argc < 2 || argc % 2 != 0)
-		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE]");
+		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
+			    "| interface NAME live DEV [io af_packet|af_xdp]");
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
 		return errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
@@ -240,17 +278,27 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			in = argv[i + 1];
 		} else if (strcmp(argv[i], "out") == 0) {
 			out = argv[i + 1];
+		} else if (strcmp(argv[i], "live") == 0 && strlen(argv[i + 1]) < 16) {
+			live = argv[i + 1];
+		} else if (strcmp(argv[i], "io") == 0) {
+			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
+				return errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
+			io_set = true;
 		} else {
 			return errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
 	}
+	if (live != NULL && (in != NULL || out != NULL))
+		return errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
 	if (!apply)
 		return 0;
 	in_dup = dup_str(in);
 	out_dup = dup_str(out);
-	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL)) {
+	live_dup = dup_str(live);
+	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL) || (live != NULL && live_dup == NULL)) {
 		free(in_dup);
 		free(out_dup);
+		free(live_dup);
 		return errf(err, len, -ENOMEM, "interface: out of memory");
 	}
 	if (exists) {
@@ -264,6 +312,12 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	}
 	if (mac_set)
 		memcpy(ifc->mac, mac, 6);
+	if (live_dup != NULL) {
+		free(ifc->live);
+		ifc->live = live_dup;
+	}
+	if (io_set)
+		ifc->live_type = io;
 	if (in_dup != NULL) {
 		free(ifc->in_path);
 		ifc->in_path = in_dup;
@@ -307,6 +361,36 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	return 0;
 }
 
+static int
+cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint8_t ip[16], plen;
+	uint32_t id;
+	int rc;
+
+	if (parse_prefix6(argv[2], ip, &plen) != 0)
+		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
+	if (strcmp(argv[1], "add") == 0) {
+		if (argc != 5 || strcmp(argv[3], "via") != 0)
+			return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
+			return errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+				    argv[4], f->conf.max_neighbors);
+		if (!apply)
+			return 0;
+		rc = vpk_fib6_add(f->fib6, ip, plen, id);
+		return rc != 0 ? errf(err, len, rc, "route add %s: %s", argv[2],
+				      rc == -ENOSPC ? "out of tbl8 groups" : strerror(-rc)) : 0;
+	}
+	if (argc != 3)
+		return errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+	if (!apply)
+		return 0;
+	rc = vpk_fib6_del(f->fib6, ip, plen);
+	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2],
+			      rc == -ENOENT ? "no such route" : strerror(-rc)) : 0;
+}
+
 /* route add PREFIX via ID | route del PREFIX */
 static int
 cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
@@ -319,8 +403,7 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 		return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
 	rc = parse_prefix4(argv[2], &ip, &plen);
 	if (rc == 1)
-		return errf(err, len, -ENOTSUP, "route: IPv6 prefix '%s': the forwarder has no IPv6 FIB yet",
-			    argv[2]);
+		return cmd_route6(f, argc, argv, apply, err, len);
 	if (rc != 0)
 		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
 	if (strcmp(argv[1], "add") == 0) {
@@ -421,6 +504,7 @@ static const struct fwd_cmd cmds[] = {
 
 /* Commands of features in other files (see fwd_priv.h); one line each. */
 static const struct fwd_cmd *const feature_cmds[] = {
+	&fwd_cmd_run_limit,
 	NULL,
 	&fwd_cmd_vxlan,
 	&fwd_cmd_sr,
@@ -560,6 +644,7 @@ undo:
 		f->n_ifs--;
 		free(f->ifs[f->n_ifs].in_path);
 		free(f->ifs[f->n_ifs].out_path);
+		free(f->ifs[f->n_ifs].live);
 	}
 	while (f->n_shows > shows_before)
 		free(f->shows[--f->n_shows]);
@@ -605,7 +690,21 @@ vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts, const uint16_
 struct vpk_graph *
 vpk_fwd_graph(const struct vpk_fwd *f)
 {
-	return f->graph;
+	return f->graph != NULL ? f->graph : f->n_wgraphs > 0 ? f->wgraphs[0] : NULL;
+}
+
+unsigned
+vpk_fwd_n_workers(const struct vpk_fwd *f)
+{
+	return f->graph != NULL ? 1 : f->n_wgraphs;
+}
+
+struct vpk_graph *
+vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w)
+{
+	if (f->graph != NULL)
+		return w == 0 ? f->graph : NULL;
+	return w < f->n_wgraphs ? f->wgraphs[w] : NULL;
 }
 
 size_t

@@ -7,24 +7,32 @@
 #include <vpk/acl_file.h>
 #include <vpk/buf.h>
 #include <vpk/fib.h>
+#include <vpk/fib6.h>
 #include <vpk/fwd.h>
+#include <vpk/io.h>
 #include <vpk/nodes.h>
 #include <vpk/pcap.h>
 
 #define FWD_MAX_IFS 64
 #define FWD_NAME_MAX 32
 #define FWD_MAX_SHOWS 32
+#define FWD_MAX_WORKERS 64
 
 struct fwd_if {
 	char name[FWD_NAME_MAX];
 	uint8_t mac[6];
 	char *in_path, *out_path;
-	struct vpk_pcap_reader *rd;     /* open during a run */
-	struct vpk_pcap_writer *wr;
+	char *live;                     /* live device (fwd_io.c), NULL: pcap files */
+	enum vpk_io_type live_type;     /* af_packet or af_xdp */
+	struct vpk_io_port *io;         /* open during a run (fwd_io.c) */
+	bool has_input;
 	bool rd_done;
 	bool discard;                   /* out discard: a sink that counts */
 	uint64_t rx, rx_skipped, tx, tx_no_output;
+	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
 };
+
+struct fwd_wstate;
 
 struct fwd_acl {
 	struct vpk_acl *acl;
@@ -36,6 +44,7 @@ struct vpk_fwd {
 	struct vpk_fwd_conf conf;
 	struct vpk_pool *pool;
 	struct vpk_fib *fib4;
+	struct vpk_fib6 *fib6;
 	struct vpk_adj *adj;            /* [0 .. max_neighbors], 0 unused ("no route") */
 	struct vpk_adj_table adjt;
 	uint32_t *adj_if;               /* interface index of each neighbor (MAC source) */
@@ -44,6 +53,11 @@ struct vpk_fwd {
 	struct fwd_acl acl4, acl6;
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
+	/* workers (fwd_workers.c) */
+	struct vpk_graph *wgraphs[FWD_MAX_WORKERS];
+	unsigned n_wgraphs;
+	struct vpk_if_output out_mt;    /* fwd_tx behind a lock, for several workers */
+	struct fwd_wstate *wstate;
 	char *shows[FWD_MAX_SHOWS];
 	size_t n_shows;
 	/* in-memory traffic */
@@ -94,9 +108,27 @@ int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 		    char *err, size_t len);
 void fwd_acl_free(struct fwd_acl *a);
 
-/* fwd_io.c */
+/* fwd_run.c */
+int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned worker,
+		    struct vpk_graph **out, char *err, size_t len);
+uint64_t fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code);
+void fwd_drop_graphs(struct vpk_fwd *f);
+
+/* fwd_workers.c */
+int fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char *err, size_t len);
+int fwd_workers_init(struct vpk_fwd *f);
+void fwd_workers_fini(struct vpk_fwd *f);
+
+/* fwd_io.c: ports of the interfaces (include/vpk/io.h), input nodes, tx, live runs */
 int fwd_register_nodes(void);
-extern const char fwd_pcap_input_name[], fwd_mem_input_name[];
+extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
+extern const struct fwd_cmd fwd_cmd_run_limit;
+const char *fwd_input_name(const struct vpk_fwd *f);
+int fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len);
+void fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len);
+bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);
+void fwd_io_idle(struct vpk_fwd *f);
+void fwd_live_free(struct vpk_fwd *f);
 void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 
 /* fwd_tunnel.c */

@@ -12,6 +12,7 @@
 
 #include <vpk/acl.h>
 
+#include "acl/acl_int.h"
 #include "acl/acl_ref.h"
 #include "lib/check.h"
 
@@ -87,15 +88,29 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span)
 		return;
 	rc = vpk_acl_add_rules(r.acl, s.rules, s.n);
 	CHECK(rc == 0, "add %s: %d %s", s.name, rc, vpk_acl_last_error(r.acl));
-	rc = vpk_acl_build(r.acl);
-	CHECK(rc == 0, "build %s: %d %s", s.name, rc, vpk_acl_last_error(r.acl));
 	r.want = malloc(NPKT * 16 * sizeof(*r.want));
 	for (uint32_t i = 0; i < NPKT; i++) {
 		r.pkt[i] = check_guard_alloc(s.buflen);
 		ref_gen_packet(&s, r.pkt[i]);
 		ref_classify(&s, r.pkt[i], r.want + i * 16, 16);
 	}
-	check_each_impl("acl-classify", vpk_acl_impls(), run_variant, &r);
+	/* Automatic plan, then forced one-tree and spilling multi-tree plans. */
+	static const int plans[] = { -1, 1, 2 };
+
+	for (unsigned pi = 0; pi < 3; pi++) {
+		struct vpk_acl_stats st;
+		int plan = plans[pi];
+
+		acl_build_plan_override = plan;
+		rc = vpk_acl_build(r.acl);
+		acl_build_plan_override = -1;
+		CHECK(rc == 0, "build %s plan %d: %d %s", s.name, plan, rc, vpk_acl_last_error(r.acl));
+		vpk_acl_get_stats(r.acl, &st);
+		printf("  set %s: %u rules, %u categories, plan %d: %u trees, %u leaves, depth %u, %llu copies\n",
+		       s.name, s.n, ncat, plan, st.trees, st.leaves, st.max_depth,
+		       (unsigned long long)st.leaf_rules);
+		check_each_impl("acl-classify", vpk_acl_impls(), run_variant, &r);
+	}
 	for (uint32_t i = 0; i < NPKT; i++)
 		check_guard_free(r.pkt[i], s.buflen);
 	free(r.want);

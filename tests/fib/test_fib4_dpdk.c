@@ -61,7 +61,7 @@ eal_up(void)
 	char pfx[64];
 	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfibtest%d", (int)getpid());
 	char *args[] = { "test_fib4_dpdk", "--no-huge", "--no-pci", "-m", "1024", pfx,
-			 "--log-level=lib.eal:error", "--force-max-simd-bitwidth=512", NULL };
+			 "--log-level=lib.eal:error", "--no-telemetry", "--force-max-simd-bitwidth=512", NULL };
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 
 	return rte_eal_init(argc, args);

@@ -23,6 +23,7 @@ route add 10.1.0.0/16 via 1
 route add 10.2.0.0/16 via 2
 route add 10.2.3.0/24 via 1
 route add 10.9.0.0/16 via 4
+route add 2001:db8:1::/48 via 2
 """
 
 
@@ -73,7 +74,7 @@ def drop_packets():
     bad.append((bytes(udp4("10.1.0.1"))[:14 + 12], "ip4-input", "shorter than an IPv4"))
     bad.append((bytes(udp4("172.16.0.1")), "ip4-lookup", "no route"))
     bad.append((bytes(udp4("10.9.0.1")), "ip4-rewrite", "no neighbor"))
-    bad.append((bytes(Ether(src=MAC_IN) / IPv6(dst="2001:db8::1") / UDP()), "ip6-lookup", "no IPv6 route"))
+    bad.append((bytes(Ether(src=MAC_IN) / IPv6(dst="2001:db8::1") / UDP()), "ip6-lookup", "no route"))
     bad.append((bytes(Ether(src=MAC_IN) / IPv6(dst="2001:db8::1", hlim=1) / UDP()), "ip6-input", "hop limit"))
     return bad
 
@@ -272,3 +273,37 @@ def test_acl_bad_rule_file(run_vpk, topo):
 def test_l3fwd_bad_alg(run_vpk, tmp_path):
     p = run_vpk("fwd", "--l3fwd-acl", "--alg=avx9000", "--rule_ipv4", "x")
     assert p.returncode == 2 and "--alg=avx9000" in p.stderr
+
+
+def test_workers_same_packets_as_one(run_vpk, topo):
+    """Two workers (RSS by Toeplitz hash) forward the same packets as one, and count the same drops."""
+    _, paths, cfg = topo
+    pkts = []
+    for i in range(400):
+        pkts.append(bytes(udp4(f"10.1.{i % 7}.{i % 250 + 1}", src=f"192.168.{i % 13}.{i % 200 + 1}")))
+    pkts += [b for b, _, _ in drop_packets()] * 3
+    write_frames(paths["inp"], pkts)
+    results = {}
+    for w in (1, 2):
+        run = run_fwd(run_vpk, cfg, "--workers", str(w))
+        results[w] = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(errors(run).items()),
+                      run["forwarded"], run["dropped"])
+        assert run["workers_n"] == w
+        if w == 2:
+            per = [sum(n["vectors"] for n in wk["nodes"] if n["name"] == "ethernet-input") for wk in run["workers"]]
+            assert all(v > 0 for v in per), per     # RSS spread the flows over both workers
+    assert results[1] == results[2]
+    assert results[1][2] == 400
+
+
+def test_ipv6_forwarding(run_vpk, topo):
+    _, paths, cfg = topo
+    sent = Ether(src=MAC_IN) / IPv6(dst="2001:db8:1::42", hlim=9) / UDP(dport=53) / Raw(b"v6" * 9)
+    wrpcap(paths["inp"], [sent])
+    run = run_fwd(run_vpk, cfg)
+    assert run["forwarded"] == 1
+    out = rdpcap(paths["out2"])
+    assert len(out) == 1
+    got = out[0]
+    assert got[Ether].dst == NEIGH2 and got[Ether].src == ETH2_MAC and got[IPv6].hlim == 8
+    assert bytes(got[IPv6].payload) == bytes(sent[IPv6].payload)

@@ -21,6 +21,7 @@
 #include "fib/fib_file.h"
 #include "fib/fib_priv.h"
 #include "fib_dpdk.h"
+#include "fib_cmd.h"
 #include "fib_gen.h"
 #include "json.h"
 #include "tool.h"
@@ -33,16 +34,6 @@ static const char usage[] =
 	"               [-r pct-random] [-k in-table|random|skewed] [-c] [-a] [-s] [-6] [-b dir]\n"
 	"               [-e 1|2|4|8] [-g tbl8] [-w routes-out] [-u lookups-out] [-v all|variant,...]\n"
 	"               [-R passes] [--dpdk] [--seed N] [--nh-max N] [--json]\n";
-
-struct fib_opts {
-	const char *routes_file, *lookups_file, *distrib, *w_file, *u_file, *variants;
-	size_t nroutes, nlookups;
-	unsigned pct_random, nh_size, passes;
-	uint32_t tbl8;
-	bool cmp_ref, cmp_all, shuffle, dpdk;
-	enum gen_lookup_kind kind;
-	uint64_t seed, nh_max;
-};
 
 static int
 parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -160,10 +151,10 @@ cmd_fib(int argc, char **argv)
 		case 'a': o.cmp_all = true; break;
 		case 's': o.shuffle = true; break;
 		case 'D': o.dpdk = true; break;
-		case '6': return vpk_fail(VPK_EXIT_USAGE, "fib: -6: IPv6 is not implemented yet");
+		case '6': o.v6 = true; break;
 		case 'b':
-			if (strcmp(optarg, "dir") != 0)
-				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: only 'dir' (DIR-24-8) exists so far", optarg);
+			if (strcmp(optarg, "dir") != 0 && strcmp(optarg, "trie") != 0)
+				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: 'dir' (IPv4 DIR-24-8) or 'trie' (IPv6)", optarg);
 			break;
 		case 'k':
 			if (gen_lookup_kind(optarg, &o.kind) != 0)
@@ -190,6 +181,8 @@ cmd_fib(int argc, char **argv)
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "fib: unexpected argument '%s'", argv[optind]);
+	if (o.v6)
+		return fib_run6(&o);
 	uint64_t max_nh = vpk_fib_max_nh(o.nh_size);
 	if (max_nh == 0)
 		return vpk_fail(VPK_EXIT_USAGE, "fib: -e %u: entry size is 1, 2, 4 or 8", o.nh_size);

@@ -40,6 +40,16 @@ int dpdk_fib_del(struct dpdk_fib *f, uint32_t ip, uint8_t depth);
 /* 0, or negative errno (e.g. AVX-512 not available). */
 int dpdk_fib_select(struct dpdk_fib *f, enum dpdk_fib_lookup t);
 void dpdk_fib_lookup(struct dpdk_fib *f, const uint32_t *ips, uint64_t *nhs, size_t n);
+/* IPv6 rte_fib6, TRIE (nh_size 2, 4, 8). Lookup types: 0 default, 1 scalar, 2 avx512. */
+struct dpdk_fib6;
+struct dpdk_fib6 *dpdk_fib6_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes,
+				   uint64_t default_nh, const char **why);
+void dpdk_fib6_free(struct dpdk_fib6 *f);
+int dpdk_fib6_add(struct dpdk_fib6 *f, const uint8_t ip[16], uint8_t depth, uint64_t nh);
+int dpdk_fib6_del(struct dpdk_fib6 *f, const uint8_t ip[16], uint8_t depth);
+int dpdk_fib6_select(struct dpdk_fib6 *f, int type);
+void dpdk_fib6_lookup(struct dpdk_fib6 *f, const uint8_t (*ips)[16], uint64_t *nhs, size_t n);
+
 /* Heap bytes rte_malloc holds (socket stats), for memory figures. */
 size_t dpdk_heap_used(void);
 

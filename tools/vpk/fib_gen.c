@@ -229,3 +229,112 @@ gen_lookup_kind(const char *name, enum gen_lookup_kind *out)
 		return -1;
 	return 0;
 }
+
+/* Tier-1 2023 IPv6 histogram (research/fib.md §4.1), per 160 147 routes. */
+static const struct { uint8_t d; uint32_t n; } tier1_v6[] = {
+	{ 16, 1 }, { 19, 1 }, { 20, 16 }, { 21, 3 }, { 22, 7 }, { 23, 8 }, { 24, 30 }, { 25, 8 }, { 26, 15 },
+	{ 27, 20 }, { 28, 193 }, { 29, 4371 }, { 30, 650 }, { 31, 284 }, { 32, 22548 }, { 33, 2926 },
+	{ 34, 2603 }, { 35, 1043 }, { 36, 5996 }, { 37, 880 }, { 38, 1617 }, { 39, 1377 }, { 40, 13418 },
+	{ 41, 903 }, { 42, 2301 }, { 43, 1001 }, { 44, 14365 }, { 45, 1553 }, { 46, 3039 }, { 47, 3153 },
+	{ 48, 75488 }, { 49, 11 }, { 50, 3 }, { 52, 1 }, { 55, 1 }, { 56, 24 }, { 58, 20 }, { 60, 2 },
+	{ 64, 184 }, { 112, 2 }, { 122, 1 }, { 124, 4 }, { 125, 9 }, { 126, 19 }, { 127, 42 }, { 128, 6 },
+};
+
+static void
+mask6(uint8_t ip[16], unsigned d)
+{
+	for (unsigned b = 0; b < 16; b++) {
+		if (b * 8 >= d)
+			ip[b] = 0;
+		else if (b * 8 + 8 > d)
+			ip[b] &= (uint8_t)(0xff << (8 - (d - b * 8)));
+	}
+}
+
+static int
+cmp6(const void *a, const void *b)
+{
+	const struct gen_route6 *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return memcmp(x->ip, y->ip, 16);
+}
+
+struct gen_route6 *
+gen_routes6(size_t n, uint64_t nh_max, uint64_t seed, size_t *out_n)
+{
+	struct gen_rng r = { seed };
+	struct gen_route6 *rt = malloc((n + 1) * sizeof(*rt));
+	static const uint8_t region[] = { 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x24, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a,
+					  0x28, 0x28, 0x28, 0x28, 0x20, 0x20, 0x20, 0x26, 0x26, 0x26, 0x2c };
+	size_t k = 0;
+
+	if (rt == NULL) {
+		*out_n = 0;
+		return NULL;
+	}
+	for (size_t h = 0; h < sizeof(tier1_v6) / sizeof(tier1_v6[0]); h++) {
+		unsigned d = tier1_v6[h].d;
+		size_t want = (size_t)((double)tier1_v6[h].n * (double)n / 160147.0 + 0.5);
+		size_t shorter = k;
+		for (size_t i = 0; i < want && k < n; i++) {
+			struct gen_route6 *x = &rt[k];
+			uint64_t a = gen_next(&r), b = gen_next(&r);
+			for (int j = 0; j < 8; j++) {
+				x->ip[j] = (uint8_t)(a >> (8 * j));
+				x->ip[8 + j] = (uint8_t)(b >> (8 * j));
+			}
+			if (shorter > 0 && gen_below(&r, 100) < 57) {
+				const struct gen_route6 *p = &rt[gen_below(&r, shorter)];
+				for (unsigned bit = 0; bit < p->depth; bit++) {
+					uint8_t m = (uint8_t)(0x80 >> (bit % 8));
+					x->ip[bit / 8] = (uint8_t)((x->ip[bit / 8] & ~m) | (p->ip[bit / 8] & m));
+				}
+			} else {
+				x->ip[0] = region[gen_below(&r, sizeof(region))];
+				x->ip[1] &= 0x0f;       /* within the region's /12 */
+				x->ip[1] |= (uint8_t)(gen_below(&r, 2) << 4);
+			}
+			mask6(x->ip, d);
+			x->depth = (uint8_t)d;
+			x->nh = 1 + gen_below(&r, nh_max);
+			k++;
+		}
+	}
+	qsort(rt, k, sizeof(*rt), cmp6);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (u == 0 || cmp6(&rt[u - 1], &rt[i]) != 0)
+			rt[u++] = rt[i];
+	*out_n = u;
+	return rt;
+}
+
+void
+gen_lookups6(const struct gen_route6 *rt, size_t nrt, enum gen_lookup_kind kind, unsigned pct_random,
+	     uint64_t seed, uint8_t (*ips)[16], size_t n)
+{
+	struct gen_rng r = { seed };
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = gen_next(&r), b = gen_next(&r);
+		for (int j = 0; j < 8; j++) {
+			ips[i][j] = (uint8_t)(a >> (8 * j));
+			ips[i][8 + j] = (uint8_t)(b >> (8 * j));
+		}
+		if (kind == GEN_LOOKUP_RANDOM || nrt == 0 || gen_below(&r, 100) < pct_random)
+			continue;
+		size_t j;
+		if (kind == GEN_LOOKUP_SKEWED) {
+			double u = (double)(gen_next(&r) >> 11) / 9007199254740992.0;
+			j = ((size_t)(u * u * u * u * (double)nrt) * 2654435761u) % nrt;
+		} else {
+			j = gen_below(&r, nrt);
+		}
+		for (unsigned bit = 0; bit < rt[j].depth; bit++) {
+			uint8_t m = (uint8_t)(0x80 >> (bit % 8));
+			ips[i][bit / 8] = (uint8_t)((ips[i][bit / 8] & ~m) | (rt[j].ip[bit / 8] & m));
+		}
+	}
+}

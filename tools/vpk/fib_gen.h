@@ -57,4 +57,16 @@ void gen_lookups4(const struct gen_route4 *rt, size_t nrt, enum gen_lookup_kind 
 		  uint64_t seed, uint32_t *ips, size_t n);
 int gen_lookup_kind(const char *name, enum gen_lookup_kind *out);
 
+
+/* IPv6 (research/fib.md §4.3): all in 2000::/3, RIR regions weighted as in
+ * 2023, /48 47 %, /32 14 %, /44 9 %, /40 8 %, ...; ~57 % nested. */
+struct gen_route6 {
+	uint8_t ip[16];
+	uint8_t depth;
+	uint64_t nh;
+};
+struct gen_route6 *gen_routes6(size_t n, uint64_t nh_max, uint64_t seed, size_t *out_n);
+void gen_lookups6(const struct gen_route6 *rt, size_t nrt, enum gen_lookup_kind kind, unsigned pct_random,
+		  uint64_t seed, uint8_t (*ips)[16], size_t n);
+
 #endif

@@ -25,11 +25,30 @@
 #include <vpk/fib.h>
 #include <vpk/fwd.h>
 #include <vpk/pkt.h>
+#include "bench.h"
 #include "fwd_show.h"
 #include "json.h"
 #include "tool.h"
 
 int fwd_demo(int argc, char **argv);
+static int cmd_bench_fwd(int argc, char **argv);
+VPK_CMD(bench_fwd, "bench fwd", "the forwarder's l3fwd-acl path per cap (= fwd --demo --runs 5 --quiet)", cmd_bench_fwd);
+
+static int
+cmd_bench_fwd(int argc, char **argv)
+{
+	char *args[64];
+	int n = 0;
+
+	args[n++] = argv[0];
+	args[n++] = (char *)"--runs";
+	args[n++] = (char *)"5";
+	args[n++] = (char *)"--quiet";
+	for (int i = 1; i < argc && n < 63; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	return fwd_demo(n, args);
+}
 
 static uint64_t rng = 0x5eed;
 
@@ -178,6 +197,9 @@ fwd_demo(int argc, char **argv)
 		{ "routes", required_argument, NULL, 'r' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "rules", required_argument, NULL, 'a' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "runs", required_argument, NULL, 'u' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "show-runtime", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -187,7 +209,9 @@ fwd_demo(int argc, char **argv)
 	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa, .n_bufs = 8192 };
 	struct vpk_fwd *f;
 	uint32_t *dsts = NULL;
-	double mpps[4] = { 0 }, cpp[4] = { 0 };
+	double mpps[4] = { 0 }, cpp[4] = { 0 }, mpps_r[4][32], cpp_r[4][32];
+	unsigned runs = 1;
+	bool quiet = false;
 	struct json j;
 	char err[512];
 	int c, rc;
@@ -210,8 +234,22 @@ fwd_demo(int argc, char **argv)
 		case 'a':
 			n_rules = strtoul(optarg, NULL, 10);
 			break;
+		case 'u':
+			runs = (unsigned)strtoul(optarg, NULL, 10);
+			if (runs < 1 || runs > 32)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --runs 1..32");
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'W':
+			conf.workers = (unsigned)strtoul(optarg, NULL, 10);
+			if (conf.workers < 1 || conf.workers > 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --workers 1..64");
+			break;
 		default:
-			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --flows N --json");
+			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --rules N "
+						       "--flows N --workers N --runs N --quiet --json");
 		}
 	}
 	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
@@ -237,41 +275,69 @@ fwd_demo(int argc, char **argv)
 		json_obj(&j, NULL);
 		json_str(&j, "cpu", vpk_cpu_model());
 		json_u64(&j, "routes", routes);
+		json_u64(&j, "rules", n_rules);
 		json_u64(&j, "flows", flows);
+		json_u64(&j, "rounds", runs);
 		json_arr(&j, "runs");
 	} else {
-		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, one core\n",
-		       n_rules, routes, flows, packets);
+		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, "
+		       "%u worker%s\n", n_rules, routes, flows, packets, conf.workers ? conf.workers : 1,
+		       conf.workers > 1 ? "s" : "");
 	}
-	for (unsigned k = 0; k < n_caps; k++) {
-		struct vpk_fwd_run_stats st;
+	/*
+	 * Rounds: every cap once per round, in order, so noise on this shared
+	 * machine spreads over all caps alike; the summary gives medians. The
+	 * per-run output (show runtime / JSON runs) is printed for every run.
+	 */
+	for (unsigned round = 0; round < runs && rc == 0; round++) {
+		for (unsigned k = 0; k < n_caps; k++) {
+			struct vpk_fwd_run_stats st;
 
-		if (ci.source == VPK_CAP_DEFAULT)
-			vpk_set_max_simd_bitwidth(caps[k]);
-		vpk_fib_select(vpk_fwd_fib4(f), "auto");        /* the FIB's variant follows the cap too */
-		rc = vpk_fwd_run(f, &st, err, sizeof(err));
-		if (rc != 0)
-			break;
-		mpps[k] = fwd_mpps(&st);
-		cpp[k] = st.packets ? (double)st.tsc / (double)st.packets : 0;
-		if (vpk_opts.json) {
-			fwd_json_run(&j, f, &st, caps[k]);
-		} else {
-			printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s, acl %s\n",
-			       caps[k], mpps[k], cpp[k], (unsigned long long)st.forwarded,
-			       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)),
-			       vpk_fwd_acl_impl(f));
-			fwd_show_runtime(vpk_fwd_graph(f));
+			if (ci.source == VPK_CAP_DEFAULT)
+				vpk_set_max_simd_bitwidth(caps[k]);
+			rc = vpk_fwd_run(f, &st, err, sizeof(err));
+			if (rc != 0)
+				break;
+			mpps_r[k][round] = fwd_mpps(&st);
+			cpp_r[k][round] = st.packets ? (double)st.tsc / (double)st.packets : 0;
+			if (vpk_opts.json) {
+				fwd_json_run(&j, f, &st, caps[k]);
+			} else if (!quiet) {
+				printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s, acl %s\n",
+				       caps[k], mpps_r[k][round], cpp_r[k][round], (unsigned long long)st.forwarded,
+				       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)),
+				       vpk_fwd_acl_impl(f));
+				for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+					if (vpk_fwd_n_workers(f) > 1)
+						printf("Thread %u (worker %u):\n", w, w);
+					fwd_show_runtime(vpk_fwd_worker_graph(f, w));
+				}
+			}
 		}
+	}
+	for (unsigned k = 0; k < n_caps && rc == 0; k++) {
+		mpps[k] = bench_median(mpps_r[k], runs);
+		cpp[k] = bench_median(cpp_r[k], runs);
 	}
 	if (ci.source == VPK_CAP_DEFAULT)
 		vpk_set_max_simd_bitwidth(ci.default_bits);
 	if (vpk_opts.json) {
 		json_end(&j);
+		json_arr(&j, "summary");
+		for (unsigned k = 0; k < n_caps && rc == 0; k++) {
+			json_obj(&j, NULL);
+			json_u64(&j, "cap", caps[k]);
+			json_dbl(&j, "mpps_median", mpps[k]);
+			json_dbl(&j, "clocks_per_packet_median", cpp[k]);
+			json_dbl(&j, "vs_cap64", mpps[0] > 0 ? mpps[k] / mpps[0] : 0);
+			json_end(&j);
+		}
+		json_end(&j);
 		json_end(&j);
 		json_done(&j);
 	} else if (rc == 0) {
-		printf("\nSummary (same traffic, same process):\n  %-6s %10s %14s %10s\n", "cap", "Mpps",
+		printf("\nSummary (same traffic, same process; medians of %u round%s):\n  %-6s %10s %14s %10s\n",
+		       runs, runs > 1 ? "s" : "", "cap", "Mpps",
 		       "clocks/packet", "vs cap 64");
 		for (unsigned k = 0; k < n_caps; k++)
 			printf("  %-6u %10.3f %14.1f %9.2fx\n", caps[k], mpps[k], cpp[k],

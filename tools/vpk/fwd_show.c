@@ -149,12 +149,20 @@ fwd_show_text(const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, const
 			       tr[i].next[0] ? tr[i].next : "(end)", tr[i].detail);
 	}
 	if (so->runtime) {
-		printf("\n");
-		fwd_show_runtime(g);
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			printf("\n");
+			if (vpk_fwd_n_workers(f) > 1)
+				printf("Thread %u (worker %u):\n", w, w);
+			fwd_show_runtime(vpk_fwd_worker_graph(f, w));
+		}
 	}
 	if (so->errors) {
-		printf("\n");
-		show_errors(g);
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			printf("\n");
+			if (vpk_fwd_n_workers(f) > 1)
+				printf("Thread %u (worker %u):\n", w, w);
+			show_errors(vpk_fwd_worker_graph(f, w));
+		}
 	}
 	for (size_t i = 0; i < so->n_nodes; i++) {
 		printf("\n");
@@ -179,13 +187,21 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 	json_u64(j, "tsc", st->tsc);
 	json_dbl(j, "mpps", fwd_mpps(st));
 	json_dbl(j, "clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0);
+	json_u64(j, "workers_n", vpk_fwd_n_workers(f));
+	/* Nodes and errors summed over workers (clocks/packet = all clocks / all packets). */
 	json_arr(j, "nodes");
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
-		struct vpk_node_stats s;
+		struct vpk_node_stats s, t;
 		const struct vpk_node_reg *r;
 		unsigned width = 64;
 
 		vpk_graph_node_stats(g, i, &s);
+		for (unsigned w = 1; w < vpk_fwd_n_workers(f); w++) {
+			vpk_graph_node_stats(vpk_fwd_worker_graph(f, w), i, &t);
+			s.calls += t.calls;
+			s.vectors += t.vectors;
+			s.clocks += t.clocks;
+		}
 		r = vpk_node_find(s.name);
 		for (const struct vpk_impl *const *v = r->impls; *v != NULL; v++)
 			if (strcmp((*v)->name, s.variant) == 0)
@@ -209,9 +225,12 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		vpk_graph_node_stats(g, i, &s);
 		for (uint16_t k = 0; k < vpk_graph_node_n_errors(g, i); k++) {
 			const char *why;
-			uint64_t c;
+			uint64_t c = 0, cw;
 
-			vpk_graph_node_error(g, i, k, &why, &c);
+			for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+				vpk_graph_node_error(vpk_fwd_worker_graph(f, w), i, k, &why, &cw);
+				c += cw;
+			}
 			if (c == 0)
 				continue;
 			json_obj(j, NULL);
@@ -222,6 +241,30 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		}
 	}
 	json_end(j);
+	if (vpk_fwd_n_workers(f) > 1) {
+		json_arr(j, "workers");
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			const struct vpk_graph *wg = vpk_fwd_worker_graph(f, w);
+
+			json_obj(j, NULL);
+			json_u64(j, "worker", w);
+			json_arr(j, "nodes");
+			for (size_t i = 0; i < vpk_graph_n_nodes(wg); i++) {
+				struct vpk_node_stats s;
+
+				vpk_graph_node_stats(wg, i, &s);
+				json_obj(j, NULL);
+				json_str(j, "name", s.name);
+				json_u64(j, "calls", s.calls);
+				json_u64(j, "vectors", s.vectors);
+				json_dbl(j, "clocks_per_packet", per_pkt(&s));
+				json_end(j);
+			}
+			json_end(j);
+			json_end(j);
+		}
+		json_end(j);
+	}
 	json_arr(j, "interfaces");
 	for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
 		struct vpk_fwd_if_stats s;
