@@ -433,3 +433,17 @@ def test_gtp4e_drops(run_vpk, tmp_path):
     g = bytes(out[0][UDP].payload)
     assert g[:8] == bytes([0x30, 255]) + struct.pack("!HI", len(INNER6), 42)   # no container: args 0
     assert g[8:] == bytes(INNER6)
+
+
+def test_gtp4d_routed_by_ipv6_fib(run_vpk, tmp_path):
+    conf = ("route add d2::/16 via 1\nroute add d4::/16 via 1\n"
+            "sr policy bsid d4:: segments d2:: d3::\n"
+            "sr steer gtp4-d 1.1.1.1/32 sr-prefix d4::/32 v6src-prefix c1::/64 policy d4::\n"
+            "sr steer gtp4-d 1.1.1.2/32 sr-prefix d4::/32 v6src-prefix c1::/64\n"
+            "sr steer gtp4-d 1.1.1.3/32 sr-prefix d9::/32 v6src-prefix c1::/64\n")
+    frames = [gtpu(INNER6), gtpu(INNER6, dst="1.1.1.2"), gtpu(INNER6, dst="1.1.1.3")]
+    out, errs, _ = run(run_vpk, tmp_path, conf, frames)
+    assert len(out) == 2, errs
+    assert out[0][IPv6].dst == "d2::" and out[0][IPv6ExtHdrSegmentRouting].addresses[0] == "d4:0:101:101::c800:0"
+    assert out[1][IPv6].dst == "d4:0:101:102::c800:0" and out[1][IPv6].nh == 41
+    assert err(errs, "ip6-lookup", "route") == 1                 # d9::/32 has no route
