@@ -10,12 +10,13 @@
  *
  *   node               next arcs                                          conf
  *   ip4-tunnel-bypass  ip4-acl, ip4-lookup, vxlan4-input, srv6-gtp4-d,    struct vpk_tunnel_bypass_conf
- *                      vxlan4-encap, error-drop
+ *                      vxlan4-encap, error-drop, vxlan6-encap
  *   ip6-tunnel-bypass  ip6-acl, ip6-lookup, vxlan6-input,                 struct vpk_tunnel_bypass_conf
  *                      srv6-end-m-gtp4-e, error-drop
  *   vxlan4-input       ethernet-input, ip4-input, ip6-input,              struct vpk_vxlan_conf
  *   vxlan6-input         ip4-acl, ip4-lookup / ip6-*, error-drop
  *   vxlan4-encap       ip4-lookup, error-drop                             struct vpk_vxlan_conf
+ *   vxlan6-encap       ip6-lookup, error-drop                             struct vpk_vxlan_conf
  *   srv6-gtp4-d        ip6-rewrite, ip4-lookup, error-drop, ip6-lookup    struct vpk_gtp4d_conf
  *   srv6-end-m-gtp4-e  ip4-lookup, error-drop                             struct vpk_gtp4e_conf
  *
@@ -23,7 +24,8 @@
  * graph has it. The bypass node diverts, before the ACL and the lookup:
  * UDP to the VxLAN port (not fragments) to vxlan4/6-input; IPv4 packets
  * whose destination is in a GTP4.D steering prefix to srv6-gtp4-d; IPv4
- * packets whose destination is in a tunnel's encap prefix to vxlan4-encap;
+ * packets whose destination is in a tunnel's encap prefix to vxlan4-encap
+ * (vxlan6-encap for an IPv6 tunnel);
  * IPv6 packets whose destination is in an End.M.GTP4.E localsid prefix to
  * srv6-end-m-gtp4-e. Everything else continues on the normal path.
  *
@@ -65,7 +67,7 @@ enum vpk_vxlan_mode {
 				     the VNI makes the key unknown ("no such tunnel"). */
 };
 
-/** Conf of vxlan4-input, vxlan6-input and vxlan4-encap. */
+/** Conf of vxlan4-input, vxlan6-input, vxlan4-encap and vxlan6-encap. */
 struct vpk_vxlan_conf {
 	const struct vpk_vxlan_tunnel *tunnels; /**< Tunnel i is named by index i. */
 	uint32_t n_tunnels;

@@ -207,8 +207,6 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	if (fs != fd)
 		return errf(err, len, -EINVAL, "vxlan tunnel: src and dst must both be IPv4 or both IPv6");
 	v.is_ip6 = fs == 6;
-	if (v.is_ip6 && v.encap_plen)
-		return errf(err, len, -ENOTSUP, "vxlan tunnel: encap over IPv6 is not supported (vxlan4-encap only)");
 	t = f->tunnels;
 	for (uint32_t i = 0; t != NULL && i < t->vxc.n_tunnels; i++) {
 		struct vpk_vxlan_tunnel *o = &t->vx[i];
@@ -421,6 +419,8 @@ fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 						  .gtp4d = t->gdc.n_steer ? &t->gdc : NULL };
 	t->bp6 = (struct vpk_tunnel_bypass_conf){ .vxlan = v6 ? &t->vxc : NULL,
 						  .gtp4e = t->gec.n_sid ? &t->gec : NULL };
+	if (v6 && t->bp4.vxlan == NULL)
+		t->bp4.vxlan = &t->vxc;         /* IPv4 packets may be encapsulated into IPv6 tunnels */
 	if (t->bp4.vxlan != NULL || t->bp4.gtp4d != NULL)
 		rc |= fwd_graph_add(fg, "ip4-tunnel-bypass", &t->bp4);
 	if (t->bp6.vxlan != NULL || t->bp6.gtp4e != NULL)
@@ -429,8 +429,10 @@ fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 		rc |= fwd_graph_add(fg, "vxlan4-input", &t->vxc);
 		rc |= fwd_graph_add(fg, "vxlan4-encap", &t->vxc);
 	}
-	if (v6)
+	if (v6) {
 		rc |= fwd_graph_add(fg, "vxlan6-input", &t->vxc);
+		rc |= fwd_graph_add(fg, "vxlan6-encap", &t->vxc);
+	}
 	if (t->gdc.n_steer)
 		rc |= fwd_graph_add(fg, "srv6-gtp4-d", &t->gdc);
 	if (t->gec.n_sid)

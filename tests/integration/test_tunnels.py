@@ -447,3 +447,25 @@ def test_gtp4d_routed_by_ipv6_fib(run_vpk, tmp_path):
     assert out[0][IPv6].dst == "d2::" and out[0][IPv6ExtHdrSegmentRouting].addresses[0] == "d4:0:101:101::c800:0"
     assert out[1][IPv6].dst == "d4:0:101:102::c800:0" and out[1][IPv6].nh == 41
     assert err(errs, "ip6-lookup", "route") == 1                 # d9::/32 has no route
+
+
+def test_vxlan6_encap_round_trip(run_vpk, tmp_path):
+    conf = ("vxlan tunnel src 2001:db8::1 dst 2001:db8::2 vni 99 encap 9.9.0.0/16\n"
+            "route add 2001:db8::/32 via 1\n")
+    sent = Ether(src="02:00:00:00:00:99", dst=MAC0) / IP(src="1.2.3.4", dst="9.9.1.1") / UDP() / Raw(b"q" * 31)
+    transit = vx4(dst="172.16.9.9")          # UDP 4789 over IPv4 with no IPv4 tunnel: routed as is
+    out, errs, _ = run(run_vpk, tmp_path, conf, [sent, transit])
+    assert err(errs, "vxlan6-encap", "encapsulated") == 1 and len(out) == 2
+    o = next(p for p in out if IPv6 in p)
+    assert any(IP in p and p[IP].dst == "172.16.9.9" for p in out)
+    assert o[IPv6].src == "2001:db8::1" and o[IPv6].dst == "2001:db8::2" and o[IPv6].hlim == 63
+    assert o[UDP].dport == 4789 and o[VXLAN].vni == 99 and bytes(o[VXLAN].payload) == bytes(sent)
+    chk = o[UDP].copy()
+    del chk.chksum
+    assert o[UDP].chksum != 0
+    assert UDP(bytes(IPv6(src=o[IPv6].src, dst=o[IPv6].dst) / chk)[40:]).chksum == o[UDP].chksum
+    back = Ether(dst=MAC0) / IPv6(src="2001:db8::2", dst="2001:db8::1") / o[UDP]
+    conf2 = "vxlan tunnel src 2001:db8::1 dst 2001:db8::2 vni 99\nroute add 9.9.0.0/16 via 1\n"
+    out2, errs2, _ = run(run_vpk, tmp_path, conf2, [back], name="back6")
+    assert err(errs2, "vxlan6-input", "decapsulated") == 1
+    assert out2[0][IP].dst == "9.9.1.1" and bytes(out2[0][UDP]) == bytes(sent[UDP])
