@@ -84,7 +84,7 @@ static const struct vpk_node_reg *const builtin_nodes[] = {
 	&ip4_rewrite_reg, &ip6_rewrite_reg, &interface_output_reg, &ip4_lookup_reg, &ip6_lookup_reg,
 	&ip4_acl_reg, &ip6_acl_reg,
 	&ip4_tunnel_bypass_reg, &ip6_tunnel_bypass_reg, &vxlan4_input_reg, &vxlan6_input_reg,
-	&vxlan4_encap_reg, &srv6_gtp4_d_reg, &srv6_end_m_gtp4_e_reg,
+	&vxlan4_encap_reg, &vxlan6_encap_reg, &srv6_gtp4_d_reg, &srv6_end_m_gtp4_e_reg,
 };
 
 const struct vpk_node_reg *

@@ -84,7 +84,7 @@ extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_r
 	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
 /* Tunnel nodes (issue 6). */
 extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, vxlan4_input_reg,
-	vxlan6_input_reg, vxlan4_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
+	vxlan6_input_reg, vxlan4_encap_reg, vxlan6_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
 
 #ifdef VPK_HAVE_ISA_AVX512
 #define VPK_IF_AVX512(x) x,
