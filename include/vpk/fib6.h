@@ -24,7 +24,8 @@
  *
  * Errors and threads: as vpk/fib.h (0/-errno, never prints; one writer;
  * lookups on other threads see the old or the new next hop; freed groups are
- * reused at once, deferred reclamation is not implemented yet).
+ * reused at once unless vpk_fib6_set_deferred_free() parks them until
+ * vpk_fib6_reclaim()).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,6 +58,7 @@ struct vpk_fib6_stats {
 	uint32_t routes;            /**< Routes held. */
 	uint32_t tbl8_total;        /**< Groups available. */
 	uint32_t tbl8_used;         /**< Groups populated now. */
+	uint32_t tbl8_deferred;     /**< Freed groups awaiting vpk_fib6_reclaim(). */
 	size_t dataplane_bytes;     /**< Bytes of lookup tables allocated (virtual). */
 	size_t dataplane_touched;   /**< Bytes of lookup tables written (resident upper bound). */
 	size_t rib_bytes;           /**< Bytes of the RIB node array. */
@@ -120,6 +122,17 @@ VPK_API const char *vpk_fib6_impl_name(const struct vpk_fib6 *fib);
  * Must not race with lookups. @return 0, -EINVAL, -ENOTSUP.
  */
 VPK_API int vpk_fib6_select(struct vpk_fib6 *fib, const char *variant);
+
+/**
+ * Deferred reclamation for lookups on other threads, as vpk_fib_set_deferred_free():
+ * freed groups are parked (contents kept) until vpk_fib6_reclaim(); parked
+ * groups are not free, so updates may fail with -ENOSPC until reclaimed.
+ * @return 0 or -EINVAL.
+ */
+VPK_API int vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on);
+
+/** Return parked groups to the pool. @return how many, or -EINVAL. */
+VPK_API int vpk_fib6_reclaim(struct vpk_fib6 *fib);
 
 /** Lookup variants of a layout, best first, NULL-terminated. */
 VPK_API const struct vpk_impl *const *vpk_fib6_impls(enum vpk_fib6_type type);

@@ -61,7 +61,8 @@ vpk_dir24_8_init(struct dir24_8 *dp, unsigned nh_sz, uint32_t num_tbl8, uint64_t
 	dp->tbl8 = map_zero(dp->tbl8_bytes);
 	size_t words = (num_tbl8 + 63) / 64;
 	dp->tbl8_free = map_zero(words * 8);
-	if (dp->tbl24 == NULL || dp->tbl8 == NULL || dp->tbl8_free == NULL) {
+	dp->pending = map_zero((size_t)num_tbl8 * 4);
+	if (dp->tbl24 == NULL || dp->tbl8 == NULL || dp->tbl8_free == NULL || dp->pending == NULL) {
 		vpk_dir24_8_fini(dp);
 		return -ENOMEM;
 	}
@@ -82,6 +83,8 @@ vpk_dir24_8_fini(struct dir24_8 *dp)
 		munmap(dp->tbl8, dp->tbl8_bytes);
 	if (dp->tbl8_free != NULL)
 		munmap(dp->tbl8_free, (dp->num_tbl8 + 63) / 64 * 8);
+	if (dp->pending != NULL)
+		munmap(dp->pending, (size_t)dp->num_tbl8 * 4);
 	memset(dp, 0, sizeof(*dp));
 }
 
@@ -105,11 +108,26 @@ group_alloc(struct dir24_8 *dp)
 	return UINT32_MAX;
 }
 
+/* A freed group keeps its contents; with deferral on it is parked until reclaimed. */
 static void
 group_free(struct dir24_8 *dp, uint32_t g)
 {
-	dp->tbl8_free[g / 64] |= UINT64_C(1) << (g % 64);
+	if (dp->defer)
+		dp->pending[dp->npending++] = g;
+	else
+		dp->tbl8_free[g / 64] |= UINT64_C(1) << (g % 64);
 	dp->tbl8_used--;
+}
+
+uint32_t
+vpk_dir24_8_reclaim(struct dir24_8 *dp)
+{
+	uint32_t n = dp->npending;
+
+	for (uint32_t i = 0; i < n; i++)
+		dp->tbl8_free[dp->pending[i] / 64] |= UINT64_C(1) << (dp->pending[i] % 64);
+	dp->npending = 0;
+	return n;
 }
 
 /* Write entries [lo, hi] of the /24 block `blk` through a tbl8 group. */

@@ -269,6 +269,7 @@ vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
 	st->routes = fib->rib.nb_routes;
 	st->tbl8_total = fib->dp.num_tbl8;
 	st->tbl8_used = fib->dp.tbl8_used;
+	st->tbl8_deferred = fib->dp.npending;
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes + (size_t)fib->dp.tbl8_hwm * TRIE6_GROUP * fib->dp.nh_sz;
 	st->rib_bytes = vpk_rib_mem(&fib->rib);
@@ -301,4 +302,21 @@ vpk_fib6_lookup_rib(const struct vpk_fib6 *fib, const uint8_t ip[16])
 	uint64_t nh;
 
 	return vpk_rib_lpm(&fib->rib, key_of(ip), &nh) ? nh : fib->conf.default_nh;
+}
+
+int
+vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	fib->dp.defer = on;
+	return 0;
+}
+
+int
+vpk_fib6_reclaim(struct vpk_fib6 *fib)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	return (int)vpk_trie6_reclaim(&fib->dp);
 }

@@ -169,8 +169,38 @@ vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
 	return RIB_NIL;
 }
 
+uint32_t
+vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent, uint64_t *parent_nh)
+{
+	uint32_t cur = r->root;
+
+	*has_parent = false;
+	while (cur != RIB_NIL) {
+		const struct rib_node *n = &r->nodes[cur];
+
+		if (n->depth > depth || common_len(k, n->key, n->depth) < n->depth)
+			return RIB_NIL;
+		if (n->depth == depth)
+			return n->is_route ? cur : RIB_NIL;
+		if (n->is_route) {
+			*has_parent = true;
+			*parent_nh = n->nh;
+		}
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	return RIB_NIL;
+}
+
 int
 vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed)
+{
+	uint32_t at;
+
+	return vpk_rib_insert_at(r, k, depth, nh, existed, &at);
+}
+
+int
+vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at)
 {
 	uint32_t cur = r->root, parent = RIB_NIL;
 	unsigned l = 0;
@@ -183,6 +213,7 @@ vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool
 		if (l < n->depth)
 			break;
 		if (n->depth == depth) {
+			*at = cur;
 			if (n->is_route) {
 				*existed = true;
 				n->nh = nh;
@@ -202,6 +233,7 @@ vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool
 		return -ENOMEM;
 
 	uint32_t leaf = node_new(r, k, depth);
+	*at = leaf;
 	r->nodes[leaf].is_route = 1;
 	r->nodes[leaf].nh = nh;
 	r->nb_routes++;
@@ -353,6 +385,12 @@ walk(const struct rib *r, uint32_t i, uint8_t depth, bool first_level, rib_walk_
 			stack[sp++] = n->child[0];
 	}
 	return 0;
+}
+
+int
+vpk_rib_children_of(const struct rib *r, uint32_t i, rib_walk_fn fn, void *arg)
+{
+	return walk(r, i, r->nodes[i].depth, true, fn, arg);
 }
 
 int

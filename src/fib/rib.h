@@ -73,11 +73,23 @@ rib_key4(uint32_t ip)
 uint32_t vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth);
 
 /*
+ * One descent: the route (k, depth) if present (else RIB_NIL), and the next
+ * hop of the longest route strictly shorter that covers it (*has_parent).
+ */
+uint32_t vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent,
+				  uint64_t *parent_nh);
+
+/* First-level more-specific routes below route node i (see vpk_rib_children()). */
+int vpk_rib_children_of(const struct rib *r, uint32_t i, rib_walk_fn fn, void *arg);
+
+/*
  * Add a route or replace its next hop. k must be masked.
  * @return 0 (and *old_nh / *existed set), -ENOMEM when the route count is
  *         at max_routes or memory runs out: nothing changed then.
  */
 int vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed);
+/* The same, also giving the route's node index. */
+int vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at);
 
 /* Remove the route: 0 or -ENOENT. */
 int vpk_rib_remove(struct rib *r, struct rib_key k, uint8_t depth);

@@ -58,7 +58,8 @@ vpk_trie6_init(struct trie6 *t, unsigned nh_sz, uint32_t num_tbl8, uint64_t defa
 	t->tbl24 = map_zero(t->tbl24_bytes);
 	t->tbl8 = map_zero(t->tbl8_bytes);
 	t->free_stack = map_zero((size_t)num_tbl8 * 4);
-	if (t->tbl24 == NULL || t->tbl8 == NULL || t->free_stack == NULL) {
+	t->pending = map_zero((size_t)num_tbl8 * 4);
+	if (t->tbl24 == NULL || t->tbl8 == NULL || t->free_stack == NULL || t->pending == NULL) {
 		vpk_trie6_fini(t);
 		return -ENOMEM;
 	}
@@ -81,6 +82,8 @@ vpk_trie6_fini(struct trie6 *t)
 		munmap(t->tbl8, t->tbl8_bytes);
 	if (t->free_stack != NULL)
 		munmap(t->free_stack, (size_t)t->num_tbl8 * 4);
+	if (t->pending != NULL)
+		munmap(t->pending, (size_t)t->num_tbl8 * 4);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -95,11 +98,26 @@ group_alloc(struct trie6 *t)
 	return g;
 }
 
+/* A freed group keeps its contents; with deferral on it is parked until reclaimed. */
 static void
 group_free(struct trie6 *t, uint32_t g)
 {
-	t->free_stack[t->nfree++] = g;
+	if (t->defer)
+		t->pending[t->npending++] = g;
+	else
+		t->free_stack[t->nfree++] = g;
 	t->tbl8_used--;
+}
+
+uint32_t
+vpk_trie6_reclaim(struct trie6 *t)
+{
+	uint32_t n = t->npending;
+
+	for (uint32_t i = 0; i < n; i++)
+		t->free_stack[t->nfree++] = t->pending[i];
+	t->npending = 0;
+	return n;
 }
 
 /* Free group g and every group below it. */

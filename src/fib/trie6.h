@@ -20,6 +20,7 @@
  * any change; the count is exact for the current table (frees made by the
  * same write are not credited).
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,9 @@ struct trie6 {
 	uint32_t tbl8_hwm;
 	uint32_t *free_stack;   /* free group indices */
 	uint32_t nfree;
+	uint32_t *pending;      /* freed while deferral is on */
+	uint32_t npending;
+	bool defer;
 	uint64_t default_nh;
 	size_t tbl24_bytes, tbl8_bytes;
 };
@@ -60,6 +64,8 @@ void vpk_trie6_fini(struct trie6 *t);
 uint64_t vpk_trie6_groups_needed(const struct trie6 *t, u128 first, u128 last, uint64_t nh);
 /* Write nh over [first, last]; the caller checked vpk_trie6_groups_needed() <= free groups. */
 void vpk_trie6_write_range(struct trie6 *t, u128 first, u128 last, uint64_t nh);
+/* Return deferred groups to the free pool; returns how many. */
+uint32_t vpk_trie6_reclaim(struct trie6 *t);
 uint64_t vpk_trie6_lookup1(const struct trie6 *t, const uint8_t ip[16]);
 
 #endif

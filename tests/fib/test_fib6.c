@@ -146,6 +146,12 @@ test_api(void)
 	CHECK(vpk_fib6_get_stats(f, &st) == 0 && st.tbl8_used == 15, "15 used: %u", st.tbl8_used);
 	CHECK(one(f, dba, 5) == 4 && one(f, db8, 2) == 2 && one(f, db8, 3) == 0 && one(f, db9, 0) == 0,
 	      "after recovery");
+	/* Deferred freeing: groups a delete frees stay parked until reclaimed. */
+	CHECK(vpk_fib6_set_deferred_free(f, true) == 0, "defer on");
+	CHECK(del(f, dba, 0, 48) == 0 && vpk_fib6_get_stats(f, &st) == 0 && st.tbl8_deferred == 2 &&
+	      st.tbl8_used == 13, "2 parked: %u, used %u", st.tbl8_deferred, st.tbl8_used);
+	CHECK(add(f, db9, 0, 64, 3) == -ENOSPC, "/64 needs 4, 3 free (2 parked)");
+	CHECK(vpk_fib6_reclaim(f) == 2 && add(f, db9, 0, 64, 3) == 0 && one(f, db9, 7) == 3, "reclaim, then the /64");
 	vpk_fib6_free(f);
 }
 

@@ -93,9 +93,9 @@ groups(unsigned nh_size)
 }
 
 static int
-vpk_updates(unsigned nh_size, const struct gen_route4 *rt, size_t n, double *add, double *del)
+vpk_updates(enum vpk_fib_type type, unsigned nh_size, const struct gen_route4 *rt, size_t n, double *add, double *del)
 {
-	struct vpk_fib_conf c = { .nh_size = nh_size, .num_tbl8 = groups(nh_size),
+	struct vpk_fib_conf c = { .type = type, .nh_size = nh_size, .num_tbl8 = groups(nh_size),
 				  .max_routes = (uint32_t)n };
 	struct vpk_fib *f;
 
@@ -203,27 +203,33 @@ cmd_bench_fib(int argc, char **argv)
 			     keys[k], nl);
 	}
 	uint64_t *out = malloc(nl * 8), *ref = malloc(nl * 8);
-	struct row rows[256];
-	struct upd upds[32];
-	struct mem mems[16];
+	struct row rows[512];
+	struct upd upds[48];
+	struct mem mems[24];
 	size_t nrows = 0, nupd = 0, nmem = 0;
 
 	for (unsigned si = 0; si < nsizes; si++) {
 		unsigned sz = sizes[si];
 		struct vpk_fib_conf conf = { .nh_size = sz, .num_tbl8 = groups(sz), .max_routes = (uint32_t)nrt };
-		struct vpk_fib *fib = NULL;
+		struct vpk_fib *vf[2] = { NULL, NULL };        /* DIR-24-8, bm16 */
 		struct dpdk_fib *dfib = NULL;
-		bool ok = vpk_fib_create(&conf, &fib) == 0;
-		for (size_t i = 0; ok && i < nrt; i++)
-			ok = vpk_fib_add(fib, rt[i].ip, rt[i].depth, rt[i].nh) == 0;
-		struct vpk_fib_stats st = { 0 };
-		if (fib)
-			vpk_fib_get_stats(fib, &st);
-		mems[nmem++] = (struct mem){ sz, "vpk-dir24-8", st.dataplane_touched, st.rib_bytes, ok,
-					     ok ? NULL : "out of tbl8 groups (entry too narrow for the group count)" };
-		if (!ok) {
-			vpk_fib_free(fib);
-			fib = NULL;
+		static const char *const vname[2] = { "vpk-dir24-8", "vpk-bm16" };
+		for (int t = 0; t < 2; t++) {
+			conf.type = t == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
+			if (t == 1 && sz > 4)
+				continue;
+			bool ok = vpk_fib_create(&conf, &vf[t]) == 0;
+			for (size_t i = 0; ok && i < nrt; i++)
+				ok = vpk_fib_add(vf[t], rt[i].ip, rt[i].depth, rt[i].nh) == 0;
+			struct vpk_fib_stats st = { 0 };
+			if (vf[t])
+				vpk_fib_get_stats(vf[t], &st);
+			mems[nmem++] = (struct mem){ sz, vname[t], st.dataplane_touched, st.rib_bytes, ok,
+						     ok ? NULL : "out of tbl8 groups (entry too narrow for the group count)" };
+			if (!ok) {
+				vpk_fib_free(vf[t]);
+				vf[t] = NULL;
+			}
 		}
 		if (use_dpdk) {
 			size_t h0 = dpdk_heap_used();
@@ -239,14 +245,16 @@ cmd_bench_fib(int argc, char **argv)
 			}
 		}
 		/* Runners for this size. */
-		struct { const char *impl, *name; const struct vpk_impl *vi; enum dpdk_fib_lookup dt; } r[12];
+		struct { const char *impl, *name; const struct vpk_impl *vi; enum dpdk_fib_lookup dt; struct vpk_fib *f; } r[16];
 		size_t nr = 0;
-		for (const struct vpk_impl *const *t = vpk_fib_impls(VPK_FIB_DIR24_8); fib && *t; t++)
-			if (vpk_impl_why_not(*t) == NULL) {
-				r[nr].impl = "vpk-dir24-8";
-				r[nr].name = (*t)->name;
-				r[nr++].vi = *t;
-			}
+		for (int v = 0; v < 2; v++)
+			for (const struct vpk_impl *const *t = vpk_fib_impls(v ? VPK_FIB_BM16 : VPK_FIB_DIR24_8); vf[v] && *t; t++)
+				if (vpk_impl_why_not(*t) == NULL) {
+					r[nr].impl = vname[v];
+					r[nr].name = (*t)->name;
+					r[nr].f = vf[v];
+					r[nr++].vi = *t;
+				}
 		static const struct { enum dpdk_fib_lookup t; const char *n; } dt[] = {
 			{ DPDK_FIB_SCALAR_MACRO, "s1-macro" }, { DPDK_FIB_SCALAR_INLINE, "s2-inline" },
 			{ DPDK_FIB_SCALAR_UNI, "s3-uni" }, { DPDK_FIB_VECTOR_AVX512, "v-avx512" } };
@@ -258,12 +266,12 @@ cmd_bench_fib(int argc, char **argv)
 				r[nr++].dt = dt[i].t;
 			}
 		for (int k = 0; k < 2 && nr > 0; k++) {
-			double cyc[12][100];
-			bool same[12];
+			double cyc[16][100];
+			bool same[16];
 			for (size_t j = 0; j < nr; j++) {   /* warm-up pass doubles as the cross-check */
 				if (r[j].vi) {
-					vpk_fib_select(fib, r[j].vi->name);
-					vpk_fib_lookup_bulk(fib, keys[k], j == 0 ? ref : out, nl);
+					vpk_fib_select(r[j].f, r[j].vi->name);
+					vpk_fib_lookup_bulk(r[j].f, keys[k], j == 0 ? ref : out, nl);
 				} else {
 					dpdk_fib_select(dfib, r[j].dt);
 					dpdk_fib_lookup(dfib, keys[k], j == 0 ? ref : out, nl);
@@ -276,22 +284,23 @@ cmd_bench_fib(int argc, char **argv)
 			for (unsigned p = 0; p < passes; p++)
 				for (size_t j = 0; j < nr; j++) {
 					if (r[j].vi)
-						vpk_fib_select(fib, r[j].vi->name);
+						vpk_fib_select(r[j].f, r[j].vi->name);
 					else
 						dpdk_fib_select(dfib, r[j].dt);
 					uint64_t t0 = bench_tsc();
 					if (r[j].vi)
-						vpk_fib_lookup_bulk(fib, keys[k], out, nl);
+						vpk_fib_lookup_bulk(r[j].f, keys[k], out, nl);
 					else
 						dpdk_fib_lookup(dfib, keys[k], out, nl);
 					cyc[j][p] = (double)(bench_tsc() - t0) / (double)nl;
 					bench_keep(out[nl - 1]);
 				}
-			for (size_t j = 0; j < nr && nrows < 256; j++)
+			for (size_t j = 0; j < nr && nrows < 512; j++)
 				rows[nrows++] = (struct row){ sz, r[j].impl, r[j].name, kname[k],
 							      bench_median(cyc[j], passes), bench_min(cyc[j], passes), same[j] };
 		}
-		vpk_fib_free(fib);
+		vpk_fib_free(vf[0]);
+		vpk_fib_free(vf[1]);
 		dpdk_fib_free(dfib);
 		/* Updates: address order, then shuffled (fresh objects). */
 		for (int sh = 0; updates && sh < 2; sh++) {
@@ -302,8 +311,10 @@ cmd_bench_fib(int argc, char **argv)
 				gen_shuffle(o, nrt, sizeof(*o), seed + 99);
 			}
 			double a, d;
-			if (vpk_updates(sz, o, nrt, &a, &d) == 0)
+			if (vpk_updates(VPK_FIB_DIR24_8, sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "vpk-dir24-8", sh ? "shuffled" : "address", a, d };
+			if (sz <= 4 && vpk_updates(VPK_FIB_BM16, sz, o, nrt, &a, &d) == 0)
+				upds[nupd++] = (struct upd){ sz, "vpk-bm16", sh ? "shuffled" : "address", a, d };
 			if (use_dpdk && dpdk_updates(sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "rte_fib", sh ? "shuffled" : "address", a, d };
 			if (sh)

@@ -153,8 +153,12 @@ cmd_fib(int argc, char **argv)
 		case 'D': o.dpdk = true; break;
 		case '6': o.v6 = true; break;
 		case 'b':
-			if (strcmp(optarg, "dir") != 0 && strcmp(optarg, "trie") != 0)
-				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: 'dir' (IPv4 DIR-24-8) or 'trie' (IPv6)", optarg);
+			if (strcmp(optarg, "dir") == 0)
+				o.type = VPK_FIB_DIR24_8;
+			else if (strcmp(optarg, "bm16") == 0)
+				o.type = VPK_FIB_BM16;
+			else if (strcmp(optarg, "trie") != 0)
+				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: 'dir' or 'bm16' (IPv4), 'trie' (IPv6)", optarg);
 			break;
 		case 'k':
 			if (gen_lookup_kind(optarg, &o.kind) != 0)
@@ -227,8 +231,8 @@ cmd_fib(int argc, char **argv)
 	}
 
 	/* Build. */
-	struct vpk_fib_conf conf = { .nh_size = o.nh_size, .num_tbl8 = o.tbl8, .max_routes = (uint32_t)nrt + 1,
-				     .isa = vpk_opts.isa };
+	struct vpk_fib_conf conf = { .type = o.type, .nh_size = o.nh_size, .num_tbl8 = o.tbl8,
+				     .max_routes = (uint32_t)nrt + 1, .isa = vpk_opts.isa };
 	struct vpk_fib *fib = NULL;
 	int rc = vpk_fib_create(&conf, &fib);
 	if (rc != 0) {
@@ -270,7 +274,7 @@ cmd_fib(int argc, char **argv)
 	/* Runners: vpk variants (all usable, or -v list), then DPDK types. */
 	struct runner run[16];
 	size_t nrun = 0;
-	for (const struct vpk_impl *const *t = vpk_fib_impls(VPK_FIB_DIR24_8); *t != NULL && nrun < 8; t++) {
+	for (const struct vpk_impl *const *t = vpk_fib_impls(o.type); *t != NULL && nrun < 8; t++) {
 		if (o.variants != NULL && strcmp(o.variants, "all") != 0) {
 			char list[128];
 			snprintf(list, sizeof(list), ",%s,", o.variants);
@@ -356,7 +360,8 @@ cmd_fib(int argc, char **argv)
 		json_dbl(&j, "add_cycles_per_route", add_cyc);
 		json_dbl(&j, "del_cycles_per_route", del_cyc);
 		json_u64(&j, "dataplane_bytes_touched", st.dataplane_touched);
-		json_u64(&j, "rib_bytes", st.rib_bytes);
+		json_u64(&j, "control_plane_bytes", st.rib_bytes);
+		json_str(&j, "type", vpk_fib_type_name(fib));
 		if (dfib != NULL) {
 			json_dbl(&j, "dpdk_add_cycles_per_route", dpdk_add);
 			json_dbl(&j, "dpdk_del_cycles_per_route", dpdk_del);
@@ -378,9 +383,9 @@ cmd_fib(int argc, char **argv)
 		json_end(&j);
 		json_done(&j);
 	} else {
-		printf("routes %zu, lookups %zu, entry %u B, tbl8 groups %u used of %u, TSC %.2f GHz\n", nrt, nips,
-		       o.nh_size, st.tbl8_used, st.tbl8_total, ghz);
-		printf("memory: dataplane %.1f MiB touched, RIB %.1f MiB", st.dataplane_touched / 1048576.0,
+		printf("%s: routes %zu, lookups %zu, entry %u B, tbl8 groups %u used of %u, TSC %.2f GHz\n",
+		       vpk_fib_type_name(fib), nrt, nips, o.nh_size, st.tbl8_used, st.tbl8_total, ghz);
+		printf("memory: dataplane %.1f MiB, control plane %.1f MiB", st.dataplane_touched / 1048576.0,
 		       st.rib_bytes / 1048576.0);
 		if (dfib != NULL)
 			printf("; rte_fib heap %.1f MiB (incl. RIB)", dpdk_mem / 1048576.0);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <vpk/fib.h>
+
 #include "fib_gen.h"
 
 struct fib_opts {
@@ -16,6 +18,7 @@ struct fib_opts {
 	uint32_t tbl8;
 	bool cmp_ref, cmp_all, shuffle, dpdk, v6;
 	enum gen_lookup_kind kind;
+	enum vpk_fib_type type;
 	uint64_t seed, nh_max;
 };
 
