@@ -428,8 +428,10 @@ setwhy(char *why, size_t len, const char *fmt, ...)
 void
 acl_rt_free(struct acl_rt *rt)
 {
-	if (rt != NULL)
-		free(rt->mem);
+	if (rt == NULL || --rt->refs > 0)
+		return;
+	acl_rt_free(rt->base);
+	free(rt->mem);
 }
 
 /*
@@ -593,6 +595,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	rt = (struct acl_rt *)mem;
 	memset(rt, 0, sizeof(*rt));
 	rt->mem = mem;
+	rt->refs = 1;
 	rt->nd = nd;
 	rt->ncat = ncat;
 	rt->ntrees = ng;
@@ -613,10 +616,12 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			emit_leaf(&b, l, p, ncat);
 			p += leaf_bytes(&b, l);
 		}
-		rt->thr = thr;
-		rt->info = info;
-		rt->leaf = leaf;
-		rt->blocks = blk;
+		for (uint32_t t = 0; t < ng; t++) {
+			rt->tree[t].thr = thr;
+			rt->tree[t].info = info;
+			rt->tree[t].leaf = leaf;
+			rt->tree[t].blocks = blk;
+		}
 	}
 	rt->stats.rules = nr->nrules;
 	rt->stats.trees = ng;
