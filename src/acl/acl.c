@@ -27,6 +27,7 @@
 
 #include "acl/acl_int.h"
 #include "acl/acl_rules.h"
+#include "acl/acl_update.h"
 #include "core/registry.h"
 
 #define ACL_SLOTS 128
@@ -51,7 +52,10 @@ struct vpk_acl {
 	_Atomic uint64_t epoch;
 	struct acl_slot *slots;         /* [ACL_SLOTS], written by readers */
 	_Atomic uint64_t *overflow;     /* readers without a slot */
-	size_t last_peak;
+	struct acl_rt *full;            /* last full build (a reference), base of delta runtimes */
+	uint32_t full_nrules;           /* rules[0..full_nrules) are in it */
+	bool full_valid;                /* false after reset_rules(): next build is full */
+	struct acl_ranktab tab;         /* ranks of the full build's rules */
 	char err[VPK_ACL_ERRLEN];
 };
 
@@ -155,6 +159,8 @@ vpk_acl_destroy(struct vpk_acl *a)
 	if (a == NULL)
 		return;
 	acl_rt_free(atomic_load(&a->rt));
+	acl_rt_free(a->full);
+	acl_ranktab_free(&a->tab);
 	free(a->rules);
 	free(a->slots);
 	free(a);
@@ -247,8 +253,10 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 void
 vpk_acl_reset_rules(struct vpk_acl *a)
 {
-	if (a != NULL)
+	if (a != NULL) {
 		a->nrules = 0;
+		a->full_valid = false;
+	}
 }
 
 uint32_t
@@ -279,6 +287,51 @@ publish(struct vpk_acl *a, struct acl_rt *nrt)
 	acl_rt_free(old);
 }
 
+/*
+ * Rules were only appended since the last full build: build a tree over the
+ * new ones and publish it together with the full build's trees.
+ * Returns 0, a final error, or -EAGAIN to fall back to a full build.
+ */
+static int
+build_delta(struct vpk_acl *a)
+{
+	uint32_t first = a->full_nrules, k = a->nrules - first;
+	const uint8_t *nrules = a->rules + (size_t)first * a->rsz;
+	uint32_t *ranks = malloc((size_t)k * 4);
+	struct acl_mem mt = { 0 };
+	struct acl_nrules nr;
+	struct acl_rt *rt = NULL;
+	size_t budget = 0;
+	int rc;
+
+	if (ranks == NULL)
+		return -EAGAIN;
+	rc = acl_ranktab_place(&a->tab, nrules, k, a->rsz, ranks);
+	if (rc == 0)
+		rc = acl_normalize(a->defs, a->nf, a->ncat, nrules, k, a->rsz, ranks, &mt, &nr);
+	free(ranks);
+	if (rc < 0)
+		return -EAGAIN;
+	if (a->max_size != 0) {
+		if (a->full->stats.runtime_bytes >= a->max_size) {
+			acl_nrules_free(&mt, &nr);
+			return -EAGAIN;
+		}
+		budget = a->max_size - a->full->stats.runtime_bytes;
+	}
+	rc = acl_build_rt(&nr, a->lay.src, a->ncat, budget, &mt, &rt, a->err, sizeof(a->err));
+	acl_nrules_free(&mt, &nr);
+	if (rc < 0)
+		return -EAGAIN;         /* a full build decides (and reports) */
+	if (acl_compose(a->full, rt) < 0) {
+		acl_rt_free(rt);
+		return -EAGAIN;
+	}
+	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
+	publish(a, rt);
+	return 0;
+}
+
 int
 vpk_acl_build(struct vpk_acl *a)
 {
@@ -290,7 +343,14 @@ vpk_acl_build(struct vpk_acl *a)
 	if (a == NULL)
 		return -EINVAL;
 	a->err[0] = 0;
-	rc = acl_normalize(a->defs, a->nf, a->ncat, a->rules, a->nrules, a->rsz, &mt, &nr);
+	if (a->full != NULL && a->full_valid && a->nrules > a->full_nrules &&
+	    a->nrules - a->full_nrules <= ACL_DELTA_MAX) {
+		rc = build_delta(a);
+		if (rc != -EAGAIN)
+			return rc;
+		a->err[0] = 0;
+	}
+	rc = acl_normalize(a->defs, a->nf, a->ncat, a->rules, a->nrules, a->rsz, NULL, &mt, &nr);
 	if (rc < 0) {
 		snprintf(a->err, sizeof(a->err), "out of memory normalising %u rules", a->nrules);
 		return rc;
@@ -300,6 +360,18 @@ vpk_acl_build(struct vpk_acl *a)
 	if (rc < 0)
 		return rc;
 	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
+	/* Keep it as the base of later delta builds (if the rank table can be made). */
+	if (acl_ranktab_build(&a->tab, a->rules, a->nrules, a->rsz) == 0) {
+		acl_rt_free(a->full);
+		a->full = rt;
+		rt->refs++;
+		a->full_nrules = a->nrules;
+		a->full_valid = true;
+	} else {
+		acl_rt_free(a->full);
+		a->full = NULL;
+		a->full_valid = false;
+	}
 	publish(a, rt);
 	return 0;
 }
