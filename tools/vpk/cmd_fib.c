@@ -30,8 +30,8 @@ static int cmd_fib(int argc, char **argv);
 VPK_CMD(fib, "fib", "FIB benchmark and checker (dpdk-test-fib options and formats)", cmd_fib);
 
 static const char usage[] =
-	"usage: vpk fib [-f routes] [-t lookups] [-n routes] [-l lookups] [-d depth:N|P%%,...]\n"
-	"               [-r pct-random] [-k in-table|random|skewed] [-c] [-a] [-s] [-6] [-b dir]\n"
+	"usage: vpk fib [-f routes] [-t lookups] [-n routes] [-l lookups] [-d depth:N|P%,...]\n"
+	"               [-r pct-random] [-k in-table|random|skewed] [-c] [-a] [-s] [-6] [-b dir|bm16|trie]\n"
 	"               [-e 1|2|4|8] [-g tbl8] [-w routes-out] [-u lookups-out] [-v all|variant,...]\n"
 	"               [-R passes] [--dpdk] [--seed N] [--nh-max N] [--json]\n";
 

@@ -17,7 +17,7 @@ static int cmd_gen_routes(int argc, char **argv);
 VPK_CMD(gen_routes, "gen routes", "synthetic route table (BGP-like lengths) and lookup sets", cmd_gen_routes);
 
 static const char usage[] =
-	"usage: vpk gen routes [-n routes] [-d depth:N|P%%,...] [--seed N] [--nh-max N] [-o routes-file]\n"
+	"usage: vpk gen routes [-n routes] [-d depth:N|P%,...] [--seed N] [--nh-max N] [-o routes-file]\n"
 	"                      [--lookups random|in-table|skewed] [-l count] [-r pct-random] [--lookups-out file]\n"
 	"  Default: 100000 routes with the prefix-length histogram of a 2023 Tier-1 table, nested and\n"
 	"  clustered like real BGP tables, next hops 1..127, to stdout.\n";
