@@ -9,14 +9,16 @@
  *     slot.epoch = ctx.epoch      (seq_cst: before reading the pointer)
  *     rt = ctx.rt ... classify ... slot.epoch = 0   (release)
  * vpk_acl_build() publishes with
- *     old = exchange(ctx.rt, new);  e = ++ctx.epoch;
- *     wait until every slot is 0 or >= e;  free(old)
+ *     old = exchange(ctx.rt, new);  e = ++ctx.epoch;  retire (old, e)
+ * and frees a retired runtime once every slot is 0 or >= its e (checked at
+ * each build without waiting; it waits only when more than ACL_RETIRED_MAX
+ * are pending, and vpk_acl_destroy() waits for all).
  * A reader with a slot value < e may hold `old`; one that stored its slot
  * after the exchange reads `new` (all four accesses are seq_cst). Slots are
  * per thread, so a slot is never shared by two calls in flight. Threads
  * beyond ACL_SLOTS share a counter the writer waits to see at 0.
  * The cost on the data path is one seq_cst store and one release store per
- * call (~20-30 cycles per burst).
+ * call (~20-30 cycles per burst); a build does not wait for readers.
  */
 #include <errno.h>
 #include <sched.h>
@@ -31,6 +33,7 @@
 #include "core/registry.h"
 
 #define ACL_SLOTS 128
+#define ACL_RETIRED_MAX 4      /* replaced runtimes kept until readers quiesce */
 
 struct acl_slot {
 	_Atomic uint64_t epoch;         /* 0 idle, else the epoch seen on entry */
@@ -56,6 +59,11 @@ struct vpk_acl {
 	uint32_t full_nrules;           /* rules[0..full_nrules) are in it */
 	bool full_valid;                /* false after reset_rules(): next build is full */
 	struct acl_ranktab tab;         /* ranks of the full build's rules */
+	struct acl_retired {
+		struct acl_rt *rt;      /* replaced runtime */
+		uint64_t epoch;         /* free once every reader slot is 0 or >= this */
+	} retired[ACL_RETIRED_MAX + 1];
+	unsigned nretired;
 	char err[VPK_ACL_ERRLEN];
 };
 
@@ -82,6 +90,8 @@ vpk_acl_impls(void)
 {
 	return acl_impls;
 }
+
+static void reclaim(struct vpk_acl *a, bool wait_all);
 
 static _Atomic unsigned acl_next_tid;
 static _Thread_local unsigned acl_tid;  /* 0 = not assigned yet, else slot + 1 */
@@ -158,6 +168,7 @@ vpk_acl_destroy(struct vpk_acl *a)
 {
 	if (a == NULL)
 		return;
+	reclaim(a, true);
 	acl_rt_free(atomic_load(&a->rt));
 	acl_rt_free(a->full);
 	acl_ranktab_free(&a->tab);
@@ -265,26 +276,57 @@ vpk_acl_rule_count(const struct vpk_acl *a)
 	return a != NULL ? a->nrules : 0;
 }
 
-/* Publish @p nrt and free the previous runtime once no reader can hold it. */
+/* True when no reader can still hold a runtime retired at epoch @p e. */
+static bool
+quiesced(struct vpk_acl *a, uint64_t e)
+{
+	for (unsigned s = 0; s < ACL_SLOTS; s++) {
+		uint64_t v = atomic_load(&a->slots[s].epoch);
+
+		if (v != 0 && v < e)
+			return false;
+	}
+	return atomic_load(a->overflow) == 0;
+}
+
+/*
+ * Free retired runtimes that no reader can hold any more. With @p wait_all,
+ * wait for all of them (spinning ~1 ms per reader call, then yielding);
+ * otherwise only wait when more than ACL_RETIRED_MAX are pending, for the
+ * oldest. A build thus normally returns without waiting for readers.
+ */
+static void
+reclaim(struct vpk_acl *a, bool wait_all)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < a->nretired; i++) {
+		bool must = wait_all || (a->nretired - i > ACL_RETIRED_MAX);
+
+		for (unsigned spin = 0; must && !quiesced(a, a->retired[i].epoch); spin++) {
+			if (spin < 8192)
+				__builtin_ia32_pause();
+			else
+				sched_yield();
+		}
+		if (quiesced(a, a->retired[i].epoch))
+			acl_rt_free(a->retired[i].rt);
+		else
+			a->retired[k++] = a->retired[i];
+	}
+	a->nretired = k;
+}
+
+/* Publish @p nrt; the previous runtime is freed once no reader can hold it. */
 static void
 publish(struct vpk_acl *a, struct acl_rt *nrt)
 {
 	struct acl_rt *old = atomic_exchange(&a->rt, nrt);
 	uint64_t e = atomic_fetch_add(&a->epoch, 1) + 1;
 
-	for (unsigned s = 0; s < ACL_SLOTS; s++) {
-		for (unsigned spin = 0;; spin++) {
-			uint64_t v = atomic_load(&a->slots[s].epoch);
-
-			if (v == 0 || v >= e)
-				break;
-			if (spin > 64)
-				sched_yield();
-		}
-	}
-	while (atomic_load(a->overflow) != 0)
-		sched_yield();
-	acl_rt_free(old);
+	if (old != NULL)
+		a->retired[a->nretired++] = (struct acl_retired){ old, e };
+	reclaim(a, false);
 }
 
 /*

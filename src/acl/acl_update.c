@@ -67,6 +67,7 @@ acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_
 		t->rank[k] = k << shift;        /* as acl_normalize() ranks a full build */
 	}
 	t->n = n;
+	t->step = UINT32_C(1) << shift;
 	free(e);
 	return 0;
 }
@@ -109,7 +110,12 @@ acl_ranktab_place(const struct acl_ranktab *t, const uint8_t *rules, uint32_t n,
 		memmove(prio + lo + 1, prio + lo, (size_t)(cnt - lo) * 4);
 		memmove(rank + lo + 1, rank + lo, (size_t)(cnt - lo) * 4);
 		prio[lo] = p;
-		rank[lo] = (uint32_t)(left + (right - 1 - left) / 2);
+		/* Appending after the last rule (the common case: new rules of lowest
+		 * priority) steps by the full build's spacing; elsewhere split the gap. */
+		if (lo == cnt && cnt > 0 && right - left > t->step)
+			rank[lo] = (uint32_t)(left - 1 + t->step);
+		else
+			rank[lo] = (uint32_t)(left + (right - 1 - left) / 2);
 		rank_out[j] = rank[lo];
 		cnt++;
 	}

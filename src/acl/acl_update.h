@@ -13,6 +13,7 @@
 /* Priorities (desc) and ranks of the last full build's rules, in rank order. */
 struct acl_ranktab {
 	uint32_t n;
+	uint32_t step;          /* spacing of the full build's ranks */
 	uint32_t *prio;
 	uint32_t *rank;
 };
