@@ -66,13 +66,14 @@ setup(void)
 {
 	static const char *const nodes[] = {
 		"ethernet-input", "ip4-input", "ip6-input", "ip4-tunnel-bypass", "ip6-tunnel-bypass",
-		"vxlan4-input", "vxlan6-input", "vxlan4-encap", "srv6-gtp4-d", "srv6-end-m-gtp4-e",
+		"vxlan4-input", "vxlan6-input", "vxlan4-encap", "vxlan6-encap", "srv6-gtp4-d", "srv6-end-m-gtp4-e",
 		"ip4-lookup", "ip6-lookup", "ip4-rewrite", "ip6-rewrite", "interface-output", "error-drop", NULL
 	};
 	struct vpk_node_conf nc[] = {
 		{ "ip4-tunnel-bypass", &bp4, 0, NULL }, { "ip6-tunnel-bypass", &bp6, 0, NULL },
 		{ "vxlan4-input", (void *)&vxc, 0, NULL }, { "vxlan6-input", (void *)&vxc, 0, NULL },
-		{ "vxlan4-encap", (void *)&vxc, 0, NULL }, { "srv6-gtp4-d", (void *)&gdc, 0, NULL },
+		{ "vxlan4-encap", (void *)&vxc, 0, NULL }, { "vxlan6-encap", (void *)&vxc, 0, NULL },
+		{ "srv6-gtp4-d", (void *)&gdc, 0, NULL },
 		{ "srv6-end-m-gtp4-e", (void *)&gec, 0, NULL }, { "ip4-lookup", NULL, 0, NULL },
 		{ "ip4-rewrite", (void *)&adjt, 0, NULL }, { "ip6-rewrite", (void *)&adjt, 0, NULL },
 		{ "interface-output", &out, 0, NULL },
@@ -86,10 +87,11 @@ setup(void)
 		tun[i].is_ip6 = i >= 3;
 		tun[i].decap_next = (uint8_t)(i % 3);
 		tun[i].vni = i;
-		tun[i].src[0] = i >= 3 ? 0x20 : 10, tun[i].src[3] = 1;
-		tun[i].dst[0] = i >= 3 ? 0x20 : 10, tun[i].dst[3] = 2;
+		tun[i].src[0] = i >= 3 ? 0x20 : 10, tun[i].src[i >= 3 ? 15 : 3] = 1;
+		tun[i].dst[0] = i >= 3 ? 0x20 : 10, tun[i].dst[i >= 3 ? 15 : 3] = 2;
 	}
 	tun[0].encap_prefix = 0xc0a80000u, tun[0].encap_plen = 16;
+	tun[4].encap_prefix = 0xc0a90000u, tun[4].encap_plen = 16;
 	steer[0] = (struct vpk_gtp4d_steer){ .prefix4 = 0x01010100u, .plen4 = 24, .sr_plen = 32, .v6src_plen = 64,
 					     .sr_prefix = { 0, 0xd4 }, .v6src = { 0, 0xc1 }, .policy = &pol };
 	steer[1] = (struct vpk_gtp4d_steer){ .prefix4 = 0x01010200u, .plen4 = 24, .sr_plen = 37, .v6src_plen = 61,
@@ -97,7 +99,7 @@ setup(void)
 					     .nhtype = VPK_GTP4D_NH_IP4, .u_from_pdu_type = 1 };
 	if (vpk_pool_create(&pc, &pool) != 0 || vpk_fib_create(&fc, &fib) != 0 || vpk_fib_add(fib, 0, 0, 1) != 0)
 		abort();
-	nc[7].conf = fib;
+	nc[8].conf = fib;
 	for (unsigned v = 0; v < NV; v++) {
 		struct vpk_graph_conf gc = { .pool = pool, .nodes = nodes, .node_conf = nc,
 					     .n_node_conf = sizeof(nc) / sizeof(nc[0]), .isa = lv[v] };
@@ -149,7 +151,7 @@ frame(uint8_t *f, unsigned kind, const uint8_t *d, size_t n)
 			f[56] = 0x12, f[57] = 0xb5;
 			h = 62;
 		} else {
-			f[20] = n > 0 ? d[0] : 4;
+			f[20] = 43;     /* SRH (fuzzed) */
 			f[38] = 0, f[39] = 0xd4;
 			h = 54;
 		}

@@ -11,6 +11,7 @@ DEB_PKGS=(
   libzydis-dev libelf-dev libdw-dev         # vpk scan
   tcpdump iproute2                          # integration and live tests
   libxdp-dev libbpf-dev                     # src/io/io_xdp.c (AF_XDP backend; optional at build time)
+  dpdk-dev                                  # dpdk-testpmd: live io-forward comparison (docs/io.md)
 )
 PIP_PKGS=(pytest scapy)
 

@@ -39,8 +39,16 @@
  * swapped atomically and the old runtime is freed only after every reader
  * that could still see it has left classify_bulk (an epoch scheme with one
  * slot per reader thread, see acl.c; the 129th and later reader threads of
- * a process share a fallback counter). A build therefore waits for the
- * classify calls in flight (microseconds), never for idle threads.
+ * a process share a fallback counter). A build does not wait for readers:
+ * replaced runtimes are reclaimed by later builds once readers have moved
+ * on (a build waits only when more than 4 are pending) and by
+ * vpk_acl_destroy().
+ *
+ * Updates: when rules were only added since the last full build (up to
+ * 1024), vpk_acl_build() builds just those into an extra tree and publishes
+ * it with the full build's trees (tens of microseconds for one rule on a
+ * 10k-rule set); otherwise, and after vpk_acl_reset_rules(), it rebuilds
+ * everything.
  *
  * Categories: 1..16 (VPK_ACL_MAX_CATEGORIES) chosen at create time; each
  * rule's category_mask selects the categories it competes in.
@@ -123,7 +131,7 @@ VPK_API int vpk_acl_conf_check(const struct vpk_acl_conf *conf, char *why, size_
  */
 VPK_API int vpk_acl_create(const struct vpk_acl_conf *conf, struct vpk_acl **out);
 
-/** Destroy @p acl and its runtime. NULL is a no-op. No classify may be running. */
+/** Destroy @p acl and its runtimes. NULL is a no-op. No classify may be running or start. */
 VPK_API void vpk_acl_destroy(struct vpk_acl *acl);
 
 /**
@@ -146,8 +154,10 @@ VPK_API uint32_t vpk_acl_rule_count(const struct vpk_acl *acl);
 
 /**
  * Compile the added rules into a new runtime and publish it atomically.
- * On failure the previous runtime stays in place and usable.
- * Waits for classify calls that may still use the old runtime, then frees it.
+ * On failure the previous runtime stays in place and usable. Rules added
+ * since the last full build only are compiled into an extra tree (see
+ * "Updates" above). The replaced runtime is freed later, when no classify
+ * call can still use it.
  * @return 0, -ERANGE (runtime would exceed conf->max_size), -ENOMEM
  *         (allocation failed, or the decision tree exceeds its internal
  *         size bound), -EINVAL (NULL).

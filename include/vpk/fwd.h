@@ -61,6 +61,14 @@ struct vpk_fwd_conf {
 	size_t n_node_variants;
 	uint32_t trace;                 /**< Trace the first N packets (vpk_graph_trace()). */
 	bool l3fwd_acl;                 /**< DPDK l3fwd ACL-mode semantics for ACL rules. */
+	const char *wide_cores;         /**< Core specialization: CPUs ("1", "2-3,6") for wide workers
+					     that run the wide nodes' 512-bit code; the other workers
+					     run at cap 256 and hand frames of wide nodes to them over
+					     SPSC rings and take them back. NULL: off. */
+	const char *wide_nodes;         /**< Comma-separated wide nodes (NULL: ip4-acl, ip6-acl,
+					     ip4-lookup, ip6-lookup: the nodes whose work is a 512-bit
+					     classifier or FIB kernel). */
+	unsigned wide_ring;             /**< Frames per hand-off ring, each way (default 64). */
 	unsigned workers;               /**< Worker threads, each with its own graph, pinned to CPU
 					     w % ncpu; flows spread by a Toeplitz (RSS) hash (default 1:
 					     the graph runs on the calling thread). */

@@ -61,7 +61,7 @@ struct vpk_io_conf {
 	const char *rx_pcap;            /**< pcap backend: file read by rx_burst (NULL: no rx). */
 	const char *tx_pcap;            /**< pcap backend: file written by tx_burst (NULL: tx drops). */
 	uint32_t port_id;               /**< Stored in vpk_buf::rx_if of every received packet. */
-	uint32_t rx_ring;               /**< Live: rx ring depth in packets (0: 32768; rounded up). */
+	uint32_t rx_ring;               /**< Live: rx ring depth in packets (0: af_packet 16384, af_xdp 16384; rounded up). */
 	uint32_t tx_ring;               /**< af_xdp: tx ring depth (0: 4096). af_packet: unused (sendmmsg). */
 	uint32_t queue;                 /**< af_xdp: queue id (0). */
 	uint16_t fanout_group;          /**< af_packet: PACKET_FANOUT group id (0: no fanout). */

@@ -29,7 +29,8 @@
  * least conf.confine runs only on a wide core: each move of a request between
  * a scalar and a wide core (a "hop": a hand-off or a migration) costs
  * switch_ns / 2 of CPU time on the core it leaves, so a round trip costs
- * switch_ns. Wide cores take wide work first and, unless conf.dedicated,
+ * switch_ns. With conf.sync the scalar core also waits (polling) until the
+ * request comes back, as a vpk_wide_call() caller does. Wide cores take wide work first and, unless conf.dedicated,
  * scalar work when no wide work waits (the KIT prototype's policy).
  *
  * Loss: the share of core time not spent doing work at the L0 frequency.
@@ -87,7 +88,7 @@ struct vpk_psim_section {
 struct vpk_psim_workload {
 	size_t n;                       /**< Number of sections (1..VPK_PSIM_MAX_SECTIONS). */
 	struct vpk_psim_section sec[VPK_PSIM_MAX_SECTIONS];
-	double rate;                    /**< Requests per second over all cores; 0 = closed loop. */
+	double rate;                    /**< Requests per second over all cores (<= 1e9); 0 = closed loop. */
 };
 
 /**
@@ -109,6 +110,9 @@ struct vpk_psim_conf {
 	unsigned wide_cores;            /**< Of those, wide cores (0 = no specialization; < cores). */
 	uint8_t confine;                /**< Lowest class confined to wide cores (0 = 512_LIGHT). */
 	bool dedicated;                 /**< Wide cores run wide sections only. */
+	bool sync;                      /**< Synchronous hand-off (vpk_wide_call): the scalar core
+					     polls until its request comes back and runs nothing else
+					     meanwhile. Implies dedicated. */
 	double switch_ns;               /**< CPU time per round trip scalar -> wide -> scalar core. */
 	double duration_ns;             /**< Measured simulated time (0 = 200 ms). */
 	double warmup_ns;               /**< Simulated before measuring (0 = 5 x hyst_ns, >= 1 ms). */
@@ -151,7 +155,8 @@ struct vpk_psim_result {
  * Run the model. @p per_core (may be NULL) receives conf->cores entries,
  * scalar cores first, then the wide ones.
  * @return 0; -EINVAL on a bad configuration (no cores, wide_cores >= cores,
- *         an empty or malformed workload, a class out of range, ghz <= 0,
+ *         an empty or malformed workload, a class out of range, a rate
+ *         above 1e9, ghz <= 0,
  *         throttle not in (0,1], negative times, too many tasks); -ENOMEM.
  */
 VPK_API int vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w,
@@ -193,7 +198,8 @@ struct vpk_psim_node {
  * Consecutive nodes of the same class are merged. Nodes with no packets are
  * skipped.
  * @return 0; -EINVAL (no nodes, a width not in 64/128/256/512, a negative
- *         clocks figure, frame 0, or no node with packets); -E2BIG (more
+ *         clocks figure, a node over 1e15 cycles per frame, frame 0, or no
+ *         node with packets); -E2BIG (more
  *         than VPK_PSIM_MAX_SECTIONS sections after merging).
  */
 VPK_API int vpk_psim_workload_from_nodes(const struct vpk_psim_node *nodes, size_t n,

@@ -10,20 +10,22 @@
  *
  *   node               next arcs                                          conf
  *   ip4-tunnel-bypass  ip4-acl, ip4-lookup, vxlan4-input, srv6-gtp4-d,    struct vpk_tunnel_bypass_conf
- *                      vxlan4-encap, error-drop
+ *                      vxlan4-encap, error-drop, vxlan6-encap
  *   ip6-tunnel-bypass  ip6-acl, ip6-lookup, vxlan6-input,                 struct vpk_tunnel_bypass_conf
  *                      srv6-end-m-gtp4-e, error-drop
  *   vxlan4-input       ethernet-input, ip4-input, ip6-input,              struct vpk_vxlan_conf
  *   vxlan6-input         ip4-acl, ip4-lookup / ip6-*, error-drop
  *   vxlan4-encap       ip4-lookup, error-drop                             struct vpk_vxlan_conf
- *   srv6-gtp4-d        ip6-rewrite, ip4-lookup, error-drop                struct vpk_gtp4d_conf
+ *   vxlan6-encap       ip6-lookup, error-drop                             struct vpk_vxlan_conf
+ *   srv6-gtp4-d        ip6-rewrite, ip4-lookup, error-drop, ip6-lookup    struct vpk_gtp4d_conf
  *   srv6-end-m-gtp4-e  ip4-lookup, error-drop                             struct vpk_gtp4e_conf
  *
  * ip4-input / ip6-input hand every good packet to the bypass node when the
  * graph has it. The bypass node diverts, before the ACL and the lookup:
  * UDP to the VxLAN port (not fragments) to vxlan4/6-input; IPv4 packets
  * whose destination is in a GTP4.D steering prefix to srv6-gtp4-d; IPv4
- * packets whose destination is in a tunnel's encap prefix to vxlan4-encap;
+ * packets whose destination is in a tunnel's encap prefix to vxlan4-encap
+ * (vxlan6-encap for an IPv6 tunnel);
  * IPv6 packets whose destination is in an End.M.GTP4.E localsid prefix to
  * srv6-end-m-gtp4-e. Everything else continues on the normal path.
  *
@@ -65,7 +67,7 @@ enum vpk_vxlan_mode {
 				     the VNI makes the key unknown ("no such tunnel"). */
 };
 
-/** Conf of vxlan4-input, vxlan6-input and vxlan4-encap. */
+/** Conf of vxlan4-input, vxlan6-input, vxlan4-encap and vxlan6-encap. */
 struct vpk_vxlan_conf {
 	const struct vpk_vxlan_tunnel *tunnels; /**< Tunnel i is named by index i. */
 	uint32_t n_tunnels;
@@ -73,12 +75,12 @@ struct vpk_vxlan_conf {
 	uint8_t mode;           /**< enum vpk_vxlan_mode. */
 };
 
-/** An SR policy: a segment list S1..Sn and the neighbor (adjacency) toward S1. */
+/** An SR policy: a segment list S1..Sn and optionally the neighbor (adjacency) toward S1. */
 struct vpk_sr_policy {
 	uint8_t bsid[16];                       /**< Binding SID (names the policy). */
 	uint8_t seg[VPK_SR_MAX_SEGS][16];       /**< S1 (first to visit) .. Sn. */
 	uint32_t n_seg;                         /**< 1..VPK_SR_MAX_SEGS. */
-	uint32_t adj;                           /**< Adjacency (neighbor id) for ip6-rewrite. */
+	uint32_t adj;                           /**< Adjacency (neighbor id) for ip6-rewrite; 0: ip6-lookup. */
 };
 
 /** Inner-packet type rules of GTP4.D (VPP's nhtype). */
@@ -105,8 +107,8 @@ struct vpk_gtp4d_steer {
 	uint8_t sr_prefix[16];          /**< Bits past sr_plen must be zero. */
 	uint8_t v6src[16];              /**< Bits past v6src_plen must be zero. */
 	uint8_t u_from_pdu_type;        /**< VPP compat: U bit = PDU type UL (RFC: U is 0). */
-	const struct vpk_sr_policy *policy; /**< Segment list; NULL: DA = B, no SRH, via @p adj. */
-	uint32_t adj;                   /**< Adjacency when @p policy is NULL. */
+	const struct vpk_sr_policy *policy; /**< Segment list; NULL: DA = B, no SRH. */
+	uint32_t adj;                   /**< Adjacency when @p policy is NULL; 0: ip6-lookup. */
 };
 
 /** Conf of srv6-gtp4-d. */

@@ -9,14 +9,16 @@
  *     slot.epoch = ctx.epoch      (seq_cst: before reading the pointer)
  *     rt = ctx.rt ... classify ... slot.epoch = 0   (release)
  * vpk_acl_build() publishes with
- *     old = exchange(ctx.rt, new);  e = ++ctx.epoch;
- *     wait until every slot is 0 or >= e;  free(old)
+ *     old = exchange(ctx.rt, new);  e = ++ctx.epoch;  retire (old, e)
+ * and frees a retired runtime once every slot is 0 or >= its e (checked at
+ * each build without waiting; it waits only when more than ACL_RETIRED_MAX
+ * are pending, and vpk_acl_destroy() waits for all).
  * A reader with a slot value < e may hold `old`; one that stored its slot
  * after the exchange reads `new` (all four accesses are seq_cst). Slots are
  * per thread, so a slot is never shared by two calls in flight. Threads
  * beyond ACL_SLOTS share a counter the writer waits to see at 0.
  * The cost on the data path is one seq_cst store and one release store per
- * call (~20-30 cycles per burst).
+ * call (~20-30 cycles per burst); a build does not wait for readers.
  */
 #include <errno.h>
 #include <sched.h>
@@ -27,9 +29,11 @@
 
 #include "acl/acl_int.h"
 #include "acl/acl_rules.h"
+#include "acl/acl_update.h"
 #include "core/registry.h"
 
 #define ACL_SLOTS 128
+#define ACL_RETIRED_MAX 4      /* replaced runtimes kept until readers quiesce */
 
 struct acl_slot {
 	_Atomic uint64_t epoch;         /* 0 idle, else the epoch seen on entry */
@@ -51,7 +55,15 @@ struct vpk_acl {
 	_Atomic uint64_t epoch;
 	struct acl_slot *slots;         /* [ACL_SLOTS], written by readers */
 	_Atomic uint64_t *overflow;     /* readers without a slot */
-	size_t last_peak;
+	struct acl_rt *full;            /* last full build (a reference), base of delta runtimes */
+	uint32_t full_nrules;           /* rules[0..full_nrules) are in it */
+	bool full_valid;                /* false after reset_rules(): next build is full */
+	struct acl_ranktab tab;         /* ranks of the full build's rules */
+	struct acl_retired {
+		struct acl_rt *rt;      /* replaced runtime */
+		uint64_t epoch;         /* free once every reader slot is 0 or >= this */
+	} retired[ACL_RETIRED_MAX + 1];
+	unsigned nretired;
 	char err[VPK_ACL_ERRLEN];
 };
 
@@ -78,6 +90,8 @@ vpk_acl_impls(void)
 {
 	return acl_impls;
 }
+
+static void reclaim(struct vpk_acl *a, bool wait_all);
 
 static _Atomic unsigned acl_next_tid;
 static _Thread_local unsigned acl_tid;  /* 0 = not assigned yet, else slot + 1 */
@@ -154,7 +168,10 @@ vpk_acl_destroy(struct vpk_acl *a)
 {
 	if (a == NULL)
 		return;
+	reclaim(a, true);
 	acl_rt_free(atomic_load(&a->rt));
+	acl_rt_free(a->full);
+	acl_ranktab_free(&a->tab);
 	free(a->rules);
 	free(a->slots);
 	free(a);
@@ -247,8 +264,10 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 void
 vpk_acl_reset_rules(struct vpk_acl *a)
 {
-	if (a != NULL)
+	if (a != NULL) {
 		a->nrules = 0;
+		a->full_valid = false;
+	}
 }
 
 uint32_t
@@ -257,26 +276,102 @@ vpk_acl_rule_count(const struct vpk_acl *a)
 	return a != NULL ? a->nrules : 0;
 }
 
-/* Publish @p nrt and free the previous runtime once no reader can hold it. */
+/* True when no reader can still hold a runtime retired at epoch @p e. */
+static bool
+quiesced(struct vpk_acl *a, uint64_t e)
+{
+	for (unsigned s = 0; s < ACL_SLOTS; s++) {
+		uint64_t v = atomic_load(&a->slots[s].epoch);
+
+		if (v != 0 && v < e)
+			return false;
+	}
+	return atomic_load(a->overflow) == 0;
+}
+
+/*
+ * Free retired runtimes that no reader can hold any more. With @p wait_all,
+ * wait for all of them (spinning ~1 ms per reader call, then yielding);
+ * otherwise only wait when more than ACL_RETIRED_MAX are pending, for the
+ * oldest. A build thus normally returns without waiting for readers.
+ */
+static void
+reclaim(struct vpk_acl *a, bool wait_all)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < a->nretired; i++) {
+		bool must = wait_all || (a->nretired - i > ACL_RETIRED_MAX);
+
+		for (unsigned spin = 0; must && !quiesced(a, a->retired[i].epoch); spin++) {
+			if (spin < 8192)
+				__builtin_ia32_pause();
+			else
+				sched_yield();
+		}
+		if (quiesced(a, a->retired[i].epoch))
+			acl_rt_free(a->retired[i].rt);
+		else
+			a->retired[k++] = a->retired[i];
+	}
+	a->nretired = k;
+}
+
+/* Publish @p nrt; the previous runtime is freed once no reader can hold it. */
 static void
 publish(struct vpk_acl *a, struct acl_rt *nrt)
 {
 	struct acl_rt *old = atomic_exchange(&a->rt, nrt);
 	uint64_t e = atomic_fetch_add(&a->epoch, 1) + 1;
 
-	for (unsigned s = 0; s < ACL_SLOTS; s++) {
-		for (unsigned spin = 0;; spin++) {
-			uint64_t v = atomic_load(&a->slots[s].epoch);
+	if (old != NULL)
+		a->retired[a->nretired++] = (struct acl_retired){ old, e };
+	reclaim(a, false);
+}
 
-			if (v == 0 || v >= e)
-				break;
-			if (spin > 64)
-				sched_yield();
+/*
+ * Rules were only appended since the last full build: build a tree over the
+ * new ones and publish it together with the full build's trees.
+ * Returns 0, a final error, or -EAGAIN to fall back to a full build.
+ */
+static int
+build_delta(struct vpk_acl *a)
+{
+	uint32_t first = a->full_nrules, k = a->nrules - first;
+	const uint8_t *nrules = a->rules + (size_t)first * a->rsz;
+	uint32_t *ranks = malloc((size_t)k * 4);
+	struct acl_mem mt = { 0 };
+	struct acl_nrules nr;
+	struct acl_rt *rt = NULL;
+	size_t budget = 0;
+	int rc;
+
+	if (ranks == NULL)
+		return -EAGAIN;
+	rc = acl_ranktab_place(&a->tab, nrules, k, a->rsz, ranks);
+	if (rc == 0)
+		rc = acl_normalize(a->defs, a->nf, a->ncat, nrules, k, a->rsz, ranks, &mt, &nr);
+	free(ranks);
+	if (rc < 0)
+		return -EAGAIN;
+	if (a->max_size != 0) {
+		if (a->full->stats.runtime_bytes >= a->max_size) {
+			acl_nrules_free(&mt, &nr);
+			return -EAGAIN;
 		}
+		budget = a->max_size - a->full->stats.runtime_bytes;
 	}
-	while (atomic_load(a->overflow) != 0)
-		sched_yield();
-	acl_rt_free(old);
+	rc = acl_build_rt(&nr, a->lay.src, a->ncat, budget, &mt, &rt, a->err, sizeof(a->err));
+	acl_nrules_free(&mt, &nr);
+	if (rc < 0)
+		return -EAGAIN;         /* a full build decides (and reports) */
+	if (acl_compose(a->full, rt) < 0) {
+		acl_rt_free(rt);
+		return -EAGAIN;
+	}
+	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
+	publish(a, rt);
+	return 0;
 }
 
 int
@@ -290,7 +385,14 @@ vpk_acl_build(struct vpk_acl *a)
 	if (a == NULL)
 		return -EINVAL;
 	a->err[0] = 0;
-	rc = acl_normalize(a->defs, a->nf, a->ncat, a->rules, a->nrules, a->rsz, &mt, &nr);
+	if (a->full != NULL && a->full_valid && a->nrules > a->full_nrules &&
+	    a->nrules - a->full_nrules <= ACL_DELTA_MAX) {
+		rc = build_delta(a);
+		if (rc != -EAGAIN)
+			return rc;
+		a->err[0] = 0;
+	}
+	rc = acl_normalize(a->defs, a->nf, a->ncat, a->rules, a->nrules, a->rsz, NULL, &mt, &nr);
 	if (rc < 0) {
 		snprintf(a->err, sizeof(a->err), "out of memory normalising %u rules", a->nrules);
 		return rc;
@@ -300,6 +402,18 @@ vpk_acl_build(struct vpk_acl *a)
 	if (rc < 0)
 		return rc;
 	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
+	/* Keep it as the base of later delta builds (if the rank table can be made). */
+	if (acl_ranktab_build(&a->tab, a->rules, a->nrules, a->rsz) == 0) {
+		acl_rt_free(a->full);
+		a->full = rt;
+		rt->refs++;
+		a->full_nrules = a->nrules;
+		a->full_valid = true;
+	} else {
+		acl_rt_free(a->full);
+		a->full = NULL;
+		a->full_valid = false;
+	}
 	publish(a, rt);
 	return 0;
 }

@@ -95,8 +95,10 @@ prefix(char *t, bool ipv6, uint8_t *a, uint8_t *plen)
 	if (slash == NULL)
 		return false;
 	*slash = 0;
-	if (!addr(t, ipv6, a) || !num(slash + 1, ipv6 ? 128 : 32, &l))
+	if (!addr(t, ipv6, a) || !num(slash + 1, ipv6 ? 128 : 32, &l)) {
+		*slash = '/';   /* the error message shows the whole token */
 		return false;
+	}
 	*plen = (uint8_t)l;
 	return true;
 }

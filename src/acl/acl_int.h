@@ -67,6 +67,10 @@ struct acl_dimsrc {
 struct acl_tree {
 	uint32_t root;                  /* node index */
 	uint32_t min_rank;              /* lowest rank in the tree */
+	const uint32_t *thr;            /* per node (the arrays of the runtime holding the tree) */
+	const uint32_t *info;           /* per node */
+	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
+	const uint8_t *blocks;          /* 64-byte aligned */
 };
 
 struct acl_rt {
@@ -75,15 +79,11 @@ struct acl_rt {
 	uint32_t ntrees;
 	struct acl_tree tree[ACL_MAX_TREES];
 	struct acl_dimsrc src[ACL_MAX_DIMS];
-	const uint32_t *thr;            /* per node */
-	const uint32_t *info;           /* per node */
-	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
-	const uint8_t *blocks;          /* 64-byte aligned */
 	struct vpk_acl_stats stats;
-	void *mem;                      /* the one allocation holding everything */
+	struct acl_rt *base;            /* runtime whose trees this one reuses, or NULL */
+	uint32_t refs;                  /* owners: the context and runtimes using it as base (writer only) */
+	void *mem;                      /* the one allocation holding this runtime's own trees */
 };
-
-_Static_assert(sizeof(struct acl_blk) == 192, "acl_blk is three cache lines");
 
 /* Size in bytes of a block with @p nd active dims of which @p nm masked. */
 static inline uint32_t

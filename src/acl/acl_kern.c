@@ -105,10 +105,10 @@ match16(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, i
 
 /* Scan one leaf for one packet; update the per-category best rank/userdata. */
 INLINE void
-scan_leaf(const struct acl_rt *rt, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
+scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
 	  uint32_t *brank, uint32_t *bud, int w)
 {
-	const uint8_t *p = rt->blocks + (size_t)leaf * 64;
+	const uint8_t *p = blocks + (size_t)leaf * 64;
 	uint32_t found = 0, want = (1u << ncat) - 1;
 
 	for (;;) {
@@ -155,10 +155,10 @@ scan_leaf(const struct acl_rt *rt, uint32_t leaf /* block offset, 64-byte units 
 /* ---- tree walks: leaf[p] for packets 0..n-1 ------------------------------ */
 
 INLINE void
-walk_scalar(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+walk_scalar(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
 	    uint32_t *leaf)
 {
-	const uint32_t *thr = rt->thr, *info = rt->info;
+	const uint32_t *thr = tr->thr, *info = tr->info;
 	uint32_t p = 0;
 
 	for (; p + 4 <= n; p += 4) {
@@ -202,10 +202,10 @@ walk_scalar(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32
 #if VPK_VEC_BITS >= 512
 /* 2 x 16 lanes of zmm (w == 512) or 2 x 8 lanes of ymm with AVX-512VL masks (w == 256). */
 INLINE void
-walk_avx512(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+walk_avx512(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
 	    uint32_t *leaf, int w)
 {
-	const int *thr = (const int *)rt->thr, *info = (const int *)rt->info, *kp = (const int *)keys;
+	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
 
 	if (w == 512) {
 		const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -286,10 +286,10 @@ walk_avx512(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32
 #elif VPK_VEC_BITS >= 256
 /* AVX2: 2 x 8 lanes, vpgatherdd with vector masks. */
 INLINE void
-walk_avx2(const struct acl_rt *rt, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+walk_avx2(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
 	  uint32_t *leaf)
 {
-	const int *thr = (const int *)rt->thr, *info = (const int *)rt->info, *kp = (const int *)keys;
+	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i k31 = _mm256_set1_epi32(31);
 	uint32_t tmp[16];
@@ -363,17 +363,17 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 
 #if VPK_VEC_BITS >= 512
 			if (w >= 256)
-				walk_avx512(rt, rt->tree[t].root, keys, nd, cn, lf, w);
+				walk_avx512(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf, w);
 			else
 #elif VPK_VEC_BITS >= 256
 			if (w >= 256)
-				walk_avx2(rt, rt->tree[t].root, keys, nd, cn, lf);
+				walk_avx2(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
 			else
 #endif
-				walk_scalar(rt, rt->tree[t].root, keys, nd, cn, lf);
+				walk_scalar(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
 			for (uint32_t p = 0; p < cn; p++) {
-				const uint32_t *le = rt->leaf + 2 * (size_t)lf[p];
-				const uint8_t *bp = rt->blocks + (size_t)le[0] * 64;
+				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)lf[p];
+				const uint8_t *bp = rt->tree[t].blocks + (size_t)le[0] * 64;
 
 				lf[p] = le[0];
 				lr[t * CHUNK + p] = le[1];
@@ -395,7 +395,7 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 					worst = br[c] > worst ? br[c] : worst;
 				if (worst < lr[t * CHUNK + p])
 					continue;
-				scan_leaf(rt, lf[p], keys + p * nd, ncat, br,
+				scan_leaf(rt->tree[t].blocks, lf[p], keys + p * nd, ncat, br,
 					  bud + p * VPK_ACL_MAX_CATEGORIES, w);
 			}
 		}

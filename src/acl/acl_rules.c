@@ -269,11 +269,34 @@ rank_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static const uint32_t *sort_ranks;    /* qsort context for rank_in ordering (build is single-writer) */
+
+static int
+rankin_cmp(const void *a, const void *b)
+{
+	uint32_t x = sort_ranks[((const struct rank_ent *)a)->idx];
+	uint32_t y = sort_ranks[((const struct rank_ent *)b)->idx];
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t
+acl_rank_shift(uint32_t nrules)
+{
+	unsigned bits = 0;
+
+	while (bits < 31 && ((uint64_t)1 << bits) <= nrules)
+		bits++;
+	return 31 - bits;
+}
+
 int
 acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
-	      const uint8_t *rules, uint32_t nrules, size_t rsz, struct acl_mem *mt,
-	      struct acl_nrules *out)
+	      const uint8_t *rules, uint32_t nrules, size_t rsz, const uint32_t *rank_in,
+	      struct acl_mem *mt, struct acl_nrules *out)
 {
+	uint32_t shift = acl_rank_shift(nrules);
+
 	struct acl_layout lay;
 	struct rank_ent *order;
 	uint32_t cap, n = 0, nd;
@@ -292,7 +315,12 @@ acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 
 		order[i] = (struct rank_ent){ r->priority, i };
 	}
-	qsort(order, nrules, sizeof(*order), rank_cmp);
+	if (rank_in != NULL) {
+		sort_ranks = rank_in;
+		qsort(order, nrules, sizeof(*order), rankin_cmp);
+	} else {
+		qsort(order, nrules, sizeof(*order), rank_cmp);
+	}
 
 	cap = nrules + 16;
 	out->lo = acl_malloc(mt, (size_t)cap * nd * 4);
@@ -346,7 +374,7 @@ acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 				out->hi[(size_t)n * nd + d] = base[d].hi;
 				out->m[(size_t)n * nd + d] = base[d].m;
 			}
-			out->rank[n] = k;
+			out->rank[n] = rank_in != NULL ? rank_in[order[k].idx] : k << shift;
 			out->ud[n] = r->userdata;
 			out->cats[n] = cats;
 			n++;

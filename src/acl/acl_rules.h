@@ -23,10 +23,17 @@ void acl_layout_dims(const struct vpk_acl_field_def *defs, uint32_t nf, struct a
 /* 0 or -EINVAL with a reason. */
 int acl_rule_check(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 		   const struct vpk_acl_rule *r, char *why, size_t len);
-/* Rank-sort and normalise checked rules (stride rsz). 0 or -ENOMEM. */
+/*
+ * Rank-sort and normalise checked rules (stride rsz). Ranks are spaced
+ * (k << acl_rank_shift(nrules)) so that rules added later can be ranked in
+ * between without renumbering; with rank_in (one rank per rule, any order)
+ * those ranks are used instead. 0 or -ENOMEM.
+ */
 int acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
-		  const uint8_t *rules, uint32_t nrules, size_t rsz, struct acl_mem *mt,
-		  struct acl_nrules *out);
+		  const uint8_t *rules, uint32_t nrules, size_t rsz, const uint32_t *rank_in,
+		  struct acl_mem *mt, struct acl_nrules *out);
+/* Spacing of full-build ranks: rank k is k << shift, all below 2^31. */
+uint32_t acl_rank_shift(uint32_t nrules);
 void acl_nrules_free(struct acl_mem *mt, struct acl_nrules *nr);
 
 #endif /* VPK_ACL_RULES_H */

@@ -168,6 +168,13 @@ psim_core_switch(struct psim_core *c, double ns)
 }
 
 void
+psim_core_spin_until(struct psim_core *c, double t)
+{
+	if (t > c->t)
+		advance(c, 0, t, K_SWITCH, 0);
+}
+
+void
 psim_core_idle_until(struct psim_core *c, double t)
 {
 	if (t > c->t)

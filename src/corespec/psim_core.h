@@ -33,6 +33,9 @@ void psim_core_init(struct psim_core *c, const struct vpk_psim_cpu *cpu, double 
 void psim_core_run(struct psim_core *c, double cycles, int need);
 /* Spend @ns on a hop (hand-off/migration code: scalar, no section work). */
 void psim_core_switch(struct psim_core *c, double ns);
+/* Busy-wait until @t (a caller polling for a synchronous hand-off): counted
+ * as hop time, not idle. */
+void psim_core_spin_until(struct psim_core *c, double t);
 /* Idle until @t (no-op if the clock is already there). Licence events still
  * happen; a halt that starts before @t may end after it. */
 void psim_core_idle_until(struct psim_core *c, double t);

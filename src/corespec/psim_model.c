@@ -243,6 +243,8 @@ vpk_psim_workload_from_nodes(const struct vpk_psim_node *nodes, size_t n, unsign
 		if (nodes[i].packets == 0)
 			continue;
 		double cyc = nodes[i].clocks_per_packet * frame * ((double)nodes[i].packets / (double)maxp);
+		if (cyc > 1e15)
+			return -EINVAL;
 		uint64_t c = (uint64_t)llround(cyc);
 		if (c == 0)
 			continue;

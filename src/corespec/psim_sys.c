@@ -12,7 +12,9 @@
  * task's next segment if it has the same placement (run to completion, as a
  * worker or an nginx process does). Otherwise the task hops: the core spends
  * switch_ns / 2 on the hand-off or migration and the task is queued for the
- * other kind of core. Closed loop: `tasks` requests circulate, a finished one
+ * other kind of core. With conf->sync the scalar core then waits (polls) for
+ * that task to come back and takes nothing else: a vpk_wide_call() caller.
+ * Closed loop: `tasks` requests circulate, a finished one
  * starts again at once. Open loop: requests arrive every 1 / rate seconds.
  *
  * Events are processed in time order by scanning the cores and the tasks
@@ -33,6 +35,7 @@ struct task {
 	uint32_t sec;           /* section within the workload (preempted tasks resume here) */
 	double done;            /* cycles of that section already run */
 	uint8_t state;
+	int32_t home;           /* sync: the scalar core waiting for it, or -1 */
 	double ready;
 };
 
@@ -49,6 +52,7 @@ struct seg {
 struct core {
 	struct psim_core lic;
 	bool wide, busy;
+	bool blocked;           /* sync: waiting for `task` to come back */
 	uint32_t task;
 };
 
@@ -85,7 +89,7 @@ check_conf(const struct vpk_psim_conf *c, const struct vpk_psim_workload *w)
 	    !(cpu->halt_ns >= 0) || !(cpu->hyst_ns >= 0) || !isfinite(cpu->volt_ns) ||
 	    !isfinite(cpu->halt_ns) || !isfinite(cpu->hyst_ns))
 		return -EINVAL;
-	if (!w || w->n == 0 || w->n > VPK_PSIM_MAX_SECTIONS || !(w->rate >= 0) || !isfinite(w->rate))
+	if (!w || w->n == 0 || w->n > VPK_PSIM_MAX_SECTIONS || !(w->rate >= 0) || !(w->rate <= 1e9))
 		return -EINVAL;
 	for (size_t i = 0; i < w->n; i++)
 		if (w->sec[i].cls >= VPK_PSIM_N_CLASSES || w->sec[i].cycles == 0)
@@ -115,10 +119,16 @@ pick(const struct sim *s, uint32_t ci, double now)
 {
 	const struct core *co = &s->cores[ci];
 	long best = -1, best_sc = -1;
+	if (co->blocked) {
+		const struct task *t = &s->tasks[co->task];
+		return t->state == T_QUEUED && t->ready <= now && !s->segs[t->seg].wide ? (long)co->task : -1;
+	}
 	for (uint32_t i = 0; i < s->n_tasks; i++) {
 		const struct task *t = &s->tasks[i];
 		if (t->state != T_QUEUED || t->ready > now)
 			continue;
+		if (t->home >= 0 && (co->wide ? !s->segs[t->seg].wide : t->home != (int32_t)ci))
+			continue; /* a waiting caller's request goes back to that caller */
 		bool wide = s->segs[t->seg].wide;
 		if (wide && co->wide) {
 			if (best < 0 || t->ready < s->tasks[best].ready)
@@ -130,7 +140,7 @@ pick(const struct sim *s, uint32_t ci, double now)
 	}
 	if (best >= 0)
 		return best;
-	if (co->wide && s->conf->dedicated)
+	if (co->wide && (s->conf->dedicated || s->conf->sync))
 		return -1;
 	return best_sc;
 }
@@ -141,6 +151,11 @@ start(struct sim *s, uint32_t ci, uint32_t ti, double now)
 {
 	struct core *co = &s->cores[ci];
 	struct task *t = &s->tasks[ti];
+	if (co->blocked) {
+		psim_core_spin_until(&co->lic, now);
+		co->blocked = false;
+		t->home = -1;
+	}
 	psim_core_idle_until(&co->lic, now);
 	const struct seg *g = &s->segs[t->seg];
 	/* Scalar work on a wide core runs in slices (preemptible). */
@@ -197,6 +212,12 @@ complete(struct sim *s, uint32_t ci)
 	if (next == s->n_segs) {
 		next = 0;
 		if (s->w->rate > 0) { /* open loop: the request is done */
+			if (t->home >= 0) { /* its caller stops waiting */
+				struct core *h = &s->cores[t->home];
+				psim_core_spin_until(&h->lic, co->lic.t);
+				h->blocked = false;
+				t->home = -1;
+			}
 			t->state = T_FREE;
 			co->busy = false;
 			return;
@@ -214,6 +235,10 @@ complete(struct sim *s, uint32_t ci)
 	t->state = T_QUEUED;
 	t->ready = co->lic.t;
 	co->busy = false;
+	if (s->conf->sync && !co->wide) {
+		co->blocked = true; /* polls until the request comes back */
+		t->home = (int32_t)ci;
+	}
 }
 
 static int
@@ -235,7 +260,7 @@ simulate(struct sim *s, double rate)
 				if (next_arr >= s->win0)
 					s->dropped++;
 			} else {
-				s->tasks[fi] = (struct task){ .state = T_QUEUED, .ready = next_arr };
+				s->tasks[fi] = (struct task){ .state = T_QUEUED, .home = -1, .ready = next_arr };
 			}
 			next_arr += period;
 		}
@@ -264,8 +289,11 @@ simulate(struct sim *s, double rate)
 			if (s->cores[i].busy && s->cores[i].lic.t <= now)
 				complete(s, i);
 	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		if (s->cores[i].blocked)
+			psim_core_spin_until(&s->cores[i].lic, end);
 		psim_core_idle_until(&s->cores[i].lic, end);
+	}
 	return 0;
 }
 
@@ -299,7 +327,7 @@ vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w
 	}
 	/* Closed loop: all tasks queued at 0. Open loop: free slots for arrivals. */
 	for (uint32_t i = 0; i < s.n_tasks; i++)
-		s.tasks[i] = (struct task){ .state = open ? T_FREE : T_QUEUED };
+		s.tasks[i] = (struct task){ .state = open ? T_FREE : T_QUEUED, .home = -1 };
 	simulate(&s, open ? w->rate : 0);
 
 	memset(res, 0, sizeof(*res));
@@ -335,6 +363,8 @@ vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w
 		res->ideal_throughput = conf->cores * f0 * 1e9 / cpr;
 		res->loss = 1 - res->throughput / res->ideal_throughput;
 	}
+	if (fabs(res->loss) < 1e-12) /* rounding of 1 - x when nothing was lost */
+		res->loss = 0;
 	res->avg_ghz = run > 0 ? fsum / run : f0;
 	res->scalar_slowed_share = sc > 0 ? scs / sc : 0;
 	res->hops_per_s = hops / (dur * 1e-9);

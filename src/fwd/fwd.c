@@ -16,8 +16,8 @@
 
 #define MAX_ARGS 16
 
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...)
+int
+fwd_errf(char *err, size_t len, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,6 +48,8 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	c.num_tbl8 = c.num_tbl8 ? c.num_tbl8 : 65536;
 	c.max_neighbors = c.max_neighbors ? c.max_neighbors : 4095;
 	c.workers = c.workers ? c.workers : 1;
+	if (c.wide_ring > 4096)
+		return -EINVAL;
 	if (c.max_neighbors > (1u << 24) || c.workers > FWD_MAX_WORKERS)
 		return -EINVAL;
 	rc = fwd_register_nodes();
@@ -259,19 +261,19 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	char *in_dup, *out_dup, *live_dup;
 
 	if (argc < 2 || argc % 2 != 0)
-		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
+		return fwd_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
 			    "| interface NAME live DEV [io af_packet|af_xdp]");
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
-		return errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
+		return fwd_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
 	exists = find_if(f, argv[1], &dummy) == 0;
 	if (!exists && f->n_ifs == FWD_MAX_IFS)
-		return errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
+		return fwd_errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
 	mac[5] = (uint8_t)(f->n_ifs + 1);
 	for (int i = 2; i < argc; i += 2) {
 		if (strcmp(argv[i], "mac") == 0) {
 			if (parse_mac(argv[i + 1], mac) != 0)
-				return errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
+				return fwd_errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
 					    argv[i + 1]);
 			mac_set = true;
 		} else if (strcmp(argv[i], "in") == 0) {
@@ -282,14 +284,14 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			live = argv[i + 1];
 		} else if (strcmp(argv[i], "io") == 0) {
 			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
-				return errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
+				return fwd_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
 			io_set = true;
 		} else {
-			return errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
+			return fwd_errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
 	}
 	if (live != NULL && (in != NULL || out != NULL))
-		return errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
+		return fwd_errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
 	if (!apply)
 		return 0;
 	in_dup = dup_str(in);
@@ -299,7 +301,7 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		free(in_dup);
 		free(out_dup);
 		free(live_dup);
-		return errf(err, len, -ENOMEM, "interface: out of memory");
+		return fwd_errf(err, len, -ENOMEM, "interface: out of memory");
 	}
 	if (exists) {
 		/* Updating a declared interface: only what the line names changes. */
@@ -344,13 +346,13 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	uint8_t mac[6];
 
 	if (argc != 5 || strcmp(argv[3], "dev") != 0)
-		return errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
+		return fwd_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
 	if (parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
-		return errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
+		return fwd_errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
 	if (parse_mac(argv[2], mac) != 0)
-		return errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
+		return fwd_errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
 	if (find_if(f, argv[4], &ifx) != 0)
-		return errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
+		return fwd_errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
 	if (!apply)
 		return 0;
 	memcpy(f->adj[id].dst_mac, mac, 6);
@@ -369,25 +371,25 @@ cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size
 	int rc;
 
 	if (parse_prefix6(argv[2], ip, &plen) != 0)
-		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
+		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
 	if (strcmp(argv[1], "add") == 0) {
 		if (argc != 5 || strcmp(argv[3], "via") != 0)
-			return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+			return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
 		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
-			return errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+			return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
 				    argv[4], f->conf.max_neighbors);
 		if (!apply)
 			return 0;
 		rc = vpk_fib6_add(f->fib6, ip, plen, id);
-		return rc != 0 ? errf(err, len, rc, "route add %s: %s", argv[2],
+		return rc != 0 ? fwd_errf(err, len, rc, "route add %s: %s", argv[2],
 				      rc == -ENOSPC ? "out of tbl8 groups" : strerror(-rc)) : 0;
 	}
 	if (argc != 3)
-		return errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
 	rc = vpk_fib6_del(f->fib6, ip, plen);
-	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2],
+	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2],
 			      rc == -ENOENT ? "no such route" : strerror(-rc)) : 0;
 }
 
@@ -400,35 +402,35 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	int rc;
 
 	if (argc < 3 || (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "del") != 0))
-		return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
+		return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
 	rc = parse_prefix4(argv[2], &ip, &plen);
 	if (rc == 1)
 		return cmd_route6(f, argc, argv, apply, err, len);
 	if (rc != 0)
-		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
+		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
 	if (strcmp(argv[1], "add") == 0) {
 		if (argc != 5 || strcmp(argv[3], "via") != 0)
-			return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+			return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
 		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
-			return errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+			return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
 				    argv[4], f->conf.max_neighbors);
 		if (!apply)
 			return 0;
 		rc = vpk_fib_add(f->fib4, ip, plen, id);
 		if (rc == -ENOSPC)
-			return errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
+			return fwd_errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
 		if (rc != 0)
-			return errf(err, len, rc, "route add %s: %s", argv[2], strerror(-rc));
+			return fwd_errf(err, len, rc, "route add %s: %s", argv[2], strerror(-rc));
 		return 0;
 	}
 	if (argc != 3)
-		return errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
 	rc = vpk_fib_del(f->fib4, ip, plen);
 	if (rc == -ENOENT)
-		return errf(err, len, rc, "route del %s: no such route", argv[2]);
-	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
+		return fwd_errf(err, len, rc, "route del %s: no such route", argv[2]);
+	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
 }
 
 /* True when @path has an l3fwd route line ('R' first): then it is read as an l3fwd file. */
@@ -459,17 +461,17 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
 	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
-		return errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
+		return fwd_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
 	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
 				 0, &r, &n, why, sizeof(why));
 	if (rc != 0)
-		return errf(err, len, rc, "acl load: %s", why);
+		return fwd_errf(err, len, rc, "acl load: %s", why);
 	if (apply)
 		rc = fwd_acl_install(f, r, n, ipv6, why, sizeof(why));
 	free(r);
-	return rc != 0 ? errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
+	return rc != 0 ? fwd_errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
 }
 
 static int
@@ -479,17 +481,17 @@ cmd_show(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 
 	if (!(argc == 2 && (strcmp(argv[1], "runtime") == 0 || strcmp(argv[1], "errors") == 0)) &&
 	    !(argc == 3 && strcmp(argv[1], "node") == 0))
-		return errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
+		return fwd_errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
 	if (argc == 3 && vpk_node_find(argv[2]) == NULL)
-		return errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
+		return fwd_errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
 	if (f->n_shows == FWD_MAX_SHOWS)
-		return errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
+		return fwd_errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
 	if (!apply)
 		return 0;
 	snprintf(line, sizeof(line), "%s%s%s", argv[1], argc == 3 ? " " : "", argc == 3 ? argv[2] : "");
 	f->shows[f->n_shows] = strdup(line);
 	if (f->shows[f->n_shows] == NULL)
-		return errf(err, len, -ENOMEM, "out of memory");
+		return fwd_errf(err, len, -ENOMEM, "out of memory");
 	f->n_shows++;
 	return 0;
 }
@@ -540,11 +542,11 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	int argc;
 
 	if (strlen(text) >= sizeof(buf))
-		return errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
+		return fwd_errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
 	strcpy(buf, text);
 	argc = split(buf, argv);
 	if (argc < 0)
-		return errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
+		return fwd_errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
 	if (argc == 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -553,7 +555,7 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
 		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
 			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
-	return errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
+	return fwd_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
 }
 
 int
@@ -562,7 +564,7 @@ vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
 	int rc;
 
 	if (f == NULL || line == NULL)
-		return errf(err, err_len, -EINVAL, "no forwarder or line");
+		return fwd_errf(err, err_len, -EINVAL, "no forwarder or line");
 	rc = exec_line(f, line, false, err, err_len);
 	return rc != 0 ? rc : exec_line(f, line, true, err, err_len);
 }
@@ -576,31 +578,31 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 	size_t ifs_before = f->n_ifs, shows_before = f->n_shows;
 
 	if (f == NULL || in == NULL)
-		return errf(err, err_len, -EINVAL, "no forwarder or file");
+		return fwd_errf(err, err_len, -EINVAL, "no forwarder or file");
 	name = name != NULL ? name : "<config>";
 	while (fgets(buf, sizeof(buf), in) != NULL) {
 		if (strchr(buf, '\n') == NULL && !feof(in)) {
-			rc = errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
+			rc = fwd_errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
 			goto out;
 		}
 		if (n == cap) {
 			char **l = realloc(lines, (cap = cap ? 2 * cap : 64) * sizeof(*l));
 
 			if (l == NULL) {
-				rc = errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+				rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 				goto out;
 			}
 			lines = l;
 		}
 		lines[n] = strdup(buf);
 		if (lines[n] == NULL) {
-			rc = errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+			rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 			goto out;
 		}
 		n++;
 	}
 	if (ferror(in)) {
-		rc = errf(err, err_len, -EIO, "%s: read error", name);
+		rc = fwd_errf(err, err_len, -EIO, "%s: read error", name);
 		goto out;
 	}
 	/*
@@ -619,7 +621,7 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 		decl = argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0);
 		rc = exec_line(f, lines[i], decl, why, sizeof(why));
 		if (rc != 0) {
-			errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			fwd_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto undo;
 		}
 	}
@@ -634,7 +636,7 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 		rc = exec_line(f, lines[i], true, why, sizeof(why));
 		if (rc != 0) {
 			/* Only resource limits can fail here (table full): say where. */
-			errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			fwd_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto out;
 		}
 	}

@@ -17,6 +17,7 @@
 #define FWD_NAME_MAX 32
 #define FWD_MAX_SHOWS 32
 #define FWD_MAX_WORKERS 64
+#define FWD_MAX_GRAPHS (2 * FWD_MAX_WORKERS)
 
 struct fwd_if {
 	char name[FWD_NAME_MAX];
@@ -54,10 +55,11 @@ struct vpk_fwd {
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
 	/* workers (fwd_workers.c) */
-	struct vpk_graph *wgraphs[FWD_MAX_WORKERS];
+	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
 	unsigned n_wgraphs;
 	struct vpk_if_output out_mt;    /* fwd_tx behind a lock, for several workers */
 	struct fwd_wstate *wstate;
+	unsigned graph_max_bits;        /* widest variant in graphs built now (0: the cap) */
 	char *shows[FWD_MAX_SHOWS];
 	size_t n_shows;
 	/* in-memory traffic */
@@ -103,14 +105,17 @@ typedef void (*fwd_free_hook)(struct vpk_fwd *f);
 /* Append a node (once) and optionally its configuration. @return 0 or -ENOSPC. */
 int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 
+/* fwd.c: format a message into @err (if not NULL) and return @rc. */
+int fwd_errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* fwd_acl.c */
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 		    char *err, size_t len);
 void fwd_acl_free(struct fwd_acl *a);
 
 /* fwd_run.c */
-int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned worker,
-		    struct vpk_graph **out, char *err, size_t len);
+int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const char *input2,
+		    void *input2_ctx, unsigned worker, struct vpk_graph **out, char *err, size_t len);
 uint64_t fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code);
 void fwd_drop_graphs(struct vpk_fwd *f);
 

@@ -14,19 +14,6 @@
 
 #include "fwd/fwd_priv.h"
 
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 int
 fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
 {
@@ -72,8 +59,8 @@ fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code)
  * configuration; everything else is the forwarder's.
  */
 int
-fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned worker,
-		struct vpk_graph **out, char *err, size_t len)
+fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const char *input2,
+		void *input2_ctx, unsigned worker, struct vpk_graph **out, char *err, size_t len)
 {
 	const char *nodes[VPK_GRAPH_MAX_NODES + 1] = {
 		input, "ethernet-input", "ip4-input", "ip6-input", "ip4-lookup", "ip6-lookup",
@@ -83,10 +70,16 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned 
 	struct vpk_node_conf nc[VPK_GRAPH_MAX_NODES + 32];
 	size_t n_nc = 0;
 	struct vpk_graph_conf gc = { .pool = f->pool, .nodes = nodes, .node_conf = nc,
-				     .isa = f->conf.isa, .trace = f->conf.trace, .worker = worker };
+				     .isa = f->conf.isa, .trace = f->conf.trace, .worker = worker,
+				     .max_bits = f->graph_max_bits };
 	int rc = 0;
 
 	nc[n_nc++] = (struct vpk_node_conf){ .node = input, .conf = input_ctx };
+	if (input2 != NULL) {
+		/* A second input node (returns from a wide-core worker). */
+		nodes[n_nodes++] = input2;
+		nc[n_nc++] = (struct vpk_node_conf){ .node = input2, .conf = input2_ctx };
+	}
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip4-lookup", .conf = f->fib4 };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip6-lookup", .conf = f->fib6 };
 	nc[n_nc++] = (struct vpk_node_conf){ .node = "ip4-rewrite", .conf = &f->adjt };
@@ -132,7 +125,7 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, unsigned 
 	gc.n_node_conf = n_nc;
 	rc = vpk_graph_create(&gc, out);
 	if (rc != 0)
-		errf(err, len, rc, "%s", vpk_graph_last_error());
+		fwd_errf(err, len, rc, "%s", vpk_graph_last_error());
 	return rc;
 }
 
@@ -156,7 +149,7 @@ select_variants(struct vpk_fwd *f, char *err, size_t len)
 			continue;
 		rc = vpk_acl_set_impl(a->acl, want);
 		if (rc != 0)
-			return errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
+			return fwd_errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
 				    vpk_get_max_simd_bitwidth());
 	}
 	return 0;
@@ -193,15 +186,14 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 		fwd_io_close(f, &rc, NULL, 0);
 		return rc;
 	}
-	if (f->conf.workers > 1) {
+	if (f->conf.workers > 1 || f->conf.wide_cores != NULL) {
 		rc = fwd_run_workers(f, mem, &s, err, len);
 		if (rc != 0) {
 			fwd_io_close(f, &rc, NULL, 0);
 			return rc;
 		}
 	} else {
-		rc = fwd_build_graph(f, fwd_input_name(f), f, 0, &f->graph,
-				     err, len);
+		rc = fwd_build_graph(f, fwd_input_name(f), f, NULL, NULL, 0, &f->graph, err, len);
 		if (rc != 0) {
 			fwd_io_close(f, &rc, NULL, 0);
 			return rc;
@@ -220,7 +212,7 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 		s.forwarded = fwd_node_error(f->graph, "interface-output", 0);
 		s.dropped = fwd_node_error(f->graph, "error-drop", 0);
 	}
-	rc = f->io_rc != 0 ? errf(err, len, f->io_rc, "%s", f->io_err) : 0;
+	rc = f->io_rc != 0 ? fwd_errf(err, len, f->io_rc, "%s", f->io_err) : 0;
 	fwd_io_close(f, &rc, err, len);
 	if (st != NULL)
 		*st = s;

@@ -7,8 +7,8 @@
  *   vxlan tunnel src A dst B vni N [decap-next l2|ip4|ip6] [encap PREFIX/LEN] [del]
  *   vxlan port N                     (UDP destination port, default 4789)
  *   vxlan mode rfc|strict            (RFC 7348 receive rules, or VPP's exact flags)
- *   sr policy bsid B segments S1 [S2 ..] via ID
- *   sr steer gtp4-d PREFIX/LEN sr-prefix P/L v6src-prefix P/L (policy BSID | via ID)
+ *   sr policy bsid B segments S1 [S2 ..] [via ID]
+ *   sr steer gtp4-d PREFIX/LEN sr-prefix P/L v6src-prefix P/L [policy BSID | via ID]
  *        [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in]
  *   sr localsid end-m-gtp4-e PREFIX/LEN (v4src-position BITS | v4src-addr A)
  *
@@ -16,8 +16,9 @@
  * BSID) instead of VPP's "the policy whose BSID equals the sr-prefix"
  * (research/vpp.md §3.6.5). `drop-in` is accepted for VPP configurations:
  * every G-PDU is translated (RFC 9433), which is VPP's drop-in mode.
- * IPv6 has no FIB in the forwarder yet, so SRv6 output leaves through the
- * policy's neighbor (`via ID`) straight to ip6-rewrite.
+ * SRv6 output leaves through the given neighbor (`via ID`) straight to
+ * ip6-rewrite, or without one is routed by the IPv6 FIB (`route add
+ * PREFIX6/LEN via ID`), as VPP does.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -206,8 +207,6 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	if (fs != fd)
 		return errf(err, len, -EINVAL, "vxlan tunnel: src and dst must both be IPv4 or both IPv6");
 	v.is_ip6 = fs == 6;
-	if (v.is_ip6 && v.encap_plen)
-		return errf(err, len, -ENOTSUP, "vxlan tunnel: encap over IPv6 is not supported (vxlan4-encap only)");
 	t = f->tunnels;
 	for (uint32_t i = 0; t != NULL && i < t->vxc.n_tunnels; i++) {
 		struct vpk_vxlan_tunnel *o = &t->vx[i];
@@ -224,8 +223,10 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 			return 0;
 		}
 	}
-	if (del)
+	if (del && apply)       /* the check pass of a file runs before earlier lines apply */
 		return errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel");
+	if (del)
+		return 0;
 	if (t != NULL && t->vxc.n_tunnels == TUN_MAX_VXLAN)
 		return errf(err, len, -ENOSPC, "vxlan tunnel: at most %u tunnels", TUN_MAX_VXLAN);
 	if (!apply)
@@ -243,18 +244,20 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	struct fwd_tun *t = f->tunnels;
 	int i;
 
-	if (argc < 7 || strcmp(argv[2], "bsid") != 0 || strcmp(argv[4], "segments") != 0 ||
-	    strcmp(argv[argc - 2], "via") != 0)
-		return errf(err, len, -EINVAL, "usage: sr policy bsid B segments S1 [S2 ..] via ID");
+	bool via = argc >= 7 && strcmp(argv[argc - 2], "via") == 0;
+	int end = via ? argc - 2 : argc;
+
+	if (argc < 6 || strcmp(argv[2], "bsid") != 0 || strcmp(argv[4], "segments") != 0 || end < 6)
+		return errf(err, len, -EINVAL, "usage: sr policy bsid B segments S1 [S2 ..] [via ID]");
 	if (addr(argv[3], p.bsid) != 6)
 		return errf(err, len, -EINVAL, "sr policy: bad BSID '%s' (want an IPv6 address)", argv[3]);
-	for (i = 5; i < argc - 2; i++) {
+	for (i = 5; i < end; i++) {
 		if (p.n_seg == VPK_SR_MAX_SEGS)
 			return errf(err, len, -EINVAL, "sr policy: at most %u segments", VPK_SR_MAX_SEGS);
 		if (addr(argv[i], p.seg[p.n_seg++]) != 6)
 			return errf(err, len, -EINVAL, "sr policy: bad segment '%s'", argv[i]);
 	}
-	if (num(argv[argc - 1], f->conf.max_neighbors, &p.adj) != 0 || p.adj == 0)
+	if (via && (num(argv[argc - 1], f->conf.max_neighbors, &p.adj) != 0 || p.adj == 0))
 		return errf(err, len, -EINVAL, "sr policy: via '%s' must be a neighbor ID 1..%u", argv[argc - 1],
 			    f->conf.max_neighbors);
 	for (uint32_t k = 0; t != NULL && k < t->n_pol; k++)
@@ -280,7 +283,7 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 
 	if (argc < 4 || strcmp(argv[2], "gtp4-d") != 0 || prefix(argv[3], 4, p4, &plen4) != 0)
 		return errf(err, len, -EINVAL, "usage: sr steer gtp4-d A.B.C.D/LEN sr-prefix P/L v6src-prefix P/L "
-			    "(policy BSID | via ID) [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in]");
+			    "[policy BSID | via ID] [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in]");
 	s.prefix4 = (uint32_t)p4[0] << 24 | (uint32_t)p4[1] << 16 | (uint32_t)p4[2] << 8 | p4[3];
 	s.plen4 = plen4;
 	for (int i = 4; i < argc; i++) {
@@ -326,8 +329,9 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 			return errf(err, len, -EINVAL, "sr steer: unknown keyword '%s'", k);
 		}
 	}
-	if (!have_sr || !have_src || have_pol == have_via)
-		return errf(err, len, -EINVAL, "sr steer: sr-prefix, v6src-prefix and one of policy / via are required");
+	if (!have_sr || !have_src || (have_pol && have_via))
+		return errf(err, len, -EINVAL, "sr steer: sr-prefix and v6src-prefix are required; policy and via "
+			    "exclude each other (the policy has its own via)");
 	if (have_pol && apply) {        /* the check pass of a file runs before earlier lines apply */
 		uint32_t k;
 
@@ -415,6 +419,8 @@ fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 						  .gtp4d = t->gdc.n_steer ? &t->gdc : NULL };
 	t->bp6 = (struct vpk_tunnel_bypass_conf){ .vxlan = v6 ? &t->vxc : NULL,
 						  .gtp4e = t->gec.n_sid ? &t->gec : NULL };
+	if (v6 && t->bp4.vxlan == NULL)
+		t->bp4.vxlan = &t->vxc;         /* IPv4 packets may be encapsulated into IPv6 tunnels */
 	if (t->bp4.vxlan != NULL || t->bp4.gtp4d != NULL)
 		rc |= fwd_graph_add(fg, "ip4-tunnel-bypass", &t->bp4);
 	if (t->bp6.vxlan != NULL || t->bp6.gtp4e != NULL)
@@ -423,8 +429,10 @@ fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 		rc |= fwd_graph_add(fg, "vxlan4-input", &t->vxc);
 		rc |= fwd_graph_add(fg, "vxlan4-encap", &t->vxc);
 	}
-	if (v6)
+	if (v6) {
 		rc |= fwd_graph_add(fg, "vxlan6-input", &t->vxc);
+		rc |= fwd_graph_add(fg, "vxlan6-encap", &t->vxc);
+	}
 	if (t->gdc.n_steer)
 		rc |= fwd_graph_add(fg, "srv6-gtp4-d", &t->gdc);
 	if (t->gec.n_sid)

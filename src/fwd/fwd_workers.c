@@ -27,30 +27,7 @@
 
 #include <vpk/rss.h>
 #include "fwd/fwd_priv.h"
-
-#define RING_SIZE 4096u
-#define RETA_SIZE 128u
-
-struct fwd_wk {
-	struct vpk_fwd *f;
-	struct fwd_wstate *ws;
-	unsigned id;
-	pthread_t th;
-	struct vpk_graph *g;
-	uint32_t ring[RING_SIZE];
-	_Atomic uint32_t head, tail;    /* producer writes head, consumer tail */
-	uint32_t *tmpl;                 /* template numbers of this worker's flows */
-	size_t n_tmpl;
-	uint64_t quota, done, produced;
-};
-
-struct fwd_wstate {
-	pthread_mutex_t tx_lock;
-	struct vpk_rss *rss[4];         /* tuple lengths 12, 8, 36, 32 */
-	_Atomic bool input_done;
-	struct fwd_wk *wk;
-	unsigned n;
-};
+#include "fwd/fwd_workers.h"
 
 static const char ring_input_name[] = "ring-input";
 static const char rss_mem_input_name[] = "rss-mem-input";
@@ -231,6 +208,8 @@ do_register(void)
 static bool
 worker_done(struct fwd_wk *wk, bool mem)
 {
+	if (!fwd_wide_worker_idle(wk))
+		return false;
 	if (mem)
 		return wk->done >= wk->quota;
 	return atomic_load_explicit(&wk->ws->input_done, memory_order_acquire) &&
@@ -252,7 +231,7 @@ worker_main(void *arg)
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET((int)(wk->id % (unsigned)(ncpu > 0 ? ncpu : 1)), &set);
+	CPU_SET((int)(fwd_wide_cpu_of(wk->f, wk->id) % (unsigned)(ncpu > 0 ? ncpu : 1)), &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  /* best effort */
 	for (;;) {
 		uint32_t n = vpk_graph_run_once(wk->g);
@@ -263,6 +242,7 @@ worker_main(void *arg)
 			sched_yield();          /* pcap mode: the reader is behind */
 	}
 	vpk_pool_cache_flush(wk->f->pool);
+	atomic_store_explicit(&wk->finished, true, memory_order_release);
 	return NULL;
 }
 
@@ -364,22 +344,33 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 	ws->n = n;
 	atomic_store(&ws->input_done, false);
 	rc = mem ? split_traffic(f, ws) : 0;
+	if (rc == 0 && f->conf.wide_cores != NULL) {
+		/* Core specialization: the normal workers' graphs stay within 256 bits. */
+		rc = fwd_wide_prepare(f, ws, err, len);
+		f->graph_max_bits = 256;
+	}
 	for (unsigned w = 0; w < n && rc == 0; w++) {
 		ws->wk[w].f = f;
 		ws->wk[w].ws = ws;
 		ws->wk[w].id = w;
-		rc = fwd_build_graph(f, mem ? rss_mem_input_name : ring_input_name, &ws->wk[w], w,
+		rc = fwd_build_graph(f, mem ? rss_mem_input_name : ring_input_name, &ws->wk[w],
+				     f->conf.wide_cores ? fwd_wide_return_name : NULL, &ws->wk[w], w,
 				     &f->wgraphs[w], err, len);
 		if (rc == 0) {
 			f->n_wgraphs = w + 1;
 			ws->wk[w].g = f->wgraphs[w];
 		}
 	}
+	f->graph_max_bits = 0;
 	t0 = __rdtsc();
+	if (rc == 0 && ws->wide != NULL)
+		rc = fwd_wide_start(f, ws, err, len);
 	for (unsigned w = 0; w < n && rc == 0; w++) {
 		args[w] = (struct wk_arg){ &ws->wk[w], mem };
-		if (mem && ws->wk[w].quota == 0)
+		if (mem && ws->wk[w].quota == 0) {
+			atomic_store(&ws->wk[w].finished, true);
 			continue;               /* no flow hashed to this worker */
+		}
 		if (pthread_create(&ws->wk[w].th, NULL, worker_main, &args[w]) != 0) {
 			rc = -EAGAIN;
 			snprintf(err, len, "cannot start worker %u", w);
@@ -391,9 +382,13 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 		dispatch(f, ws);
 	else
 		atomic_store(&ws->input_done, true);
-	for (unsigned w = 0; w < n; w++)
+	for (unsigned w = 0; w < n; w++) {
 		if (started[w])
 			pthread_join(ws->wk[w].th, NULL);
+		atomic_store(&ws->wk[w].finished, true);
+	}
+	if (ws->wide != NULL)
+		fwd_wide_join(f, ws);
 	st->tsc = __rdtsc() - t0;
 	for (unsigned w = 0; w < n; w++) {
 		st->packets += ws->wk[w].produced;
@@ -403,6 +398,7 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 		}
 		free(ws->wk[w].tmpl);
 	}
+	fwd_wide_free(ws);
 	free(ws->wk);
 	ws->wk = NULL;
 	return rc;

@@ -137,6 +137,24 @@ refill(struct vpk_io_port *p)
 	b->in_fill += got;
 }
 
+/*
+ * Kick the kernel to send. In copy mode one sendto() sends at most 32
+ * descriptors (the kernel's TX_BATCH_SIZE) and says EAGAIN while more are
+ * queued, so kick until the ring is drained (bounded) or the kernel is
+ * out of room; one kick per burst would let the tx ring fill and drop.
+ */
+static void
+kick_tx(struct vpk_io_port *p)
+{
+	struct xdp_be *b = p->be;
+
+	if (!xsk_ring_prod__needs_wakeup(&b->tx))
+		return;
+	for (int i = 0; i < 64; i++)
+		if (sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0 || errno != EAGAIN)
+			break;
+}
+
 /* Return transmitted buffers (completion ring) to the pool. */
 static void
 recycle(struct vpk_io_port *p)
@@ -163,7 +181,7 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 {
 	struct xdp_be *b;
 	unsigned ifindex;
-	uint32_t stride = pool_stride(p->pool), ring = p->conf.rx_ring ? p->conf.rx_ring : 8192u;
+	uint32_t stride = pool_stride(p->pool), ring = p->conf.rx_ring ? p->conf.rx_ring : 16384u;
 	uint32_t txr = p->conf.tx_ring ? p->conf.tx_ring : 4096u;
 	uintptr_t base = (uintptr_t)p->base, pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct xsk_umem_config uc;
@@ -340,8 +358,7 @@ xdp_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 				     (struct io_desc *)xsk_ring_prod__tx_desc(&b->tx, 0));
 		own_set(b, idx, m);
 		xsk_ring_prod__submit(&b->tx, m);
-		if (xsk_ring_prod__needs_wakeup(&b->tx))
-			(void)sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+		kick_tx(p);
 	} else {
 		m = 0;
 	}
@@ -353,10 +370,7 @@ xdp_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 static int
 xdp_flush(struct vpk_io_port *p)
 {
-	struct xdp_be *b = p->be;
-
-	if (xsk_ring_prod__needs_wakeup(&b->tx))
-		(void)sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	kick_tx(p);
 	recycle(p);
 	return 0;
 }

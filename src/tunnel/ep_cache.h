@@ -12,11 +12,17 @@
  *   cache: key[8] | val[8] | last_key last_val | next (round-robin slot)
  *
  * Variants (ep_cache_kern.c, compiled per ISA):
- *   scalar         1 entry (last_key): VPP's pre-2020 behaviour.
- *   sse42/avx2/avx512: the last entry, then 8 x 64-bit keys compared at once
- *                  (4 x pcmpeqq, 2 x vpcmpeqq, 1 x vpcmpeqq -> k mask); a
+ *   scalar, sse42  1 entry (last_key): VPP's pre-2020 behaviour.
+ *   avx2/avx512:   the last entry, then 8 x 64-bit keys compared at once
+ *                  (2 x vpcmpeqq ymm, 1 x vpcmpeqq zmm -> k mask); a
  *                  miss that the table resolves is inserted at `next`,
- *                  next = (next + 1) & 7 (FIFO, like VPP).
+ *                  next = (next + 1) & 7 (FIFO, like VPP). AVX-512 resolves 8
+ *                  packets at a time against the 8 ways (8 compares + 8 masked
+ *                  moves per 8 packets) and only the lanes that hit no way go
+ *                  the per-packet path; a lane may so hit a way that an
+ *                  earlier lane of its block has just replaced (the value is
+ *                  still right: the table does not change), so with > 8
+ *                  endpoints it reaches the table less often than strict FIFO.
  * Key 0 is never in the table (the control plane refuses 0.0.0.0 / ::
  * endpoints), so empty cache slots (key 0, val EP_NONE) can "hit" only for
  * a key the table does not have either: the cache never changes a result.

@@ -289,6 +289,38 @@ test_concurrent(void)
 		pthread_join(th[t], NULL);
 	CHECK(atomic_load(&c.bad) == 0, "%u of %u calls saw a mix of runtimes", atomic_load(&c.bad),
 	      atomic_load(&c.calls));
+
+	/* Single-rule additions (delta runtimes over the full build) under load. */
+	{
+		struct ref_set s2;
+		const uint8_t *p[NP];
+		uint32_t res[NP], want[NP];
+		struct vpk_acl_stats st;
+
+		ref_set_init(&s2, REF_IPV4, 1);
+		ref_set_gen(&s2, 260, 1000000);
+		vpk_acl_reset_rules(c.a);
+		CHECK(vpk_acl_add_rules(c.a, s2.rules, 200) == 0 && vpk_acl_build(c.a) == 0, "base build");
+		atomic_store(&c.stop, 0);
+		c.want[0][0] = c.want[1][0] = UINT32_MAX;       /* readers only exercise lifetimes now */
+		for (int t = 0; t < 2; t++)
+			pthread_create(&th[t], NULL, reader, &c);
+		for (uint32_t i = 200; i < 260; i++)
+			CHECK(vpk_acl_add_rules(c.a, ref_rule(&s2, i), 1) == 0 && vpk_acl_build(c.a) == 0,
+			      "add rule %u + build", i);
+		atomic_store(&c.stop, 1);
+		for (int t = 0; t < 2; t++)
+			pthread_join(th[t], NULL);
+		vpk_acl_get_stats(c.a, &st);
+		CHECK(st.rules == 260 && st.trees >= 2, "delta runtime: %u rules, %u trees", st.rules, st.trees);
+		for (int i = 0; i < NP; i++) {
+			p[i] = c.pkt[i];
+			ref_classify(&s2, c.pkt[i], &want[i], 1);
+		}
+		vpk_acl_classify_bulk(c.a, p, res, NP, 1);
+		CHECK(memcmp(res, want, sizeof(res)) == 0, "after 60 single-rule builds: reference results");
+		ref_set_free(&s2);
+	}
 	vpk_acl_destroy(c.a);
 	ref_set_free(&s0);
 	ref_set_free(&s1);

@@ -94,18 +94,32 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span)
 		ref_gen_packet(&s, r.pkt[i]);
 		ref_classify(&s, r.pkt[i], r.want + i * 16, 16);
 	}
-	/* Automatic plan, then forced one-tree and spilling multi-tree plans. */
-	static const int plans[] = { -1, 1, 2 };
+	/* Automatic plan, then the forced 2- and 8-tree spilling plans, then a
+	 * full build of most rules plus single-rule delta builds of the rest. */
+	static const int plans[] = { -1, 1, 2, 3 };
 
-	for (unsigned pi = 0; pi < 3; pi++) {
+	for (unsigned pi = 0; pi < 4; pi++) {
 		struct vpk_acl_stats st;
 		int plan = plans[pi];
 
-		acl_build_plan_override = plan;
-		rc = vpk_acl_build(r.acl);
-		acl_build_plan_override = -1;
+		if (plan == 3) {
+			uint32_t tail = s.n < 20 ? s.n : 20;
+
+			vpk_acl_reset_rules(r.acl);
+			rc = vpk_acl_add_rules(r.acl, s.rules, s.n - tail);
+			rc |= vpk_acl_build(r.acl);
+			for (uint32_t i = s.n - tail; i < s.n; i++) {
+				rc |= vpk_acl_add_rules(r.acl, ref_rule(&s, i), 1);
+				rc |= vpk_acl_build(r.acl);
+			}
+		} else {
+			acl_build_plan_override = plan;
+			rc = vpk_acl_build(r.acl);
+			acl_build_plan_override = -1;
+		}
 		CHECK(rc == 0, "build %s plan %d: %d %s", s.name, plan, rc, vpk_acl_last_error(r.acl));
 		vpk_acl_get_stats(r.acl, &st);
+		CHECK(st.rules == s.n, "stats: %u rules, want %u", st.rules, s.n);
 		printf("  set %s: %u rules, %u categories, plan %d: %u trees, %u leaves, depth %u, %llu copies\n",
 		       s.name, s.n, ncat, plan, st.trees, st.leaves, st.max_depth,
 		       (unsigned long long)st.leaf_rules);

@@ -185,6 +185,33 @@ test_handoff(void)
 	      (unsigned long)pc[1].ups, pc[1].work_cycles);
 	CHECK(EQ(pc[0].switch_ns, 100 * 2000.0) && EQ(pc[1].switch_ns, 100 * 2000.0), "switch %g %g",
 	      pc[0].switch_ns, pc[1].switch_ns);
+
+	/* Synchronous: same period, but the scalar core polls through the
+	 * 2000 ns burst and the 2000 ns hop back instead of idling. */
+	c.sync = true;
+	CHECK(vpk_psim_run(&c, &w, &r, pc) == 0, "run sync");
+	CHECK(EQ(r.loss, 1 - 301000.0 / (156000.0 * 2 * 2)), "sync loss %.9f", r.loss);
+	CHECK(EQ(pc[0].switch_ns, 100 * 6000.0) && EQ(pc[0].idle_ns, 0), "sync: scalar core polls %g idle %g",
+	      pc[0].switch_ns, pc[0].idle_ns);
+
+	/* Two scalar cores, two requests, synchronous: each caller waits for its
+	 * own request; asynchronous with 4 requests, a scalar core runs another
+	 * request meanwhile and never idles. */
+	struct vpk_psim_conf c3 = conf_for(3, 1);
+	c3.switch_ns = 4000;
+	c3.warmup_ns = 1e6;
+	c3.duration_ns = 50e6;
+	c3.sync = true;
+	c3.tasks = 2;
+	struct vpk_psim_result rs, ra;
+	struct vpk_psim_core_stats ps[3], pa[3];
+	CHECK(vpk_psim_run(&c3, &w, &rs, ps) == 0, "run sync 3");
+	c3.sync = false;
+	c3.dedicated = true;
+	c3.tasks = 4;
+	CHECK(vpk_psim_run(&c3, &w, &ra, pa) == 0, "run async 3");
+	CHECK(ps[0].switch_ns > 100 * 4000.0 && ps[0].idle_ns == 0 && pa[0].idle_ns == 0 && ra.throughput > rs.throughput,
+	      "sync %g req/s (poll %g ns), async %g req/s", rs.throughput, ps[0].switch_ns, ra.throughput);
 }
 
 static void

@@ -307,3 +307,33 @@ def test_ipv6_forwarding(run_vpk, topo):
     got = out[0]
     assert got[Ether].dst == NEIGH2 and got[Ether].src == ETH2_MAC and got[IPv6].hlim == 8
     assert bytes(got[IPv6].payload) == bytes(sent[IPv6].payload)
+
+
+@pytest.mark.parametrize("ring", ["64", "1"])
+def test_wide_cores_same_output(run_vpk, topo, tmp_path, ring):
+    """Core specialization: ACL and lookups run on a wide worker, the rest at cap 256; same packets out."""
+    tmp, paths, cfg = topo
+    rules = tmp / "rules.txt"
+    rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n")
+    with open(cfg, "a") as f:
+        f.write(f"acl load {rules}\n")
+    pkts = [bytes(udp4(f"10.{1 + i % 2}.{i % 7}.{i % 250 + 1}", src=f"192.168.{i % 13}.{i % 200 + 1}"))
+            for i in range(3000)]
+    pkts += [b for b, _, _ in drop_packets()] * 3
+    write_frames(paths["inp"], pkts)
+    base = run_fwd(run_vpk, cfg)
+    want = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(bytes(p) for p in rdpcap(paths["out2"])),
+            sorted(errors(base).items()))
+    run = run_fwd(run_vpk, cfg, "--wide-cores", "1", "--wide-ring", ring)
+    got = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(bytes(p) for p in rdpcap(paths["out2"])),
+           sorted(errors(run).items()))
+    assert got == want
+    assert run["workers_n"] == 2
+    normal, wide = run["workers"]
+    remote = {n["name"] for n in normal["nodes"] if n["variant"] == "remote"}
+    assert {"ip4-acl", "ip4-lookup"} <= remote
+    ran_wide = {n["name"] for n in wide["nodes"] if n["vectors"] > 0 and n["variant"] != "remote"}
+    assert "ip4-acl" in ran_wide and "ip4-input" not in ran_wide
+    if ring == "1":
+        # a one-frame ring fills up: frames wait, none is lost
+        assert any(n.get("remote_full", 0) > 0 for w in run["workers"] for n in w["nodes"])

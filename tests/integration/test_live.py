@@ -304,3 +304,32 @@ def test_not_permitted_is_a_clear_error(vpk_bin, topo):
     assert p.returncode == 1, p.stderr
     assert "af_xdp" in p.stderr and "not permitted" in p.stderr and "using af_packet instead" in p.stderr
     assert "af_packet" in p.stderr and "needs CAP_NET_RAW" in p.stderr
+
+
+def test_iofwd_fanout_workers_share_the_traffic(vpk_bin, topo, tmp_path):
+    pkts = frames()
+    got = tmp_path / "fanout.pcap"
+    cap = start_capture(topo, got)
+    fwd = topo.start(topo.f, vpk_bin, "iofwd", "--port", topo.f0, "--port", topo.f1, "--io", "af_packet",
+                     "--workers", "2", "--count", str(len(pkts)), "--duration", "10", "--json",
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):                     # 2 workers x 2 ports = 4 packet sockets
+        if len(sh("ip", "netns", "exec", topo.f, "cat", "/proc/net/packet").stdout.strip().splitlines()) >= 5:
+            break
+        time.sleep(0.05)
+    time.sleep(0.1)
+    send(topo, pkts)
+    out, err = fwd.communicate(timeout=25)
+    assert fwd.returncode == 0, err
+    stop_capture(topo, cap, len(pkts))
+    res = json.loads(out)
+    assert res["rx"] == len(pkts) and res["tx"] == len(pkts) and res["buffers_in_use"] == 0
+    per = [w["rx"] for w in res["workers"]]
+    assert sum(per) == len(pkts) and min(per) > 0, per          # PACKET_FANOUT_HASH spread the flows
+    # Workers may reorder packets of different flows: compare as multisets.
+    assert sorted(bytes(p) for p in rdpcap(str(got))) == sorted(pkts)
+
+
+def test_iofwd_workers_need_af_packet(run_vpk):
+    p = run_vpk("iofwd", "--port", "x0", "--io", "af_xdp", "--workers", "2")
+    assert p.returncode == 2 and "--workers needs --io af_packet" in p.stderr

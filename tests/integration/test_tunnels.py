@@ -8,9 +8,10 @@ import json
 import struct
 
 import pytest
-from scapy.all import IP, UDP, Ether, IPv6, Raw, rdpcap, wrpcap  # noqa: E402
+from scapy.all import IP, UDP, Ether, IPv6, Raw, rdpcap  # noqa: E402
 from scapy.layers.inet6 import IPv6ExtHdrSegmentRouting
 from scapy.layers.vxlan import VXLAN
+from scapy.utils import PcapWriter
 
 LOCAL = "172.16.1.1"
 REMOTE = "172.16.1.2"
@@ -35,8 +36,10 @@ def vx4(inner=None, src=REMOTE, dst=LOCAL, vni=0x12345, flags=0x08, dport=4789, 
 
 def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r"):
     inp, out = tmp_path / f"{name}_in.pcap", tmp_path / f"{name}_out.pcap"
-    wrpcap(str(inp), [f if isinstance(f, bytes) else bytes(f) for f in frames]
-           if frames and isinstance(frames[0], bytes) else frames)
+    w = PcapWriter(str(inp), linktype=1, sync=True)
+    for f in frames:
+        w.write(bytes(f))
+    w.close()
     cfg = tmp_path / f"{name}.conf"
     cfg.write_text(f"interface eth0 mac {MAC0} in {inp}\n"
                    f"interface eth1 mac 02:00:00:00:01:01 out {out}\n"
@@ -379,16 +382,12 @@ def test_gtp4d_identical_output_every_variant(run_vpk, tmp_path):
         ref = raw if ref is None else ref
         assert raw == ref, cap
     for v in VARIANTS:
-        p = run_vpk("fwd", "--help")
-        del p
-        cfgrun = tmp_path / f"gv{v}"
         try:
             _, _, raw = run(run_vpk, tmp_path, GTP_CONF, frames, "--node-variant", f"srv6-gtp4-d={v}",
                             name=f"gv{v}")
         except AssertionError:
             continue                                    # variant not usable on this machine
         assert raw == ref, v
-        del cfgrun
 
 
 def test_config_errors(run_vpk, tmp_path):
@@ -403,3 +402,70 @@ def test_config_errors(run_vpk, tmp_path):
         cfg.write_text(f"interface eth0 mac {MAC0} in {tmp_path}/none.pcap\n{line}\n")
         p = run_vpk("fwd", "--config", str(cfg))
         assert p.returncode != 0 and "bad.conf" in p.stderr and ":2" in p.stderr, (line, p.stderr)
+
+
+def test_vxlan_tunnel_del(run_vpk, tmp_path):
+    conf = (VX_CONF + f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 5\n"
+            f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 0x12345 del\n")
+    out, errs, _ = run(run_vpk, tmp_path, conf, [vx4(), vx4(vni=5)])
+    assert err(errs, "vxlan4-input", "decapsulated") == 1
+    assert err(errs, "vxlan4-input", "no such tunnel") == 1
+    cfg = tmp_path / "bad.conf"
+    cfg.write_text(f"vxlan tunnel src {LOCAL} dst {REMOTE} vni 7 del\n")
+    p = run_vpk("fwd", "--config", str(cfg))
+    assert p.returncode != 0 and "no such tunnel" in p.stderr
+
+
+def test_gtp4e_drops(run_vpk, tmp_path):
+    conf_e = "sr localsid end-m-gtp4-e d4::/32 v4src-addr 9.9.9.9\nroute add 1.1.1.0/24 via 1\n"
+    sid = sid_ref("d4::", 32, "1.1.1.1", 0, 42)
+    good = Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / INNER6
+    udp = Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / UDP() / Raw(b"x" * 8)        # NH 17
+    srh_long = bytearray(bytes(Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) /
+                               IPv6ExtHdrSegmentRouting(addresses=[sid], segleft=0) / INNER6))
+    srh_long[14 + 41] = 200                                  # SRH longer than the packet
+    frames = [good, udp, bytes(srh_long)]
+    out, errs, _ = run(run_vpk, tmp_path, conf_e, frames)
+    assert err(errs, "srv6-end-m-gtp4-e", "good packets") == 1
+    assert err(errs, "srv6-end-m-gtp4-e", "next header") == 1
+    assert err(errs, "srv6-end-m-gtp4-e", "truncated") == 1
+    assert len(out) == 1 and out[0][IP].src == "9.9.9.9" and out[0][IP].dst == "1.1.1.1"
+    g = bytes(out[0][UDP].payload)
+    assert g[:8] == bytes([0x30, 255]) + struct.pack("!HI", len(INNER6), 42)   # no container: args 0
+    assert g[8:] == bytes(INNER6)
+
+
+def test_gtp4d_routed_by_ipv6_fib(run_vpk, tmp_path):
+    conf = ("route add d2::/16 via 1\nroute add d4::/16 via 1\n"
+            "sr policy bsid d4:: segments d2:: d3::\n"
+            "sr steer gtp4-d 1.1.1.1/32 sr-prefix d4::/32 v6src-prefix c1::/64 policy d4::\n"
+            "sr steer gtp4-d 1.1.1.2/32 sr-prefix d4::/32 v6src-prefix c1::/64\n"
+            "sr steer gtp4-d 1.1.1.3/32 sr-prefix d9::/32 v6src-prefix c1::/64\n")
+    frames = [gtpu(INNER6), gtpu(INNER6, dst="1.1.1.2"), gtpu(INNER6, dst="1.1.1.3")]
+    out, errs, _ = run(run_vpk, tmp_path, conf, frames)
+    assert len(out) == 2, errs
+    assert out[0][IPv6].dst == "d2::" and out[0][IPv6ExtHdrSegmentRouting].addresses[0] == "d4:0:101:101::c800:0"
+    assert out[1][IPv6].dst == "d4:0:101:102::c800:0" and out[1][IPv6].nh == 41
+    assert err(errs, "ip6-lookup", "route") == 1                 # d9::/32 has no route
+
+
+def test_vxlan6_encap_round_trip(run_vpk, tmp_path):
+    conf = ("vxlan tunnel src 2001:db8::1 dst 2001:db8::2 vni 99 encap 9.9.0.0/16\n"
+            "route add 2001:db8::/32 via 1\n")
+    sent = Ether(src="02:00:00:00:00:99", dst=MAC0) / IP(src="1.2.3.4", dst="9.9.1.1") / UDP() / Raw(b"q" * 31)
+    transit = vx4(dst="172.16.9.9")          # UDP 4789 over IPv4 with no IPv4 tunnel: routed as is
+    out, errs, _ = run(run_vpk, tmp_path, conf, [sent, transit])
+    assert err(errs, "vxlan6-encap", "encapsulated") == 1 and len(out) == 2
+    o = next(p for p in out if IPv6 in p)
+    assert any(IP in p and p[IP].dst == "172.16.9.9" for p in out)
+    assert o[IPv6].src == "2001:db8::1" and o[IPv6].dst == "2001:db8::2" and o[IPv6].hlim == 63
+    assert o[UDP].dport == 4789 and o[VXLAN].vni == 99 and bytes(o[VXLAN].payload) == bytes(sent)
+    chk = o[UDP].copy()
+    del chk.chksum
+    assert o[UDP].chksum != 0
+    assert UDP(bytes(IPv6(src=o[IPv6].src, dst=o[IPv6].dst) / chk)[40:]).chksum == o[UDP].chksum
+    back = Ether(dst=MAC0) / IPv6(src="2001:db8::2", dst="2001:db8::1") / o[UDP]
+    conf2 = "vxlan tunnel src 2001:db8::1 dst 2001:db8::2 vni 99\nroute add 9.9.0.0/16 via 1\n"
+    out2, errs2, _ = run(run_vpk, tmp_path, conf2, [back], name="back6")
+    assert err(errs2, "vxlan6-input", "decapsulated") == 1
+    assert out2[0][IP].dst == "9.9.1.1" and bytes(out2[0][UDP]) == bytes(sent[UDP])

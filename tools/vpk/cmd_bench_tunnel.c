@@ -37,7 +37,7 @@ VPK_CMD(bench_gtp4d, "bench gtp4d", "srv6-gtp4-d node and header build, scalar f
 #define MAXV 8
 
 struct opts {
-	unsigned runs, frames;
+	unsigned runs, frames, tunnels;
 };
 
 static int
@@ -46,6 +46,7 @@ parse_opts(int argc, char **argv, const char *name, struct opts *o)
 	static const struct option lo[] = {
 		{ "runs", required_argument, NULL, 'r' },
 		{ "frames", required_argument, NULL, 'f' },
+		{ "tunnels", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -53,17 +54,23 @@ parse_opts(int argc, char **argv, const char *name, struct opts *o)
 
 	o->runs = 7;
 	o->frames = 2000;
+	o->tunnels = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:f:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:f:t:h", lo, NULL)) != -1) {
+		if (c == 't' && (o->tunnels = (unsigned)strtoul(optarg, NULL, 10)) <= 65536)
+			continue;
 		if (c == 'r' && (o->runs = (unsigned)strtoul(optarg, NULL, 10)) >= 1 && o->runs <= 101)
 			continue;
 		if (c == 'f' && (o->frames = (unsigned)strtoul(optarg, NULL, 10)) >= 10 && o->frames <= 1000000)
 			continue;
 		if (c == 'h') {
-			printf("usage: vpk bench %s [--runs=R (1..101)] [--frames=N (10..1000000)] [--json]\n", name);
+			printf("usage: vpk bench %s [--runs=R (1..101)] [--frames=N (10..1000000)] [--json]\n"
+			       "       (vxlan: [--tunnels=T] configured tunnels in the table besides the active ones)\n",
+			       name);
 			return -1;
 		}
-		vpk_fail(VPK_EXIT_USAGE, "bench %s: bad option (--runs 1..101, --frames 10..1000000)", name);
+		vpk_fail(VPK_EXIT_USAGE, "bench %s: bad option (--runs 1..101, --frames 10..1000000, --tunnels 0..65536)",
+			 name);
 		return -2;
 	}
 	return 0;
@@ -174,6 +181,7 @@ head(struct json *j, const char *name, const struct opts *o)
 		json_dbl(j, "tsc_hz", bench_tsc_hz());
 		json_u64(j, "runs", o->runs);
 		json_u64(j, "frames", o->frames);
+		json_u64(j, "other_tunnels", o->tunnels);
 		json_arr(j, "results");
 	} else {
 		printf("cpu %s, cap %u, %u runs x %u frames of %u packets; TSC cycles/packet: median (min-max)\n",
@@ -251,8 +259,9 @@ cmd_bench_vxlan(int argc, char **argv)
 					     "ip4-lookup", "ip6-lookup", "error-drop", NULL };
 	const struct vpk_impl *use[MAXV], *node_use[MAXV];
 	size_t nv = variants(ep_cache_impls, use), nn = variants(vpk_node_find("vxlan4-input")->impls, node_use);
-	struct vpk_vxlan_tunnel tun[16];
-	struct vpk_vxlan_conf vc = { .tunnels = tun, .n_tunnels = 0 };
+	struct vpk_vxlan_tunnel *tun;
+	uint64_t *tk;
+	struct vpk_vxlan_conf vc = { .n_tunnels = 0 };
 	struct vx_arg arg;
 	struct opts o;
 	struct json j;
@@ -260,30 +269,40 @@ cmd_bench_vxlan(int argc, char **argv)
 
 	if (rc != 0)
 		return rc == -1 ? VPK_EXIT_OK : VPK_EXIT_USAGE;
+	tun = calloc(16 + o.tunnels, sizeof(*tun));
+	tk = calloc(16 + o.tunnels, sizeof(*tk));
+	if (tun == NULL || tk == NULL)
+		return vpk_fail(VPK_EXIT_FAIL, "bench vxlan: out of memory");
+	vc.tunnels = tun;
 	vx_packet(&arg);
 	head(&j, "vxlan", &o);
+	if (!vpk_opts.json)
+		printf("endpoint table: the active endpoints + %u other tunnels\n", o.tunnels);
 	for (size_t e = 0; e < sizeof(eps) / sizeof(eps[0]); e++) {
 		unsigned n = eps[e];
-		uint64_t tk[16], keys[FRAME];
+		uint64_t keys[FRAME];
 		uint32_t out[FRAME];
 		struct ep_table t;
 		struct ep_cache *c = aligned_alloc(64, sizeof(*c));
 		double cpp[MAXV][101];
 		struct node_bench nb = { "vxlan4-input", nodes, &vc, vx_fill, &arg };
 
-		memset(tun, 0, sizeof(tun));
-		for (unsigned i = 0; i < n; i++) {
+		memset(tun, 0, (16 + o.tunnels) * sizeof(*tun));
+		for (unsigned i = 0; i < n + o.tunnels; i++) {
 			uint8_t kb[8] = { 172, 16, 2, (uint8_t)(i + 1), 172, 16, 1, 1 };
 
+			if (i >= n) {                   /* other tunnels: remote 10.x.y.z */
+				kb[0] = 10, kb[1] = (uint8_t)(i >> 16), kb[2] = (uint8_t)(i >> 8), kb[3] = (uint8_t)i;
+			}
 			memcpy(tun[i].src, local4, 4);
 			memcpy(tun[i].dst, kb, 4);
 			tun[i].vni = 100 + i;
 			memcpy(&tk[i], kb, 8);
 		}
-		vc.n_tunnels = n;
+		vc.n_tunnels = n + o.tunnels;
 		for (unsigned i = 0; i < FRAME; i++)
 			keys[i] = tk[i % n];
-		if (c == NULL || vpk_ep_table_build(&t, tk, n) != 0)
+		if (c == NULL || vpk_ep_table_build(&t, tk, n + o.tunnels) != 0)
 			return vpk_fail(VPK_EXIT_FAIL, "bench vxlan: out of memory");
 		for (unsigned r = 0; r < o.runs; r++)
 			for (size_t v = 0; v < nv; v++) {
@@ -313,10 +332,38 @@ cmd_bench_vxlan(int argc, char **argv)
 		free(c);
 	}
 	tail(&j);
+	free(tun);
+	free(tk);
 	return VPK_EXIT_OK;
 }
 
 /* ---- gtp4d ---- */
+
+/*
+ * Not a variant: the scalar builder with 64-bit byte-swapped stores of the
+ * SA and SID halves instead of byte stores, to show where the SIMD
+ * variants' gain comes from (docs/tunnels.md). Same bytes (checked below).
+ */
+static void
+hdr_build_words(const struct gtp4d_tmpl *t, const struct gtp4d_pkt *p, uint8_t *const *out, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *o = out[i];
+		gtp4d_u128 sa = gtp4d_sa(t, &p[i]), b = gtp4d_sid_b(t, &p[i]);
+		uint64_t w[4] = { __builtin_bswap64((uint64_t)(sa >> 64)), __builtin_bswap64((uint64_t)sa),
+				  __builtin_bswap64((uint64_t)(b >> 64)), __builtin_bswap64((uint64_t)b) };
+
+		memcpy(o, t->hdr, t->len);
+		o[0] = (uint8_t)(0x60 | p[i].tc >> 4);
+		o[1] = (uint8_t)(p[i].tc << 4);
+		o[4] = (uint8_t)(p[i].plen >> 8);
+		o[5] = (uint8_t)p[i].plen;
+		o[7] = p[i].hlim;
+		memcpy(o + 8, w, 16);
+		o[t->has_srh ? 40 : 6] = p[i].nh;
+		memcpy(o + (t->has_srh ? 48 : 24), w + 2, 16);
+	}
+}
 
 struct gd_arg {
 	uint8_t pkt[14 + 20 + 8 + 8 + 4 + 4 + 40 + 8 + 20];
@@ -403,7 +450,7 @@ cmd_bench_gtp4d(int argc, char **argv)
 		pol.seg[s][1] = (uint8_t)(0xd2 + s);
 	head(&j, "gtp4d", &o);
 	for (size_t si = 0; si < sizeof(segs) / sizeof(segs[0]); si++) {
-		double cpp[MAXV][101];
+		double cpp[MAXV + 1][101];
 		struct node_bench nb = { "srv6-gtp4-d", nodes, &gc, gd_fill, &arg };
 
 		vpk_gtp4d_tmpl_init(t, st.sr_prefix, 32, st.v6src, 64, (const uint8_t (*)[16])pol.seg, segs[si]);
@@ -419,9 +466,26 @@ cmd_bench_gtp4d(int argc, char **argv)
 				cpp[v][r] = (double)(bench_tsc() - t0) / ((double)o.frames * FRAME);
 				bench_keep(mem[100]);
 			}
-		for (size_t v = 0; v < nv; v++)
-			put_row(&j, "header-build", use[v]->name, segs[si], "segments", bench_median(cpp[v], o.runs),
-				bench_min(cpp[v], o.runs), bench_max(cpp[v], o.runs));
+		for (unsigned r = 0; r < o.runs; r++) {
+			uint64_t t0;
+
+			hdr_build_words(t, p, out, FRAME);
+			t0 = bench_tsc();
+			for (unsigned f = 0; f < o.frames; f++)
+				hdr_build_words(t, p, out, FRAME);
+			cpp[nv][r] = (double)(bench_tsc() - t0) / ((double)o.frames * FRAME);
+		}
+		if (nv > 0) {   /* the word-store builder must write what the variants write */
+			uint8_t ref[GTP4D_HDR_MAX], *rp = ref;
+
+			((const struct gtp4d_hdr_impl *)use[0])->build_bulk(t, p + 3, &rp, 1);
+			if (memcmp(ref, out[3], t->len) != 0)
+				return vpk_fail(VPK_EXIT_FAIL, "bench gtp4d: word-store builder differs from %s",
+						use[0]->name);
+		}
+		for (size_t v = 0; v <= nv; v++)
+			put_row(&j, "header-build", v < nv ? use[v]->name : "scalar-words", segs[si], "segments",
+				bench_median(cpp[v], o.runs), bench_min(cpp[v], o.runs), bench_max(cpp[v], o.runs));
 		pol.n_seg = segs[si];
 		st.policy = segs[si] ? &pol : NULL;
 		for (size_t v = 0; v < nn; v++) {

@@ -28,6 +28,7 @@ usage(FILE *o)
 		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
 		"               [--node-variant NODE=VARIANT] [--workers N] [--json]\n"
+		"               [--wide-cores CPUS [--wide-nodes N1,N2] [--wide-ring FRAMES]]\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
 		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--json]\n"
@@ -83,6 +84,9 @@ cmd_fwd(int argc, char **argv)
 		{ "demo", no_argument, NULL, 'D' },
 		{ "l3fwd-acl", no_argument, NULL, 'L' },
 		{ "workers", required_argument, NULL, 'W' },
+		{ "wide-cores", required_argument, NULL, 'K' },
+		{ "wide-nodes", required_argument, NULL, 'X' },
+		{ "wide-ring", required_argument, NULL, 'G' },
 		{ "rule_ipv4", required_argument, NULL, '4' },
 		{ "rule_ipv6", required_argument, NULL, '6' },
 		{ "alg", required_argument, NULL, 'A' },
@@ -157,6 +161,21 @@ cmd_fwd(int argc, char **argv)
 		case 'L':
 			conf.l3fwd_acl = true;
 			break;
+		case 'K':
+			conf.wide_cores = optarg;
+			break;
+		case 'X':
+			conf.wide_nodes = optarg;
+			break;
+		case 'G': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 4096)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --wide-ring=%s: want 1..4096 frames", optarg);
+			conf.wide_ring = (unsigned)v;
+			break;
+		}
 		case 'W': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);

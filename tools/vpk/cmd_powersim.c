@@ -38,8 +38,11 @@ usage(void)
 		"  --switch-ns NS       CPU time per scalar->wide->scalar round trip (hand-off or migration)\n"
 		"  --confine 256|512    lowest width confined to wide cores (default 512)\n"
 		"  --dedicated          wide cores run wide sections only\n"
+		"  --sync               the scalar core waits for each hand-off (vpk_wide_call); implies --dedicated\n"
 		"  --duration-ms MS     simulated time (default 200)   --tasks N   requests in flight\n"
 		"  --frame N            --from-runtime: packets per frame (default 256)\n"
+		"  --ghz F0,F1,F2 --ramp-us US --throttle X --halt-us US --hyst-us US\n"
+		"                       override the CPU model's licence frequencies and timing\n"
 		"  --sweep K,K,...      also run with the request cut into K-times shorter pieces\n"
 		"  --per-core           per-core figures      --list   CPU models and scenarios\n");
 }
@@ -179,6 +182,7 @@ psim_json_conf(struct json *j, const struct vpk_psim_conf *c, const struct vpk_p
 	json_u64(j, "wide_cores", c->wide_cores);
 	json_dbl(j, "switch_ns", c->switch_ns);
 	json_bool(j, "dedicated", c->dedicated);
+	json_bool(j, "sync", c->sync);
 	json_dbl(j, "rate", w->rate);
 	json_arr(j, "request");
 	for (size_t i = 0; i < w->n; i++) {
@@ -305,10 +309,14 @@ psim_report(const char *title, const struct vpk_psim_conf *conf, const struct vp
 	print_result("no specialization", &p->without);
 	if (per_core)
 		print_cores(conf, p->pc_without);
-	if (p->have_with) {
+	if (p->have_with && p->without.loss <= 0) {
+		print_result("wide cores", &p->with);
+		printf("\n  loss_without %.4f  loss_with %.4f: no licence loss to remove; hops cost %.2f%% of the throughput\n",
+		       p->without.loss, p->with.loss, -100 * (p->with.throughput / p->without.throughput - 1));
+	} else if (p->have_with) {
 		char what[48];
 		snprintf(what, sizeof(what), "%u wide core%s%s", conf->wide_cores, conf->wide_cores > 1 ? "s" : "",
-			 conf->dedicated ? " (ded.)" : "");
+			 conf->sync ? " (sync)" : conf->dedicated ? " (ded.)" : "");
 		print_result(what, &p->with);
 		if (per_core)
 			print_cores(conf, p->pc_with);
@@ -332,16 +340,20 @@ cmd_powersim(int argc, char **argv)
 		{ "from-runtime", required_argument, 0, 'f' }, { "cpu", required_argument, 0, 'c' },
 		{ "cores", required_argument, 0, 'n' }, { "wide-cores", required_argument, 0, 'w' },
 		{ "rate", required_argument, 0, 'R' }, { "switch-ns", required_argument, 0, 'S' },
-		{ "confine", required_argument, 0, 'C' }, { "dedicated", no_argument, 0, 'D' },
+		{ "confine", required_argument, 0, 'C' }, { "dedicated", no_argument, 0, 'D' }, { "sync", no_argument, 0, 'Y' },
 		{ "duration-ms", required_argument, 0, 'd' }, { "tasks", required_argument, 0, 't' },
 		{ "frame", required_argument, 0, 'F' }, { "sweep", required_argument, 0, 'k' },
 		{ "per-core", no_argument, 0, 'p' }, { "list", no_argument, 0, 'l' },
+		{ "ghz", required_argument, 0, 'G' }, { "ramp-us", required_argument, 0, 'V' },
+		{ "throttle", required_argument, 0, 'T' }, { "halt-us", required_argument, 0, 'H' },
+		{ "hyst-us", required_argument, 0, 'Z' },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct psim_args a;
 	memset(&a, 0, sizeof(a));
 	a.cores = a.wide = a.tasks = a.frame = -1;
 	a.rate = a.switch_ns = a.duration_ms = -1;
+	a.ramp_us = a.throttle = a.halt_us = a.hyst_us = -1;
 	optind = 1;
 	for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
 		char *e = NULL;
@@ -362,7 +374,23 @@ cmd_powersim(int argc, char **argv)
 			if (a.confine != 256 && a.confine != 512)
 				return vpk_fail(VPK_EXIT_USAGE, "powersim: --confine takes 256 or 512");
 			break;
+		case 'G': {
+			char *p = optarg;
+			for (int l = 0; l < VPK_PSIM_LEVELS; l++) {
+				a.ghz[l] = strtod(p, &e);
+				if (e == p || !(a.ghz[l] > 0) || a.ghz[l] > 20 || (l < 2 && *e != ','))
+					return vpk_fail(VPK_EXIT_USAGE, "powersim: --ghz takes three frequencies F0,F1,F2");
+				p = e + (l < 2);
+			}
+			a.have_ghz = true;
+			break;
+		}
+		case 'V': a.ramp_us = strtod(optarg, &e); break;
+		case 'T': a.throttle = strtod(optarg, &e); break;
+		case 'H': a.halt_us = strtod(optarg, &e); break;
+		case 'Z': a.hyst_us = strtod(optarg, &e); break;
 		case 'D': a.dedicated = true; break;
+		case 'Y': a.sync = true; break;
 		case 'p': a.per_core = true; break;
 		case 'l': return list();
 		case 'k':

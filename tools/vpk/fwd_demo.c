@@ -198,6 +198,7 @@ fwd_demo(int argc, char **argv)
 		{ "flows", required_argument, NULL, 'f' },
 		{ "rules", required_argument, NULL, 'a' },
 		{ "workers", required_argument, NULL, 'W' },
+		{ "wide-cores", required_argument, NULL, 'C' },
 		{ "runs", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "show-runtime", no_argument, NULL, 'R' },
@@ -241,6 +242,9 @@ fwd_demo(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'C':
+			conf.wide_cores = optarg;
 			break;
 		case 'W':
 			conf.workers = (unsigned)strtoul(optarg, NULL, 10);

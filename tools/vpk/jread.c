@@ -27,11 +27,9 @@ fail(struct jp *j, const char *fmt, ...)
 	if (j->failed)
 		return;
 	j->failed = true;
-	int n = snprintf(j->err, j->errlen, "line %u: ", j->line);
 	va_list ap;
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < j->errlen)
-		vsnprintf(j->err + n, j->errlen - (size_t)n, fmt, ap);
+	vsnprintf(j->err, j->errlen, fmt, ap);
 	va_end(ap);
 }
 
@@ -244,9 +242,10 @@ parse_value(struct jp *j, struct jval *v, int depth)
 }
 
 struct jval *
-jread_parse(const char *text, char *err, size_t errlen)
+jread_parse(const char *text, char *err, size_t errlen, unsigned *err_line)
 {
 	struct jp j = { text, 1, err, errlen, false };
+	*err_line = 0;
 	struct jval *v = calloc(1, sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
@@ -258,6 +257,7 @@ jread_parse(const char *text, char *err, size_t errlen)
 			return v;
 		fail(&j, "trailing characters");
 	}
+	*err_line = j.line;
 	jread_free(v);
 	return NULL;
 }

@@ -21,8 +21,8 @@ struct jval {
 	char **keys;            /* J_OBJ */
 };
 
-/* Parse @text. On error returns NULL and writes "line N: reason" to @err. */
-struct jval *jread_parse(const char *text, char *err, size_t errlen);
+/* Parse @text. On error returns NULL, the reason in @err and its line in *err_line. */
+struct jval *jread_parse(const char *text, char *err, size_t errlen, unsigned *err_line);
 /* Member @key of object @o, or NULL. */
 const struct jval *jread_get(const struct jval *o, const char *key);
 void jread_free(struct jval *v);

@@ -3,12 +3,16 @@
  * vpk powersim inputs: a built-in scenario, a --request, or a forwarder's
  * `--show-runtime --json` dump (schema in docs/corespec.md):
  *
- *   { "workers": 2,                       optional: cores to model
+ *   { "workers": 2,                       optional: cores to model (>= 2; else 4)
  *     "frame_size": 256,                  optional: packets per frame
  *     "handoff_ns_per_frame": 600,        optional: measured hand-off round trip
  *     "nodes": [ { "name": "ip4-lookup", "width": 512, "clocks_per_packet": 9.5,
  *                  "packets": 1000000, "heavy": false,          (optional)
  *                  "alt_width": 256, "alt_clocks_per_packet": 11.0 }, ... ] }   (optional)
+ *
+ * The forwarder's own output, {"runs": [{"cap": 512, "workers_n": 1, "nodes":
+ * [{"name", "width", "clocks_per_packet", "vectors", ...}]}, ...]}, is read
+ * as is: the widest cap's run, with the cap-256 run as the alternative.
  *
  * From it: one frame through the nodes is one request; the prediction
  * compares running the 512-bit nodes inline on every worker, confining them
@@ -100,14 +104,36 @@ read_runtime(struct runtime *rt, const char *file)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: NUL byte in the file", file);
 	}
 	char err[160];
-	struct jval *root = jread_parse(text, err, sizeof(err));
+	unsigned line;
+	struct jval *root = jread_parse(text, err, sizeof(err), &line);
 	free(text);
 	if (!root)
-		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: %s", file, err);
+		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s:%u: %s", file, line, err);
 	int rc = 0;
-	const struct jval *nodes = jread_get(root, "nodes");
-	if (root->type != J_OBJ || !nodes || nodes->type != J_ARR || nodes->n == 0) {
-		rc = node_err(file, nodes ? nodes : root, "expected an object with a non-empty \"nodes\" array");
+	/* `vpk fwd --show-runtime --json` and `vpk fwd --demo --json` wrap the
+	 * nodes in "runs" (one per cap): take the widest cap, and the cap-256
+	 * run (if there is one) as the alternative widths. */
+	const struct jval *src = root, *alt_run = NULL, *runs = jread_get(root, "runs");
+	if (root->type == J_OBJ && !jread_get(root, "nodes") && runs && runs->type == J_ARR && runs->n) {
+		double best = -1;
+		for (size_t i = 0; i < runs->n; i++) {
+			const struct jval *cv = jread_get(&runs->items[i], "cap");
+			double c = cv && cv->type == J_NUM ? cv->num : 0;
+			if (c >= best) {
+				best = c;
+				src = &runs->items[i];
+			}
+		}
+		for (size_t i = 0; i < runs->n && best == 512; i++) {
+			const struct jval *cv = jread_get(&runs->items[i], "cap");
+			if (cv && cv->type == J_NUM && cv->num == 256)
+				alt_run = &runs->items[i];
+		}
+	}
+	const struct jval *nodes = jread_get(src, "nodes");
+	if (src->type != J_OBJ || !nodes || nodes->type != J_ARR || nodes->n == 0) {
+		rc = node_err(file, nodes ? nodes : src,
+			      "expected an object with a non-empty \"nodes\" array (or \"runs\" of them)");
 		goto out;
 	}
 	if (nodes->n > MAX_NODES) {
@@ -115,13 +141,15 @@ read_runtime(struct runtime *rt, const char *file)
 		goto out;
 	}
 	const struct jval *v;
-	if ((v = jread_get(root, "workers")) && v->type == J_NUM && v->num >= 1 && v->num <= VPK_PSIM_MAX_CORES)
-		rt->conf.cores = (unsigned)v->num;
+	if ((v = jread_get(root, "workers")) || (v = jread_get(src, "workers_n")))
+		if (v->type == J_NUM && v->num >= 2 && v->num <= VPK_PSIM_MAX_CORES)
+			rt->conf.cores = (unsigned)v->num; /* 1 worker says nothing of the deployment: keep 4 */
 	if ((v = jread_get(root, "frame_size")) && v->type == J_NUM && v->num >= 1 && v->num <= 65536)
 		rt->frame = (unsigned)v->num;
 	if ((v = jread_get(root, "handoff_ns_per_frame")) && v->type == J_NUM && v->num >= 0)
 		rt->conf.switch_ns = v->num;
-	rt->alt.n = 0;
+	const struct jval *alt_nodes = alt_run ? jread_get(alt_run, "nodes") : NULL;
+	struct vpk_psim_node alt[MAX_NODES];
 	for (size_t i = 0; i < nodes->n; i++) {
 		const struct jval *o = &nodes->items[i];
 		struct vpk_psim_node *nd = &rt->nodes[i];
@@ -139,7 +167,7 @@ read_runtime(struct runtime *rt, const char *file)
 		double width, cpp, pk, alt_w = 0, alt_c = 0;
 		if ((rc = num_field(file, o, "width", true, &width)) ||
 		    (rc = num_field(file, o, "clocks_per_packet", true, &cpp)) ||
-		    (rc = num_field(file, o, "packets", true, &pk)))
+		    (rc = num_field(file, o, jread_get(o, "packets") ? "packets" : "vectors", true, &pk)))
 			goto out;
 		if (width != 64 && width != 128 && width != 256 && width != 512) {
 			rc = node_err(file, jread_get(o, "width"), "\"width\" must be 64, 128, 256 or 512");
@@ -150,31 +178,33 @@ read_runtime(struct runtime *rt, const char *file)
 		nd->packets = (uint64_t)pk;
 		const struct jval *hv = jread_get(o, "heavy");
 		nd->heavy = hv && hv->type == J_BOOL && hv->num != 0;
+		alt[i] = *nd;
 		int ra = num_field(file, o, "alt_width", false, &alt_w);
-		int rb = num_field(file, o, "alt_clocks_per_packet", false, &alt_c);
+		int rb = ra ? 1 : num_field(file, o, "alt_clocks_per_packet", false, &alt_c);
 		if (ra < 0 || rb < 0) {
 			rc = VPK_EXIT_USAGE;
 			goto out;
 		}
-		if (ra == 0 && rb == 0)
-			rt->have_alt = true;
-	}
-	/* The alternative: every node with alt_* figures at its alternative. */
-	if (rt->have_alt) {
-		struct vpk_psim_node alt[MAX_NODES];
-		memcpy(alt, rt->nodes, rt->n * sizeof(alt[0]));
-		for (size_t i = 0; i < nodes->n; i++) {
-			double w, c;
-			if (num_field(file, &nodes->items[i], "alt_width", false, &w) == 0 &&
-			    num_field(file, &nodes->items[i], "alt_clocks_per_packet", false, &c) == 0) {
-				alt[i].width = (unsigned)w;
-				alt[i].clocks_per_packet = c;
+		/* No alt_* figures: the same node in the cap-256 run, if any. */
+		for (size_t k = 0; ra && alt_nodes && alt_nodes->type == J_ARR && k < alt_nodes->n; k++) {
+			const struct jval *an = &alt_nodes->items[k], *nm = jread_get(an, "name");
+			const struct jval *aw = jread_get(an, "width"), *ac = jread_get(an, "clocks_per_packet");
+			if (nm && nm->type == J_STR && strcmp(nm->str, nd->name) == 0 && aw && aw->type == J_NUM &&
+			    ac && ac->type == J_NUM && ac->num >= 0) {
+				alt_w = aw->num;
+				alt_c = ac->num;
+				ra = rb = 0;
 			}
 		}
-		if (vpk_psim_workload_from_nodes(alt, rt->n, rt->frame, &rt->alt)) {
-			rc = node_err(file, nodes, "bad alt_width / alt_clocks_per_packet figures");
-			goto out;
+		if (ra == 0 && rb == 0 && (alt_w == 64 || alt_w == 128 || alt_w == 256 || alt_w == 512)) {
+			alt[i].width = (unsigned)alt_w;
+			alt[i].clocks_per_packet = alt_c;
+			rt->have_alt = true;
 		}
+	}
+	if (rt->have_alt && vpk_psim_workload_from_nodes(alt, rt->n, rt->frame, &rt->alt)) {
+		rc = node_err(file, nodes, "bad alt_width / alt_clocks_per_packet figures");
+		goto out;
 	}
 out:
 	jread_free(root);
@@ -251,6 +281,24 @@ apply_overrides(const struct psim_args *a, struct vpk_psim_conf *c, struct vpk_p
 		c->confine = a->confine == 256 ? VPK_PSIM_256_LIGHT : VPK_PSIM_512_LIGHT;
 	if (a->dedicated)
 		c->dedicated = true;
+	if (a->sync)
+		c->sync = c->dedicated = true;
+	if (a->have_ghz)
+		for (int l = 0; l < VPK_PSIM_LEVELS; l++)
+			c->cpu.ghz[l] = a->ghz[l];
+	if (a->ramp_us >= 0)
+		c->cpu.volt_ns = a->ramp_us * 1e3;
+	if (a->halt_us >= 0)
+		c->cpu.halt_ns = a->halt_us * 1e3;
+	if (a->hyst_us >= 0)
+		c->cpu.hyst_ns = a->hyst_us * 1e3;
+	if (a->throttle >= 0) {
+		if (!(a->throttle > 0 && a->throttle <= 1))
+			return vpk_fail(VPK_EXIT_USAGE, "powersim: --throttle must be in (0, 1]");
+		c->cpu.throttle = a->throttle;
+	}
+	if (a->ramp_us > 1e6 || a->halt_us > 1e6 || a->hyst_us > 1e6)
+		return vpk_fail(VPK_EXIT_USAGE, "powersim: --ramp-us, --halt-us, --hyst-us must be <= 1000000");
 	if (c->cores < 1 || c->cores > VPK_PSIM_MAX_CORES)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: --cores must be 1..%d", VPK_PSIM_MAX_CORES);
 	if (c->wide_cores >= c->cores)

@@ -11,7 +11,9 @@ struct psim_args {
 	const char *scenario, *request, *runtime, *cpu;
 	long cores, wide, tasks, frame, confine;
 	double rate, switch_ns, duration_ms;
-	bool dedicated, per_core;
+	double ghz[VPK_PSIM_LEVELS], ramp_us, throttle, halt_us, hyst_us; /* CPU overrides, < 0: keep */
+	bool have_ghz;
+	bool dedicated, sync, per_core;
 	unsigned ks[32];
 	int nk;
 };

@@ -19,13 +19,27 @@
 enum { LK_NEXT_REWRITE, LK_NEXT_DROP, LK_N_NEXT };
 enum { LK_ERR_NO_ROUTE, LK_N_ERROR };
 
+/* Next hop -> adjacency, or the drop arc when there is no route; then hand the frame on. */
+static inline __attribute__((always_inline)) uint32_t
+lookup_finish(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, const uint64_t *nh, uint32_t n)
+{
+	uint16_t next[VPK_FRAME_SIZE];
+
+	for (uint32_t i = 0; i < n; i++) {
+		b[i]->adj = (uint32_t)nh[i];
+		next[i] = nh[i] != 0 ? LK_NEXT_REWRITE
+				     : vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
+	}
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
+
 static uint32_t
 VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_fib *fib = vpk_node_ctx(rt);
 	uint32_t dst[VPK_FRAME_SIZE];
 	uint64_t nh[VPK_FRAME_SIZE];
-	uint16_t next[VPK_FRAME_SIZE];
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t a;
@@ -37,13 +51,7 @@ VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		vpk_fib_lookup_bulk(fib, dst, nh, n);
 	else
 		memset(nh, 0, n * sizeof(nh[0]));
-	for (uint32_t i = 0; i < n; i++) {
-		b[i]->adj = (uint32_t)nh[i];
-		next[i] = nh[i] != 0 ? LK_NEXT_REWRITE
-				     : vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
-	}
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return lookup_finish(rt, b, bi, nh, n);
 }
 VPK_NODE_FN_OBJ(ip4_lookup, VPK_FN(ip4_lookup_fn));
 
@@ -53,7 +61,6 @@ VPK_FN(ip6_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 	const struct vpk_fib6 *fib = vpk_node_ctx(rt);
 	uint8_t dst[VPK_FRAME_SIZE][16];
 	uint64_t nh[VPK_FRAME_SIZE];
-	uint16_t next[VPK_FRAME_SIZE];
 
 	for (uint32_t i = 0; i < n; i++)
 		memcpy(dst[i], vpk_buf_area(b[i]) + b[i]->l3_off + 24, 16);
@@ -61,13 +68,7 @@ VPK_FN(ip6_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])dst, nh, n);
 	else
 		memset(nh, 0, n * sizeof(nh[0]));
-	for (uint32_t i = 0; i < n; i++) {
-		b[i]->adj = (uint32_t)nh[i];
-		next[i] = nh[i] != 0 ? LK_NEXT_REWRITE
-				     : vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
-	}
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return lookup_finish(rt, b, bi, nh, n);
 }
 VPK_NODE_FN_OBJ(ip6_lookup, VPK_FN(ip6_lookup_fn));
 

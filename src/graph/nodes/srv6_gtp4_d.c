@@ -23,14 +23,16 @@
  * list [B, Sn..S1] with DA = S1, or DA = B and no SRH without a policy.
  * The header is built by the GTP4.D header kernel of this node's ISA
  * (tunnel/gtp4d_hdr.h) for runs of packets of the same steering entry,
- * then the packet goes to ip6-rewrite through the policy's adjacency.
+ * then the packet goes to ip6-rewrite through the policy's (or entry's)
+ * neighbor, or to ip6-lookup (IPv6 FIB) when none is given.
  */
 #include <stdlib.h>
 
 #include "graph/nodes/tunnel_nodes.h"
 #include "tunnel/gtp4d_hdr.h"
 
-enum { GD_NEXT_REWRITE6, GD_NEXT_LOOKUP4, GD_NEXT_DROP, GD_N_NEXT };
+enum { GD_NEXT_REWRITE6, GD_NEXT_LOOKUP4, GD_NEXT_DROP, GD_NEXT_LOOKUP6, GD_N_NEXT };
+#define GD_TRANSLATE 0xffffu      /* gd_parse(): not an arc, translate this packet */
 enum {
 	GD_ERR_OK, GD_ERR_ECHO_REPLIED, GD_ERR_NOT_UDP, GD_ERR_FRAGMENT, GD_ERR_PORT, GD_ERR_TRUNC,
 	GD_ERR_UDP_LEN, GD_ERR_VERSION, GD_ERR_EXT_LEN, GD_ERR_ECHO_RESP, GD_ERR_ERROR_IND,
@@ -88,7 +90,7 @@ gd_echo_reply(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t *h, const uint8
 }
 
 /*
- * Parse and check one packet. Returns GD_N_NEXT for a G-PDU to translate
+ * Parse and check one packet. Returns GD_TRANSLATE for a G-PDU to translate
  * (fields in *p, inner packet at *inner_off), else the next arc.
  */
 static inline __attribute__((always_inline)) uint16_t
@@ -184,7 +186,7 @@ gd_parse(struct vpk_node_rt *rt, const struct gd_ctx *x, struct vpk_buf *b, stru
 	p->hlim = h[8];
 	p->plen = (uint16_t)(x->tmpl[tn_get_index(b)].len - 40 + ilen);
 	b->len = (uint16_t)ilen;        /* provisional: inner only */
-	return GD_N_NEXT;
+	return GD_TRANSLATE;
 }
 
 static uint32_t
@@ -200,7 +202,7 @@ VPK_FN(srv6_gtp4_d_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi,
 		uint32_t io;
 
 		next[i] = gd_parse(rt, x, b[i], &p[m], &io);
-		if (next[i] != GD_N_NEXT)
+		if (next[i] != GD_TRANSLATE)
 			continue;
 		{
 			uint32_t si = tn_get_index(b[i]);
@@ -214,7 +216,7 @@ VPK_FN(srv6_gtp4_d_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi,
 			b[i]->l3_off = b[i]->data_off;
 			b[i]->l4_off = (uint16_t)(b[i]->data_off + 40);
 			b[i]->adj = s->policy != NULL ? s->policy->adj : s->adj;
-			next[i] = GD_NEXT_REWRITE6;
+			next[i] = b[i]->adj != 0 ? GD_NEXT_REWRITE6 : GD_NEXT_LOOKUP6;     /* no neighbor: IPv6 FIB */
 			who[m++] = si;
 		}
 	}
@@ -237,7 +239,7 @@ VPK_NODE_FN_OBJ(srv6_gtp4_d, VPK_FN(srv6_gtp4_d_fn));
 #if VPK_VEC_BITS == 0
 #include <errno.h>
 
-static const char *const gd_next[] = { "ip6-rewrite", "ip4-lookup", "error-drop" };
+static const char *const gd_next[] = { "ip6-rewrite", "ip4-lookup", "error-drop", "ip6-lookup" };
 static const char *const gd_errors[] = {
 	"good packets translated to SRv6",
 	"echo requests answered",
