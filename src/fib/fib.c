@@ -207,35 +207,31 @@ int
 vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 {
 	bool existed, need_group = false, has_parent;
-	uint64_t cover;
+	uint64_t cover, old;
 	uint32_t node;
 	int rc;
 
 	if (fib == NULL || depth > 32 || nh > vpk_fib_max_nh(fib->conf.nh_size))
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = vpk_rib_find_with_parent(&fib->rib, rib_key4(ip), depth, &has_parent, &cover);
-	if (!has_parent)
-		cover = fib->conf.default_nh;
-	if (node != RIB_NIL) {
-		if (fib->rib.nodes[node].nh == nh)
-			return 0;
-		if (fib->rsvd_tbl8 + fib->dp.npending > fib->dp.num_tbl8)
-			return -ENOSPC;         /* only with parked groups (deferred freeing) */
-		fib->rib.nodes[node].nh = nh;
-		write_gaps(fib, node, ip, depth, nh);
-		return 0;
-	}
+	/* A route > /24 alone in its /24 needs a group reserved (an existing one finds itself). */
 	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		need_group = true;
 	/* Groups a write may take <= reserved /24s without one; parked groups are not free. */
 	if (fib->rsvd_tbl8 + need_group + fib->dp.npending > fib->dp.num_tbl8)
 		return -ENOSPC;
-	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node);
+	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node, &old, &has_parent, &cover);
 	if (rc != 0)
 		return rc;
+	if (existed) {
+		if (old != nh)
+			write_gaps(fib, node, ip, depth, nh);
+		return 0;
+	}
 	if (need_group)
 		fib->rsvd_tbl8++;
+	if (!has_parent)
+		cover = fib->conf.default_nh;
 	if (cover != nh)
 		write_gaps(fib, node, ip, depth, nh);
 	return 0;

@@ -195,17 +195,21 @@ int
 vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed)
 {
 	uint32_t at;
+	uint64_t old, pnh;
+	bool hp;
 
-	return vpk_rib_insert_at(r, k, depth, nh, existed, &at);
+	return vpk_rib_insert_at(r, k, depth, nh, existed, &at, &old, &hp, &pnh);
 }
 
 int
-vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at)
+vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at,
+		  uint64_t *old_nh, bool *has_parent, uint64_t *parent_nh)
 {
 	uint32_t cur = r->root, parent = RIB_NIL;
 	unsigned l = 0;
 
 	*existed = false;
+	*has_parent = false;
 	while (cur != RIB_NIL) {
 		struct rib_node *n = &r->nodes[cur];
 
@@ -216,6 +220,7 @@ vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, b
 			*at = cur;
 			if (n->is_route) {
 				*existed = true;
+				*old_nh = n->nh;
 				n->nh = nh;
 				return 0;
 			}
@@ -225,6 +230,10 @@ vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, b
 			n->nh = nh;
 			r->nb_routes++;
 			return 0;
+		}
+		if (n->is_route) {
+			*has_parent = true;
+			*parent_nh = n->nh;
 		}
 		parent = cur;
 		cur = n->child[key_bit(k, n->depth)];

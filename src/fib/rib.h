@@ -88,8 +88,13 @@ int vpk_rib_children_of(const struct rib *r, uint32_t i, rib_walk_fn fn, void *a
  *         at max_routes or memory runs out: nothing changed then.
  */
 int vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed);
-/* The same, also giving the route's node index. */
-int vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at);
+/*
+ * The same in one descent, also giving the route's node index, its previous
+ * next hop when it existed (*old_nh) and the covering route's next hop
+ * (*has_parent, *parent_nh).
+ */
+int vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at,
+		      uint64_t *old_nh, bool *has_parent, uint64_t *parent_nh);
 
 /* Remove the route: 0 or -ENOENT. */
 int vpk_rib_remove(struct rib *r, struct rib_key k, uint8_t depth);
