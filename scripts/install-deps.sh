@@ -10,6 +10,8 @@ DEB_PKGS=(
   libdpdk-dev                               # tests/benchmarks against rte_acl / rte_fib
   libzydis-dev libelf-dev libdw-dev         # vpk scan
   tcpdump iproute2                          # integration and live tests
+  libxdp-dev libbpf-dev                     # src/io/io_xdp.c (AF_XDP backend; optional at build time)
+  dpdk-dev                                  # dpdk-testpmd: live io-forward comparison (docs/io.md)
 )
 PIP_PKGS=(pytest scapy)
 

@@ -29,10 +29,13 @@
  * Thread safety: one writer (add/del/free) at a time. vpk_fib_lookup_bulk()
  * may run concurrently on other threads: entries are written with single
  * atomic stores and a tbl8 group is filled before the store that publishes
- * it, so a reader sees either the old or the new next hop. Freed groups are
- * returned to the free list at once (as rte_fib 22.11 does): a reader that
- * loaded a group index just before the group was folded back and reused may
- * read the reused group. Deferred (QSBR) reclamation is not implemented yet.
+ * it, so a reader sees either the old or the new next hop. By default freed
+ * groups return to the free pool at once (as in rte_fib 22.11): a reader that
+ * loaded a group index just before the group was folded back and reused for
+ * another /24 could read that /24's next hop. For lock-free readers turn on
+ * vpk_fib_set_deferred_free() and call vpk_fib_reclaim() after every reader
+ * has passed a quiescent state (the caller's RCU/QSBR/epoch scheme).
+ * VPK_FIB_BM16 does not support lookups concurrent with updates.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,6 +50,10 @@ struct vpk_fib;
 enum vpk_fib_type {
 	VPK_FIB_TYPE_DEFAULT = 0,   /**< The best layout (currently DIR-24-8). */
 	VPK_FIB_DIR24_8,            /**< rte_fib's DIR-24-8: 2^24 tbl24 + 256-entry tbl8 groups. */
+	VPK_FIB_BM16,               /**< Compressed: 2^16 direct table + popcount-compressed /24 and
+				         /32 nodes (a few MiB for a full table); nh_size 1, 2 or 4.
+				         The control plane keeps a DIR-24-8 copy (4-byte entries,
+				         2^20 groups, mapped lazily) to derive it from. */
 	VPK_FIB_TYPE_COUNT
 };
 
@@ -67,9 +74,11 @@ struct vpk_fib_stats {
 	uint32_t tbl8_total;        /**< Groups available (after rounding). */
 	uint32_t tbl8_used;         /**< Groups populated now. */
 	uint32_t tbl8_reserved;     /**< /24 blocks holding routes longer than /24. */
+	uint32_t tbl8_deferred;     /**< Freed groups awaiting vpk_fib_reclaim(). */
 	size_t dataplane_bytes;     /**< Bytes of lookup tables allocated (virtual). */
 	size_t dataplane_touched;   /**< Bytes of lookup tables that were written (resident upper bound). */
-	size_t rib_bytes;           /**< Bytes of the RIB node array. */
+	size_t rib_bytes;           /**< Control-plane bytes: the RIB node array, plus (VPK_FIB_BM16)
+				         the touched part of its DIR-24-8 copy. */
 };
 
 /** Largest next hop an entry of @p nh_size bytes can hold (0 if the size is invalid). */
@@ -81,7 +90,8 @@ VPK_API uint64_t vpk_fib_max_nh(unsigned nh_size);
  * @param[out] out  The new FIB.
  * @return 0; -EINVAL for a NULL argument, an unknown type, nh_size not in
  *         {1,2,4,8}, num_tbl8 == 0 or too large, default_nh above the max
- *         next hop, max_routes == 0, isa out of range; -ENOTSUP when a
+ *         next hop, max_routes == 0, isa out of range, VPK_FIB_BM16 with
+ *         nh_size 8; -ENOTSUP when a
  *         forced isa has no usable lookup variant here (see vpk_impl_why_not());
  *         -ENOMEM.
  */
@@ -96,14 +106,16 @@ VPK_API void vpk_fib_free(struct vpk_fib *fib);
  * @param depth  Prefix length, 0..32.
  * @param nh     Next hop, <= vpk_fib_max_nh(nh_size).
  * @return 0; -EINVAL (NULL fib, depth > 32, nh too large); -ENOSPC when the
- *         route needs a tbl8 group and all are reserved; -ENOMEM when the RIB
+ *         route needs a tbl8 group and all are reserved (or parked, see
+ *         vpk_fib_set_deferred_free()); -ENOMEM when the RIB
  *         holds max_routes routes or memory runs out. On error nothing changed.
  */
 VPK_API int vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh);
 
 /**
  * Delete a route; its range falls back to the covering route or the default.
- * @return 0; -EINVAL (NULL fib, depth > 32); -ENOENT if the route is absent.
+ * @return 0; -EINVAL (NULL fib, depth > 32); -ENOENT if the route is absent;
+ *         -ENOSPC only with deferred freeing, when parked groups fill the pool.
  */
 VPK_API int vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth);
 
@@ -137,7 +149,7 @@ VPK_API int vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *s
 /** Name of the lookup variant in use ("avx512", "scalar", ...); "?" for NULL. */
 VPK_API const char *vpk_fib_impl_name(const struct vpk_fib *fib);
 
-/** Name of the dataplane layout ("dir24-8"); "?" for NULL. */
+/** Name of the dataplane layout ("dir24-8", "bm16"); "?" for NULL. */
 VPK_API const char *vpk_fib_type_name(const struct vpk_fib *fib);
 
 /**
@@ -148,6 +160,22 @@ VPK_API const char *vpk_fib_type_name(const struct vpk_fib *fib);
  *         usable here: CPU, OS, build or cap).
  */
 VPK_API int vpk_fib_select(struct vpk_fib *fib, const char *variant);
+
+/**
+ * Deferred reclamation of tbl8 groups, for lookups on other threads (the
+ * "defer queue" of rte_fib's RCU support, without an RCU object): while on,
+ * a group an update frees keeps its contents and is parked instead of being
+ * reused; vpk_fib_reclaim() returns the parked groups to the pool. Call it
+ * once every reader thread has finished the lookup_bulk calls it was in when
+ * those updates ran. Parked groups count as used: an add or delete fails
+ * with -ENOSPC (nothing changed) when reserved plus parked groups could
+ * exceed num_tbl8; reclaim and retry. Turning it off does not reclaim.
+ * @return 0 or -EINVAL (NULL fib).
+ */
+VPK_API int vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on);
+
+/** Return parked groups to the pool. @return how many (>= 0), or -EINVAL (NULL fib). */
+VPK_API int vpk_fib_reclaim(struct vpk_fib *fib);
 
 /**
  * Names of the lookup variants of a layout, best first, NULL-terminated

@@ -11,26 +11,40 @@
  * from stdin or from vpk_fwd_exec():
  *
  *     interface NAME [mac MAC] [in FILE.pcap] [out FILE.pcap|discard]   (again: updates it)
+ *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
+ *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
- *     route add PREFIX/LEN via ID          (IPv4)
+ *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
  *     route del PREFIX/LEN
+ *     acl load FILE [ipv6]                 (ClassBench or l3fwd-acl rules; see below)
  *     show runtime | show errors | show node NAME    (printed after the run)
  *     # comment
+ *
+ * ACL rules (dpdk-test-acl / l3fwd formats, first matching rule in file
+ * order wins): `@` lines deny. `R PORT` lines permit (normal mode: the packet
+ * goes on to the FIB) or, in l3fwd-acl mode (vpk_fwd_conf::l3fwd_acl),
+ * send the packet to neighbor PORT+1 without a FIB lookup (l3fwd's ports
+ * count from 0, neighbor IDs from 1). No match: permit (normal mode) or drop
+ * (l3fwd-acl mode), as DPDK l3fwd does.
  *
  * Interfaces are numbered in the order they are declared (0, 1, ...);
  * IFACE is a name or a number. The graph is
  *
- *   pcap-input|mem-input -> ethernet-input -> ip4-input -> ip4-lookup -> ip4-rewrite
+ *   pcap-input|io-input|mem-input -> ethernet-input -> ip4-input -> ip4-lookup -> ip4-rewrite
  *        -> interface-output          (ip6-input -> ip6-lookup -> ip6-rewrite likewise)
  *   every drop -> error-drop, counted per node and reason
  *
- * Threading: control-plane calls are not thread-safe; vpk_fwd_run() runs the
- * graph on the calling thread.
+ * Threading: control-plane calls are not thread-safe. vpk_fwd_run() runs the
+ * graph on the calling thread, or with conf.workers > 1 one graph per worker
+ * thread: flows are spread by the Toeplitz hash of their 4-tuple (as NIC RSS
+ * does), pcap input is read by the calling thread and handed to the workers
+ * over single-producer rings; in-memory traffic is generated per worker.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <vpk/acl_file.h>
 #include <vpk/graph.h>
 #include <vpk/isa.h>
 
@@ -46,6 +60,19 @@ struct vpk_fwd_conf {
 	const struct vpk_node_conf *node_variants;  /**< Per-node forced variants (--node-variant). */
 	size_t n_node_variants;
 	uint32_t trace;                 /**< Trace the first N packets (vpk_graph_trace()). */
+	bool l3fwd_acl;                 /**< DPDK l3fwd ACL-mode semantics for ACL rules. */
+	const char *wide_cores;         /**< Core specialization: CPUs ("1", "2-3,6") for wide workers
+					     that run the wide nodes' 512-bit code; the other workers
+					     run at cap 256 and hand frames of wide nodes to them over
+					     SPSC rings and take them back. NULL: off. */
+	const char *wide_nodes;         /**< Comma-separated wide nodes (NULL: ip4-acl, ip6-acl,
+					     ip4-lookup, ip6-lookup: the nodes whose work is a 512-bit
+					     classifier or FIB kernel). */
+	unsigned wide_ring;             /**< Frames per hand-off ring, each way (default 64). */
+	unsigned workers;               /**< Worker threads, each with its own graph, pinned to CPU
+					     w % ncpu; flows spread by a Toeplitz (RSS) hash (default 1:
+					     the graph runs on the calling thread). */
+	const char *acl_impl;           /**< ACL classify variant ("avx512x32", "avx2", ... or NULL: best). */
 };
 
 /** Per-interface counters. */
@@ -110,8 +137,19 @@ struct vpk_fwd_run_stats {
  */
 VPK_API int vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t err_len);
 
-/** The graph of the last run, or NULL. */
+/**
+ * Ask a running vpk_fwd_run() with live interfaces to stop (it drains its
+ * frames and returns). Async-signal-safe: meant for a SIGINT handler.
+ * Without live interfaces, or outside a run, it does nothing.
+ */
+VPK_API void vpk_fwd_stop(struct vpk_fwd *f);
+
+/** The graph of the last run (worker 0's with several workers), or NULL. */
 VPK_API struct vpk_graph *vpk_fwd_graph(const struct vpk_fwd *f);
+
+/** Workers of the last run and the graph of worker @p w (NULL if out of range). */
+VPK_API unsigned vpk_fwd_n_workers(const struct vpk_fwd *f);
+VPK_API struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
 
 /** Number of interfaces and their counters (cumulative over runs). */
 VPK_API size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);
@@ -122,6 +160,19 @@ VPK_API size_t vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows)
 
 /** Buffers of the forwarder's pool still in use (0 after a run: nothing lost). */
 VPK_API uint32_t vpk_fwd_bufs_in_use(const struct vpk_fwd *f);
+
+/**
+ * Install 5-tuple rules (replacing any IPv4 / IPv6 rule set) as `acl load`
+ * does. @return 0, -EINVAL, -ENOMEM, -ERANGE, -ENOTSUP (acl_impl).
+ */
+VPK_API int vpk_fwd_acl_rules(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n,
+			      bool ipv6, char *err, size_t err_len);
+
+/** Variant of the ACL classifier in use ("-" without rules). */
+VPK_API const char *vpk_fwd_acl_impl(const struct vpk_fwd *f);
+
+/** True when neighbor @p id is configured. */
+VPK_API bool vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id);
 
 /** The IPv4 FIB (for tools that load bulk route files). */
 VPK_API struct vpk_fib *vpk_fwd_fib4(const struct vpk_fwd *f);

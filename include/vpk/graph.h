@@ -125,6 +125,8 @@ struct vpk_graph_conf {
 	enum vpk_isa isa;               /**< Default variant level for every node; VPK_ISA_AUTO: best. */
 	uint32_t trace;                 /**< Trace the first this-many packets input nodes produce. */
 	unsigned worker;                /**< Worker number (for stats and per-worker state). */
+	unsigned max_bits;              /**< No variant wider than this in this graph (0: the cap
+					     decides); core specialization builds 256-bit graphs. */
 };
 
 /**
@@ -154,6 +156,29 @@ VPK_API uint32_t vpk_graph_run_once(struct vpk_graph *g);
 /** Hand packets to node @p node_name directly (tests, tools): they are dispatched by the next run_once. */
 VPK_API int vpk_graph_inject(struct vpk_graph *g, const char *node_name, const uint32_t *bi,
 			     uint32_t n);
+
+/**
+ * Run node @p node_name somewhere else: frames dispatched to it in @p g are
+ * given to @p fn instead of the node function (core specialization: a
+ * worker hands frames of its 512-bit nodes to a wide-core worker). @p fn
+ * takes the frame's buffer indices (copies them) and returns 0, or -EAGAIN
+ * when it cannot take them now (a full ring): the frame is then kept and
+ * offered again in the next vpk_graph_run_once(), never dropped, and the
+ * refusal is counted (vpk_node_stats::remote_full).
+ * @return 0, -EINVAL (unknown node, NULL fn), -EBUSY (input node).
+ */
+typedef int (*vpk_graph_remote_fn)(void *ctx, uint16_t node, const uint32_t *bi, uint32_t n);
+VPK_API int vpk_graph_set_remote(struct vpk_graph *g, const char *node_name, vpk_graph_remote_fn fn,
+				 void *ctx);
+
+/** Index of node @p name in @p g, or -1. */
+VPK_API int vpk_graph_node_index(const struct vpk_graph *g, const char *name);
+
+/** Hand @p n packets to node index @p node (as vpk_graph_inject()). @return 0 or -EINVAL. */
+VPK_API int vpk_graph_inject_idx(struct vpk_graph *g, uint16_t node, const uint32_t *bi, uint32_t n);
+
+/** True while frames are pending or deferred (a run_once would have work). */
+VPK_API bool vpk_graph_busy(const struct vpk_graph *g);
 
 /* ---- inside node functions ---- */
 
@@ -216,6 +241,8 @@ struct vpk_node_stats {
 	uint64_t vectors;               /**< Sum of the return values: packets. */
 	uint64_t clocks;                /**< TSC ticks, chained across dispatches (VPP's definition). */
 	uint64_t polls;                 /**< Input nodes: polls that produced nothing. */
+	bool remote;                    /**< Frames go to a remote runner (vpk_graph_set_remote()). */
+	uint64_t remote_full;           /**< Times the remote runner refused a frame (ring full). */
 };
 
 /** Number of nodes in @p g. */

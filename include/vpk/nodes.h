@@ -10,9 +10,11 @@
  *   node             next arcs                              conf
  *   ethernet-input   ip4-input, ip6-input, error-drop       -
  *   ip4-input        ip4-acl, ip4-lookup, error-drop        -  (ip4-acl used when in the graph)
+ *   ip4-acl          ip4-lookup, ip4-rewrite, error-drop    struct vpk_acl_node_conf
+ *   ip6-acl          ip6-lookup, ip6-rewrite, error-drop    struct vpk_acl_node_conf
  *   ip6-input        ip6-acl, ip6-lookup, error-drop        -
  *   ip4-lookup       ip4-rewrite, error-drop                struct vpk_fib (next hop 0 = no route)
- *   ip6-lookup       ip6-rewrite, error-drop                - (no IPv6 FIB yet: drops, counted)
+ *   ip6-lookup       ip6-rewrite, error-drop                struct vpk_fib6 (next hop 0 = no route)
  *   ip4-rewrite      interface-output, error-drop           struct vpk_adj_table
  *   ip6-rewrite      interface-output, error-drop           struct vpk_adj_table
  *   interface-output -                                      struct vpk_if_output
@@ -46,6 +48,26 @@ struct vpk_adj_table {
 struct vpk_if_output {
 	void (*tx)(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 	void *ctx;
+};
+
+/** ACL actions (struct vpk_acl_node_conf::action values). */
+#define VPK_ACL_ACT_PERMIT (-2)   /**< continue to ip4-lookup / ip6-lookup */
+#define VPK_ACL_ACT_DENY   (-1)   /**< drop, counted as "denied by rule" */
+/* Values >= 1 send the packet straight to that adjacency (ip4/ip6-rewrite),
+ * bypassing the FIB: DPDK l3fwd-acl's "R" rules. */
+
+struct vpk_acl;
+
+/**
+ * ip4-acl / ip6-acl: classify each packet's 5-tuple with @p acl (built on
+ * the dpdk-test-acl layout, vpk_acl5_layout()) in category 0 and act on the
+ * matching rule's userdata.
+ */
+struct vpk_acl_node_conf {
+	const struct vpk_acl *acl;      /**< NULL: every packet takes @p no_match. */
+	const int32_t *action;          /**< action[userdata], userdata 1..n_action-1. */
+	uint32_t n_action;
+	int32_t no_match;               /**< Action when no rule matches (userdata 0). */
 };
 
 #endif /* VPK_NODES_H */

@@ -15,6 +15,7 @@
 #include "core/kern.h"
 #include "core/registry.h"
 #include "fib/dir24_8.h"
+#include "fib/ent.h"
 
 VPK_DECLARE_VARIANTS(struct dir24_8_impl, vpk_dir24_8_impl);
 
@@ -38,28 +39,6 @@ VPK_KERNEL_REGISTER(fib4_dir24_8, "fib4-dir24-8",
 
 #define SLACK 8
 
-static inline uint64_t
-ent_get(const void *t, unsigned log, size_t i)
-{
-	switch (log) {
-	case 0: return ((const uint8_t *)t)[i];
-	case 1: return ((const uint16_t *)t)[i];
-	case 2: return ((const uint32_t *)t)[i];
-	default: return ((const uint64_t *)t)[i];
-	}
-}
-
-static inline void
-ent_set(void *t, unsigned log, size_t i, uint64_t v)
-{
-	switch (log) {
-	case 0: __atomic_store_n(&((uint8_t *)t)[i], (uint8_t)v, __ATOMIC_RELEASE); break;
-	case 1: __atomic_store_n(&((uint16_t *)t)[i], (uint16_t)v, __ATOMIC_RELEASE); break;
-	case 2: __atomic_store_n(&((uint32_t *)t)[i], (uint32_t)v, __ATOMIC_RELEASE); break;
-	default: __atomic_store_n(&((uint64_t *)t)[i], v, __ATOMIC_RELEASE); break;
-	}
-}
-
 static void *
 map_zero(size_t bytes)
 {
@@ -82,7 +61,8 @@ vpk_dir24_8_init(struct dir24_8 *dp, unsigned nh_sz, uint32_t num_tbl8, uint64_t
 	dp->tbl8 = map_zero(dp->tbl8_bytes);
 	size_t words = (num_tbl8 + 63) / 64;
 	dp->tbl8_free = map_zero(words * 8);
-	if (dp->tbl24 == NULL || dp->tbl8 == NULL || dp->tbl8_free == NULL) {
+	dp->pending = map_zero((size_t)num_tbl8 * 4);
+	if (dp->tbl24 == NULL || dp->tbl8 == NULL || dp->tbl8_free == NULL || dp->pending == NULL) {
 		vpk_dir24_8_fini(dp);
 		return -ENOMEM;
 	}
@@ -90,7 +70,7 @@ vpk_dir24_8_init(struct dir24_8 *dp, unsigned nh_sz, uint32_t num_tbl8, uint64_t
 		dp->tbl8_free[g / 64] |= UINT64_C(1) << (g % 64);
 	if (default_nh != 0)
 		for (size_t i = 0; i < DIR24_8_TBL24_SIZE; i++)
-			ent_set(dp->tbl24, dp->nh_log, i, default_nh << 1);
+			vpk_ent_set(dp->tbl24, dp->nh_log, i, default_nh << 1);
 	return 0;
 }
 
@@ -103,6 +83,8 @@ vpk_dir24_8_fini(struct dir24_8 *dp)
 		munmap(dp->tbl8, dp->tbl8_bytes);
 	if (dp->tbl8_free != NULL)
 		munmap(dp->tbl8_free, (dp->num_tbl8 + 63) / 64 * 8);
+	if (dp->pending != NULL)
+		munmap(dp->pending, (size_t)dp->num_tbl8 * 4);
 	memset(dp, 0, sizeof(*dp));
 }
 
@@ -126,11 +108,26 @@ group_alloc(struct dir24_8 *dp)
 	return UINT32_MAX;
 }
 
+/* A freed group keeps its contents; with deferral on it is parked until reclaimed. */
 static void
 group_free(struct dir24_8 *dp, uint32_t g)
 {
-	dp->tbl8_free[g / 64] |= UINT64_C(1) << (g % 64);
+	if (dp->defer)
+		dp->pending[dp->npending++] = g;
+	else
+		dp->tbl8_free[g / 64] |= UINT64_C(1) << (g % 64);
 	dp->tbl8_used--;
+}
+
+uint32_t
+vpk_dir24_8_reclaim(struct dir24_8 *dp)
+{
+	uint32_t n = dp->npending;
+
+	for (uint32_t i = 0; i < n; i++)
+		dp->tbl8_free[dp->pending[i] / 64] |= UINT64_C(1) << (dp->pending[i] % 64);
+	dp->npending = 0;
+	return n;
 }
 
 /* Write entries [lo, hi] of the /24 block `blk` through a tbl8 group. */
@@ -138,7 +135,7 @@ static void
 write_partial(struct dir24_8 *dp, uint32_t blk, unsigned lo, unsigned hi, uint64_t nh)
 {
 	unsigned log = dp->nh_log;
-	uint64_t e = ent_get(dp->tbl24, log, blk);
+	uint64_t e = vpk_ent_get(dp->tbl24, log, blk);
 	uint32_t g;
 
 	if ((e & 1) == 0) {
@@ -149,21 +146,21 @@ write_partial(struct dir24_8 *dp, uint32_t blk, unsigned lo, unsigned hi, uint64
 			return;         /* cannot happen: the caller reserved groups */
 		size_t base = (size_t)g * DIR24_8_GROUP;
 		for (unsigned i = 0; i < DIR24_8_GROUP; i++)
-			ent_set(dp->tbl8, log, base + i, e);
-		ent_set(dp->tbl24, log, blk, (uint64_t)g << 1 | 1);
+			vpk_ent_set(dp->tbl8, log, base + i, e);
+		vpk_ent_set(dp->tbl24, log, blk, (uint64_t)g << 1 | 1);
 	} else {
 		g = (uint32_t)(e >> 1);
 	}
 	size_t base = (size_t)g * DIR24_8_GROUP;
 	for (unsigned i = lo; i <= hi; i++)
-		ent_set(dp->tbl8, log, base + i, nh << 1);
+		vpk_ent_set(dp->tbl8, log, base + i, nh << 1);
 
 	/* Recycle: a group whose entries are all equal folds back into tbl24. */
-	uint64_t first = ent_get(dp->tbl8, log, base);
+	uint64_t first = vpk_ent_get(dp->tbl8, log, base);
 	for (unsigned i = 1; i < DIR24_8_GROUP; i++)
-		if (ent_get(dp->tbl8, log, base + i) != first)
+		if (vpk_ent_get(dp->tbl8, log, base + i) != first)
 			return;
-	ent_set(dp->tbl24, log, blk, first);
+	vpk_ent_set(dp->tbl24, log, blk, first);
 	group_free(dp, g);
 }
 
@@ -178,8 +175,8 @@ vpk_dir24_8_write_range(struct dir24_8 *dp, uint64_t first, uint64_t last, uint6
 		if ((first & 0xff) == 0 && last - first >= 0xff) {
 			uint64_t end = ((last + 1) >> 8);     /* blocks [blk, end) are whole */
 			for (uint64_t b = blk; b < end; b++) {
-				uint64_t e = ent_get(dp->tbl24, log, b);
-				ent_set(dp->tbl24, log, b, nh << 1);
+				uint64_t e = vpk_ent_get(dp->tbl24, log, b);
+				vpk_ent_set(dp->tbl24, log, b, nh << 1);
 				if (e & 1)
 					group_free(dp, (uint32_t)(e >> 1));
 			}
@@ -196,9 +193,9 @@ vpk_dir24_8_write_range(struct dir24_8 *dp, uint64_t first, uint64_t last, uint6
 uint64_t
 vpk_dir24_8_lookup1(const struct dir24_8 *dp, uint32_t ip)
 {
-	uint64_t e = ent_get(dp->tbl24, dp->nh_log, ip >> 8);
+	uint64_t e = vpk_ent_get(dp->tbl24, dp->nh_log, ip >> 8);
 
 	if (e & 1)
-		e = ent_get(dp->tbl8, dp->nh_log, (size_t)(e >> 1) * DIR24_8_GROUP + (ip & 0xff));
+		e = vpk_ent_get(dp->tbl8, dp->nh_log, (size_t)(e >> 1) * DIR24_8_GROUP + (ip & 0xff));
 	return e >> 1;
 }

@@ -18,6 +18,7 @@
  * Leaf pushing: every entry holds the final answer for its range, so a
  * lookup is one load plus, for the few /24s with longer routes, a second.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,9 @@ struct dir24_8 {
 	uint32_t tbl8_used;
 	uint32_t tbl8_hwm;      /* groups ever touched (resident bound) */
 	uint64_t *tbl8_free;    /* bitmap: 1 = free */
+	uint32_t *pending;      /* freed while deferral is on, awaiting vpk_dir24_8_reclaim() */
+	uint32_t npending;
+	bool defer;
 	uint64_t default_nh;
 	size_t tbl24_bytes, tbl8_bytes;
 };
@@ -60,6 +64,9 @@ void vpk_dir24_8_fini(struct dir24_8 *dp);
  * that a free group exists whenever one is needed.
  */
 void vpk_dir24_8_write_range(struct dir24_8 *dp, uint64_t first, uint64_t last, uint64_t nh);
+
+/* Return deferred groups to the free pool; returns how many. */
+uint32_t vpk_dir24_8_reclaim(struct dir24_8 *dp);
 
 /* Single lookup (control plane, tests). */
 uint64_t vpk_dir24_8_lookup1(const struct dir24_8 *dp, uint32_t ip);

@@ -24,7 +24,7 @@
 
 #define PF_DIST 16
 
-static inline uint32_t
+static inline __attribute__((always_inline)) uint32_t
 ld32(const uint32_t *p)
 {
 	uint32_t v;
@@ -32,7 +32,7 @@ ld32(const uint32_t *p)
 	return v;
 }
 
-static inline void
+static inline __attribute__((always_inline)) void
 st64(uint64_t *p, uint64_t v)
 {
 	memcpy(p, &v, sizeof(v));
@@ -40,7 +40,7 @@ st64(uint64_t *p, uint64_t v)
 
 /* Scalar loop with software prefetch, for entry type T. */
 #define SCALAR_LOOKUP(T)                                                               \
-	static inline void scalar_##T(const struct dir24_8 *dp, const uint32_t *ips,   \
+	static inline __attribute__((always_inline)) void scalar_##T(const struct dir24_8 *dp, const uint32_t *ips,   \
 				      uint64_t *nhs, size_t n, size_t i)               \
 	{                                                                              \
 		const T *t24 = (const T *)dp->tbl24;                                   \
@@ -64,25 +64,49 @@ SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
 #if VPK_VEC_BITS >= 512
+/* A zero the compiler cannot see through (it drops a known-zero merge source
+ * of a full-mask gather and reuses the last result register instead). */
+static inline __attribute__((always_inline)) __m512i
+fresh_zero(void)
+{
+	__m512i z;
+	__asm__("vpxord %0, %0, %0" : "=v"(z));
+	return z;
+}
+
+/* An all-ones mask GCC cannot fold (with a constant one it turns the masked
+ * gather back into a plain one and drops the fresh merge source). */
+static inline __attribute__((always_inline)) __mmask16
+all16(void)
+{
+	__mmask16 k;
+	__asm__("kxnorw %0, %0, %0" : "=k"(k));
+	return k;
+}
+
 /* 16 lanes of 1/2/4-byte entries: gather 4 bytes at scale SC, keep MASK bits. */
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                  \
-	static inline size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
+	static inline __attribute__((always_inline)) size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
 				  uint64_t *nhs, size_t n)                              \
 	{                                                                              \
 		const __m512i one = _mm512_set1_epi32(1), lo8 = _mm512_set1_epi32(0xff);\
 		const __m512i keep = _mm512_set1_epi32((int)(MASK));                   \
+		const void *t24 = dp->tbl24, *t8 = dp->tbl8;                           \
 		size_t i = 0;                                                          \
 		for (; i + 16 <= n; i += 16) {                                         \
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + i));      \
-			__m512i e = _mm512_i32gather_epi32(_mm512_srli_epi32(ip, 8),   \
-							   dp->tbl24, SC);             \
+			/* Zero merge source: a plain gather merges into the  \
+			 * previous iteration's register, a false dependency   \
+			 * that serialises the gathers of successive blocks. */ \
+			__m512i e = _mm512_mask_i32gather_epi32(fresh_zero(),          \
+					all16(), _mm512_srli_epi32(ip, 8), t24, SC);      \
 			e = _mm512_and_si512(e, keep);                                 \
 			__mmask16 ext = _mm512_test_epi32_mask(e, one);                \
 			if (ext) {                                                     \
 				__m512i x = _mm512_add_epi32(                          \
 					_mm512_slli_epi32(_mm512_srli_epi32(e, 1), 8), \
 					_mm512_and_si512(ip, lo8));                    \
-				e = _mm512_mask_i32gather_epi32(e, ext, x, dp->tbl8, SC); \
+				e = _mm512_mask_i32gather_epi32(e, ext, x, t8, SC);   \
 				e = _mm512_and_si512(e, keep);                         \
 			}                                                              \
 			e = _mm512_srli_epi32(e, 1);                                   \
@@ -97,7 +121,7 @@ VEC_LOOKUP_32(vec_1, 1, 0xff)
 VEC_LOOKUP_32(vec_2, 2, 0xffff)
 VEC_LOOKUP_32(vec_4, 4, 0xffffffffu)
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi64(1), lo8 = _mm512_set1_epi64(0xff);
@@ -105,7 +129,8 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 
 	for (; i + 8 <= n; i += 8) {
 		__m256i ip = _mm256_loadu_si256((const void *)(ips + i));
-		__m512i e = _mm512_i32gather_epi64(_mm256_srli_epi32(ip, 8), dp->tbl24, 8);
+		__m512i e = _mm512_mask_i32gather_epi64(fresh_zero(), (__mmask8)all16(),
+							_mm256_srli_epi32(ip, 8), dp->tbl24, 8);
 		__mmask8 ext = _mm512_test_epi64_mask(e, one);
 		if (ext) {
 			__m512i x = _mm512_add_epi64(_mm512_slli_epi64(_mm512_srli_epi64(e, 1), 8),
@@ -119,7 +144,7 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 #elif VPK_VEC_BITS >= 256
 /* 8 lanes of 1/2/4-byte entries. */
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                  \
-	static inline size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
+	static inline __attribute__((always_inline)) size_t NAME(const struct dir24_8 *dp, const uint32_t *ips,        \
 				  uint64_t *nhs, size_t n)                              \
 	{                                                                              \
 		const __m256i one = _mm256_set1_epi32(1), lo8 = _mm256_set1_epi32(0xff);\
@@ -151,7 +176,7 @@ VEC_LOOKUP_32(vec_1, 1, 0xff)
 VEC_LOOKUP_32(vec_2, 2, 0xffff)
 VEC_LOOKUP_32(vec_4, 4, 0xffffffffu)
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m256i one = _mm256_set1_epi64x(1), lo8 = _mm256_set1_epi64x(0xff);

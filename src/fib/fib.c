@@ -22,18 +22,26 @@
 
 #include <vpk/fib.h>
 
+#include "fib/bm16.h"
 #include "fib/dir24_8.h"
+#include "fib/fib_priv.h"
 #include "fib/rib.h"
 
 struct vpk_fib {
 	enum vpk_fib_type type;
 	struct vpk_fib_conf conf;
 	uint32_t rsvd_tbl8;
-	const struct dir24_8_impl *impl;
-	dir24_8_lookup_fn lookup;
+	const struct vpk_impl *impl;
+	dir24_8_lookup_fn lookup;       /* DIR24_8, or BM16 fallback when bm16 ran out of memory */
+	bm16_lookup_fn bm_lookup;       /* BM16 */
+	bool bm_active;
 	struct rib rib;
 	struct dir24_8 dp;
+	struct bm16 bm;
 };
+
+/* BM16: its DIR-24-8 copy lives in the control plane only. */
+#define BM16_SHADOW_TBL8 (1u << 20)
 
 uint64_t
 vpk_fib_max_nh(unsigned nh_size)
@@ -55,14 +63,36 @@ mask4(uint32_t ip, uint8_t depth)
 const struct vpk_impl *const *
 vpk_fib_impls(enum vpk_fib_type type)
 {
-	return type == VPK_FIB_DIR24_8 || type == VPK_FIB_TYPE_DEFAULT ? vpk_dir24_8_impls : NULL;
+	switch (type) {
+	case VPK_FIB_TYPE_DEFAULT:
+	case VPK_FIB_DIR24_8:
+		return vpk_dir24_8_impls;
+	case VPK_FIB_BM16:
+		return vpk_bm16_impls;
+	default:
+		return NULL;
+	}
 }
 
 static void
 use_impl(struct vpk_fib *fib, const struct vpk_impl *impl)
 {
-	fib->impl = (const struct dir24_8_impl *)impl;
-	fib->lookup = fib->impl->lookup[fib->dp.nh_log];
+	fib->impl = impl;
+	if (fib->type == VPK_FIB_BM16)
+		fib->bm_lookup = ((const struct bm16_impl *)impl)->lookup;
+	else
+		fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
+}
+
+/* BM16 could not allocate: answer from its DIR-24-8 copy from now on (still exact). */
+static void
+bm16_fallback(struct vpk_fib *fib)
+{
+	const struct vpk_impl *impl;
+
+	if (vpk_impl_pick(vpk_dir24_8_impls, VPK_ISA_AUTO, &impl) == 0)
+		fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
+	fib->bm_active = false;
 }
 
 int
@@ -90,22 +120,37 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 		ntbl8 = max_nh + 1;
 	if (ntbl8 > DIR24_8_MAX_TBL8)
 		ntbl8 = DIR24_8_MAX_TBL8;
-	rc = vpk_impl_pick(vpk_dir24_8_impls, conf->isa, &impl);
+	enum vpk_fib_type type = conf->type == VPK_FIB_TYPE_DEFAULT ? VPK_FIB_DIR24_8 : conf->type;
+	if (type == VPK_FIB_BM16 && conf->nh_size > 4)
+		return -EINVAL;
+	rc = vpk_impl_pick(vpk_fib_impls(type), conf->isa, &impl);
 	if (rc != 0)
 		return rc;
 	fib = calloc(1, sizeof(*fib));
 	if (fib == NULL)
 		return -ENOMEM;
-	fib->type = VPK_FIB_DIR24_8;
+	fib->type = type;
 	fib->conf = *conf;
-	if (rib_init(&fib->rib, 32, conf->max_routes) != 0) {
+	if (vpk_rib_init(&fib->rib, 32, conf->max_routes) != 0) {
 		free(fib);
 		return -ENOMEM;
 	}
-	if (vpk_dir24_8_init(&fib->dp, conf->nh_size, (uint32_t)ntbl8, conf->default_nh) != 0) {
-		rib_fini(&fib->rib);
+	if (type == VPK_FIB_BM16)
+		ntbl8 = BM16_SHADOW_TBL8;
+	if (vpk_dir24_8_init(&fib->dp, type == VPK_FIB_BM16 ? 4 : conf->nh_size, (uint32_t)ntbl8,
+			     conf->default_nh) != 0) {
+		vpk_rib_fini(&fib->rib);
 		free(fib);
 		return -ENOMEM;
+	}
+	if (type == VPK_FIB_BM16) {
+		if (vpk_bm16_init(&fib->bm, (uint32_t)ntbl8, conf->default_nh) != 0) {
+			vpk_dir24_8_fini(&fib->dp);
+			vpk_rib_fini(&fib->rib);
+			free(fib);
+			return -ENOMEM;
+		}
+		fib->bm_active = true;
 	}
 	use_impl(fib, impl);
 	*out = fib;
@@ -118,7 +163,9 @@ vpk_fib_free(struct vpk_fib *fib)
 	if (fib == NULL)
 		return;
 	vpk_dir24_8_fini(&fib->dp);
-	rib_fini(&fib->rib);
+	if (fib->type == VPK_FIB_BM16)
+		vpk_bm16_fini(&fib->bm);
+	vpk_rib_fini(&fib->rib);
 	free(fib);
 }
 
@@ -142,59 +189,55 @@ gap_child(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
 	return 0;
 }
 
-/* Write nh over prefix (ip, depth) except its first-level more-specific routes. */
+/* Write nh over prefix (ip, depth) -- RIB node `node` -- except its first-level more-specific routes. */
 static void
-write_gaps(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
+write_gaps(struct vpk_fib *fib, uint32_t node, uint32_t ip, uint8_t depth, uint64_t nh)
 {
 	struct gap_ctx g = { &fib->dp, ip, nh };
 	uint64_t end = (uint64_t)ip + (UINT64_C(1) << (32 - depth)) - 1;
 
-	rib_children(&fib->rib, rib_key4(ip), depth, gap_child, &g);
+	vpk_rib_children_of(&fib->rib, node, gap_child, &g);
 	if (g.cursor <= end)
 		vpk_dir24_8_write_range(&fib->dp, g.cursor, end, nh);
-}
-
-/* Next hop that covers (ip, depth) from outside it: parent route or default. */
-static uint64_t
-cover_nh(const struct vpk_fib *fib, uint32_t ip, uint8_t depth)
-{
-	uint64_t nh;
-
-	if (!rib_parent(&fib->rib, rib_key4(ip), depth, &nh, NULL))
-		nh = fib->conf.default_nh;
-	return nh;
+	if (fib->bm_active && vpk_bm16_update(&fib->bm, &fib->dp, ip, (uint32_t)end) != 0)
+		bm16_fallback(fib);
 }
 
 int
 vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 {
-	bool existed, need_group = false;
+	bool existed, need_group = false, has_parent;
+	uint64_t cover;
 	uint32_t node;
 	int rc;
 
 	if (fib == NULL || depth > 32 || nh > vpk_fib_max_nh(fib->conf.nh_size))
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = rib_find(&fib->rib, rib_key4(ip), depth);
+	node = vpk_rib_find_with_parent(&fib->rib, rib_key4(ip), depth, &has_parent, &cover);
+	if (!has_parent)
+		cover = fib->conf.default_nh;
 	if (node != RIB_NIL) {
 		if (fib->rib.nodes[node].nh == nh)
 			return 0;
+		if (fib->rsvd_tbl8 + fib->dp.npending > fib->dp.num_tbl8)
+			return -ENOSPC;         /* only with parked groups (deferred freeing) */
 		fib->rib.nodes[node].nh = nh;
-		write_gaps(fib, ip, depth, nh);
+		write_gaps(fib, node, ip, depth, nh);
 		return 0;
 	}
-	if (depth > 24 && !rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24)) {
-		if (fib->rsvd_tbl8 >= fib->dp.num_tbl8)
-			return -ENOSPC;
+	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		need_group = true;
-	}
-	rc = rib_insert(&fib->rib, rib_key4(ip), depth, nh, &existed);
+	/* Groups a write may take <= reserved /24s without one; parked groups are not free. */
+	if (fib->rsvd_tbl8 + need_group + fib->dp.npending > fib->dp.num_tbl8)
+		return -ENOSPC;
+	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node);
 	if (rc != 0)
 		return rc;
 	if (need_group)
 		fib->rsvd_tbl8++;
-	if (cover_nh(fib, ip, depth) != nh)
-		write_gaps(fib, ip, depth, nh);
+	if (cover != nh)
+		write_gaps(fib, node, ip, depth, nh);
 	return 0;
 }
 
@@ -203,18 +246,23 @@ vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 {
 	uint32_t node;
 	uint64_t pnh;
+	bool has_parent;
 
 	if (fib == NULL || depth > 32)
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = rib_find(&fib->rib, rib_key4(ip), depth);
+	node = vpk_rib_find_with_parent(&fib->rib, rib_key4(ip), depth, &has_parent, &pnh);
 	if (node == RIB_NIL)
 		return -ENOENT;
-	pnh = cover_nh(fib, ip, depth);
-	if (pnh != fib->rib.nodes[node].nh)
-		write_gaps(fib, ip, depth, pnh);
-	rib_remove(&fib->rib, rib_key4(ip), depth);
-	if (depth > 24 && !rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
+	if (!has_parent)
+		pnh = fib->conf.default_nh;
+	if (pnh != fib->rib.nodes[node].nh) {
+		if (fib->rsvd_tbl8 + fib->dp.npending > fib->dp.num_tbl8)
+			return -ENOSPC;         /* only with parked groups (deferred freeing) */
+		write_gaps(fib, node, ip, depth, pnh);
+	}
+	vpk_rib_remove(&fib->rib, rib_key4(ip), depth);
+	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		fib->rsvd_tbl8--;
 	return 0;
 }
@@ -226,7 +274,7 @@ vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t *nh)
 
 	if (fib == NULL || nh == NULL || depth > 32)
 		return -EINVAL;
-	node = rib_find(&fib->rib, rib_key4(mask4(ip, depth)), depth);
+	node = vpk_rib_find(&fib->rib, rib_key4(mask4(ip, depth)), depth);
 	if (node == RIB_NIL)
 		return -ENOENT;
 	*nh = fib->rib.nodes[node].nh;
@@ -236,7 +284,10 @@ vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t *nh)
 void
 vpk_fib_lookup_bulk(const struct vpk_fib *fib, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
-	fib->lookup(&fib->dp, ips, nhs, n);
+	if (fib->bm_active)
+		fib->bm_lookup(&fib->bm, ips, nhs, n);
+	else
+		fib->lookup(&fib->dp, ips, nhs, n);
 }
 
 struct walk_ctx {
@@ -259,7 +310,7 @@ vpk_fib_walk(const struct vpk_fib *fib, vpk_fib_walk_fn fn, void *arg)
 
 	if (fib == NULL || fn == NULL)
 		return -EINVAL;
-	return rib_walk(&fib->rib, walk_one, &w);
+	return vpk_rib_walk(&fib->rib, walk_one, &w);
 }
 
 int
@@ -272,23 +323,29 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	st->tbl8_total = fib->dp.num_tbl8;
 	st->tbl8_used = fib->dp.tbl8_used;
 	st->tbl8_reserved = fib->rsvd_tbl8;
+	st->tbl8_deferred = fib->dp.npending;
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes +
 		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
-	st->rib_bytes = rib_mem(&fib->rib);
+	st->rib_bytes = vpk_rib_mem(&fib->rib);
+	if (fib->type == VPK_FIB_BM16) {
+		st->tbl8_total = fib->conf.num_tbl8;
+		st->rib_bytes += st->dataplane_touched;
+		st->dataplane_bytes = st->dataplane_touched = vpk_bm16_bytes(&fib->bm);
+	}
 	return 0;
 }
 
 const char *
 vpk_fib_impl_name(const struct vpk_fib *fib)
 {
-	return fib == NULL ? "?" : fib->impl->impl.name;
+	return fib == NULL ? "?" : fib->impl->name;
 }
 
 const char *
 vpk_fib_type_name(const struct vpk_fib *fib)
 {
-	return fib == NULL ? "?" : "dir24-8";
+	return fib == NULL ? "?" : fib->type == VPK_FIB_BM16 ? "bm16" : "dir24-8";
 }
 
 int
@@ -299,9 +356,34 @@ vpk_fib_select(struct vpk_fib *fib, const char *variant)
 
 	if (fib == NULL || variant == NULL)
 		return -EINVAL;
-	rc = vpk_impl_pick_name(vpk_dir24_8_impls, variant, &impl);
+	rc = vpk_impl_pick_name(vpk_fib_impls(fib->type), variant, &impl);
 	if (rc != 0)
 		return rc;
 	use_impl(fib, impl);
 	return 0;
+}
+
+uint64_t
+vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip)
+{
+	uint64_t nh;
+
+	return vpk_rib_lpm(&fib->rib, rib_key4(ip), &nh) ? nh : fib->conf.default_nh;
+}
+
+int
+vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	fib->dp.defer = on;
+	return 0;
+}
+
+int
+vpk_fib_reclaim(struct vpk_fib *fib)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	return (int)vpk_dir24_8_reclaim(&fib->dp);
 }

@@ -17,7 +17,7 @@ key_bit(struct rib_key k, unsigned i)
 }
 
 struct rib_key
-rib_key_mask(struct rib_key k, unsigned depth)
+vpk_rib_key_mask(struct rib_key k, unsigned depth)
 {
 	if (depth == 0) {
 		k.hi = 0;
@@ -57,7 +57,7 @@ contains(struct rib_key k, unsigned depth, const struct rib_node *n)
 }
 
 int
-rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes)
+vpk_rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes)
 {
 	memset(r, 0, sizeof(*r));
 	r->max_depth = max_depth;
@@ -70,7 +70,7 @@ rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes)
 }
 
 void
-rib_fini(struct rib *r)
+vpk_rib_fini(struct rib *r)
 {
 	free(r->nodes);
 	memset(r, 0, sizeof(*r));
@@ -78,7 +78,7 @@ rib_fini(struct rib *r)
 }
 
 size_t
-rib_mem(const struct rib *r)
+vpk_rib_mem(const struct rib *r)
 {
 	return sizeof(*r->nodes) * (size_t)r->cap;
 }
@@ -153,7 +153,7 @@ relink(struct rib *r, uint32_t parent, uint32_t old, uint32_t nu)
 }
 
 uint32_t
-rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
+vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
 {
 	uint32_t cur = r->root;
 
@@ -169,8 +169,38 @@ rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
 	return RIB_NIL;
 }
 
+uint32_t
+vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent, uint64_t *parent_nh)
+{
+	uint32_t cur = r->root;
+
+	*has_parent = false;
+	while (cur != RIB_NIL) {
+		const struct rib_node *n = &r->nodes[cur];
+
+		if (n->depth > depth || common_len(k, n->key, n->depth) < n->depth)
+			return RIB_NIL;
+		if (n->depth == depth)
+			return n->is_route ? cur : RIB_NIL;
+		if (n->is_route) {
+			*has_parent = true;
+			*parent_nh = n->nh;
+		}
+		cur = n->child[key_bit(k, n->depth)];
+	}
+	return RIB_NIL;
+}
+
 int
-rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed)
+vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed)
+{
+	uint32_t at;
+
+	return vpk_rib_insert_at(r, k, depth, nh, existed, &at);
+}
+
+int
+vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at)
 {
 	uint32_t cur = r->root, parent = RIB_NIL;
 	unsigned l = 0;
@@ -183,6 +213,7 @@ rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *ex
 		if (l < n->depth)
 			break;
 		if (n->depth == depth) {
+			*at = cur;
 			if (n->is_route) {
 				*existed = true;
 				n->nh = nh;
@@ -202,6 +233,7 @@ rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *ex
 		return -ENOMEM;
 
 	uint32_t leaf = node_new(r, k, depth);
+	*at = leaf;
 	r->nodes[leaf].is_route = 1;
 	r->nodes[leaf].nh = nh;
 	r->nb_routes++;
@@ -223,7 +255,7 @@ rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *ex
 		r->nodes[cur].parent = leaf;
 		return 0;
 	}
-	uint32_t mid = node_new(r, rib_key_mask(k, l), (uint8_t)l);
+	uint32_t mid = node_new(r, vpk_rib_key_mask(k, l), (uint8_t)l);
 	relink(r, parent, cur, mid);
 	unsigned b = key_bit(k, l);
 	r->nodes[mid].child[b] = leaf;
@@ -234,9 +266,9 @@ rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *ex
 }
 
 int
-rib_remove(struct rib *r, struct rib_key k, uint8_t depth)
+vpk_rib_remove(struct rib *r, struct rib_key k, uint8_t depth)
 {
-	uint32_t i = rib_find(r, k, depth);
+	uint32_t i = vpk_rib_find(r, k, depth);
 
 	if (i == RIB_NIL)
 		return -ENOENT;
@@ -265,7 +297,7 @@ rib_remove(struct rib *r, struct rib_key k, uint8_t depth)
 }
 
 bool
-rib_parent(const struct rib *r, struct rib_key k, uint8_t depth, uint64_t *nh, uint8_t *pdepth)
+vpk_rib_parent(const struct rib *r, struct rib_key k, uint8_t depth, uint64_t *nh, uint8_t *pdepth)
 {
 	uint32_t cur = r->root;
 	bool found = false;
@@ -287,7 +319,7 @@ rib_parent(const struct rib *r, struct rib_key k, uint8_t depth, uint64_t *nh, u
 }
 
 bool
-rib_lpm(const struct rib *r, struct rib_key k, uint64_t *nh)
+vpk_rib_lpm(const struct rib *r, struct rib_key k, uint64_t *nh)
 {
 	uint32_t cur = r->root;
 	bool found = false;
@@ -356,7 +388,13 @@ walk(const struct rib *r, uint32_t i, uint8_t depth, bool first_level, rib_walk_
 }
 
 int
-rib_children(const struct rib *r, struct rib_key k, uint8_t depth, rib_walk_fn fn, void *arg)
+vpk_rib_children_of(const struct rib *r, uint32_t i, rib_walk_fn fn, void *arg)
+{
+	return walk(r, i, r->nodes[i].depth, true, fn, arg);
+}
+
+int
+vpk_rib_children(const struct rib *r, struct rib_key k, uint8_t depth, rib_walk_fn fn, void *arg)
 {
 	return walk(r, subtree(r, k, depth), depth, true, fn, arg);
 }
@@ -372,13 +410,13 @@ stop_at_first(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
 }
 
 bool
-rib_has_longer(const struct rib *r, struct rib_key k, uint8_t depth)
+vpk_rib_has_longer(const struct rib *r, struct rib_key k, uint8_t depth)
 {
-	return rib_children(r, k, depth, stop_at_first, NULL) != 0;
+	return vpk_rib_children(r, k, depth, stop_at_first, NULL) != 0;
 }
 
 int
-rib_walk(const struct rib *r, rib_walk_fn fn, void *arg)
+vpk_rib_walk(const struct rib *r, rib_walk_fn fn, void *arg)
 {
 	return walk(r, r->root, 0, false, fn, arg);
 }

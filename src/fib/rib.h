@@ -57,11 +57,11 @@ struct rib {
 typedef int (*rib_walk_fn)(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh);
 
 /* 0, or -ENOMEM. */
-int rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes);
-void rib_fini(struct rib *r);
+int vpk_rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes);
+void vpk_rib_fini(struct rib *r);
 
 /* Key helpers. */
-struct rib_key rib_key_mask(struct rib_key k, unsigned depth);
+struct rib_key vpk_rib_key_mask(struct rib_key k, unsigned depth);
 static inline struct rib_key
 rib_key4(uint32_t ip)
 {
@@ -70,40 +70,52 @@ rib_key4(uint32_t ip)
 }
 
 /* Node index of the route (k, depth), or RIB_NIL. k must be masked. */
-uint32_t rib_find(const struct rib *r, struct rib_key k, uint8_t depth);
+uint32_t vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth);
+
+/*
+ * One descent: the route (k, depth) if present (else RIB_NIL), and the next
+ * hop of the longest route strictly shorter that covers it (*has_parent).
+ */
+uint32_t vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent,
+				  uint64_t *parent_nh);
+
+/* First-level more-specific routes below route node i (see vpk_rib_children()). */
+int vpk_rib_children_of(const struct rib *r, uint32_t i, rib_walk_fn fn, void *arg);
 
 /*
  * Add a route or replace its next hop. k must be masked.
  * @return 0 (and *old_nh / *existed set), -ENOMEM when the route count is
  *         at max_routes or memory runs out: nothing changed then.
  */
-int rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed);
+int vpk_rib_insert(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed);
+/* The same, also giving the route's node index. */
+int vpk_rib_insert_at(struct rib *r, struct rib_key k, uint8_t depth, uint64_t nh, bool *existed, uint32_t *at);
 
 /* Remove the route: 0 or -ENOENT. */
-int rib_remove(struct rib *r, struct rib_key k, uint8_t depth);
+int vpk_rib_remove(struct rib *r, struct rib_key k, uint8_t depth);
 
 /*
  * The longest route strictly shorter than depth covering (k, depth).
  * @return true and *nh, *pdepth set; false if none.
  */
-bool rib_parent(const struct rib *r, struct rib_key k, uint8_t depth, uint64_t *nh, uint8_t *pdepth);
+bool vpk_rib_parent(const struct rib *r, struct rib_key k, uint8_t depth, uint64_t *nh, uint8_t *pdepth);
 
 /*
  * The first-level more-specific routes of (k, depth): routes strictly inside
  * the prefix that no other route strictly inside it covers, in address order.
  */
-int rib_children(const struct rib *r, struct rib_key k, uint8_t depth, rib_walk_fn fn, void *arg);
+int vpk_rib_children(const struct rib *r, struct rib_key k, uint8_t depth, rib_walk_fn fn, void *arg);
 
 /* True when some route strictly longer than depth lies inside (k, depth). */
-bool rib_has_longer(const struct rib *r, struct rib_key k, uint8_t depth);
+bool vpk_rib_has_longer(const struct rib *r, struct rib_key k, uint8_t depth);
 
 /* Every route in (address, length) order. */
-int rib_walk(const struct rib *r, rib_walk_fn fn, void *arg);
+int vpk_rib_walk(const struct rib *r, rib_walk_fn fn, void *arg);
 
 /* Longest-prefix match on the trie itself (slow path, tests). */
-bool rib_lpm(const struct rib *r, struct rib_key k, uint64_t *nh);
+bool vpk_rib_lpm(const struct rib *r, struct rib_key k, uint64_t *nh);
 
 /* Bytes of the node array. */
-size_t rib_mem(const struct rib *r);
+size_t vpk_rib_mem(const struct rib *r);
 
 #endif /* VPK_FIB_RIB_H */

@@ -16,8 +16,8 @@
 
 #define MAX_ARGS 16
 
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...)
+int
+fwd_errf(char *err, size_t len, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,11 +47,22 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	c.max_routes = c.max_routes ? c.max_routes : 1u << 20;
 	c.num_tbl8 = c.num_tbl8 ? c.num_tbl8 : 65536;
 	c.max_neighbors = c.max_neighbors ? c.max_neighbors : 4095;
-	if (c.max_neighbors > (1u << 24))
+	c.workers = c.workers ? c.workers : 1;
+	if (c.wide_ring > 4096)
+		return -EINVAL;
+	if (c.max_neighbors > (1u << 24) || c.workers > FWD_MAX_WORKERS)
 		return -EINVAL;
 	rc = fwd_register_nodes();
 	if (rc != 0)
 		return rc;
+	if (c.acl_impl != NULL) {
+		const struct vpk_impl *pick;
+		const char *name = strcmp(c.acl_impl, "sse") == 0 ? "sse42" : c.acl_impl;
+
+		rc = vpk_impl_pick_name(vpk_acl_impls(), name, &pick);
+		if (rc != 0)
+			return rc;
+	}
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
@@ -67,6 +78,15 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	rc = vpk_fib_create(&fc, &f->fib4);
 	if (rc != 0)
 		goto out_pool;
+	{
+		struct vpk_fib6_conf f6 = { .nh_size = 4, .num_tbl8 = c.num_tbl8, .max_routes = c.max_routes };
+
+		rc = vpk_fib6_create(&f6, &f->fib6);
+		if (rc != 0) {
+			vpk_fib_free(f->fib4);
+			goto out_pool;
+		}
+	}
 	f->adj = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj));
 	f->adj_if = calloc((size_t)c.max_neighbors + 1, sizeof(*f->adj_if));
 	if (f->adj == NULL || f->adj_if == NULL) {
@@ -77,6 +97,9 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	f->adjt.adj = f->adj;
 	f->out.tx = fwd_tx;
 	f->out.ctx = f;
+	rc = fwd_workers_init(f);
+	if (rc != 0)
+		goto out_fib;
 	*out = f;
 	return 0;
 
@@ -84,6 +107,7 @@ out_fib:
 	free(f->adj);
 	free(f->adj_if);
 	vpk_fib_free(f->fib4);
+	vpk_fib6_free(f->fib6);
 out_pool:
 	vpk_pool_destroy(f->pool);
 out_free:
@@ -91,25 +115,37 @@ out_free:
 	return rc;
 }
 
+/* Cleanup of features in other files; one line each. */
+static const fwd_free_hook free_hooks[] = {
+	fwd_live_free,
+	NULL,
+	fwd_tunnel_free,
+};
+
 void
 vpk_fwd_destroy(struct vpk_fwd *f)
 {
 	if (f == NULL)
 		return;
-	vpk_graph_destroy(f->graph);
+	fwd_drop_graphs(f);
+	fwd_workers_fini(f);
 	for (size_t i = 0; i < f->n_ifs; i++) {
-		vpk_pcap_reader_close(f->ifs[i].rd);
-		vpk_pcap_writer_close(f->ifs[i].wr, NULL, 0);
 		free(f->ifs[i].in_path);
 		free(f->ifs[i].out_path);
 	}
 	for (size_t i = 0; i < f->n_shows; i++)
 		free(f->shows[i]);
+	fwd_acl_free(&f->acl4);
+	fwd_acl_free(&f->acl6);
+	for (size_t i = 0; i < sizeof(free_hooks) / sizeof(free_hooks[0]); i++)
+		if (free_hooks[i] != NULL)
+			free_hooks[i](f);
 	free(f->tmpl);
 	free(f->tmpl_len);
 	free(f->adj);
 	free(f->adj_if);
 	vpk_fib_free(f->fib4);
+	vpk_fib6_free(f->fib6);
 	vpk_pool_destroy(f->pool);
 	free(f);
 }
@@ -168,6 +204,26 @@ parse_prefix4(const char *s, uint32_t *ip, uint8_t *len)
 	return 0;
 }
 
+/* "2001:db8::/32" -> 16 network-order bytes (host bits cleared) and length. */
+static int
+parse_prefix6(const char *s, uint8_t ip[16], uint8_t *len)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	uint32_t l;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (inet_pton(AF_INET6, buf, ip) != 1 || parse_u32(slash + 1, 128, &l) != 0)
+		return -EINVAL;
+	for (unsigned b = l; b < 128; b++)
+		ip[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+	*len = (uint8_t)l;
+	return 0;
+}
+
 static int
 find_if(const struct vpk_fwd *f, const char *s, uint32_t *out)
 {
@@ -196,43 +252,56 @@ static int
 cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0 };
-	const char *in = NULL, *out = NULL;
+	const char *in = NULL, *out = NULL, *live = NULL;
+	enum vpk_io_type io = VPK_IO_AF_PACKET;
+	bool io_set = false;
 	struct fwd_if *ifc;
 	uint32_t dummy;
 	bool exists, mac_set = false;
-	char *in_dup, *out_dup;
+	char *in_dup, *out_dup, *live_dup;
 
 	if (argc < 2 || argc % 2 != 0)
-		return errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE]");
+		return fwd_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
+			    "| interface NAME live DEV [io af_packet|af_xdp]");
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
-		return errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
+		return fwd_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
 	exists = find_if(f, argv[1], &dummy) == 0;
 	if (!exists && f->n_ifs == FWD_MAX_IFS)
-		return errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
+		return fwd_errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
 	mac[5] = (uint8_t)(f->n_ifs + 1);
 	for (int i = 2; i < argc; i += 2) {
 		if (strcmp(argv[i], "mac") == 0) {
 			if (parse_mac(argv[i + 1], mac) != 0)
-				return errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
+				return fwd_errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
 					    argv[i + 1]);
 			mac_set = true;
 		} else if (strcmp(argv[i], "in") == 0) {
 			in = argv[i + 1];
 		} else if (strcmp(argv[i], "out") == 0) {
 			out = argv[i + 1];
+		} else if (strcmp(argv[i], "live") == 0 && strlen(argv[i + 1]) < 16) {
+			live = argv[i + 1];
+		} else if (strcmp(argv[i], "io") == 0) {
+			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
+				return fwd_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
+			io_set = true;
 		} else {
-			return errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
+			return fwd_errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
 	}
+	if (live != NULL && (in != NULL || out != NULL))
+		return fwd_errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
 	if (!apply)
 		return 0;
 	in_dup = dup_str(in);
 	out_dup = dup_str(out);
-	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL)) {
+	live_dup = dup_str(live);
+	if ((in != NULL && in_dup == NULL) || (out != NULL && out_dup == NULL) || (live != NULL && live_dup == NULL)) {
 		free(in_dup);
 		free(out_dup);
-		return errf(err, len, -ENOMEM, "interface: out of memory");
+		free(live_dup);
+		return fwd_errf(err, len, -ENOMEM, "interface: out of memory");
 	}
 	if (exists) {
 		/* Updating a declared interface: only what the line names changes. */
@@ -245,6 +314,12 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	}
 	if (mac_set)
 		memcpy(ifc->mac, mac, 6);
+	if (live_dup != NULL) {
+		free(ifc->live);
+		ifc->live = live_dup;
+	}
+	if (io_set)
+		ifc->live_type = io;
 	if (in_dup != NULL) {
 		free(ifc->in_path);
 		ifc->in_path = in_dup;
@@ -271,13 +346,13 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	uint8_t mac[6];
 
 	if (argc != 5 || strcmp(argv[3], "dev") != 0)
-		return errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
+		return fwd_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
 	if (parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
-		return errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
+		return fwd_errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
 	if (parse_mac(argv[2], mac) != 0)
-		return errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
+		return fwd_errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
 	if (find_if(f, argv[4], &ifx) != 0)
-		return errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
+		return fwd_errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
 	if (!apply)
 		return 0;
 	memcpy(f->adj[id].dst_mac, mac, 6);
@@ -286,6 +361,36 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	f->adj[id].valid = 1;
 	f->adj_if[id] = ifx;
 	return 0;
+}
+
+static int
+cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint8_t ip[16], plen;
+	uint32_t id;
+	int rc;
+
+	if (parse_prefix6(argv[2], ip, &plen) != 0)
+		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
+	if (strcmp(argv[1], "add") == 0) {
+		if (argc != 5 || strcmp(argv[3], "via") != 0)
+			return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
+			return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+				    argv[4], f->conf.max_neighbors);
+		if (!apply)
+			return 0;
+		rc = vpk_fib6_add(f->fib6, ip, plen, id);
+		return rc != 0 ? fwd_errf(err, len, rc, "route add %s: %s", argv[2],
+				      rc == -ENOSPC ? "out of tbl8 groups" : strerror(-rc)) : 0;
+	}
+	if (argc != 3)
+		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+	if (!apply)
+		return 0;
+	rc = vpk_fib6_del(f->fib6, ip, plen);
+	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2],
+			      rc == -ENOENT ? "no such route" : strerror(-rc)) : 0;
 }
 
 /* route add PREFIX via ID | route del PREFIX */
@@ -297,36 +402,76 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	int rc;
 
 	if (argc < 3 || (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "del") != 0))
-		return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
+		return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
 	rc = parse_prefix4(argv[2], &ip, &plen);
 	if (rc == 1)
-		return errf(err, len, -ENOTSUP, "route: IPv6 prefix '%s': the forwarder has no IPv6 FIB yet",
-			    argv[2]);
+		return cmd_route6(f, argc, argv, apply, err, len);
 	if (rc != 0)
-		return errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
+		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
 	if (strcmp(argv[1], "add") == 0) {
 		if (argc != 5 || strcmp(argv[3], "via") != 0)
-			return errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+			return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
 		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
-			return errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+			return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
 				    argv[4], f->conf.max_neighbors);
 		if (!apply)
 			return 0;
 		rc = vpk_fib_add(f->fib4, ip, plen, id);
 		if (rc == -ENOSPC)
-			return errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
+			return fwd_errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
 		if (rc != 0)
-			return errf(err, len, rc, "route add %s: %s", argv[2], strerror(-rc));
+			return fwd_errf(err, len, rc, "route add %s: %s", argv[2], strerror(-rc));
 		return 0;
 	}
 	if (argc != 3)
-		return errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
 	rc = vpk_fib_del(f->fib4, ip, plen);
 	if (rc == -ENOENT)
-		return errf(err, len, rc, "route del %s: no such route", argv[2]);
-	return rc != 0 ? errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
+		return fwd_errf(err, len, rc, "route del %s: no such route", argv[2]);
+	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
+}
+
+/* True when @path has an l3fwd route line ('R' first): then it is read as an l3fwd file. */
+static bool
+has_route_lines(const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[1100];
+	bool r = false;
+
+	if (in == NULL)
+		return false;           /* the loader reports the open error */
+	while (!r && fgets(line, sizeof(line), in) != NULL)
+		r = line[strspn(line, " \t")] == 'R';
+	fclose(in);
+	return r;
+}
+
+/* acl load FILE [ipv6] */
+static int
+cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	struct vpk_acl5_rule *r = NULL;
+	uint32_t n = 0;
+	bool ipv6;
+	char why[256];
+	int rc;
+
+	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
+	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
+		return fwd_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
+	ipv6 = argc == 4;
+	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
+	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
+				 0, &r, &n, why, sizeof(why));
+	if (rc != 0)
+		return fwd_errf(err, len, rc, "acl load: %s", why);
+	if (apply)
+		rc = fwd_acl_install(f, r, n, ipv6, why, sizeof(why));
+	free(r);
+	return rc != 0 ? fwd_errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
 }
 
 static int
@@ -336,30 +481,37 @@ cmd_show(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 
 	if (!(argc == 2 && (strcmp(argv[1], "runtime") == 0 || strcmp(argv[1], "errors") == 0)) &&
 	    !(argc == 3 && strcmp(argv[1], "node") == 0))
-		return errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
+		return fwd_errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
 	if (argc == 3 && vpk_node_find(argv[2]) == NULL)
-		return errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
+		return fwd_errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
 	if (f->n_shows == FWD_MAX_SHOWS)
-		return errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
+		return fwd_errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
 	if (!apply)
 		return 0;
 	snprintf(line, sizeof(line), "%s%s%s", argv[1], argc == 3 ? " " : "", argc == 3 ? argv[2] : "");
 	f->shows[f->n_shows] = strdup(line);
 	if (f->shows[f->n_shows] == NULL)
-		return errf(err, len, -ENOMEM, "out of memory");
+		return fwd_errf(err, len, -ENOMEM, "out of memory");
 	f->n_shows++;
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(struct vpk_fwd *, int, char **, bool, char *, size_t);
-} cmds[] = {
+static const struct fwd_cmd cmds[] = {
 	{ "interface", cmd_interface },
 	{ "neighbor", cmd_neighbor },
 	{ "route", cmd_route },
+	{ "acl", cmd_acl },
 	{ "show", cmd_show },
 };
+
+/* Commands of features in other files (see fwd_priv.h); one line each. */
+static const struct fwd_cmd *const feature_cmds[] = {
+	&fwd_cmd_run_limit,
+	NULL,
+	&fwd_cmd_vxlan,
+	&fwd_cmd_sr,
+};
+
 
 /* Split @line (modified) into words; -E2BIG on too many. '#' starts a comment. */
 static int
@@ -390,17 +542,20 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	int argc;
 
 	if (strlen(text) >= sizeof(buf))
-		return errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
+		return fwd_errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
 	strcpy(buf, text);
 	argc = split(buf, argv);
 	if (argc < 0)
-		return errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
+		return fwd_errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
 	if (argc == 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[0], cmds[i].name) == 0)
 			return cmds[i].fn(f, argc, argv, apply, err, len);
-	return errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, show)", argv[0]);
+	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
+		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
+			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
+	return fwd_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
 }
 
 int
@@ -409,7 +564,7 @@ vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
 	int rc;
 
 	if (f == NULL || line == NULL)
-		return errf(err, err_len, -EINVAL, "no forwarder or line");
+		return fwd_errf(err, err_len, -EINVAL, "no forwarder or line");
 	rc = exec_line(f, line, false, err, err_len);
 	return rc != 0 ? rc : exec_line(f, line, true, err, err_len);
 }
@@ -423,31 +578,31 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 	size_t ifs_before = f->n_ifs, shows_before = f->n_shows;
 
 	if (f == NULL || in == NULL)
-		return errf(err, err_len, -EINVAL, "no forwarder or file");
+		return fwd_errf(err, err_len, -EINVAL, "no forwarder or file");
 	name = name != NULL ? name : "<config>";
 	while (fgets(buf, sizeof(buf), in) != NULL) {
 		if (strchr(buf, '\n') == NULL && !feof(in)) {
-			rc = errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
+			rc = fwd_errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
 			goto out;
 		}
 		if (n == cap) {
 			char **l = realloc(lines, (cap = cap ? 2 * cap : 64) * sizeof(*l));
 
 			if (l == NULL) {
-				rc = errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+				rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 				goto out;
 			}
 			lines = l;
 		}
 		lines[n] = strdup(buf);
 		if (lines[n] == NULL) {
-			rc = errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+			rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 			goto out;
 		}
 		n++;
 	}
 	if (ferror(in)) {
-		rc = errf(err, err_len, -EIO, "%s: read error", name);
+		rc = fwd_errf(err, err_len, -EIO, "%s: read error", name);
 		goto out;
 	}
 	/*
@@ -466,7 +621,7 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 		decl = argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0);
 		rc = exec_line(f, lines[i], decl, why, sizeof(why));
 		if (rc != 0) {
-			errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			fwd_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto undo;
 		}
 	}
@@ -481,7 +636,7 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 		rc = exec_line(f, lines[i], true, why, sizeof(why));
 		if (rc != 0) {
 			/* Only resource limits can fail here (table full): say where. */
-			errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			fwd_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto out;
 		}
 	}
@@ -491,6 +646,7 @@ undo:
 		f->n_ifs--;
 		free(f->ifs[f->n_ifs].in_path);
 		free(f->ifs[f->n_ifs].out_path);
+		free(f->ifs[f->n_ifs].live);
 	}
 	while (f->n_shows > shows_before)
 		free(f->shows[--f->n_shows]);
@@ -536,7 +692,21 @@ vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts, const uint16_
 struct vpk_graph *
 vpk_fwd_graph(const struct vpk_fwd *f)
 {
-	return f->graph;
+	return f->graph != NULL ? f->graph : f->n_wgraphs > 0 ? f->wgraphs[0] : NULL;
+}
+
+unsigned
+vpk_fwd_n_workers(const struct vpk_fwd *f)
+{
+	return f->graph != NULL ? 1 : f->n_wgraphs;
+}
+
+struct vpk_graph *
+vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w)
+{
+	if (f->graph != NULL)
+		return w == 0 ? f->graph : NULL;
+	return w < f->n_wgraphs ? f->wgraphs[w] : NULL;
 }
 
 size_t
@@ -569,6 +739,19 @@ uint32_t
 vpk_fwd_bufs_in_use(const struct vpk_fwd *f)
 {
 	return vpk_pool_in_use(f->pool);
+}
+
+const char *
+vpk_fwd_acl_impl(const struct vpk_fwd *f)
+{
+	return f->acl4.acl != NULL ? vpk_acl_impl_name(f->acl4.acl)
+	       : f->acl6.acl != NULL ? vpk_acl_impl_name(f->acl6.acl) : "-";
+}
+
+bool
+vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id)
+{
+	return f != NULL && id >= 1 && id <= f->conf.max_neighbors && f->adj[id].valid;
 }
 
 struct vpk_fib *

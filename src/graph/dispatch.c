@@ -60,7 +60,10 @@ graph_frame_put(struct vpk_graph *g, struct vpk_frame *f)
 void
 graph_free_all_frames(struct vpk_graph *g)
 {
-	/* Packets still pending are returned to the pool: nothing is lost. */
+	/* Packets still pending or deferred are returned to the pool: nothing is lost. */
+	for (size_t i = 0; i < g->n_deferred; i++)
+		vpk_pool_free_bulk(g->pool, g->deferred[i]->bi, g->deferred[i]->n);
+	g->n_deferred = 0;
 	while (g->pend_count > 0) {
 		struct vpk_frame *f = g->pending[g->pend_head];
 
@@ -290,12 +293,49 @@ charge(struct vpk_graph *g, struct vpk_node_rt *rt, uint32_t n)
 	rt->vectors += n;
 }
 
+/* Keep a frame a remote runner refused; it is offered again next pass. */
+static int
+defer(struct vpk_graph *g, struct vpk_frame *f)
+{
+	if (g->n_deferred == g->cap_deferred) {
+		size_t cap = g->cap_deferred ? 2 * g->cap_deferred : 16;
+		struct vpk_frame **d = realloc(g->deferred, cap * sizeof(*d));
+
+		if (d == NULL)
+			return -ENOMEM;
+		g->deferred = d;
+		g->cap_deferred = cap;
+	}
+	g->deferred[g->n_deferred++] = f;
+	return 0;
+}
+
+bool
+vpk_graph_busy(const struct vpk_graph *g)
+{
+	return g->pend_count > 0 || g->n_deferred > 0;
+}
+
+int
+vpk_graph_inject_idx(struct vpk_graph *g, uint16_t node, const uint32_t *bi, uint32_t n)
+{
+	if (g == NULL || node >= g->n_nodes)
+		return -EINVAL;
+	append(g, node, bi, n);
+	return 0;
+}
+
 uint32_t
 vpk_graph_run_once(struct vpk_graph *g)
 {
 	uint32_t produced = 0;
 
 	g->last_tsc = __rdtsc();
+	/* Frames a remote runner refused last pass go first. */
+	for (size_t i = 0; i < g->n_deferred; i++)
+		if (pending_push(g, g->deferred[i]) != 0)
+			vpk_pool_free_bulk(g->pool, g->deferred[i]->bi, g->deferred[i]->n);
+	g->n_deferred = 0;
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		struct vpk_node_rt *rt = &g->nodes[i];
 		uint32_t n;
@@ -318,6 +358,20 @@ vpk_graph_run_once(struct vpk_graph *g)
 		if (g->open[f->node] == f)
 			g->open[f->node] = NULL;
 		if (f->n == 0) {
+			graph_frame_put(g, f);
+			continue;
+		}
+		if (rt->remote != NULL) {
+			/* Core specialization: the frame runs elsewhere (vpk_graph_set_remote()). */
+			if (rt->remote(rt->remote_ctx, rt->index, f->bi, f->n) != 0) {
+				rt->remote_full++;
+				if (defer(g, f) == 0)
+					continue;
+				/* Out of memory even for a pointer: give the packets back to
+				 * the pool (they are not leaked; the pool's count stays exact). */
+				vpk_pool_free_bulk(g->pool, f->bi, f->n);
+			}
+			charge(g, rt, f->n);
 			graph_frame_put(g, f);
 			continue;
 		}

@@ -82,6 +82,9 @@ vpk_node_register(const struct vpk_node_reg *reg)
 static const struct vpk_node_reg *const builtin_nodes[] = {
 	&error_drop_reg, &ethernet_input_reg, &ip4_input_reg, &ip6_input_reg,
 	&ip4_rewrite_reg, &ip6_rewrite_reg, &interface_output_reg, &ip4_lookup_reg, &ip6_lookup_reg,
+	&ip4_acl_reg, &ip6_acl_reg,
+	&ip4_tunnel_bypass_reg, &ip6_tunnel_bypass_reg, &vxlan4_input_reg, &vxlan6_input_reg,
+	&vxlan4_encap_reg, &vxlan6_encap_reg, &srv6_gtp4_d_reg, &srv6_end_m_gtp4_e_reg,
 };
 
 const struct vpk_node_reg *
@@ -119,6 +122,7 @@ find_conf(const struct vpk_graph_conf *conf, const char *name)
 static int
 pick_variant(struct vpk_node_rt *rt, const struct vpk_graph_conf *conf)
 {
+	unsigned max_bits = conf->max_bits;
 	const struct vpk_node_conf *nc = find_conf(conf, rt->reg->name);
 	const struct vpk_impl *pick;
 	enum vpk_isa isa = nc != NULL && nc->isa != VPK_ISA_AUTO ? nc->isa : conf->isa;
@@ -128,6 +132,16 @@ pick_variant(struct vpk_node_rt *rt, const struct vpk_graph_conf *conf)
 		rc = vpk_impl_pick_name(rt->reg->impls, nc->variant, &pick);
 		if (rc == -EINVAL)
 			return fail(rc, "node %s has no variant '%s'", rt->reg->name, nc->variant);
+	} else if (max_bits != 0 && isa == VPK_ISA_AUTO) {
+		/* The best usable variant within this graph's width limit. */
+		rc = -ENOTSUP;
+		for (const struct vpk_impl *const *t = rt->reg->impls; *t != NULL; t++) {
+			if ((*t)->width <= max_bits && vpk_impl_why_not(*t) == NULL) {
+				pick = *t;
+				rc = 0;
+				break;
+			}
+		}
 	} else {
 		rc = vpk_impl_pick(rt->reg->impls, isa, &pick);
 		/* A graph-wide level a node lacks falls back to that node's best;
@@ -249,6 +263,7 @@ vpk_graph_destroy(struct vpk_graph *g)
 		if (g->nodes[i].reg->fini != NULL)
 			g->nodes[i].reg->fini(&g->nodes[i]);
 	free(g->pending);
+	free(g->deferred);
 	free(g->trace);
 	free(g);
 }
@@ -295,6 +310,26 @@ vpk_node_graph(const struct vpk_node_rt *rt)
 	return rt->g;
 }
 
+int
+vpk_graph_node_index(const struct vpk_graph *g, const char *name)
+{
+	return g != NULL && name != NULL ? node_index(g, name) : -1;
+}
+
+int
+vpk_graph_set_remote(struct vpk_graph *g, const char *node_name, vpk_graph_remote_fn fn, void *ctx)
+{
+	int i = vpk_graph_node_index(g, node_name);
+
+	if (i < 0 || fn == NULL)
+		return -EINVAL;
+	if (g->nodes[i].reg->type == VPK_NODE_INPUT)
+		return -EBUSY;
+	g->nodes[i].remote = fn;
+	g->nodes[i].remote_ctx = ctx;
+	return 0;
+}
+
 size_t
 vpk_graph_n_nodes(const struct vpk_graph *g)
 {
@@ -315,6 +350,8 @@ vpk_graph_node_stats(const struct vpk_graph *g, size_t i, struct vpk_node_stats 
 	out->vectors = rt->vectors;
 	out->clocks = rt->clocks;
 	out->polls = rt->polls;
+	out->remote = rt->remote != NULL;
+	out->remote_full = rt->remote_full;
 	return 0;
 }
 
@@ -343,7 +380,7 @@ vpk_graph_clear_stats(struct vpk_graph *g)
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		struct vpk_node_rt *rt = &g->nodes[i];
 
-		rt->calls = rt->vectors = rt->clocks = rt->polls = 0;
+		rt->calls = rt->vectors = rt->clocks = rt->polls = rt->remote_full = 0;
 		memset(rt->err_store, 0, sizeof(rt->err_store));
 	}
 }

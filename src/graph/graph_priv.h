@@ -41,6 +41,9 @@ struct vpk_node_rt {
 	uint16_t index;                 /* in g->nodes */
 	uint16_t next_node[VPK_NODE_MAX_NEXT];  /* arc -> graph node index */
 	uint64_t calls, vectors, clocks, polls;
+	vpk_graph_remote_fn remote;     /* non-NULL: frames go there instead of impl->fn */
+	void *remote_ctx;
+	uint64_t remote_full;
 	uint64_t err_store[VPK_NODE_MAX_ERRORS];
 };
 
@@ -57,6 +60,8 @@ struct vpk_graph {
 	struct vpk_frame **pending;
 	size_t pend_cap, pend_head, pend_count;
 	struct vpk_frame *free_frames;
+	struct vpk_frame **deferred;    /* frames a remote runner refused this pass */
+	size_t n_deferred, cap_deferred;
 	struct vpk_frame **all_frames;  /* every frame allocated, for destroy */
 	size_t n_all, cap_all;
 	uint64_t last_tsc;              /* chained TSC (VPP's last_time_stamp) */
@@ -76,7 +81,10 @@ struct vpk_graph {
  * every built-in node).
  */
 extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
-	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg;
+	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
+/* Tunnel nodes (issue 6). */
+extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, vxlan4_input_reg,
+	vxlan6_input_reg, vxlan4_encap_reg, vxlan6_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
 
 #ifdef VPK_HAVE_ISA_AVX512
 #define VPK_IF_AVX512(x) x,

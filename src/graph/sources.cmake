@@ -9,4 +9,10 @@ vpk_kernel_sources(ISAS scalar sse42 avx2 avx512 SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ip6_input.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_rewrite.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/interface_output.c
-  ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_lookup.c)
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_lookup.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_acl.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/tunnel_bypass.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/vxlan_input.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/vxlan_encap.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/srv6_gtp4_d.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/srv6_gtp4_e.c)

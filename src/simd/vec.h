@@ -359,5 +359,22 @@ u32v_compress_store(uint32_t *out, u32v v, uint32_t mask)
 	return (uint32_t)__builtin_popcount(mask);
 }
 
+
+/* Byte @p[l * stride] of each lane l, zero-extended (one scalar load per lane, built in registers). */
+VPK_INLINE u32v
+u32v_load_bytes_strided(const uint8_t *p, size_t stride)
+{
+#define B(i) (uint32_t)p[(i) * stride]
+#if VPK_VEC_BITS == 512
+	return (u32v){ B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7),
+		       B(8), B(9), B(10), B(11), B(12), B(13), B(14), B(15) };
+#elif VPK_VEC_BITS == 256
+	return (u32v){ B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7) };
+#else
+	return (u32v){ B(0), B(1), B(2), B(3) };
+#endif
+#undef B
+}
+
 #endif /* VPK_VEC_BITS */
 #endif /* VPK_SIMD_VEC_H */

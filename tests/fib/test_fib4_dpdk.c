@@ -32,8 +32,12 @@ main(void)
 
 #ifdef VPK_DEBUG
 #define NLOOK 20000
+#define STEPS 400       /* sanitizer build: fewer steps, short routes /5../8 only */
+#define SHORT_MIN 5
 #else
 #define NLOOK 500000
+#define STEPS 1200
+#define SHORT_MIN 0
 #endif
 
 static const struct {
@@ -47,7 +51,7 @@ static const struct {
 };
 
 struct pair {
-	struct vpk_fib *v;
+	struct vpk_fib *v, *v2;         /* DIR-24-8 and bm16 (NULL for 8-byte entries) */
 	struct rte_fib *d;
 	uint32_t *ips;
 	uint64_t *want, *out;
@@ -61,7 +65,7 @@ eal_up(void)
 	char pfx[64];
 	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfibtest%d", (int)getpid());
 	char *args[] = { "test_fib4_dpdk", "--no-huge", "--no-pci", "-m", "1024", pfx,
-			 "--log-level=lib.eal:error", "--force-max-simd-bitwidth=512", NULL };
+			 "--log-level=lib.eal:error", "--no-telemetry", "--force-max-simd-bitwidth=512", NULL };
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 
 	return rte_eal_init(argc, args);
@@ -104,6 +108,12 @@ compare(struct pair *p)
 		check_variant_ran("rte_fib", dpdk_types[t].name);
 	}
 	check_each_impl("fib4-dir24-8", vpk_fib_impls(VPK_FIB_DIR24_8), run_vpk, p);
+	if (p->v2 != NULL) {
+		struct vpk_fib *keep = p->v;
+		p->v = p->v2;
+		check_each_impl("fib4-bm16", vpk_fib_impls(VPK_FIB_BM16), run_vpk, p);
+		p->v = keep;
+	}
 }
 
 static struct rte_fib *
@@ -127,7 +137,8 @@ static void
 random_ops(unsigned nh_size)
 {
 	uint64_t max_nh = vpk_fib_max_nh(nh_size);
-	uint64_t def = check_rand_range(2) ? 0 : 1 + check_rand_range(max_nh);
+	uint64_t lo_nh = max_nh < 31 ? max_nh - 8 : 31;        /* routes <= /24 and the default */
+	uint64_t def = check_rand_range(2) ? 0 : 1 + check_rand_range(lo_nh);
 	uint32_t tbl8 = nh_size == 1 ? 127 : 1024;
 	struct vpk_fib_conf conf = { .nh_size = nh_size, .num_tbl8 = tbl8, .default_nh = def, .max_routes = 4096 };
 	struct pair p = { .n = 4000 };
@@ -138,6 +149,10 @@ random_ops(unsigned nh_size)
 	snprintf(phase, sizeof(phase), "random nh%u", nh_size);
 	p.phase = phase;
 	CHECK(vpk_fib_create(&conf, &p.v) == 0, "vpk create");
+	if (nh_size <= 4) {
+		conf.type = VPK_FIB_BM16;
+		CHECK(vpk_fib_create(&conf, &p.v2) == 0, "vpk bm16 create");
+	}
 	p.d = dpdk_fib(nh_size, tbl8, 4096, def);
 	CHECK(p.d != NULL, "rte_fib_create: %d", rte_errno);
 	if (p.v == NULL || p.d == NULL)
@@ -146,13 +161,20 @@ random_ops(unsigned nh_size)
 	p.want = malloc(p.n * 8);
 	p.out = malloc(p.n * 8);
 	uint32_t area = 0x0a000000 | (check_rand_u32() & 0x00ff0000);
-	for (unsigned step = 0; step < 1200; step++) {
+	for (unsigned step = 0; step < STEPS; step++) {
 		if (check_rand_range(100) < 65 || nlive == 0) {
 			unsigned k = (unsigned)check_rand_range(16);
-			uint8_t d = k == 0 ? (uint8_t)check_rand_range(9) : (uint8_t)(16 + check_rand_range(17));
+			uint8_t d = k == 0 ? (uint8_t)(SHORT_MIN + check_rand_range(9 - SHORT_MIN)) : (uint8_t)(16 + check_rand_range(17));
 			uint32_t ip = k == 0 ? check_rand_u32()
 					     : area | (uint32_t)(check_rand_range(6) << 8) | (check_rand_u32() & 0xff);
-			uint64_t nh = check_rand_range(5) == 0 ? def : 1 + check_rand_range(max_nh < 31 ? max_nh : 31);
+			uint64_t nh = check_rand_range(5) == 0 ? def : 1 + check_rand_range(lo_nh);
+			/* DPDK 22.11 bug 1731: a route > /24 whose covering route has the
+			 * same next hop is added without reserving a group, and its delete
+			 * then releases one: the reservation count wraps and every later
+			 * add > /24 fails with -ENOSPC. Routes > /24 get next hops of
+			 * their own (one per length, above every other) to stay clear. */
+			if (d > 24)
+				nh = lo_nh + 1 + (d - 25);
 			/* DPDK 22.11 bug: a prefix whose more-specific routes reach
 			 * 255.255.255.255 gets its next hop written over the whole
 			 * address space (its right edge wraps to 0; test_fib4.c
@@ -161,6 +183,8 @@ random_ops(unsigned nh_size)
 				ip &= ~UINT32_C(0x80000000);
 			int a = vpk_fib_add(p.v, ip, d, nh), b = rte_fib_add(p.d, ip, d, nh);
 			CHECK(a == b, "add %08x/%u: vpk %d rte_fib %d", ip, d, a, b);
+			if (p.v2 != NULL)
+				CHECK(vpk_fib_add(p.v2, ip, d, nh) == a, "bm16 add");
 			if (a == 0 && nlive < 1024) {
 				live[nlive].ip = ip;
 				live[nlive++].d = d;
@@ -169,6 +193,8 @@ random_ops(unsigned nh_size)
 			size_t k = check_rand_range(nlive);
 			int a = vpk_fib_del(p.v, live[k].ip, live[k].d), b = rte_fib_delete(p.d, live[k].ip, live[k].d);
 			CHECK(a == b, "del %08x/%u: vpk %d rte_fib %d", live[k].ip, live[k].d, a, b);
+			if (p.v2 != NULL)
+				CHECK(vpk_fib_del(p.v2, live[k].ip, live[k].d) == a, "bm16 del");
 			live[k] = live[--nlive];
 		}
 		if (step % 200 == 199) {
@@ -181,6 +207,7 @@ random_ops(unsigned nh_size)
 	free(p.want);
 	free(p.out);
 	vpk_fib_free(p.v);
+	vpk_fib_free(p.v2);
 	rte_fib_free(p.d);
 }
 
@@ -195,6 +222,10 @@ real_table(const char *path)
 	if (rt == NULL)
 		return;
 	CHECK(vpk_fib_create(&conf, &p.v) == 0, "vpk create");
+#ifndef VPK_DEBUG
+	conf.type = VPK_FIB_BM16;
+	CHECK(vpk_fib_create(&conf, &p.v2) == 0, "vpk bm16 create");
+#endif
 	p.d = dpdk_fib(4, 8192, (int)n, 0);
 	CHECK(p.d != NULL, "rte_fib_create: %d", rte_errno);
 	if (p.v == NULL || p.d == NULL)
@@ -203,6 +234,8 @@ real_table(const char *path)
 		int a = vpk_fib_add(p.v, rt[i].ip, rt[i].depth, rt[i].nh);
 		int b = rte_fib_add(p.d, rt[i].ip, rt[i].depth, rt[i].nh);
 		CHECK(a == 0 && b == 0, "add %08x/%u: vpk %d rte_fib %d", rt[i].ip, rt[i].depth, a, b);
+		if (p.v2 != NULL)
+			CHECK(vpk_fib_add(p.v2, rt[i].ip, rt[i].depth, rt[i].nh) == 0, "bm16 add");
 	}
 	p.ips = malloc(p.n * 4);
 	p.want = malloc(p.n * 8);
@@ -214,6 +247,7 @@ real_table(const char *path)
 	free(p.out);
 	free(rt);
 	vpk_fib_free(p.v);
+	vpk_fib_free(p.v2);
 	rte_fib_free(p.d);
 }
 

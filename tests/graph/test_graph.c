@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <vpk/fib.h>
+#include <vpk/fib6.h>
 #include <vpk/graph.h>
 #include <vpk/nodes.h>
 #include <vpk/pkt.h>
@@ -36,6 +37,7 @@ static size_t n_cap;
 
 static struct vpk_pool *pool;
 static struct vpk_fib *fib;
+static struct vpk_fib6 *fib6;
 
 /* ---- test nodes ---- */
 
@@ -188,7 +190,7 @@ static struct expect expects[] = {
 	{ "ip6-input", "payload length", 0 },
 	{ "ip6-input", "hop limit", 0 },
 	{ "ip4-lookup", "no route", 0 },
-	{ "ip6-lookup", "no IPv6 route", 0 },
+	{ "ip6-lookup", "no route", 0 },
 	{ "ip4-rewrite", "no adjacency", 0 },
 	{ "ip4-rewrite", "no neighbor", 0 },
 };
@@ -210,9 +212,9 @@ build_packets(void)
 	ip4_pkt(0, 64, 1, 18); n_forward++;                 /* Ethernet padding trimmed */
 	h = ip4_pkt(0, 64, 1, 0); h[10] = 0xff; h[11] = 0xff; h[10] = 0; /* replaced below */
 	ip4_fix_csum(h); n_forward++;
-	/* IPv6 reaches ip6-lookup, which has no FIB yet: counted drops. */
-	ip6_pkt(64, 1, 8, 8); expects[E_LK6_NOROUTE].count++;
-	ip6_pkt(2, 1, 8, 20); expects[E_LK6_NOROUTE].count++;
+	ip6_pkt(64, 1, 8, 8); n_forward++;
+	ip6_pkt(2, 1, 8, 20); n_forward++;                  /* padding trimmed */
+	ip6_pkt(64, 0x77, 8, 8); expects[E_LK6_NOROUTE].count++;
 	/* drops */
 	add_pkt(10); expects[E_ETH_SHORT].count++;
 	h = add_pkt(60); h[12] = 0x08; h[13] = 0x06; expects[E_ETH_TYPE].count++;
@@ -245,6 +247,7 @@ static struct vpk_node_conf node_conf[] = {
 	{ .node = "ip6-rewrite", .conf = (void *)&adj_table },
 	{ .node = "interface-output", .conf = (void *)&out_conf },
 	{ .node = "ip4-lookup", .conf = NULL },         /* the FIB, set in main() */
+	{ .node = "ip6-lookup", .conf = NULL },         /* the IPv6 FIB, set in main() */
 };
 
 static int
@@ -469,7 +472,7 @@ test_many_frames(void)
 	}
 	CHECK(make_graph(VPK_ISA_AUTO, 0, &g) == 0, "create");
 	run_all(g);
-	CHECK(n_cap == 6667, "%zu of 6667 IPv4 packets forwarded", n_cap);
+	CHECK(n_cap == 10000, "%zu of 10000 forwarded", n_cap);
 	vpk_graph_node_stats(g, node_idx(g, "ip4-rewrite"), &st);
 	CHECK(st.vectors == 6667, "ip4-rewrite saw %llu", (unsigned long long)st.vectors);
 	CHECK(st.vectors / (st.calls ? st.calls : 1) > 100, "frames not aggregated: %.1f vectors/call",
@@ -498,6 +501,15 @@ main(void)
 		      vpk_fib_add(fib, 0x0a000009, 32, 9) == 0, "routes");
 		node_conf[3].conf = fib;
 	}
+	{
+		struct vpk_fib6_conf fc6 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+		uint8_t a[16] = { 0x20 };
+
+		CHECK(vpk_fib6_create(&fc6, &fib6) == 0, "fib6");
+		a[15] = 1;
+		CHECK(vpk_fib6_add(fib6, a, 128, 1) == 0, "route6");
+		node_conf[4].conf = fib6;
+	}
 	build_packets();
 	test_levels();
 	test_forcing_and_errors();
@@ -506,6 +518,7 @@ main(void)
 	CHECK(vpk_pool_in_use(pool) == 0, "buffers leaked at exit: %u", vpk_pool_in_use(pool));
 	vpk_pool_destroy(pool);
 	vpk_fib_free(fib);
+	vpk_fib6_free(fib6);
 	free(cap);
 	free(reference);
 	return check_finish();

@@ -23,6 +23,7 @@ route add 10.1.0.0/16 via 1
 route add 10.2.0.0/16 via 2
 route add 10.2.3.0/24 via 1
 route add 10.9.0.0/16 via 4
+route add 2001:db8:1::/48 via 2
 """
 
 
@@ -73,7 +74,7 @@ def drop_packets():
     bad.append((bytes(udp4("10.1.0.1"))[:14 + 12], "ip4-input", "shorter than an IPv4"))
     bad.append((bytes(udp4("172.16.0.1")), "ip4-lookup", "no route"))
     bad.append((bytes(udp4("10.9.0.1")), "ip4-rewrite", "no neighbor"))
-    bad.append((bytes(Ether(src=MAC_IN) / IPv6(dst="2001:db8::1") / UDP()), "ip6-lookup", "no IPv6 route"))
+    bad.append((bytes(Ether(src=MAC_IN) / IPv6(dst="2001:db8::1") / UDP()), "ip6-lookup", "no route"))
     bad.append((bytes(Ether(src=MAC_IN) / IPv6(dst="2001:db8::1", hlim=1) / UDP()), "ip6-input", "hop limit"))
     return bad
 
@@ -203,9 +204,136 @@ def test_show_text(run_vpk, topo):
 
 
 def test_demo_runs_every_cap(run_vpk):
-    p = run_vpk("--json", "fwd", "--demo", "--packets", "20000", "--routes", "2000")
+    p = run_vpk("--json", "fwd", "--demo", "--packets", "20000", "--routes", "2000", "--rules", "500")
     assert p.returncode == 0, p.stderr
     runs = json.loads(p.stdout)["runs"]
     assert [r["cap"] for r in runs] == [64, 128, 256, 512]
     for r in runs:
-        assert r["packets"] == 20000 and r["forwarded"] == 20000 and r["mpps"] > 0
+        assert r["packets"] == 20000 and r["forwarded"] + r["dropped"] == 20000 and r["mpps"] > 0
+        errs = {(e["node"], e["reason"]): e["count"] for e in r["errors"]}
+        # one rule in ten denies: some traffic is dropped by the ACL, the rest forwarded
+        assert errs.get(("ip4-acl", "denied by rule"), 0) > 0 and r["forwarded"] > 10000
+        assert r["dropped"] == errs[("error-drop", "packets dropped")]
+    # same traffic, same decisions under every cap
+    assert len({(r["forwarded"], r["dropped"]) for r in runs}) == 1
+
+
+def test_acl_permit_deny(run_vpk, topo):
+    tmp, paths, cfg = topo
+    rules = tmp / "rules.txt"
+    # ClassBench format: deny UDP to port 53 in 10.1.0.0/16; everything else is permitted
+    rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n")
+    with open(cfg, "a") as f:
+        f.write(f"acl load {rules}\n")
+    pkts = [udp4("10.1.0.5"), udp4("10.2.0.7"),
+            Ether(src=MAC_IN) / IP(dst="10.1.0.6") / UDP(dport=54), Ether(src=MAC_IN) / IP(dst="10.1.0.6", proto=6) / Raw(b"\0\x35\0\x35")]
+    wrpcap(paths["inp"], pkts)
+    run = run_fwd(run_vpk, cfg, "--trace", "1")
+    errs = errors(run)
+    assert errs[("ip4-acl", "denied by rule")] == 1 and errs[("ip4-acl", "permitted")] == 3
+    assert run["forwarded"] == 3
+    assert [t["node"] for t in run["trace"]][:4] == ["pcap-input", "ethernet-input", "ip4-input", "ip4-acl"]
+    assert "rule 0" in [t for t in run["trace"] if t["node"] == "ip4-acl"][0]["detail"]
+
+
+def test_l3fwd_acl_mode(run_vpk, tmp_path):
+    rules = tmp_path / "l3fwd.rules"
+    rules.write_text("# l3fwd-acl rules\n"
+                     "@0.0.0.0/0 10.2.0.0/16 0 : 65535 0 : 65535 0x00/0x00\n"
+                     "R0.0.0.0/0 10.0.0.0/8 0 : 65535 0 : 65535 0x00/0x00 1\n")
+    inp, out0, out1 = (str(tmp_path / n) for n in ("in.pcap", "out0.pcap", "out1.pcap"))
+    wrpcap(inp, [udp4("10.1.0.5"), udp4("10.2.0.7"), udp4("172.16.0.1"), udp4("10.3.3.3", ttl=9)])
+    p = run_vpk("fwd", "--l3fwd-acl", "--rule_ipv4", str(rules), "--in", f"p0={inp}", "--out", f"p0={out0}",
+                "--out", f"p1={out1}", "--json")
+    assert p.returncode == 0, p.stderr
+    run = json.loads(p.stdout)["runs"][0]
+    errs = errors(run)
+    assert errs[("ip4-acl", "forwarded by rule (l3fwd-acl)")] == 2
+    assert errs[("ip4-acl", "denied by rule")] == 1
+    assert errs[("ip4-acl", "no rule matched (dropped)")] == 1
+    out = rdpcap(out1)
+    assert len(out) == 2 and len(rdpcap(out0)) == 0
+    assert all(o[Ether].dst == "02:00:00:00:00:01" for o in out)   # l3fwd's default MAC for port 1
+    assert sorted(o[IP].ttl for o in out) == [8, 63]
+    assert "ip4-lookup" not in [n["name"] for n in run["nodes"] if n["vectors"] > 0]
+
+
+def test_acl_bad_rule_file(run_vpk, topo):
+    tmp, paths, cfg = topo
+    rules = tmp / "bad.rules"
+    rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n@1.2.3.4/40 0.0.0.0/0 0 : 65535 0 : 65535 0/0\n")
+    with open(cfg, "a") as f:
+        f.write(f"acl load {rules}\n")
+    wrpcap(paths["inp"], [udp4("10.1.0.5")])
+    p = run_vpk("fwd", "--config", cfg)
+    assert p.returncode == 2 and f"{rules}:2" in p.stderr, p.stderr
+    assert not os.path.exists(paths["out1"])          # nothing ran
+
+
+def test_l3fwd_bad_alg(run_vpk, tmp_path):
+    p = run_vpk("fwd", "--l3fwd-acl", "--alg=avx9000", "--rule_ipv4", "x")
+    assert p.returncode == 2 and "--alg=avx9000" in p.stderr
+
+
+def test_workers_same_packets_as_one(run_vpk, topo):
+    """Two workers (RSS by Toeplitz hash) forward the same packets as one, and count the same drops."""
+    _, paths, cfg = topo
+    pkts = []
+    for i in range(400):
+        pkts.append(bytes(udp4(f"10.1.{i % 7}.{i % 250 + 1}", src=f"192.168.{i % 13}.{i % 200 + 1}")))
+    pkts += [b for b, _, _ in drop_packets()] * 3
+    write_frames(paths["inp"], pkts)
+    results = {}
+    for w in (1, 2):
+        run = run_fwd(run_vpk, cfg, "--workers", str(w))
+        results[w] = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(errors(run).items()),
+                      run["forwarded"], run["dropped"])
+        assert run["workers_n"] == w
+        if w == 2:
+            per = [sum(n["vectors"] for n in wk["nodes"] if n["name"] == "ethernet-input") for wk in run["workers"]]
+            assert all(v > 0 for v in per), per     # RSS spread the flows over both workers
+    assert results[1] == results[2]
+    assert results[1][2] == 400
+
+
+def test_ipv6_forwarding(run_vpk, topo):
+    _, paths, cfg = topo
+    sent = Ether(src=MAC_IN) / IPv6(dst="2001:db8:1::42", hlim=9) / UDP(dport=53) / Raw(b"v6" * 9)
+    wrpcap(paths["inp"], [sent])
+    run = run_fwd(run_vpk, cfg)
+    assert run["forwarded"] == 1
+    out = rdpcap(paths["out2"])
+    assert len(out) == 1
+    got = out[0]
+    assert got[Ether].dst == NEIGH2 and got[Ether].src == ETH2_MAC and got[IPv6].hlim == 8
+    assert bytes(got[IPv6].payload) == bytes(sent[IPv6].payload)
+
+
+@pytest.mark.parametrize("ring", ["64", "1"])
+def test_wide_cores_same_output(run_vpk, topo, tmp_path, ring):
+    """Core specialization: ACL and lookups run on a wide worker, the rest at cap 256; same packets out."""
+    tmp, paths, cfg = topo
+    rules = tmp / "rules.txt"
+    rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n")
+    with open(cfg, "a") as f:
+        f.write(f"acl load {rules}\n")
+    pkts = [bytes(udp4(f"10.{1 + i % 2}.{i % 7}.{i % 250 + 1}", src=f"192.168.{i % 13}.{i % 200 + 1}"))
+            for i in range(3000)]
+    pkts += [b for b, _, _ in drop_packets()] * 3
+    write_frames(paths["inp"], pkts)
+    base = run_fwd(run_vpk, cfg)
+    want = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(bytes(p) for p in rdpcap(paths["out2"])),
+            sorted(errors(base).items()))
+    run = run_fwd(run_vpk, cfg, "--wide-cores", "1", "--wide-ring", ring)
+    got = (sorted(bytes(p) for p in rdpcap(paths["out1"])), sorted(bytes(p) for p in rdpcap(paths["out2"])),
+           sorted(errors(run).items()))
+    assert got == want
+    assert run["workers_n"] == 2
+    normal, wide = run["workers"]
+    remote = {n["name"] for n in normal["nodes"] if n["variant"] == "remote"}
+    assert {"ip4-acl", "ip4-lookup"} <= remote
+    ran_wide = {n["name"] for n in wide["nodes"] if n["vectors"] > 0 and n["variant"] != "remote"}
+    assert "ip4-acl" in ran_wide and "ip4-input" not in ran_wide
+    if ring == "1":
+        # a one-frame ring fills up: frames wait, none is lost
+        assert any(n.get("remote_full", 0) > 0 for w in run["workers"] for n in w["nodes"])

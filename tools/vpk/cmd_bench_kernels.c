@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vpk bench kernels: the foundation kernels (IPv4 checksum check, buffer
- * index -> pointer) per variant x burst size, cycles per packet, variants
+ * index -> pointer, Toeplitz RSS hash) per variant x burst size, cycles per packet, variants
  * interleaved in every run so that noise on this shared machine hits them
  * alike. `vpk bench` lists every benchmark command.
  */
@@ -17,6 +17,7 @@
 #include "buf/buf_kern.h"
 #include "json.h"
 #include "pkt/ip4_csum.h"
+#include "pkt/rss.h"
 #include "tool.h"
 
 static int cmd_bench(int argc, char **argv);
@@ -75,9 +76,21 @@ run_idx2ptr(const struct vpk_impl *impl, size_t at, size_t n)
 	((const struct buf_kern_impl *)impl)->idx_to_ptr(slots, idx_in + at, ptr_out + at, n);
 }
 
+/* One hasher per variant, tuples = the 12 bytes at IPv4 source address (+ the UDP ports). */
+static struct vpk_rss *rss_obj[VPK_ISA_COUNT];
+static uint8_t *tuples;
+static uint32_t rss_out[MAX_PKTS];
+
+static void
+run_rss(const struct vpk_impl *impl, size_t at, size_t n)
+{
+	vpk_rss_hash_bulk(rss_obj[impl->isa], tuples + at * 16, 16, rss_out + at, n);
+}
+
 static const struct kernel_bench kernels[] = {
 	{ "ip4-csum-check", ip4_csum_impls, run_csum },
 	{ "buf-idx-ptr", buf_kern_impls, run_idx2ptr },
+	{ "rss-toeplitz", rss_impls, run_rss },
 };
 
 static void
@@ -101,6 +114,20 @@ setup(void)
 		hdr_ptrs[i] = h;
 		/* Shuffled buffer order, as a pool hands buffers out after a while. */
 		idx_in[i] = (uint32_t)(((size_t)((i * 2654435761u) % N_PKTS) * SLOT) >> VPK_BUF_SHIFT);
+	}
+	tuples = calloc(N_PKTS, 16);
+	for (uint32_t i = 0; i < N_PKTS; i++) {
+		memcpy(tuples + i * 16, hdr_ptrs[i] + 12, 8);
+		tuples[i * 16 + 8] = (uint8_t)(i >> 8);
+		tuples[i * 16 + 9] = (uint8_t)i;
+		tuples[i * 16 + 11] = 53;
+	}
+	{
+		static const uint8_t key[40] = VPK_RSS_KEY_DEFAULT;
+
+		for (enum vpk_isa l = VPK_ISA_SCALAR; l < VPK_ISA_COUNT; l++)
+			if (vpk_rss_create(key, sizeof(key), 12, l, &rss_obj[l]) != 0)
+				rss_obj[l] = NULL;
 	}
 }
 
@@ -228,5 +255,8 @@ cmd_bench_kernels(int argc, char **argv)
 		json_done(&j);
 	}
 	free(slots);
+	free(tuples);
+	for (enum vpk_isa l = VPK_ISA_SCALAR; l < VPK_ISA_COUNT; l++)
+		vpk_rss_destroy(rss_obj[l]);
 	return VPK_EXIT_OK;
 }

@@ -25,6 +25,7 @@ VPK_CMD(bench_pool, "bench pool", "buffer pool alloc+free per burst, cache off/o
 	cmd_bench_pool);
 
 #define MAX_THREADS 4
+#define NCACHE 2        /* configurations: cache_size 0 and 256 */
 
 struct worker {
 	pthread_t t;
@@ -96,7 +97,8 @@ cmd_bench_pool(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const unsigned caches[] = { 0, 256 };
+	static const unsigned caches[NCACHE] = { 0, 256 };
+	struct vpk_pool *pools[NCACHE];
 	unsigned bursts[16] = { 1, 8, 32, 64, 256 }, thr[MAX_THREADS] = { 1, 2 };
 	int nb = 5, nt = 2, c;
 	unsigned long bufs = 2u << 20;
@@ -139,6 +141,15 @@ cmd_bench_pool(int argc, char **argv)
 			return VPK_EXIT_USAGE;
 		}
 	}
+	for (size_t ci = 0; ci < NCACHE; ci++) {
+		/* Room for every thread's cache and burst: never exhausted. */
+		struct vpk_pool_conf conf = { .name = "bench", .cache_size = caches[ci],
+			.n_bufs = MAX_THREADS * (2 * 256 + 256) + 1024 };
+		int rc = vpk_pool_create(&conf, &pools[ci]);
+
+		if (rc != 0)
+			return vpk_fail(VPK_EXIT_FAIL, "bench pool: pool create: %s", strerror(-rc));
+	}
 	if (vpk_opts.json) {
 		json_init(&j, stdout);
 		json_obj(&j, NULL);
@@ -152,27 +163,24 @@ cmd_bench_pool(int argc, char **argv)
 		printf("cpu %s, %u runs, %lu buffers per thread per run; cycles per buffer "
 		       "(alloc + free): median (min-max)\n", vpk_cpu_model(), runs, bufs);
 	}
+	if (!vpk_opts.json)
+		printf("\n%-8s %-6s %-22s %-22s\n", "threads", "burst", "no cache", "cache 256");
 	for (int ti = 0; ti < nt; ti++) {
-		for (size_t ci = 0; ci < sizeof(caches) / sizeof(caches[0]); ci++) {
-			/* Room for every thread's cache and burst: never exhausted. */
-			struct vpk_pool_conf conf = { .name = "bench", .cache_size = caches[ci],
-				.n_bufs = MAX_THREADS * (2 * 256 + 256) + 1024 };
-			struct vpk_pool *pool;
-			int rc = vpk_pool_create(&conf, &pool);
+		for (int bi = 0; bi < nb; bi++) {
+			double v[NCACHE][101];
+			unsigned long short_allocs[NCACHE] = { 0 };
 
-			if (rc != 0)
-				return vpk_fail(VPK_EXIT_FAIL, "bench pool: pool create: %s", strerror(-rc));
+			/* Both configurations in every run, so noise hits them alike. */
+			for (unsigned r = 0; r < runs; r++)
+				for (size_t ci = 0; ci < NCACHE; ci++)
+					v[ci][r] = one_run(pools[ci], thr[ti], bursts[bi], bufs,
+							   &short_allocs[ci]);
 			if (!vpk_opts.json)
-				printf("\nthreads %u, cache %u\n", thr[ti], caches[ci]);
-			for (int bi = 0; bi < nb; bi++) {
-				double v[101], med, lo, hi;
-				unsigned long short_allocs = 0;
+				printf("%-8u %-6u", thr[ti], bursts[bi]);
+			for (size_t ci = 0; ci < NCACHE; ci++) {
+				double lo = bench_min(v[ci], runs), hi = bench_max(v[ci], runs);
+				double med = bench_median(v[ci], runs);
 
-				for (unsigned r = 0; r < runs; r++)
-					v[r] = one_run(pool, thr[ti], bursts[bi], bufs, &short_allocs);
-				lo = bench_min(v, runs);
-				hi = bench_max(v, runs);
-				med = bench_median(v, runs);
 				if (vpk_opts.json) {
 					json_obj(&j, NULL);
 					json_u64(&j, "threads", thr[ti]);
@@ -181,18 +189,25 @@ cmd_bench_pool(int argc, char **argv)
 					json_dbl(&j, "cycles_per_buf", med);
 					json_dbl(&j, "min", lo);
 					json_dbl(&j, "max", hi);
-					json_u64(&j, "short_allocs", short_allocs);
+					json_u64(&j, "short_allocs", short_allocs[ci]);
 					json_end(&j);
 				} else {
-					printf("  burst %3u: %7.2f (%.2f-%.2f)%s\n", bursts[bi], med, lo, hi,
-					       short_allocs ? "  (pool ran short!)" : "");
+					char cell[64];
+
+					snprintf(cell, sizeof(cell), "%.2f (%.2f-%.2f)%s", med, lo, hi,
+						 short_allocs[ci] ? " SHORT" : "");
+					printf(" %-22s", cell);
 				}
 			}
-			if (vpk_pool_in_use(pool) != 0)
-				return vpk_fail(VPK_EXIT_FAIL, "bench pool: %u buffers still in use",
-						vpk_pool_in_use(pool));
-			vpk_pool_destroy(pool);
+			if (!vpk_opts.json)
+				printf("\n");
 		}
+	}
+	for (size_t ci = 0; ci < NCACHE; ci++) {
+		if (vpk_pool_in_use(pools[ci]) != 0)
+			return vpk_fail(VPK_EXIT_FAIL, "bench pool: %u buffers still in use",
+					vpk_pool_in_use(pools[ci]));
+		vpk_pool_destroy(pools[ci]);
 	}
 	if (vpk_opts.json) {
 		json_end(&j);

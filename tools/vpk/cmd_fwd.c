@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,17 @@ usage(FILE *o)
 	fprintf(o,
 		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
-		"               [--node-variant NODE=VARIANT] [--json]\n"
-		"       vpk fwd --demo [--packets N] [--json]\n"
+		"               [--node-variant NODE=VARIANT] [--workers N] [--json]\n"
+		"               [--wide-cores CPUS [--wide-nodes N1,N2] [--wide-ring FRAMES]]\n"
+		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
+		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
+		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
-		"  interface NAME [mac MAC] [in FILE] [out FILE]\n"
+		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
+		"  run-limit [seconds S] [packets N]\n"
 		"  neighbor ID MAC dev IFACE\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
+		"  acl load FILE [ipv6]\n"
 		"  show runtime | show errors | show node NAME\n");
 }
 
@@ -54,6 +60,15 @@ io_option(struct vpk_fwd *f, const char *opt, const char *dir)
 
 int fwd_demo(int argc, char **argv);
 
+static struct vpk_fwd *live_fwd;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	vpk_fwd_stop(live_fwd);
+}
+
 static int
 cmd_fwd(int argc, char **argv)
 {
@@ -67,11 +82,24 @@ cmd_fwd(int argc, char **argv)
 		{ "trace", required_argument, NULL, 't' },
 		{ "node-variant", required_argument, NULL, 'V' },
 		{ "demo", no_argument, NULL, 'D' },
+		{ "l3fwd-acl", no_argument, NULL, 'L' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "wide-cores", required_argument, NULL, 'K' },
+		{ "wide-nodes", required_argument, NULL, 'X' },
+		{ "wide-ring", required_argument, NULL, 'G' },
+		{ "rule_ipv4", required_argument, NULL, '4' },
+		{ "rule_ipv6", required_argument, NULL, '6' },
+		{ "alg", required_argument, NULL, 'A' },
+		{ "iface", required_argument, NULL, 'I' },
+		{ "io", required_argument, NULL, 'T' },
+		{ "duration", required_argument, NULL, 'U' },
+		{ "count", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16];
-	size_t n_in = 0, n_out = 0, n_show_nodes = 0;
+	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
+	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL;
+	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
 	struct vpk_node_conf variants[32];
 	size_t n_var = 0;
 	bool show_rt = false, show_err = false;
@@ -130,6 +158,57 @@ cmd_fwd(int argc, char **argv)
 			variants[n_var++] = (struct vpk_node_conf){ .node = optarg, .variant = eq + 1 };
 			break;
 		}
+		case 'L':
+			conf.l3fwd_acl = true;
+			break;
+		case 'K':
+			conf.wide_cores = optarg;
+			break;
+		case 'X':
+			conf.wide_nodes = optarg;
+			break;
+		case 'G': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 4096)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --wide-ring=%s: want 1..4096 frames", optarg);
+			conf.wide_ring = (unsigned)v;
+			break;
+		}
+		case 'W': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --workers=%s: want 1..64", optarg);
+			conf.workers = (unsigned)v;
+			break;
+		}
+		case '4':
+			rule4 = optarg;
+			break;
+		case '6':
+			rule6 = optarg;
+			break;
+		case 'A':
+			/* dpdk-test-acl / l3fwd names: scalar sse avx2 avx512x16 avx512x32 */
+			conf.acl_impl = optarg;
+			break;
+		case 'I':
+			if (n_if == 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --iface");
+			ifaces[n_if++] = optarg;
+			break;
+		case 'T':
+			io_type = optarg;
+			break;
+		case 'U':
+			duration = optarg;
+			break;
+		case 'C':
+			count = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -143,6 +222,10 @@ cmd_fwd(int argc, char **argv)
 	conf.node_variants = variants;
 	conf.n_node_variants = n_var;
 	rc = vpk_fwd_create(&conf, &f);
+	if (rc != 0 && conf.acl_impl != NULL)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --alg=%s: %s", conf.acl_impl,
+				rc == -ENOTSUP ? "that ACL variant cannot run here (CPU or cap)"
+					       : "unknown (scalar, sse, avx2, avx512x16, avx512x32)");
 	if (rc != 0)
 		return vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd: cannot create the forwarder: %s",
 				strerror(-rc));
@@ -167,9 +250,74 @@ cmd_fwd(int argc, char **argv)
 	for (size_t i = 0; i < n_out; i++)
 		if ((rc = io_option(f, outs[i], "out")) != 0)
 			goto out;
+	/* --iface IF[=DEV]: "interface IF live DEV [io TYPE]"; --duration/--count: "run-limit" */
+	for (size_t i = 0; i < n_if + 1; i++) {
+		char line[256];
+		const char *eq = i < n_if ? strchr(ifaces[i], '=') : NULL;
+
+		if (i < n_if)
+			snprintf(line, sizeof(line), "interface %.*s live %s%s%s", eq ? (int)(eq - ifaces[i]) : 64,
+				 ifaces[i], eq ? eq + 1 : ifaces[i], io_type ? " io " : "", io_type ? io_type : "");
+		else if (duration != NULL || count != NULL)
+			snprintf(line, sizeof(line), "run-limit%s%s%s%s", duration ? " seconds " : "",
+				 duration ? duration : "", count ? " packets " : "", count ? count : "");
+		else
+			break;
+		rc = vpk_fwd_exec(f, line, err, sizeof(err));
+		if (rc != 0) {
+			rc = vpk_fail(VPK_EXIT_USAGE, "fwd: %s: %s", line, err);
+			goto out;
+		}
+	}
+	if (conf.l3fwd_acl) {
+		/* l3fwd's ports are the interfaces; port P's next hop is neighbor P+1 with
+		 * l3fwd's default destination MAC 02:00:00:00:00:PP, unless configured. */
+		for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
+			char line[128];
+
+			snprintf(line, sizeof(line), "neighbor %zu 02:00:00:00:00:%02zx dev %zu", i + 1, i & 0xff, i);
+			if (!vpk_fwd_has_neighbor(f, (uint32_t)(i + 1)) &&
+			    vpk_fwd_exec(f, line, err, sizeof(err)) != 0) {
+				rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %s", err);
+				goto out;
+			}
+		}
+	}
+	for (int v6 = 0; v6 < 2; v6++) {
+		const char *path = v6 ? rule6 : rule4;
+		char line[1100];
+
+		if (path == NULL)
+			continue;
+		snprintf(line, sizeof(line), "acl load %s%s", path, v6 ? " ipv6" : "");
+		rc = vpk_fwd_exec(f, line, err, sizeof(err));
+		if (rc != 0) {
+			rc = vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_USAGE, "fwd: %s", err);
+			goto out;
+		}
+	}
+	live_fwd = f;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	rc = vpk_fwd_run(f, &st, err, sizeof(err));
+	if ((rc == -EPERM || rc == -ENOTSUP) && io_type != NULL && strcmp(io_type, "af_xdp") == 0 && n_if > 0) {
+		/* AF_XDP refused (no bpf() here, or built without libxdp): AF_PACKET instead. */
+		fprintf(stderr, "vpk: fwd: %s; using af_packet instead\n", err);
+		for (size_t i = 0; i < n_if; i++) {
+			char line[128];
+			const char *eq = strchr(ifaces[i], '=');
+
+			snprintf(line, sizeof(line), "interface %.*s io af_packet", eq ? (int)(eq - ifaces[i]) : 64,
+				 ifaces[i]);
+			vpk_fwd_exec(f, line, err, sizeof(err));
+		}
+		rc = vpk_fwd_run(f, &st, err, sizeof(err));
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (rc != 0) {
-		rc = vpk_fail(rc == -ENOTSUP || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
+		rc = vpk_fail(rc == -ENOTSUP || rc == -EINVAL || rc == -ENOENT || rc == -ENODEV ? VPK_EXIT_USAGE
+											      : VPK_EXIT_FAIL,
 			      "fwd: %s", err);
 		goto out;
 	}

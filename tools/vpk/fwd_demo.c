@@ -8,9 +8,12 @@
  * (64, 128, 256, 512), printing show runtime per run and a summary of Mpps
  * and clocks per packet per cap (--json: a list of runs).
  *
- * The ACL stage of Intel's l3fwd-acl configuration (4096 rules) joins the
- * graph when the ACL node lands; until then the demo measures
- * ethernet -> ip4-input -> ip4-lookup -> ip4-rewrite -> output.
+ * The ACL stage follows Intel's l3fwd-acl measurement (4096 rules, 4096
+ * flows): --rules (default 4096) ClassBench-like rules from vpk's generator
+ * (acl profile, seeded), one in ten denying, the rest permitting; the flows'
+ * 5-tuples are drawn from the rules (90%) and at random (10%), so the path is
+ * ethernet -> ip4-input -> ip4-acl -> ip4-lookup -> ip4-rewrite -> output,
+ * with the denied share dropped and counted.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,14 +21,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vpk/acl_gen.h>
 #include <vpk/fib.h>
 #include <vpk/fwd.h>
 #include <vpk/pkt.h>
+#include "bench.h"
 #include "fwd_show.h"
 #include "json.h"
 #include "tool.h"
 
 int fwd_demo(int argc, char **argv);
+static int cmd_bench_fwd(int argc, char **argv);
+VPK_CMD(bench_fwd, "bench fwd", "the forwarder's l3fwd-acl path per cap (= fwd --demo --runs 5 --quiet)", cmd_bench_fwd);
+
+static int
+cmd_bench_fwd(int argc, char **argv)
+{
+	char *args[64];
+	int n = 0;
+
+	args[n++] = argv[0];
+	args[n++] = (char *)"--runs";
+	args[n++] = (char *)"5";
+	args[n++] = (char *)"--quiet";
+	for (int i = 1; i < argc && n < 63; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	return fwd_demo(n, args);
+}
 
 static uint64_t rng = 0x5eed;
 
@@ -54,8 +77,11 @@ pick_len(void)
 }
 
 static int
-setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint32_t **dsts_out)
+setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint32_t n_rules, uint64_t packets,
+      uint32_t **dsts_out)
 {
+	struct vpk_acl5_rule *rules = NULL;
+	struct vpk_acl5_pkt *tr = NULL;
 	static const char *const cfg[] = {
 		"interface eth0",
 		"interface eth1 out discard",
@@ -94,6 +120,17 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint
 	}
 	for (uint32_t i = routes; i < flows; i++)
 		dsts[i] = rnd();
+	if (rc == 0 && n_rules > 0) {
+		struct vpk_acl_gen_conf gc = { .profile = VPK_ACL_GEN_ACL, .rules = n_rules, .seed = 42 };
+
+		rc = vpk_acl_gen_rules(&gc, &rules);
+		for (uint32_t i = 0; rc == 0 && i < n_rules; i++)
+			rules[i].port = i % 10 == 9 ? -1 : 0;   /* `@` deny, `R 0` permit */
+		if (rc == 0)
+			rc = vpk_fwd_acl_rules(f, rules, n_rules, false, err, sizeof(err));
+		if (rc == 0)
+			rc = vpk_acl_gen_trace(rules, n_rules, false, flows, 43, 0.1, &tr);
+	}
 	for (uint32_t i = 0; i < flows && rc == 0; i++) {
 		uint8_t *p = calloc(1, 64), *h = p + 14;
 		uint16_t c;
@@ -115,13 +152,25 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint
 		h[17] = (uint8_t)(dsts[i] >> 16);
 		h[18] = (uint8_t)(dsts[i] >> 8);
 		h[19] = (uint8_t)dsts[i];
-		c = vpk_ip4_csum(h, 20);
-		memcpy(h + 10, &c, 2);
+		if (tr != NULL) {
+			/* The flow's 5-tuple comes from the ACL trace generator. */
+			memcpy(h + 12, tr[i].src, 4);
+			memcpy(h + 16, tr[i].dst, 4);
+			h[9] = tr[i].proto;
+		}
 		h[20] = 0x30;
 		h[21] = 0x39;
 		h[22] = 0x00;
 		h[23] = 53;
+		if (tr != NULL) {
+			h[20] = (uint8_t)(tr[i].sport >> 8);
+			h[21] = (uint8_t)tr[i].sport;
+			h[22] = (uint8_t)(tr[i].dport >> 8);
+			h[23] = (uint8_t)tr[i].dport;
+		}
 		h[25] = 30;
+		c = vpk_ip4_csum(h, 20);
+		memcpy(h + 10, &c, 2);
 		pk[i] = p;
 		lens[i] = 64;
 	}
@@ -131,6 +180,8 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint64_t packets, uint
 		if (pk != NULL && rc == 0)
 			free(pk[i]);
 out:
+	free(rules);
+	free(tr);
 	free(pk);
 	free(lens);
 	*dsts_out = dsts;
@@ -145,16 +196,23 @@ fwd_demo(int argc, char **argv)
 		{ "packets", required_argument, NULL, 'n' },
 		{ "routes", required_argument, NULL, 'r' },
 		{ "flows", required_argument, NULL, 'f' },
+		{ "rules", required_argument, NULL, 'a' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "wide-cores", required_argument, NULL, 'C' },
+		{ "runs", required_argument, NULL, 'u' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "show-runtime", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long packets = 2000000, routes = 200000, flows = 4096;
+	unsigned long packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
 	unsigned caps[4] = { 64, 128, 256, 512 }, n_caps = 4;
 	struct vpk_cap_info ci;
 	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa, .n_bufs = 8192 };
 	struct vpk_fwd *f;
 	uint32_t *dsts = NULL;
-	double mpps[4] = { 0 }, cpp[4] = { 0 };
+	double mpps[4] = { 0 }, cpp[4] = { 0 }, mpps_r[4][32], cpp_r[4][32];
+	unsigned runs = 1;
+	bool quiet = false;
 	struct json j;
 	char err[512];
 	int c, rc;
@@ -174,12 +232,33 @@ fwd_demo(int argc, char **argv)
 		case 'f':
 			flows = strtoul(optarg, NULL, 10);
 			break;
+		case 'a':
+			n_rules = strtoul(optarg, NULL, 10);
+			break;
+		case 'u':
+			runs = (unsigned)strtoul(optarg, NULL, 10);
+			if (runs < 1 || runs > 32)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --runs 1..32");
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'C':
+			conf.wide_cores = optarg;
+			break;
+		case 'W':
+			conf.workers = (unsigned)strtoul(optarg, NULL, 10);
+			if (conf.workers < 1 || conf.workers > 64)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --workers 1..64");
+			break;
 		default:
-			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --flows N --json");
+			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --rules N "
+						       "--flows N --workers N --runs N --quiet --json");
 		}
 	}
-	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000)
-		return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --packets >= 1000, --flows 1..1000000, --routes <= 2000000");
+	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
+		return vpk_fail(VPK_EXIT_USAGE,
+				"fwd --demo: --packets >= 1000, --flows 1..1000000, --routes <= 2000000, --rules <= 1000000");
 	vpk_get_cap_info(&ci);
 	if (ci.source != VPK_CAP_DEFAULT) {
 		/* The cap was fixed from outside: run just that one. */
@@ -189,7 +268,7 @@ fwd_demo(int argc, char **argv)
 	rc = vpk_fwd_create(&conf, &f);
 	if (rc != 0)
 		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
-	rc = setup(f, (uint32_t)routes, (uint32_t)flows, packets, &dsts);
+	rc = setup(f, (uint32_t)routes, (uint32_t)flows, (uint32_t)n_rules, packets, &dsts);
 	free(dsts);
 	if (rc != 0) {
 		vpk_fwd_destroy(f);
@@ -200,40 +279,69 @@ fwd_demo(int argc, char **argv)
 		json_obj(&j, NULL);
 		json_str(&j, "cpu", vpk_cpu_model());
 		json_u64(&j, "routes", routes);
+		json_u64(&j, "rules", n_rules);
 		json_u64(&j, "flows", flows);
+		json_u64(&j, "rounds", runs);
 		json_arr(&j, "runs");
 	} else {
-		printf("vpk fwd --demo: %lu routes, %lu flows of 64-byte UDP, %lu packets per run, one core\n",
-		       routes, flows, packets);
+		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, "
+		       "%u worker%s\n", n_rules, routes, flows, packets, conf.workers ? conf.workers : 1,
+		       conf.workers > 1 ? "s" : "");
 	}
-	for (unsigned k = 0; k < n_caps; k++) {
-		struct vpk_fwd_run_stats st;
+	/*
+	 * Rounds: every cap once per round, in order, so noise on this shared
+	 * machine spreads over all caps alike; the summary gives medians. The
+	 * per-run output (show runtime / JSON runs) is printed for every run.
+	 */
+	for (unsigned round = 0; round < runs && rc == 0; round++) {
+		for (unsigned k = 0; k < n_caps; k++) {
+			struct vpk_fwd_run_stats st;
 
-		if (ci.source == VPK_CAP_DEFAULT)
-			vpk_set_max_simd_bitwidth(caps[k]);
-		vpk_fib_select(vpk_fwd_fib4(f), "auto");        /* the FIB's variant follows the cap too */
-		rc = vpk_fwd_run(f, &st, err, sizeof(err));
-		if (rc != 0)
-			break;
-		mpps[k] = fwd_mpps(&st);
-		cpp[k] = st.packets ? (double)st.tsc / (double)st.packets : 0;
-		if (vpk_opts.json) {
-			fwd_json_run(&j, f, &st, caps[k]);
-		} else {
-			printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s\n",
-			       caps[k], mpps[k], cpp[k], (unsigned long long)st.forwarded,
-			       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)));
-			fwd_show_runtime(vpk_fwd_graph(f));
+			if (ci.source == VPK_CAP_DEFAULT)
+				vpk_set_max_simd_bitwidth(caps[k]);
+			rc = vpk_fwd_run(f, &st, err, sizeof(err));
+			if (rc != 0)
+				break;
+			mpps_r[k][round] = fwd_mpps(&st);
+			cpp_r[k][round] = st.packets ? (double)st.tsc / (double)st.packets : 0;
+			if (vpk_opts.json) {
+				fwd_json_run(&j, f, &st, caps[k]);
+			} else if (!quiet) {
+				printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s, acl %s\n",
+				       caps[k], mpps_r[k][round], cpp_r[k][round], (unsigned long long)st.forwarded,
+				       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)),
+				       vpk_fwd_acl_impl(f));
+				for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+					if (vpk_fwd_n_workers(f) > 1)
+						printf("Thread %u (worker %u):\n", w, w);
+					fwd_show_runtime(vpk_fwd_worker_graph(f, w));
+				}
+			}
 		}
+	}
+	for (unsigned k = 0; k < n_caps && rc == 0; k++) {
+		mpps[k] = bench_median(mpps_r[k], runs);
+		cpp[k] = bench_median(cpp_r[k], runs);
 	}
 	if (ci.source == VPK_CAP_DEFAULT)
 		vpk_set_max_simd_bitwidth(ci.default_bits);
 	if (vpk_opts.json) {
 		json_end(&j);
+		json_arr(&j, "summary");
+		for (unsigned k = 0; k < n_caps && rc == 0; k++) {
+			json_obj(&j, NULL);
+			json_u64(&j, "cap", caps[k]);
+			json_dbl(&j, "mpps_median", mpps[k]);
+			json_dbl(&j, "clocks_per_packet_median", cpp[k]);
+			json_dbl(&j, "vs_cap64", mpps[0] > 0 ? mpps[k] / mpps[0] : 0);
+			json_end(&j);
+		}
+		json_end(&j);
 		json_end(&j);
 		json_done(&j);
 	} else if (rc == 0) {
-		printf("\nSummary (same traffic, same process):\n  %-6s %10s %14s %10s\n", "cap", "Mpps",
+		printf("\nSummary (same traffic, same process; medians of %u round%s):\n  %-6s %10s %14s %10s\n",
+		       runs, runs > 1 ? "s" : "", "cap", "Mpps",
 		       "clocks/packet", "vs cap 64");
 		for (unsigned k = 0; k < n_caps; k++)
 			printf("  %-6u %10.3f %14.1f %9.2fx\n", caps[k], mpps[k], cpp[k],

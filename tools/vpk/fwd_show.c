@@ -49,6 +49,15 @@ fwd_show_runtime(const struct vpk_graph *g)
 		struct vpk_node_stats s;
 
 		vpk_graph_node_stats(g, i, &s);
+		if (s.remote) {
+			/* Core specialization: this node's frames were handed to another worker;
+			 * the clocks are the hand-off's. */
+			printf("%-18s %-10s %10llu %12llu %10.2f %12.2f  (handed off%s)\n", s.name, "remote",
+			       (unsigned long long)s.calls, (unsigned long long)s.vectors, per_pkt(&s),
+			       s.calls ? (double)s.vectors / (double)s.calls : 0.0,
+			       s.remote_full ? ", ring was full" : "");
+			continue;
+		}
 		printf("%-18s %-10s %10llu %12llu %10.2f %12.2f\n", s.name, s.variant,
 		       (unsigned long long)s.calls, (unsigned long long)s.vectors, per_pkt(&s),
 		       s.calls ? (double)s.vectors / (double)s.calls : 0.0);
@@ -149,12 +158,20 @@ fwd_show_text(const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, const
 			       tr[i].next[0] ? tr[i].next : "(end)", tr[i].detail);
 	}
 	if (so->runtime) {
-		printf("\n");
-		fwd_show_runtime(g);
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			printf("\n");
+			if (vpk_fwd_n_workers(f) > 1)
+				printf("Thread %u (worker %u):\n", w, w);
+			fwd_show_runtime(vpk_fwd_worker_graph(f, w));
+		}
 	}
 	if (so->errors) {
-		printf("\n");
-		show_errors(g);
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			printf("\n");
+			if (vpk_fwd_n_workers(f) > 1)
+				printf("Thread %u (worker %u):\n", w, w);
+			show_errors(vpk_fwd_worker_graph(f, w));
+		}
 	}
 	for (size_t i = 0; i < so->n_nodes; i++) {
 		printf("\n");
@@ -179,13 +196,38 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 	json_u64(j, "tsc", st->tsc);
 	json_dbl(j, "mpps", fwd_mpps(st));
 	json_dbl(j, "clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0);
+	json_u64(j, "workers_n", vpk_fwd_n_workers(f));
+	/* Nodes and errors summed over workers (clocks/packet = all clocks / all packets). */
 	json_arr(j, "nodes");
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
-		struct vpk_node_stats s;
+		struct vpk_node_stats s, t;
 		const struct vpk_node_reg *r;
 		unsigned width = 64;
 
+		uint64_t hcalls = 0, hvec = 0, hclk = 0;
+
 		vpk_graph_node_stats(g, i, &s);
+		if (s.remote) {
+			hcalls = s.calls, hvec = s.vectors, hclk = s.clocks;
+			s.calls = s.vectors = s.clocks = 0;
+		}
+		for (unsigned w = 1; w < vpk_fwd_n_workers(f); w++) {
+			const struct vpk_graph *wg = vpk_fwd_worker_graph(f, w);
+			int k = vpk_graph_node_index(wg, s.name);
+
+			if (k < 0)
+				continue;
+			vpk_graph_node_stats(wg, (size_t)k, &t);
+			if (t.remote) {
+				hcalls += t.calls, hvec += t.vectors, hclk += t.clocks;
+				continue;
+			}
+			s.calls += t.calls;
+			s.vectors += t.vectors;
+			s.clocks += t.clocks;
+			if (strcmp(s.variant, t.variant) != 0 && t.vectors > 0)
+				s.variant = t.variant;  /* where it really ran */
+		}
 		r = vpk_node_find(s.name);
 		for (const struct vpk_impl *const *v = r->impls; *v != NULL; v++)
 			if (strcmp((*v)->name, s.variant) == 0)
@@ -199,6 +241,11 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		json_u64(j, "clocks", s.clocks);
 		json_dbl(j, "clocks_per_packet", per_pkt(&s));
 		json_dbl(j, "vectors_per_call", s.calls ? (double)s.vectors / (double)s.calls : 0);
+		if (hcalls > 0) {
+			json_u64(j, "handoff_frames", hcalls);
+			json_u64(j, "handoff_packets", hvec);
+			json_dbl(j, "handoff_clocks_per_packet", hvec ? (double)hclk / (double)hvec : 0);
+		}
 		json_end(j);
 	}
 	json_end(j);
@@ -209,9 +256,16 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		vpk_graph_node_stats(g, i, &s);
 		for (uint16_t k = 0; k < vpk_graph_node_n_errors(g, i); k++) {
 			const char *why;
-			uint64_t c;
+			uint64_t c = 0, cw;
 
-			vpk_graph_node_error(g, i, k, &why, &c);
+			for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+				const struct vpk_graph *wg = vpk_fwd_worker_graph(f, w);
+				int x = vpk_graph_node_index(wg, s.name);
+
+				/* Graphs of wide workers order their nodes differently: by name. */
+				if (x >= 0 && vpk_graph_node_error(wg, (size_t)x, k, &why, &cw) == 0)
+					c += cw;
+			}
 			if (c == 0)
 				continue;
 			json_obj(j, NULL);
@@ -222,6 +276,33 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		}
 	}
 	json_end(j);
+	if (vpk_fwd_n_workers(f) > 1) {
+		json_arr(j, "workers");
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			const struct vpk_graph *wg = vpk_fwd_worker_graph(f, w);
+
+			json_obj(j, NULL);
+			json_u64(j, "worker", w);
+			json_arr(j, "nodes");
+			for (size_t i = 0; i < vpk_graph_n_nodes(wg); i++) {
+				struct vpk_node_stats s;
+
+				vpk_graph_node_stats(wg, i, &s);
+				json_obj(j, NULL);
+				json_str(j, "name", s.name);
+				json_str(j, "variant", s.remote ? "remote" : s.variant);
+				json_u64(j, "calls", s.calls);
+				json_u64(j, "vectors", s.vectors);
+				json_dbl(j, "clocks_per_packet", per_pkt(&s));
+				if (s.remote)
+					json_u64(j, "remote_full", s.remote_full);
+				json_end(j);
+			}
+			json_end(j);
+			json_end(j);
+		}
+		json_end(j);
+	}
 	json_arr(j, "interfaces");
 	for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
 		struct vpk_fwd_if_stats s;

@@ -15,7 +15,7 @@
 #include "graph/nodes/nodes.h"
 #include "pkt/ip4_csum.h"
 
-enum { IP4_NEXT_ACL, IP4_NEXT_LOOKUP, IP4_NEXT_DROP, IP4_N_NEXT };
+enum { IP4_NEXT_ACL, IP4_NEXT_LOOKUP, IP4_NEXT_DROP, IP4_NEXT_BYPASS, IP4_N_NEXT };
 enum {
 	IP4_ERR_SHORT, IP4_ERR_VERSION, IP4_ERR_IHL, IP4_ERR_HDR_TRUNC, IP4_ERR_LENGTH,
 	IP4_ERR_CSUM, IP4_ERR_TTL, IP4_N_ERROR
@@ -59,7 +59,8 @@ VPK_FN(ip4_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 	uint16_t next[VPK_FRAME_SIZE];
 	const uint8_t *hdr[VPK_FRAME_SIZE];
 	uint8_t ok[VPK_FRAME_SIZE];
-	uint16_t fwd = vpk_node_has_next(rt, IP4_NEXT_ACL) ? IP4_NEXT_ACL : IP4_NEXT_LOOKUP;
+	uint16_t fwd = vpk_node_has_next(rt, IP4_NEXT_BYPASS) ? IP4_NEXT_BYPASS /* tunnels */
+		     : vpk_node_has_next(rt, IP4_NEXT_ACL) ? IP4_NEXT_ACL : IP4_NEXT_LOOKUP;
 
 	for (uint32_t i = 0; i < n; i++)
 		hdr[i] = vpk_buf_area(b[i]) + b[i]->l3_off;
@@ -72,7 +73,7 @@ VPK_FN(ip4_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 VPK_NODE_FN_OBJ(ip4_input, VPK_FN(ip4_input_fn));
 
 #if VPK_VEC_BITS == 0
-static const char *const ip4_next[] = { "ip4-acl", "ip4-lookup", "error-drop" };
+static const char *const ip4_next[] = { "ip4-acl", "ip4-lookup", "error-drop", "ip4-tunnel-bypass" };
 static const char *const ip4_errors[] = {
 	"frame shorter than an IPv4 header",
 	"IP version is not 4",

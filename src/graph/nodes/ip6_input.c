@@ -7,7 +7,7 @@
  */
 #include "graph/nodes/nodes.h"
 
-enum { IP6_NEXT_ACL, IP6_NEXT_LOOKUP, IP6_NEXT_DROP, IP6_N_NEXT };
+enum { IP6_NEXT_ACL, IP6_NEXT_LOOKUP, IP6_NEXT_DROP, IP6_NEXT_BYPASS, IP6_N_NEXT };
 enum { IP6_ERR_SHORT, IP6_ERR_VERSION, IP6_ERR_LENGTH, IP6_ERR_HOPS, IP6_N_ERROR };
 
 static inline __attribute__((always_inline)) uint16_t
@@ -37,7 +37,8 @@ static uint32_t
 VPK_FN(ip6_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	uint16_t next[VPK_FRAME_SIZE];
-	uint16_t fwd = vpk_node_has_next(rt, IP6_NEXT_ACL) ? IP6_NEXT_ACL : IP6_NEXT_LOOKUP;
+	uint16_t fwd = vpk_node_has_next(rt, IP6_NEXT_BYPASS) ? IP6_NEXT_BYPASS /* tunnels */
+		     : vpk_node_has_next(rt, IP6_NEXT_ACL) ? IP6_NEXT_ACL : IP6_NEXT_LOOKUP;
 
 	for (uint32_t i = 0; i < n; i++) {
 		if (i + 4 < n)
@@ -50,7 +51,7 @@ VPK_FN(ip6_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 VPK_NODE_FN_OBJ(ip6_input, VPK_FN(ip6_input_fn));
 
 #if VPK_VEC_BITS == 0
-static const char *const ip6_next[] = { "ip6-acl", "ip6-lookup", "error-drop" };
+static const char *const ip6_next[] = { "ip6-acl", "ip6-lookup", "error-drop", "ip6-tunnel-bypass" };
 static const char *const ip6_errors[] = {
 	"frame shorter than an IPv6 header",
 	"IP version is not 6",

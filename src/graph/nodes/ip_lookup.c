@@ -8,14 +8,31 @@
  * route" (the FIB's default next hop is 0; adjacencies are numbered from 1),
  * dropped with its own counter.
  *
- * ip6-lookup: no IPv6 FIB is wired in yet (issue "FIB"): without one every
- * packet is dropped as "no IPv6 route", counted, never lost.
+ * ip6-lookup: the same with the IPv6 FIB (tbl24 + tbl8 trie): the frame's
+ * destination addresses (16 network-order bytes each, copied out of the
+ * headers) in one vpk_fib6_lookup_bulk() call.
  */
 #include <vpk/fib.h>
+#include <vpk/fib6.h>
 #include "graph/nodes/nodes.h"
 
 enum { LK_NEXT_REWRITE, LK_NEXT_DROP, LK_N_NEXT };
 enum { LK_ERR_NO_ROUTE, LK_N_ERROR };
+
+/* Next hop -> adjacency, or the drop arc when there is no route; then hand the frame on. */
+static inline __attribute__((always_inline)) uint32_t
+lookup_finish(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, const uint64_t *nh, uint32_t n)
+{
+	uint16_t next[VPK_FRAME_SIZE];
+
+	for (uint32_t i = 0; i < n; i++) {
+		b[i]->adj = (uint32_t)nh[i];
+		next[i] = nh[i] != 0 ? LK_NEXT_REWRITE
+				     : vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
+	}
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
 
 static uint32_t
 VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
@@ -23,7 +40,6 @@ VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 	const struct vpk_fib *fib = vpk_node_ctx(rt);
 	uint32_t dst[VPK_FRAME_SIZE];
 	uint64_t nh[VPK_FRAME_SIZE];
-	uint16_t next[VPK_FRAME_SIZE];
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t a;
@@ -35,23 +51,24 @@ VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		vpk_fib_lookup_bulk(fib, dst, nh, n);
 	else
 		memset(nh, 0, n * sizeof(nh[0]));
-	for (uint32_t i = 0; i < n; i++) {
-		b[i]->adj = (uint32_t)nh[i];
-		next[i] = nh[i] != 0 ? LK_NEXT_REWRITE
-				     : vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
-	}
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return lookup_finish(rt, b, bi, nh, n);
 }
 VPK_NODE_FN_OBJ(ip4_lookup, VPK_FN(ip4_lookup_fn));
 
 static uint32_t
 VPK_FN(ip6_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
+	const struct vpk_fib6 *fib = vpk_node_ctx(rt);
+	uint8_t dst[VPK_FRAME_SIZE][16];
+	uint64_t nh[VPK_FRAME_SIZE];
+
 	for (uint32_t i = 0; i < n; i++)
-		vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
-	vpk_node_enqueue_one(rt, bi, LK_NEXT_DROP, n);
-	return n;
+		memcpy(dst[i], vpk_buf_area(b[i]) + b[i]->l3_off + 24, 16);
+	if (fib != NULL)
+		vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])dst, nh, n);
+	else
+		memset(nh, 0, n * sizeof(nh[0]));
+	return lookup_finish(rt, b, bi, nh, n);
 }
 VPK_NODE_FN_OBJ(ip6_lookup, VPK_FN(ip6_lookup_fn));
 
@@ -59,7 +76,7 @@ VPK_NODE_FN_OBJ(ip6_lookup, VPK_FN(ip6_lookup_fn));
 static const char *const lk4_next[] = { "ip4-rewrite", "error-drop" };
 static const char *const lk6_next[] = { "ip6-rewrite", "error-drop" };
 static const char *const lk4_errors[] = { "no route to destination" };
-static const char *const lk6_errors[] = { "no IPv6 route (no IPv6 FIB configured)" };
+static const char *const lk6_errors[] = { "no route to destination" };
 
 static int
 lk_init(struct vpk_node_rt *rt, void *conf)
@@ -85,6 +102,6 @@ const struct vpk_node_reg ip4_lookup_reg = {
 const struct vpk_node_reg ip6_lookup_reg = {
 	.name = "ip6-lookup", .n_next = LK_N_NEXT, .next_names = lk6_next,
 	.n_errors = LK_N_ERROR, .error_strings = lk6_errors, .impls = ip6_lookup_impls,
-	.init = lk_init,
+	.init = lk_init, .format_trace = lk4_trace,
 };
 #endif

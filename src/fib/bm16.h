@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_FIB_BM16_H
+#define VPK_FIB_BM16_H
+
+/*
+ * Compressed IPv4 dataplane "bm16" (VPK_FIB_BM16): a 2^16-entry direct table
+ * plus popcount-compressed 256-way nodes for the /24 and /32 levels, in the
+ * spirit of Poptrie's leaf vectors and DXR's range compression. It is derived
+ * from the DIR-24-8 tables the control plane keeps (dir24_8.h): after every
+ * change the touched /16 chunks are recompressed.
+ *
+ *   direct[ip >> 16]: u32   bit0 = 0: next hop = value >> 1
+ *                           bit0 = 1: node at arena word (value >> 1)
+ *   node (u32 words):       bm[4] (4 x 64 bits: bit i set where a run of equal
+ *                           entries starts at index i, bit 0 always set)
+ *                           cum[4] (u16: runs before each 64-bit word)
+ *                           val[runs] (u32, same encoding as direct; at the
+ *                           /24 level bit0 = 1 points to a /32-level node)
+ *   entry i of a node = val[cum[i >> 6] + popcount(bm[i >> 6] & ~0 >> (63 - i % 64)) - 1]
+ *
+ * The real RouteViews table (606 k routes) takes a few MiB instead of 64+ MiB,
+ * so random lookups hit L2/LLC instead of DRAM. Next hops must fit 31 bits
+ * (entry widths 1, 2 and 4 bytes).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vpk/isa.h>
+
+#include "fib/dir24_8.h"
+
+#define BM16_HDR_WORDS 10u      /* 8 words of bitmap + 2 words of cum */
+
+struct bm16 {
+	uint32_t *direct;       /* 2^16 */
+	uint32_t *arena;        /* nodes */
+	size_t arena_cap, arena_used, arena_garbage;    /* in u32 words */
+	uint32_t *l3_of_group;  /* tbl8 group -> arena word of its /32 node (0 = none) */
+	uint32_t ngroups;
+	size_t nodes;
+};
+
+typedef void (*bm16_lookup_fn)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n);
+
+struct bm16_impl {
+	struct vpk_impl impl;
+	bm16_lookup_fn lookup;
+};
+
+extern const struct vpk_impl *const vpk_bm16_impls[];
+
+int vpk_bm16_init(struct bm16 *b, uint32_t ngroups, uint64_t default_nh);
+void vpk_bm16_fini(struct bm16 *b);
+/*
+ * The DIR-24-8 tables changed in addresses [first, last]: recompress the /16
+ * chunks they span (and the /32-level nodes of the /24s they touch; other
+ * /24s keep theirs). 0 or -ENOMEM.
+ */
+int vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32_t last);
+/* Bytes the lookup structure occupies (direct table + live arena). */
+size_t vpk_bm16_bytes(const struct bm16 *b);
+
+#endif

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv6 FIB façade (include/vpk/fib6.h): validation, rte_fib6 add/delete
+ * semantics on the shared RIB (rib.c, 128-bit keys) and the trie dataplane
+ * (trie6.c), variant selection.
+ *
+ * Every change rewrites the "gaps" of one prefix: its range minus its
+ * first-level more-specific routes. Before anything changes, the groups the
+ * gap writes would allocate are counted on the current tables (a dry run;
+ * it may over-count when two gaps share a group, never under-count) and the
+ * change fails with -ENOSPC if fewer are free.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/fib6.h>
+
+#include "fib/fib_priv.h"
+#include "fib/rib.h"
+#include "fib/trie6.h"
+
+struct vpk_fib6 {
+	struct vpk_fib6_conf conf;
+	const struct trie6_impl *impl;
+	trie6_lookup_fn lookup;
+	struct rib rib;
+	struct trie6 dp;
+};
+
+uint64_t
+vpk_fib6_max_nh(unsigned nh_size)
+{
+	return nh_size == 2 || nh_size == 4 || nh_size == 8 ? (UINT64_C(1) << (8 * nh_size - 1)) - 1 : 0;
+}
+
+static struct rib_key
+key_of(const uint8_t ip[16])
+{
+	struct rib_key k = { 0, 0 };
+
+	for (int i = 0; i < 8; i++) {
+		k.hi = k.hi << 8 | ip[i];
+		k.lo = k.lo << 8 | ip[8 + i];
+	}
+	return k;
+}
+
+static inline u128
+u128_of(struct rib_key k)
+{
+	return (u128)k.hi << 64 | k.lo;
+}
+
+static inline u128
+last_of(struct rib_key k, unsigned depth)
+{
+	u128 span = depth == 0 ? ~(u128)0 : ((((u128)1) << (128 - depth)) - 1);
+
+	return u128_of(k) | span;
+}
+
+const struct vpk_impl *const *
+vpk_fib6_impls(enum vpk_fib6_type type)
+{
+	return type == VPK_FIB6_TRIE || type == VPK_FIB6_TYPE_DEFAULT ? vpk_trie6_impls : NULL;
+}
+
+static void
+use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
+{
+	fib->impl = (const struct trie6_impl *)impl;
+	fib->lookup = fib->impl->lookup[fib->dp.nh_log - 1];
+}
+
+int
+vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
+{
+	const struct vpk_impl *impl;
+	uint64_t max_nh;
+	int rc;
+
+	if (conf == NULL || out == NULL || conf->type >= VPK_FIB6_TYPE_COUNT)
+		return -EINVAL;
+	max_nh = vpk_fib6_max_nh(conf->nh_size);
+	if (max_nh == 0 || conf->default_nh > max_nh || conf->max_routes == 0 || conf->num_tbl8 == 0 ||
+	    conf->num_tbl8 > max_nh || conf->num_tbl8 > TRIE6_MAX_TBL8 || (unsigned)conf->isa >= VPK_ISA_COUNT)
+		return -EINVAL;
+	rc = vpk_impl_pick(vpk_trie6_impls, conf->isa, &impl);
+	if (rc != 0)
+		return rc;
+	struct vpk_fib6 *fib = calloc(1, sizeof(*fib));
+	if (fib == NULL)
+		return -ENOMEM;
+	fib->conf = *conf;
+	if (vpk_rib_init(&fib->rib, 128, conf->max_routes) != 0) {
+		free(fib);
+		return -ENOMEM;
+	}
+	if (vpk_trie6_init(&fib->dp, conf->nh_size, conf->num_tbl8, conf->default_nh) != 0) {
+		vpk_rib_fini(&fib->rib);
+		free(fib);
+		return -ENOMEM;
+	}
+	use_impl(fib, impl);
+	*out = fib;
+	return 0;
+}
+
+void
+vpk_fib6_free(struct vpk_fib6 *fib)
+{
+	if (fib == NULL)
+		return;
+	vpk_trie6_fini(&fib->dp);
+	vpk_rib_fini(&fib->rib);
+	free(fib);
+}
+
+struct gaps {
+	struct trie6 *dp;
+	u128 cursor;
+	bool done;              /* cursor passed the top of the address space */
+	uint64_t nh;
+	bool dry;
+	uint64_t need;
+};
+
+static void
+gap(struct gaps *g, u128 a, u128 b)
+{
+	if (g->dry)
+		g->need += vpk_trie6_groups_needed(g->dp, a, b, g->nh);
+	else
+		vpk_trie6_write_range(g->dp, a, b, g->nh);
+}
+
+static int
+gap_child(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+{
+	struct gaps *g = arg;
+	u128 s = u128_of(*key), e = last_of(*key, depth);
+
+	(void)nh;
+	if (s > g->cursor)
+		gap(g, g->cursor, s - 1);
+	if (e == ~(u128)0)
+		g->done = true;
+	else
+		g->cursor = e + 1;
+	return 0;
+}
+
+/* Dry: groups needed. Else: write nh over the gaps of (k, depth). */
+static uint64_t
+gaps(struct vpk_fib6 *fib, struct rib_key k, uint8_t depth, uint64_t nh, bool dry)
+{
+	struct gaps g = { &fib->dp, u128_of(k), false, nh, dry, 0 };
+	u128 end = last_of(k, depth);
+
+	vpk_rib_children(&fib->rib, k, depth, gap_child, &g);
+	if (!g.done && g.cursor <= end)
+		gap(&g, g.cursor, end);
+	return g.need;
+}
+
+static uint64_t
+cover_nh(const struct vpk_fib6 *fib, struct rib_key k, uint8_t depth)
+{
+	uint64_t nh;
+
+	return vpk_rib_parent(&fib->rib, k, depth, &nh, NULL) ? nh : fib->conf.default_nh;
+}
+
+int
+vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+{
+	bool existed;
+
+	if (fib == NULL || ip == NULL || depth > 128 || nh > vpk_fib6_max_nh(fib->conf.nh_size))
+		return -EINVAL;
+	struct rib_key k = vpk_rib_key_mask(key_of(ip), depth);
+	uint32_t node = vpk_rib_find(&fib->rib, k, depth);
+	uint64_t cur = node != RIB_NIL ? fib->rib.nodes[node].nh : cover_nh(fib, k, depth);
+	if (node != RIB_NIL && cur == nh)
+		return 0;
+	bool write = cur != nh;
+	if (write && gaps(fib, k, depth, nh, true) > fib->dp.nfree)
+		return -ENOSPC;
+	int rc = vpk_rib_insert(&fib->rib, k, depth, nh, &existed);
+	if (rc != 0)
+		return rc;
+	if (write)
+		gaps(fib, k, depth, nh, false);
+	return 0;
+}
+
+int
+vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
+{
+	if (fib == NULL || ip == NULL || depth > 128)
+		return -EINVAL;
+	struct rib_key k = vpk_rib_key_mask(key_of(ip), depth);
+	uint32_t node = vpk_rib_find(&fib->rib, k, depth);
+	if (node == RIB_NIL)
+		return -ENOENT;
+	uint64_t pnh = cover_nh(fib, k, depth);
+	if (pnh != fib->rib.nodes[node].nh) {
+		if (gaps(fib, k, depth, pnh, true) > fib->dp.nfree)
+			return -ENOSPC;
+		gaps(fib, k, depth, pnh, false);
+	}
+	vpk_rib_remove(&fib->rib, k, depth);
+	return 0;
+}
+
+int
+vpk_fib6_get(const struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t *nh)
+{
+	if (fib == NULL || ip == NULL || nh == NULL || depth > 128)
+		return -EINVAL;
+	uint32_t node = vpk_rib_find(&fib->rib, vpk_rib_key_mask(key_of(ip), depth), depth);
+	if (node == RIB_NIL)
+		return -ENOENT;
+	*nh = fib->rib.nodes[node].nh;
+	return 0;
+}
+
+void
+vpk_fib6_lookup_bulk(const struct vpk_fib6 *fib, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	fib->lookup(&fib->dp, ips, nhs, n);
+}
+
+struct walk6 {
+	vpk_fib6_walk_fn fn;
+	void *arg;
+};
+
+static int
+walk_one(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+{
+	struct walk6 *w = arg;
+	uint8_t ip[16];
+
+	for (int i = 0; i < 8; i++) {
+		ip[i] = (uint8_t)(key->hi >> (56 - 8 * i));
+		ip[8 + i] = (uint8_t)(key->lo >> (56 - 8 * i));
+	}
+	return w->fn(w->arg, ip, depth, nh);
+}
+
+int
+vpk_fib6_walk(const struct vpk_fib6 *fib, vpk_fib6_walk_fn fn, void *arg)
+{
+	struct walk6 w = { fn, arg };
+
+	if (fib == NULL || fn == NULL)
+		return -EINVAL;
+	return vpk_rib_walk(&fib->rib, walk_one, &w);
+}
+
+int
+vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
+{
+	if (fib == NULL || st == NULL)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->routes = fib->rib.nb_routes;
+	st->tbl8_total = fib->dp.num_tbl8;
+	st->tbl8_used = fib->dp.tbl8_used;
+	st->tbl8_deferred = fib->dp.npending;
+	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
+	st->dataplane_touched = fib->dp.tbl24_bytes + (size_t)fib->dp.tbl8_hwm * TRIE6_GROUP * fib->dp.nh_sz;
+	st->rib_bytes = vpk_rib_mem(&fib->rib);
+	return 0;
+}
+
+const char *
+vpk_fib6_impl_name(const struct vpk_fib6 *fib)
+{
+	return fib == NULL ? "?" : fib->impl->impl.name;
+}
+
+int
+vpk_fib6_select(struct vpk_fib6 *fib, const char *variant)
+{
+	const struct vpk_impl *impl;
+
+	if (fib == NULL || variant == NULL)
+		return -EINVAL;
+	int rc = vpk_impl_pick_name(vpk_trie6_impls, variant, &impl);
+	if (rc != 0)
+		return rc;
+	use_impl(fib, impl);
+	return 0;
+}
+
+uint64_t
+vpk_fib6_lookup_rib(const struct vpk_fib6 *fib, const uint8_t ip[16])
+{
+	uint64_t nh;
+
+	return vpk_rib_lpm(&fib->rib, key_of(ip), &nh) ? nh : fib->conf.default_nh;
+}
+
+int
+vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	fib->dp.defer = on;
+	return 0;
+}
+
+int
+vpk_fib6_reclaim(struct vpk_fib6 *fib)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	return (int)vpk_trie6_reclaim(&fib->dp);
+}

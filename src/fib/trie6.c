@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv6 trie dataplane, control side (trie6.h): table allocation, the group
+ * pool, dry-run group counting and range writes with group recycling, and
+ * the table of lookup variants. One writer; see ent.h for the publication
+ * order that keeps concurrent readers consistent.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/kern.h"
+#include "core/registry.h"
+#include "fib/ent.h"
+#include "fib/trie6.h"
+
+VPK_DECLARE_VARIANTS(struct trie6_impl, vpk_trie6_impl);
+
+const struct vpk_impl *const vpk_trie6_impls[] = {
+#ifdef VPK_HAVE_ISA_AVX512
+	&vpk_trie6_impl_avx512.impl,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&vpk_trie6_impl_avx2.impl,
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+	&vpk_trie6_impl_sse42.impl,
+#endif
+	&vpk_trie6_impl_scalar.impl,
+	NULL,
+};
+
+VPK_KERNEL_REGISTER(fib6_trie, "fib6-trie",
+		    "IPv6 FIB lookup, tbl24 + chained tbl8 byte levels, 2/4/8-byte entries", vpk_trie6_impls);
+
+#define SLACK 8
+/* Bits of address an entry of level 0 covers (128 - 24); each level below covers 8 fewer. */
+#define SHIFT0 104
+
+static void *
+map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int
+vpk_trie6_init(struct trie6 *t, unsigned nh_sz, uint32_t num_tbl8, uint64_t default_nh)
+{
+	memset(t, 0, sizeof(*t));
+	t->nh_sz = nh_sz;
+	t->nh_log = (unsigned)__builtin_ctz(nh_sz);
+	t->num_tbl8 = num_tbl8;
+	t->default_nh = default_nh;
+	t->tbl24_bytes = (size_t)TRIE6_TBL24_SIZE * nh_sz + SLACK;
+	t->tbl8_bytes = (size_t)num_tbl8 * TRIE6_GROUP * nh_sz + SLACK;
+	t->tbl24 = map_zero(t->tbl24_bytes);
+	t->tbl8 = map_zero(t->tbl8_bytes);
+	t->free_stack = map_zero((size_t)num_tbl8 * 4);
+	t->pending = map_zero((size_t)num_tbl8 * 4);
+	if (t->tbl24 == NULL || t->tbl8 == NULL || t->free_stack == NULL || t->pending == NULL) {
+		vpk_trie6_fini(t);
+		return -ENOMEM;
+	}
+	/* Pop order 0, 1, 2, ...: low groups first keeps touched memory compact. */
+	for (uint32_t i = 0; i < num_tbl8; i++)
+		t->free_stack[i] = num_tbl8 - 1 - i;
+	t->nfree = num_tbl8;
+	if (default_nh != 0)
+		for (size_t i = 0; i < TRIE6_TBL24_SIZE; i++)
+			vpk_ent_set(t->tbl24, t->nh_log, i, default_nh << 1);
+	return 0;
+}
+
+void
+vpk_trie6_fini(struct trie6 *t)
+{
+	if (t->tbl24 != NULL)
+		munmap(t->tbl24, t->tbl24_bytes);
+	if (t->tbl8 != NULL)
+		munmap(t->tbl8, t->tbl8_bytes);
+	if (t->free_stack != NULL)
+		munmap(t->free_stack, (size_t)t->num_tbl8 * 4);
+	if (t->pending != NULL)
+		munmap(t->pending, (size_t)t->num_tbl8 * 4);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint32_t
+group_alloc(struct trie6 *t)
+{
+	uint32_t g = t->free_stack[--t->nfree];
+
+	t->tbl8_used++;
+	if (g + 1 > t->tbl8_hwm)
+		t->tbl8_hwm = g + 1;
+	return g;
+}
+
+/* A freed group keeps its contents; with deferral on it is parked until reclaimed. */
+static void
+group_free(struct trie6 *t, uint32_t g)
+{
+	if (t->defer)
+		t->pending[t->npending++] = g;
+	else
+		t->free_stack[t->nfree++] = g;
+	t->tbl8_used--;
+}
+
+uint32_t
+vpk_trie6_reclaim(struct trie6 *t)
+{
+	uint32_t n = t->npending;
+
+	for (uint32_t i = 0; i < n; i++)
+		t->free_stack[t->nfree++] = t->pending[i];
+	t->npending = 0;
+	return n;
+}
+
+/* Free group g and every group below it. */
+static void
+free_subtree(struct trie6 *t, uint32_t g)
+{
+	size_t base = (size_t)g * TRIE6_GROUP;
+
+	for (unsigned i = 0; i < TRIE6_GROUP; i++) {
+		uint64_t e = vpk_ent_get(t->tbl8, t->nh_log, base + i);
+		if (e & 1)
+			free_subtree(t, (uint32_t)(e >> 1));
+	}
+	group_free(t, g);
+}
+
+/*
+ * Groups needed to write [a, b] into one table (tbl at index base, covering
+ * entries of `shift` bits from block start bs). A NULL table stands for a
+ * group yet to be made: every entry plain.
+ */
+static uint64_t
+count(const struct trie6 *t, const void *tbl, size_t base, unsigned shift, u128 bs, u128 a, u128 b, uint64_t nh)
+{
+	u128 lo = (a - bs) >> shift, hi = (b - bs) >> shift;
+	uint64_t need = 0;
+
+	/* Only the first and last entry can be partial. */
+	for (int side = 0; side < 2; side++) {
+		u128 idx = side == 0 ? lo : hi;
+		if (side == 1 && hi == lo)
+			break;
+		u128 es = bs + (idx << shift), ee = es + ((((u128)1) << shift) - 1);
+		if (a <= es && ee <= b)
+			continue;
+		u128 sa = a > es ? a : es, sb = b < ee ? b : ee;
+		uint64_t e = tbl != NULL ? vpk_ent_get(tbl, t->nh_log, base + (size_t)idx) : 0;
+		if (tbl != NULL && (e & 1))
+			need += count(t, t->tbl8, (size_t)(e >> 1) * TRIE6_GROUP, shift - 8, es, sa, sb, nh);
+		else if (tbl == NULL || (e >> 1) != nh)
+			need += 1 + count(t, NULL, 0, shift - 8, es, sa, sb, nh);
+	}
+	return need;
+}
+
+uint64_t
+vpk_trie6_groups_needed(const struct trie6 *t, u128 first, u128 last, uint64_t nh)
+{
+	return count(t, t->tbl24, 0, SHIFT0, 0, first, last, nh);
+}
+
+/* Write [a, b] into the table whose entries cover `shift` bits from bs. */
+static void
+write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, u128 b, uint64_t nh)
+{
+	unsigned log = t->nh_log;
+	u128 lo = (a - bs) >> shift, hi = (b - bs) >> shift;
+
+	for (u128 idx = lo; idx <= hi; idx++) {
+		size_t i = base + (size_t)idx;
+		u128 es = bs + (idx << shift), ee = es + ((((u128)1) << shift) - 1);
+		uint64_t e = vpk_ent_get(tbl, log, i);
+
+		if (a <= es && ee <= b) {
+			vpk_ent_set(tbl, log, i, nh << 1);
+			if (e & 1)
+				free_subtree(t, (uint32_t)(e >> 1));
+			continue;
+		}
+		uint32_t g;
+		if (e & 1) {
+			g = (uint32_t)(e >> 1);
+		} else {
+			if ((e >> 1) == nh)
+				continue;
+			g = group_alloc(t);
+			size_t gb = (size_t)g * TRIE6_GROUP;
+			for (unsigned k = 0; k < TRIE6_GROUP; k++)
+				vpk_ent_set(t->tbl8, log, gb + k, e);
+			vpk_ent_set(tbl, log, i, (uint64_t)g << 1 | 1);
+		}
+		size_t gb = (size_t)g * TRIE6_GROUP;
+		write(t, t->tbl8, gb, shift - 8, es, a > es ? a : es, b < ee ? b : ee, nh);
+		/* Fold the group back when it became uniform and plain. */
+		uint64_t f = vpk_ent_get(t->tbl8, log, gb);
+		if (f & 1)
+			continue;
+		unsigned k = 1;
+		while (k < TRIE6_GROUP && vpk_ent_get(t->tbl8, log, gb + k) == f)
+			k++;
+		if (k == TRIE6_GROUP) {
+			vpk_ent_set(tbl, log, i, f);
+			group_free(t, g);
+		}
+	}
+}
+
+void
+vpk_trie6_write_range(struct trie6 *t, u128 first, u128 last, uint64_t nh)
+{
+	write(t, t->tbl24, 0, SHIFT0, 0, first, last, nh);
+}
+
+uint64_t
+vpk_trie6_lookup1(const struct trie6 *t, const uint8_t ip[16])
+{
+	uint64_t e = vpk_ent_get(t->tbl24, t->nh_log, (size_t)ip[0] << 16 | ip[1] << 8 | ip[2]);
+
+	for (unsigned k = 3; (e & 1) && k < 16; k++)
+		e = vpk_ent_get(t->tbl8, t->nh_log, (size_t)(e >> 1) * TRIE6_GROUP + ip[k]);
+	return e >> 1;
+}

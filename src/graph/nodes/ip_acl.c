@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip4-acl and ip6-acl: the ACL stage of the forwarding path. For a frame,
+ * build each packet's 5-tuple in the dpdk-test-acl layout (IPv4: proto, pad,
+ * src, dst, sport, dport = 16 bytes; IPv6: 40 bytes), classify the frame in
+ * one vpk_acl_classify_bulk() call (the classifier's own SIMD variant does
+ * the work) and act on the matching rule's userdata: permit (go on to the
+ * FIB), deny (drop, counted), or forward to an adjacency (l3fwd-acl "R"
+ * rules, bypassing the FIB). Ports are read when the L4 header is in the
+ * frame (for any protocol, as l3fwd does), else 0.
+ */
+#include <vpk/acl.h>
+#include "graph/nodes/nodes.h"
+
+enum { ACL_NEXT_LOOKUP, ACL_NEXT_REWRITE, ACL_NEXT_DROP, ACL_N_NEXT };
+enum { ACL_ERR_DENIED, ACL_ERR_NO_MATCH, ACL_ERR_PERMITTED, ACL_ERR_FORWARDED, ACL_N_ERROR };
+
+#define TUPLE_MAX 40
+
+static inline __attribute__((always_inline)) void
+tuple(const struct vpk_buf *b, uint8_t *t, bool is_ip6)
+{
+	const uint8_t *l3 = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
+	const uint8_t *l4 = vpk_buf_area((struct vpk_buf *)b) + b->l4_off;
+	uint32_t end = (uint32_t)b->data_off + b->len;
+	unsigned al = is_ip6 ? 16 : 4, po = is_ip6 ? 36 : 12;
+
+	memset(t, 0, is_ip6 ? 40 : 16);
+	t[0] = is_ip6 ? l3[6] : l3[9];
+	memcpy(t + 4, l3 + (is_ip6 ? 8 : 12), al);
+	memcpy(t + 4 + al, l3 + (is_ip6 ? 24 : 16), al);
+	if ((uint32_t)b->l4_off + 4 <= end)
+		memcpy(t + po, l4, 4);
+}
+
+static inline __attribute__((always_inline)) uint32_t
+acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, bool is_ip6)
+{
+	const struct vpk_acl_node_conf *c = vpk_node_ctx(rt);
+	uint8_t tuples[VPK_FRAME_SIZE][TUPLE_MAX];
+	const uint8_t *data[VPK_FRAME_SIZE];
+	uint32_t res[VPK_FRAME_SIZE];
+	uint16_t next[VPK_FRAME_SIZE];
+	uint64_t permitted = 0, forwarded = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		tuple(b[i], tuples[i], is_ip6);
+		data[i] = tuples[i];
+	}
+	if (c->acl != NULL)
+		vpk_acl_classify_bulk(c->acl, data, res, n, 1);
+	else
+		memset(res, 0, n * sizeof(res[0]));
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t act = res[i] == 0 ? c->no_match
+			      : res[i] < c->n_action ? c->action[res[i]] : VPK_ACL_ACT_DENY;
+
+		if (act == VPK_ACL_ACT_PERMIT) {
+			next[i] = ACL_NEXT_LOOKUP;
+			permitted++;
+		} else if (act >= 1) {
+			b[i]->adj = (uint32_t)act;
+			next[i] = ACL_NEXT_REWRITE;
+			forwarded++;
+		} else {
+			next[i] = vpk_node_drop(rt, b[i], res[i] == 0 ? ACL_ERR_NO_MATCH : ACL_ERR_DENIED,
+						ACL_NEXT_DROP);
+		}
+		/* Trace and debugging: the matching rule's userdata. */
+		memcpy(b[i]->opaque, &res[i], sizeof(res[i]));
+	}
+	vpk_node_count_error(rt, ACL_ERR_PERMITTED, permitted);
+	vpk_node_count_error(rt, ACL_ERR_FORWARDED, forwarded);
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
+
+static uint32_t
+VPK_FN(ip4_acl_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	return acl_frame(rt, b, bi, n, false);
+}
+VPK_NODE_FN_OBJ(ip4_acl, VPK_FN(ip4_acl_fn));
+
+static uint32_t
+VPK_FN(ip6_acl_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	return acl_frame(rt, b, bi, n, true);
+}
+VPK_NODE_FN_OBJ(ip6_acl, VPK_FN(ip6_acl_fn));
+
+#if VPK_VEC_BITS == 0
+static const char *const acl4_next[] = { "ip4-lookup", "ip4-rewrite", "error-drop" };
+static const char *const acl6_next[] = { "ip6-lookup", "ip6-rewrite", "error-drop" };
+static const char *const acl_errors[] = {
+	"denied by rule",
+	"no rule matched (dropped)",
+	"permitted",
+	"forwarded by rule (l3fwd-acl)",
+};
+static const struct vpk_acl_node_conf acl_none = { .no_match = VPK_ACL_ACT_PERMIT };
+
+static int
+acl_init(struct vpk_node_rt *rt, void *conf)
+{
+	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&acl_none);
+	return 0;
+}
+
+static void
+acl_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+{
+	uint32_t ud;
+
+	(void)rt;
+	memcpy(&ud, b->opaque, sizeof(ud));
+	if (ud == 0)
+		snprintf(out, len, "no rule matched");
+	else
+		snprintf(out, len, "rule %u (userdata %u)", ud - 1, ud);
+}
+
+VPK_NODE_VARIANTS(ip4_acl);
+VPK_NODE_VARIANTS(ip6_acl);
+const struct vpk_node_reg ip4_acl_reg = {
+	.name = "ip4-acl", .n_next = ACL_N_NEXT, .next_names = acl4_next,
+	.n_errors = ACL_N_ERROR, .error_strings = acl_errors, .impls = ip4_acl_impls,
+	.init = acl_init, .format_trace = acl_trace,
+};
+const struct vpk_node_reg ip6_acl_reg = {
+	.name = "ip6-acl", .n_next = ACL_N_NEXT, .next_names = acl6_next,
+	.n_errors = ACL_N_ERROR, .error_strings = acl_errors, .impls = ip6_acl_impls,
+	.init = acl_init, .format_trace = acl_trace,
+};
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * srv6-end-m-gtp4-e: SRv6 mobile End.M.GTP4.E (RFC 9433 §6.6), the reverse
+ * of srv6-gtp4-d. ip6-tunnel-bypass sends IPv6 packets whose destination is
+ * in a localsid prefix here (localsid index in vpk_buf::opaque).
+ *
+ * Per packet: an SRH (type 4) must have Segments Left 0 (else dropped,
+ * counted: the SID is not the last one); the next header after IPv6 [+ SRH]
+ * must be IPv4 (4) or IPv6 (41). From the destination, after the localsid
+ * prefix (any bit length <= 56): IPv4 DA (32), Args.Mob.Session (QFI 6,
+ * R 1, U 1, TEID 32). IPv4 SA: 32 bits of the IPv6 source at v4src-position
+ * (or the fixed address). The IPv6 header and SRH are replaced by
+ *   IPv4 (TOS = traffic class, TTL = hop limit, checksum) / UDP 2152 ->
+ *   2152 (checksum 0) / GTP-U v1 G-PDU with the TEID, plus a PDU Session
+ *   Container (DL, QFI, RQI; UL when U is set) when QFI/R/U is non-zero,
+ * and the packet goes to ip4-lookup.
+ */
+#include "graph/nodes/tunnel_nodes.h"
+#include "tunnel/gtp4d_hdr.h"
+
+enum { GE_NEXT_LOOKUP4, GE_NEXT_DROP, GE_N_NEXT };
+enum { GE_ERR_OK, GE_ERR_TRUNC, GE_ERR_SL, GE_ERR_NH, GE_ERR_HEADROOM, GE_N_ERROR };
+
+static inline __attribute__((always_inline)) uint16_t
+ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b)
+{
+	uint8_t *h = vpk_buf_area(b) + b->l3_off, *o;
+	const struct vpk_gtp4e_localsid *s = &c->sid[tn_get_index(b)];
+	uint32_t left = vpk_l3_left(b), off = 40, ilen, hl, io, da4, sa4, teid;
+	uint8_t nh = h[6], args, tos = (uint8_t)((h[0] & 0x0f) << 4 | h[1] >> 4), ttl = h[7];
+	gtp4d_u128 f;
+
+	if (nh == 43) {
+		if (left < 48)
+			return vpk_node_drop(rt, b, GE_ERR_TRUNC, GE_NEXT_DROP);
+		if (h[42] != 4)
+			return vpk_node_drop(rt, b, GE_ERR_NH, GE_NEXT_DROP);
+		if (h[43] != 0)
+			return vpk_node_drop(rt, b, GE_ERR_SL, GE_NEXT_DROP);
+		off = 48 + 8u * h[41];
+		if (left < off)
+			return vpk_node_drop(rt, b, GE_ERR_TRUNC, GE_NEXT_DROP);
+		nh = h[40];
+	}
+	if (nh != 4 && nh != 41)
+		return vpk_node_drop(rt, b, GE_ERR_NH, GE_NEXT_DROP);
+	ilen = left - off;
+	f = gtp4d_load128(h + 24) >> (56 - s->plen);
+	da4 = (uint32_t)(f >> 40);
+	args = (uint8_t)(f >> 32);
+	teid = (uint32_t)f;
+	sa4 = s->v4src_pos ? (uint32_t)(gtp4d_load128(h + 8) >> (96 - s->v4src_pos)) : tn_rd32be(s->v4src);
+	hl = 36 + (args ? 8 : 0);
+	io = b->l3_off + off;
+	if (io < hl + 14)
+		return vpk_node_drop(rt, b, GE_ERR_HEADROOM, GE_NEXT_DROP);
+	o = vpk_buf_area(b) + io - hl;
+	o[0] = 0x45;
+	o[1] = tos;
+	tn_wr16be(o + 2, (uint16_t)(hl + ilen));
+	memset(o + 4, 0, 4);
+	o[8] = ttl;
+	o[9] = 17;
+	tn_wr32be(o + 12, sa4);
+	tn_wr32be(o + 16, da4);
+	tn_wr16be(o + 10, tn_ip4_csum(o, 20));
+	tn_wr16be(o + 20, VPK_GTPU_PORT);
+	tn_wr16be(o + 22, VPK_GTPU_PORT);
+	tn_wr16be(o + 24, (uint16_t)(hl - 20 + ilen));
+	tn_wr16be(o + 26, 0);
+	o[28] = args ? 0x34 : 0x30;
+	o[29] = 255;
+	tn_wr16be(o + 30, (uint16_t)(hl - 36 + ilen));
+	tn_wr32be(o + 32, teid);
+	if (args) {
+		o[36] = o[37] = o[38] = 0;      /* sequence, N-PDU */
+		o[39] = 0x85;                   /* PDU Session Container follows */
+		o[40] = 1;                      /* 4 octets */
+		o[41] = (uint8_t)((args & 1) << 4);             /* PDU type: DL 0, UL 1 */
+		o[42] = (uint8_t)((args & 1 ? 0 : ((args >> 1) & 1) << 6) | args >> 2);
+		o[43] = 0;                      /* no further extension */
+	}
+	b->data_off = (uint16_t)(io - hl);
+	b->len = (uint16_t)(hl + ilen);
+	b->total_len = b->len;
+	b->l3_off = b->data_off;
+	b->l4_off = (uint16_t)(b->l3_off + 20);
+	vpk_node_count_error(rt, GE_ERR_OK, 1);
+	return GE_NEXT_LOOKUP4;
+}
+
+static uint32_t
+VPK_FN(srv6_end_m_gtp4_e_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	const struct vpk_gtp4e_conf *c = vpk_node_ctx(rt);
+	uint16_t next[VPK_FRAME_SIZE];
+
+	for (uint32_t i = 0; i < n; i++)
+		next[i] = ge_one(rt, c, b[i]);
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
+VPK_NODE_FN_OBJ(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn));
+
+#if VPK_VEC_BITS == 0
+static const char *const ge_next[] = { "ip4-lookup", "error-drop" };
+static const char *const ge_errors[] = {
+	"good packets translated to GTP-U",
+	"truncated IPv6 / SRH",
+	"SRH segments left is not 0",
+	"next header not SRH/IPv4/IPv6",
+	"no headroom for IPv4 + UDP + GTP-U",
+};
+static const struct vpk_gtp4e_conf ge_none = { 0 };
+
+static int
+ge_init(struct vpk_node_rt *rt, void *conf)
+{
+	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&ge_none);
+	return 0;
+}
+
+VPK_NODE_VARIANTS(srv6_end_m_gtp4_e);
+const struct vpk_node_reg srv6_end_m_gtp4_e_reg = {
+	.name = "srv6-end-m-gtp4-e", .n_next = GE_N_NEXT, .next_names = ge_next,
+	.n_errors = GE_N_ERROR, .error_strings = ge_errors, .impls = srv6_end_m_gtp4_e_impls,
+	.init = ge_init,
+};
+#endif

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vxlan4-encap and vxlan6-encap: VxLAN encapsulation over IPv4 / IPv6 (RFC 7348 §5). ip4-tunnel-bypass
+ * sends IPv4 packets whose destination is in a tunnel's encap prefix, with
+ * the tunnel index in vpk_buf::opaque. The whole received Ethernet frame
+ * (from vpk_buf::l2_off, VLAN tags included) becomes the inner frame:
+ *
+ *   [IPv4 20: local -> remote, TTL 64, proto 17] [UDP 8: sport = inner flow
+ *   hash in 49152..65535 (RFC 7348 recommends it), dport = VxLAN port,
+ *   checksum 0 (RFC 7348 SHOULD)] [VXLAN 8: flags 0x08, VNI] [inner frame]
+ *
+ * Over IPv6: [IPv6 40: local -> remote, hop limit 64, next header UDP]
+ * [UDP 8 with its checksum computed: RFC 8200 §8.1 requires it; the
+ * zero-checksum exception of RFC 6935 is not taken] [VXLAN 8] [frame].
+ *
+ * The outer packet goes to ip4-lookup / ip6-lookup, so the underlay route
+ * and neighbor decide where it leaves (the rewrite node writes the outer
+ * Ethernet header).
+ */
+#include "graph/nodes/tunnel_nodes.h"
+
+enum { VE_NEXT_LOOKUP, VE_NEXT_DROP, VE_N_NEXT };
+enum { VE_ERR_ENCAP, VE_ERR_HEADROOM, VE_ERR_TUNNEL, VE_N_ERROR };
+
+/* One's complement sum of @len bytes as big-endian 16-bit words, added to @s. */
+static inline __attribute__((always_inline)) uint32_t
+ve_sum(uint32_t s, const uint8_t *p, uint32_t len)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		s += (uint32_t)p[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+/* FNV-1a over the inner Ethernet + start of L3: spreads flows over source ports. */
+static inline __attribute__((always_inline)) uint16_t
+ve_sport(const uint8_t *p, uint32_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < len && i < 34; i++)
+		h = (h ^ p[i]) * 16777619u;
+	h ^= h >> 16;
+	return (uint16_t)(49152u | (h & 0x3fffu));
+}
+
+static inline __attribute__((always_inline)) uint16_t
+ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b)
+{
+	uint32_t ti = tn_get_index(b), end = (uint32_t)b->data_off + b->len, ilen, o;
+	const struct vpk_vxlan_tunnel *t;
+	uint8_t *a = vpk_buf_area(b), *h;
+	uint16_t cs;
+
+	if (c == NULL || ti >= c->n_tunnels || c->tunnels[ti].is_ip6)
+		return vpk_node_drop(rt, b, VE_ERR_TUNNEL, VE_NEXT_DROP);
+	t = &c->tunnels[ti];
+	if (b->l2_off < 36 + 14)
+		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
+	ilen = end - b->l2_off;
+	o = b->l2_off - 36u;
+	h = a + o;
+	h[0] = 0x45;
+	h[1] = 0;
+	tn_wr16be(h + 2, (uint16_t)(36 + ilen));
+	memset(h + 4, 0, 4);            /* id 0, no fragmentation flags */
+	h[8] = 64;
+	h[9] = 17;
+	memcpy(h + 12, t->src, 4);
+	memcpy(h + 16, t->dst, 4);
+	cs = tn_ip4_csum(h, 20);
+	tn_wr16be(h + 10, cs);
+	tn_wr16be(h + 20, ve_sport(a + b->l2_off, ilen));
+	tn_wr16be(h + 22, c->port ? c->port : VPK_VXLAN_PORT);
+	tn_wr16be(h + 24, (uint16_t)(16 + ilen));
+	tn_wr16be(h + 26, 0);
+	h[28] = 0x08;
+	h[29] = h[30] = h[31] = 0;
+	h[32] = (uint8_t)(t->vni >> 16);
+	h[33] = (uint8_t)(t->vni >> 8);
+	h[34] = (uint8_t)t->vni;
+	h[35] = 0;
+	b->data_off = (uint16_t)o;
+	b->len = (uint16_t)(end - o);
+	b->total_len = b->len;
+	b->l3_off = (uint16_t)o;
+	b->l4_off = (uint16_t)(o + 20);
+	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
+	return VE_NEXT_LOOKUP;
+}
+
+static inline __attribute__((always_inline)) uint16_t
+ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b)
+{
+	uint32_t ti = tn_get_index(b), end = (uint32_t)b->data_off + b->len, ilen, o, s;
+	const struct vpk_vxlan_tunnel *t;
+	uint8_t *a = vpk_buf_area(b), *h;
+	uint16_t cs;
+
+	if (c == NULL || ti >= c->n_tunnels || !c->tunnels[ti].is_ip6)
+		return vpk_node_drop(rt, b, VE_ERR_TUNNEL, VE_NEXT_DROP);
+	t = &c->tunnels[ti];
+	if (b->l2_off < 56 + 14)
+		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
+	ilen = end - b->l2_off;
+	o = b->l2_off - 56u;
+	h = a + o;
+	h[0] = 0x60;
+	h[1] = h[2] = h[3] = 0;
+	tn_wr16be(h + 4, (uint16_t)(16 + ilen));
+	h[6] = 17;
+	h[7] = 64;
+	memcpy(h + 8, t->src, 16);
+	memcpy(h + 24, t->dst, 16);
+	tn_wr16be(h + 40, ve_sport(a + b->l2_off, ilen));
+	tn_wr16be(h + 42, c->port ? c->port : VPK_VXLAN_PORT);
+	tn_wr16be(h + 44, (uint16_t)(16 + ilen));
+	tn_wr16be(h + 46, 0);
+	h[48] = 0x08;
+	h[49] = h[50] = h[51] = 0;
+	h[52] = (uint8_t)(t->vni >> 16);
+	h[53] = (uint8_t)(t->vni >> 8);
+	h[54] = (uint8_t)t->vni;
+	h[55] = 0;
+	/* pseudo-header (RFC 8200 §8.1): addresses, upper-layer length, next header */
+	s = ve_sum(0, h + 8, 32) + 16 + ilen + 17;
+	s = ve_sum(s, h + 40, 16 + ilen);
+	cs = (uint16_t)~s;
+	tn_wr16be(h + 46, cs ? cs : 0xffff);
+	b->data_off = (uint16_t)o;
+	b->len = (uint16_t)(end - o);
+	b->total_len = b->len;
+	b->l3_off = (uint16_t)o;
+	b->l4_off = (uint16_t)(o + 40);
+	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
+	return VE_NEXT_LOOKUP;
+}
+
+static uint32_t
+VPK_FN(vxlan6_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
+	uint16_t next[VPK_FRAME_SIZE];
+
+	for (uint32_t i = 0; i < n; i++)
+		next[i] = ve6_one(rt, c, b[i]);
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
+VPK_NODE_FN_OBJ(vxlan6_encap, VPK_FN(vxlan6_encap_fn));
+
+static uint32_t
+VPK_FN(vxlan4_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
+	uint16_t next[VPK_FRAME_SIZE];
+
+	for (uint32_t i = 0; i < n; i++)
+		next[i] = ve_one(rt, c, b[i]);
+	vpk_node_enqueue_to_next(rt, bi, next, n);
+	return n;
+}
+VPK_NODE_FN_OBJ(vxlan4_encap, VPK_FN(vxlan4_encap_fn));
+
+#if VPK_VEC_BITS == 0
+static const char *const ve_next[] = { "ip4-lookup", "error-drop" };
+static const char *const ve6_next[] = { "ip6-lookup", "error-drop" };
+static const char *const ve_errors[] = {
+	"good packets encapsulated",
+	"no headroom for the outer headers",
+	"no such IPv4 tunnel",
+};
+static const char *const ve6_errors[] = {
+	"good packets encapsulated",
+	"no headroom for the outer headers",
+	"no such IPv6 tunnel",
+};
+
+static int
+ve_init(struct vpk_node_rt *rt, void *conf)
+{
+	vpk_node_set_ctx(rt, conf);
+	return 0;
+}
+
+VPK_NODE_VARIANTS(vxlan4_encap);
+const struct vpk_node_reg vxlan4_encap_reg = {
+	.name = "vxlan4-encap", .n_next = VE_N_NEXT, .next_names = ve_next,
+	.n_errors = VE_N_ERROR, .error_strings = ve_errors, .impls = vxlan4_encap_impls,
+	.init = ve_init,
+};
+VPK_NODE_VARIANTS(vxlan6_encap);
+const struct vpk_node_reg vxlan6_encap_reg = {
+	.name = "vxlan6-encap", .n_next = VE_N_NEXT, .next_names = ve6_next,
+	.n_errors = VE_N_ERROR, .error_strings = ve6_errors, .impls = vxlan6_encap_impls,
+	.init = ve_init,
+};
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The implementation table of the live-I/O descriptor kernels (desc_kern.c) and its getter. */
+#include <errno.h>
+
+#include "io/desc_kern.h"
+#include "core/registry.h"
+
+const struct vpk_impl *const io_desc_kern_impls[] = {
+#ifdef VPK_HAVE_ISA_AVX512
+	&io_desc_kern_avx512.base,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&io_desc_kern_avx2.base,
+#endif
+	&io_desc_kern_scalar.base,
+	NULL
+};
+
+VPK_KERNEL_REGISTER(io_desc_kern, "io-desc",
+		    "live I/O: AF_XDP/TPACKET descriptors <-> buffer metadata, fill/completion recycling",
+		    io_desc_kern_impls);
+
+int
+io_desc_kern_get(enum vpk_isa isa, const struct io_desc_kern_impl **out)
+{
+	const struct vpk_impl *pick;
+	int rc;
+
+	if (out == NULL)
+		return -EINVAL;
+	rc = vpk_impl_pick(io_desc_kern_impls, isa, &pick);
+	if (rc != 0)
+		return rc;
+	*out = (const struct io_desc_kern_impl *)pick;
+	return 0;
+}

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The burst port interface (include/vpk/io.h): argument checks, backend
+ * dispatch, counters; and the pcap backend, a pcap reader / writer pair
+ * (include/vpk/pcap.h) behind the same rx/tx burst calls.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/pcap.h>
+#include "io/io_priv.h"
+
+static const struct io_ops *
+backend(enum vpk_io_type t)
+{
+	switch (t) {
+	case VPK_IO_PCAP: return &io_pcap_ops;
+	case VPK_IO_AF_PACKET: return &io_afpacket_ops;
+	case VPK_IO_AF_XDP: return &io_xdp_ops;
+	default: return NULL;
+	}
+}
+
+int
+vpk_io_type_parse(const char *s, enum vpk_io_type *out)
+{
+	static const char *const names[] = { "auto", "pcap", "af_packet", "af_xdp" };
+
+	if (s == NULL || out == NULL)
+		return -EINVAL;
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum vpk_io_type)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int
+vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io_port **out,
+	    char *err, size_t len)
+{
+	struct vpk_io_port *p;
+	enum vpk_io_type t;
+	int rc;
+
+	if (pool == NULL || conf == NULL || out == NULL)
+		return io_errf(err, len, -EINVAL, "io: NULL argument");
+	t = conf->type;
+	if (t == VPK_IO_AUTO)
+		t = conf->rx_pcap != NULL || conf->tx_pcap != NULL ? VPK_IO_PCAP : VPK_IO_AF_PACKET;
+	if (backend(t) == NULL)
+		return io_errf(err, len, -EINVAL, "io: unknown backend %d", (int)conf->type);
+	if (t != VPK_IO_PCAP && (conf->ifname == NULL || conf->ifname[0] == '\0' || strlen(conf->ifname) >= 16))
+		return io_errf(err, len, -EINVAL, "io: a live port needs an interface name of 1..15 characters");
+	if (t == VPK_IO_PCAP && conf->rx_pcap == NULL && conf->tx_pcap == NULL)
+		return io_errf(err, len, -EINVAL, "io: a pcap port needs an rx or a tx file");
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return io_errf(err, len, -ENOMEM, "io: out of memory");
+	p->ops = backend(t);
+	p->pool = pool;
+	p->base = vpk_pool_base(pool);
+	p->conf = *conf;
+	p->conf.type = t;
+	p->fd = -1;
+	snprintf(p->ifname, sizeof(p->ifname), "%s", t == VPK_IO_PCAP ? "pcap" : conf->ifname);
+	rc = io_desc_kern_get(conf->isa, &p->k);
+	if (rc != 0) {
+		free(p);
+		return io_errf(err, len, rc, "io: descriptor kernels: no %s variant usable here",
+			       vpk_isa_name(conf->isa));
+	}
+	rc = p->ops->open(p, err, len);
+	if (rc != 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int
+vpk_io_close(struct vpk_io_port *p, char *err, size_t len)
+{
+	int rc;
+
+	if (p == NULL)
+		return 0;
+	rc = p->ops->close(p, err, len);
+	free(p);
+	return rc;
+}
+
+int
+vpk_io_rx_burst(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
+{
+	int got;
+
+	if (n > VPK_IO_BURST_MAX)
+		n = VPK_IO_BURST_MAX;
+	got = p->ops->rx(p, idx, n);
+	if (got > 0) {
+		p->st.rx += (uint64_t)got;
+		for (int i = 0; i < got; i++)
+			p->st.rx_bytes += vpk_buf_from_idx(p->base, idx[i])->len;
+	}
+	return got;
+}
+
+uint32_t
+vpk_io_tx_burst(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
+{
+	uint32_t done = 0;
+
+	while (done < n) {
+		uint32_t m = n - done > VPK_IO_BURST_MAX ? VPK_IO_BURST_MAX : n - done;
+		uint32_t sent;
+		uint64_t bytes = 0;
+
+		for (uint32_t i = 0; i < m; i++)
+			bytes += vpk_buf_from_idx(p->base, idx[done + i])->total_len;
+		sent = p->ops->tx(p, idx + done, m);
+		p->st.tx += sent;
+		p->st.tx_drop += m - sent;
+		p->st.tx_bytes += sent == m ? bytes : 0;
+		done += m;
+	}
+	return n;
+}
+
+int
+vpk_io_flush(struct vpk_io_port *p)
+{
+	return p->ops->flush != NULL ? p->ops->flush(p) : 0;
+}
+
+bool
+vpk_io_link_up(struct vpk_io_port *p)
+{
+	return p->ops->link_up(p);
+}
+
+void
+vpk_io_stats_get(const struct vpk_io_port *p, struct vpk_io_stats *out)
+{
+	*out = p->st;
+	if (p->ops->stats != NULL)
+		p->ops->stats(p, out);
+}
+
+const char *
+vpk_io_error(const struct vpk_io_port *p)
+{
+	return p->err;
+}
+
+int
+vpk_io_fd(const struct vpk_io_port *p)
+{
+	return p->fd;
+}
+
+const char *
+vpk_io_type_name(const struct vpk_io_port *p)
+{
+	return p->ops->name;
+}
+
+const char *
+vpk_io_impl_name(const struct vpk_io_port *p)
+{
+	return p->k->base.name;
+}
+
+/* ---- pcap backend ---- */
+
+struct pcap_be {
+	struct vpk_pcap_reader *rd;
+	struct vpk_pcap_writer *wr;
+	int rx_rc;                      /* sticky end / error */
+	int wr_rc;
+};
+
+static int
+pcap_open(struct vpk_io_port *p, char *err, size_t len)
+{
+	struct pcap_be *b = calloc(1, sizeof(*b));
+	int rc;
+
+	if (b == NULL)
+		return io_errf(err, len, -ENOMEM, "io: out of memory");
+	if (p->conf.rx_pcap != NULL) {
+		rc = vpk_pcap_reader_open(p->conf.rx_pcap, p->conf.port_id, &b->rd, err, len);
+		if (rc != 0)
+			goto fail;
+	}
+	if (p->conf.tx_pcap != NULL) {
+		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->wr, err, len);
+		if (rc != 0)
+			goto fail;
+	}
+	if (b->rd == NULL)
+		b->rx_rc = -ENODATA;
+	p->be = b;
+	return 0;
+fail:
+	vpk_pcap_reader_close(b->rd);
+	free(b);
+	return rc;
+}
+
+static int
+pcap_close(struct vpk_io_port *p, char *err, size_t len)
+{
+	struct pcap_be *b = p->be;
+	int rc;
+
+	vpk_pcap_reader_close(b->rd);
+	rc = vpk_pcap_writer_close(b->wr, err, len);
+	if (b->wr_rc != 0) {
+		rc = b->wr_rc;
+		io_errf(err, len, rc, "%s", p->err);
+	}
+	free(b);
+	return rc;
+}
+
+static int
+pcap_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
+{
+	struct pcap_be *b = p->be;
+	int got;
+
+	if (b->rx_rc != 0 || n == 0)
+		return b->rx_rc;
+	got = vpk_pcap_read_burst(b->rd, p->pool, idx, NULL, n);
+	if (got == -ENOBUFS) {
+		p->st.rx_nobuf++;
+		return 0;
+	}
+	if (got == 0)
+		got = -ENODATA;
+	if (got < 0) {
+		b->rx_rc = got;
+		if (got != -ENODATA)
+			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_reader_error(b->rd));
+	}
+	return got;
+}
+
+static uint32_t
+pcap_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
+{
+	struct pcap_be *b = p->be;
+	uint32_t sent = 0;
+
+	if (b->wr != NULL && b->wr_rc == 0) {
+		b->wr_rc = vpk_pcap_write_burst(b->wr, p->pool, idx, NULL, n);
+		if (b->wr_rc != 0)
+			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(b->wr));
+		else
+			sent = n;
+	}
+	vpk_pool_free_bulk(p->pool, idx, n);
+	return sent;
+}
+
+static int
+pcap_flush(struct vpk_io_port *p)
+{
+	struct pcap_be *b = p->be;
+
+	if (b->wr != NULL && b->wr_rc == 0) {
+		b->wr_rc = vpk_pcap_writer_flush(b->wr);
+		if (b->wr_rc != 0)
+			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(b->wr));
+	}
+	return b->wr_rc;
+}
+
+static bool
+pcap_link_up(struct vpk_io_port *p)
+{
+	(void)p;
+	return true;
+}
+
+static void
+pcap_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
+{
+	const struct pcap_be *b = p->be;
+
+	if (b->rd != NULL) {
+		struct vpk_pcap_stats ps;
+
+		vpk_pcap_reader_stats(b->rd, &ps);
+		st->rx_skipped += ps.skipped_oversize;
+	}
+}
+
+const struct io_ops io_pcap_ops = {
+	.name = "pcap", .open = pcap_open, .close = pcap_close, .rx = pcap_rx, .tx = pcap_tx,
+	.flush = pcap_flush, .link_up = pcap_link_up, .stats = pcap_stats,
+};

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_IO_PRIV_H
+#define VPK_IO_PRIV_H
+
+/* Private: the port object and the backend operations behind include/vpk/io.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <vpk/io.h>
+#include "io/desc_kern.h"
+
+struct vpk_io_port;
+
+struct io_ops {
+	const char *name;
+	int (*open)(struct vpk_io_port *p, char *err, size_t len);
+	int (*close)(struct vpk_io_port *p, char *err, size_t len);
+	int (*rx)(struct vpk_io_port *p, uint32_t *idx, uint32_t n);
+	uint32_t (*tx)(struct vpk_io_port *p, const uint32_t *idx, uint32_t n);  /* frees refused ones */
+	int (*flush)(struct vpk_io_port *p);
+	bool (*link_up)(struct vpk_io_port *p);
+	void (*stats)(const struct vpk_io_port *p, struct vpk_io_stats *st);     /* add backend counters */
+};
+
+struct vpk_io_port {
+	const struct io_ops *ops;
+	struct vpk_pool *pool;
+	void *base;                     /* pool base */
+	struct vpk_io_conf conf;
+	char ifname[16];                
+	const struct io_desc_kern_impl *k;
+	struct vpk_io_stats st;
+	int fd;
+	char err[VPK_IO_ERR_LEN];
+	void *be;                       /* backend state */
+};
+
+extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
+
+/* snprintf into err (may be NULL) and return rc. */
+static inline int __attribute__((format(printf, 4, 5)))
+io_errf(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && len > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Shared by the live backends (io_live.c). */
+int io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len);
+bool io_live_link_up(struct vpk_io_port *p);
+
+#endif

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lookups on another thread while one writer changes routes: every answer is
+ * the old or the new next hop of its address, never anything else. The
+ * writer replaces a /25 and a /16, and adds/deletes a /27, inside a /24 whose
+ * tbl8 group a permanent /26 keeps alive, and adds/deletes a /25 that makes a
+ * fresh group and folds it back every round (a group published before it is
+ * filled would answer 0). Phase 2 turns on deferred freeing and alternates
+ * /25s between two /24s, reclaiming only after the reader passed quiescent
+ * points, so parked groups are reused for the other /24 safely (the race
+ * without deferral is too narrow to show here). IPv4 DIR-24-8, IPv6 trie.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <vpk/fib.h>
+#include <vpk/fib6.h>
+
+#include "lib/check.h"
+
+#ifdef VPK_DEBUG
+#define ROUNDS 2000
+#else
+#define ROUNDS 20000
+#endif
+
+static atomic_int stop;
+static atomic_ulong passes;     /* reader loops completed: its quiescent points */
+static atomic_ulong bad4, bad6, seen4, seen6;
+static struct vpk_fib *f4;
+static struct vpk_fib6 *f6;
+
+/* Allowed next hops (bit set) for an IPv4 address of the test ranges. */
+static unsigned
+allowed4(uint32_t ip)
+{
+	if ((ip >> 16) == 0x1401)
+		return 1u << 6 | 1u << 7;
+	if ((ip >> 8) == 0x0a0001)      /* a group made and folded every round */
+		return (ip & 0xff) < 128 ? (1u << 1 | 1u << 5) : 1u << 1;
+	if ((ip >> 8) == 0x0a0002)      /* phase 2: groups parked, then reused by the other /24 */
+		return (ip & 0xff) < 128 ? (1u << 1 | 1u << 8) : 1u << 1;
+	if ((ip >> 8) == 0x0a0003)
+		return (ip & 0xff) < 128 ? (1u << 1 | 1u << 9) : 1u << 1;
+	unsigned lo = ip & 0xff;
+	if (lo < 64)
+		return 1u << 3 | 1u << 4;
+	if (lo < 128)
+		return 1u << 2;
+	if (lo >= 192 && lo < 224)
+		return 1u << 1 | 1u << 5;
+	return 1u << 1;
+}
+
+static void *
+reader(void *arg)
+{
+	uint32_t ips[64];
+	uint64_t nh[64];
+	uint8_t a6[64][16];
+	uint64_t x = (uint64_t)(uintptr_t)arg;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		for (int i = 0; i < 64; i++) {
+			x = x * 6364136223846793005u + 1442695040888963407u;
+			ips[i] = (x >> 40) & 1 ? 0x0a000000 | (uint32_t)(x >> 56) : 0x14010000 | (uint32_t)(x >> 48);
+			if ((x >> 41) % 3 == 0)
+				ips[i] = 0x0a000100 | (uint32_t)(x >> 56);
+			if ((x >> 43) % 3 == 0)
+				ips[i] = 0x0a000200 | ((uint32_t)(x >> 45) & 0x100) | (uint32_t)(x >> 56);
+			memset(a6[i], 0, 16);
+			a6[i][0] = 0x20;
+			a6[i][1] = 0x01;
+			a6[i][7] = (uint8_t)(x >> 56);     /* inside 2001:0:0:0::/56 */
+		}
+		vpk_fib_lookup_bulk(f4, ips, nh, 64);
+		for (int i = 0; i < 64; i++)
+			if (nh[i] >= 32 || !(allowed4(ips[i]) >> nh[i] & 1))
+				atomic_fetch_add(&bad4, 1);
+		atomic_fetch_add(&seen4, 64);
+		vpk_fib6_lookup_bulk(f6, (const uint8_t (*)[16])a6, nh, 64);
+		for (int i = 0; i < 64; i++) {
+			unsigned b = a6[i][7];
+			unsigned ok = b < 64 ? (1u << 3 | 1u << 4) : b < 128 ? 1u << 2 : (b >= 192 && b < 224) ? (1u << 1 | 1u << 5) : 1u << 1;
+			if (nh[i] >= 32 || !(ok >> nh[i] & 1))
+				atomic_fetch_add(&bad6, 1);
+		}
+		atomic_fetch_add(&seen6, 64);
+		atomic_fetch_add(&passes, 1);
+	}
+	return NULL;
+}
+
+static void
+p6(uint8_t ip[16], unsigned b7)
+{
+	memset(ip, 0, 16);
+	ip[0] = 0x20;
+	ip[1] = 0x01;
+	ip[7] = (uint8_t)b7;
+}
+
+int
+main(void)
+{
+	struct vpk_fib_conf c4 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	struct vpk_fib6_conf c6 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	uint8_t ip[16];
+	pthread_t th;
+
+	check_init("fib_mt");
+	CHECK(vpk_fib_create(&c4, &f4) == 0 && vpk_fib6_create(&c6, &f6) == 0, "create");
+	/* IPv4: 10.0.0.0/24 nh 1, 10.0.0.64/26 nh 2 (keeps the group), 10.0.0.0/25 nh 3, 20.1/16 nh 6. */
+	CHECK(vpk_fib_add(f4, 0x0a000000, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000040, 26, 2) == 0 &&
+	      vpk_fib_add(f4, 0x0a000000, 25, 3) == 0 && vpk_fib_add(f4, 0x14010000, 16, 6) == 0 &&
+	      vpk_fib_add(f4, 0x0a000100, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000200, 24, 1) == 0 &&
+	      vpk_fib_add(f4, 0x0a000300, 24, 1) == 0, "v4 routes");
+	/* IPv6, byte 7 plays the role of the last IPv4 byte: 2001::/56 nh 1, .../58 at 64 nh 2, /57 nh 3. */
+	p6(ip, 0);
+	CHECK(vpk_fib6_add(f6, ip, 56, 1) == 0 && vpk_fib6_add(f6, ip, 57, 3) == 0, "v6 routes");
+	p6(ip, 64);
+	CHECK(vpk_fib6_add(f6, ip, 58, 2) == 0, "v6 /58");
+	if (pthread_create(&th, NULL, reader, (void *)(uintptr_t)check_rand()) != 0) {
+		check_skip_all("cannot start a thread");
+		return check_finish();
+	}
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		uint64_t a = 3 + (r & 1);
+		CHECK(vpk_fib_add(f4, 0x0a000000, 25, a) == 0, "replace /25");
+		CHECK(vpk_fib_add(f4, 0x14010000, 16, 6 + (r & 1)) == 0, "replace /16");
+		p6(ip, 0);
+		CHECK(vpk_fib6_add(f6, ip, 57, a) == 0, "replace /57");
+		if (r % 2 == 0) {
+			CHECK(vpk_fib_add(f4, 0x0a0000c0, 27, 5) == 0, "add /27");
+			CHECK(vpk_fib_add(f4, 0x0a000100, 25, 5) == 0, "add /25: new group");
+			p6(ip, 192);
+			CHECK(vpk_fib6_add(f6, ip, 59, 5) == 0, "add /59");
+		} else {
+			CHECK(vpk_fib_del(f4, 0x0a0000c0, 27) == 0, "del /27");
+			CHECK(vpk_fib_del(f4, 0x0a000100, 25) == 0, "del /25: group folded");
+			p6(ip, 192);
+			CHECK(vpk_fib6_del(f6, ip, 59) == 0, "del /59");
+		}
+	}
+	/* Phase 2: deferred freeing. The /25 of 10.0.2/24 is added and deleted (its group
+	 * parked), then 10.0.3/24 gets a /25 (a different group: the parked one is not
+	 * reused); groups come back only after the reader passed two quiescent points. */
+	CHECK(vpk_fib_set_deferred_free(f4, true) == 0, "defer on");
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		uint32_t blk = r & 1 ? 0x0a000300 : 0x0a000200;
+		CHECK(vpk_fib_add(f4, blk, 25, r & 1 ? 9 : 8) == 0, "phase 2 add");
+		CHECK(vpk_fib_del(f4, blk, 25) == 0, "phase 2 del");
+		if (r % 16 == 15) {
+			unsigned long c = atomic_load(&passes);
+			for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
+				;
+			CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
+		}
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	CHECK(atomic_load(&bad4) == 0, "IPv4: %lu of %lu lookups saw neither the old nor the new next hop",
+	      atomic_load(&bad4), atomic_load(&seen4));
+	CHECK(atomic_load(&bad6) == 0, "IPv6: %lu of %lu lookups saw neither the old nor the new next hop",
+	      atomic_load(&bad6), atomic_load(&seen6));
+	CHECK(atomic_load(&seen4) > 0, "the reader ran");
+	printf("reader: %lu IPv4 and %lu IPv6 lookups during %u update rounds\n", atomic_load(&seen4),
+	       atomic_load(&seen6), ROUNDS);
+	vpk_fib_free(f4);
+	vpk_fib6_free(f6);
+	return check_finish();
+}

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vpk bench fib6: the IPv6 FIB benchmark, as `vpk bench fib` for IPv4: one
+ * table (-f, e.g. the real RouteViews IPv6 table), 10 M uniformly random and
+ * 10 M in-table addresses in random order, entry widths 2/4/8; vpk's lookup
+ * variants and rte_fib6's scalar and AVX-512 types (dlopen, same process,
+ * same data) timed over the whole array per pass, passes interleaved; results
+ * cross-checked; add/delete cost in address order and shuffled; memory.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/fib6.h>
+
+#include "bench.h"
+#include "fib/fib_file.h"
+#include "fib_dpdk.h"
+#include "fib_gen.h"
+#include "json.h"
+#include "tool.h"
+
+static int cmd_bench_fib6(int argc, char **argv);
+VPK_CMD(bench_fib6, "bench fib6", "IPv6 FIB lookups (vpk variants and rte_fib6 types), updates, memory", cmd_bench_fib6);
+
+#define TBL8 200000u    /* rte_fib6 22.11 over-reserves: the RouteViews table needs ~5x what it uses */
+
+struct row6 {
+	unsigned nh_size;
+	const char *impl, *variant, *keys;
+	double med, min;
+	bool same;
+};
+
+static uint32_t
+groups6(unsigned sz)
+{
+	uint64_t m = vpk_fib6_max_nh(sz);
+
+	return m < TBL8 ? (uint32_t)m : TBL8;
+}
+
+/* Add then delete everything; cycles per route, -1 if it does not fit. */
+static int
+upd(bool dpdk, unsigned sz, const struct gen_route6 *rt, size_t n, double *add, double *del)
+{
+	struct vpk_fib6_conf c = { .nh_size = sz, .num_tbl8 = groups6(sz), .max_routes = (uint32_t)n };
+	struct vpk_fib6 *v = NULL;
+	struct dpdk_fib6 *d = NULL;
+	const char *why;
+	int bad = 0;
+
+	if (dpdk ? (d = dpdk_fib6_create(sz, groups6(sz), (uint32_t)n, 0, &why)) == NULL : vpk_fib6_create(&c, &v) != 0)
+		return -1;
+	uint64_t t0 = bench_tsc();
+	for (size_t i = 0; i < n && !bad; i++)
+		bad = dpdk ? dpdk_fib6_add(d, rt[i].ip, rt[i].depth, rt[i].nh) : vpk_fib6_add(v, rt[i].ip, rt[i].depth, rt[i].nh);
+	uint64_t t1 = bench_tsc();
+	for (size_t i = 0; i < n && !bad; i++)
+		dpdk ? dpdk_fib6_del(d, rt[i].ip, rt[i].depth) : vpk_fib6_del(v, rt[i].ip, rt[i].depth);
+	uint64_t t2 = bench_tsc();
+	dpdk_fib6_free(d);
+	vpk_fib6_free(v);
+	*add = (double)(t1 - t0) / (double)n;
+	*del = (double)(t2 - t1) / (double)n;
+	return bad ? -1 : 0;
+}
+
+static int
+cmp6(const void *a, const void *b)
+{
+	const struct gen_route6 *x = a, *y = b;
+	int c = memcmp(x->ip, y->ip, 16);
+
+	return c ? c : (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static int
+cmd_bench_fib6(int argc, char **argv)
+{
+	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+					    { NULL, 0, NULL, 0 } };
+	const char *path = NULL;
+	unsigned sizes[3] = { 2, 4, 8 }, nsizes = 3, passes = 5;
+	size_t nl = 10000000;
+	bool use_dpdk = true, updates = true;
+	int c, code = VPK_EXIT_OK;
+	char err[512];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:l:e:R:Uh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': path = optarg; break;
+		case 'l': nl = strtoull(optarg, NULL, 0); break;
+		case 'R': passes = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'D': use_dpdk = false; break;
+		case 'U': updates = false; break;
+		case 'e': {
+			int k = bench_parse_list(optarg, sizes, 3);
+			if (k <= 0)
+				return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -e %s: list of 2,4,8", optarg);
+			nsizes = (unsigned)k;
+			for (unsigned i = 0; i < nsizes; i++)
+				if (vpk_fib6_max_nh(sizes[i]) == 0)
+					return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -e %u: 2, 4 or 8", sizes[i]);
+			break;
+		}
+		case 'h':
+			printf("usage: vpk bench fib6 -f routes [-l lookups(10M)] [-e 2,4,8] [-R passes(5)] [-U] [--no-dpdk] [--json]\n");
+			return VPK_EXIT_OK;
+		default:
+			return VPK_EXIT_USAGE;
+		}
+	}
+	if (path == NULL)
+		return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -f ROUTES is required (e.g. the RouteViews IPv6 table)");
+	if (nl == 0 || passes == 0 || passes > 100)
+		return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -l and -R must be positive (-R <= 100)");
+	struct fib_file_routes fr;
+	if (vpk_fib_file_load_routes(path, 6, &fr, err, sizeof(err)) != 0)
+		return vpk_fail(VPK_EXIT_USAGE, "bench fib6: %s", err);
+	size_t nrt = fr.n;
+	struct gen_route6 *rt = malloc((nrt + 1) * sizeof(*rt));
+	struct gen_rng rng = { 1 };
+	for (size_t i = 0; i < nrt; i++) {
+		memcpy(rt[i].ip, fr.r[i].addr, 16);
+		rt[i].depth = fr.r[i].depth;
+		rt[i].nh = fr.r[i].has_nh ? fr.r[i].nh % 128 : 1 + gen_below(&rng, 127);
+	}
+	vpk_fib_file_free_routes(&fr);
+	qsort(rt, nrt, sizeof(*rt), cmp6);
+	const char *dwhy = NULL;
+	if (use_dpdk && dpdk_open(4096, &dwhy) != 0) {
+		fprintf(stderr, "vpk: bench fib6: DPDK rows skipped: %s\n", dwhy);
+		use_dpdk = false;
+	}
+	uint8_t (*keys[2])[16];
+	const char *kname[2] = { "random", "in-table" };
+	for (int k = 0; k < 2; k++) {
+		keys[k] = malloc(nl * 16);
+		gen_lookups6(rt, nrt, k == 0 ? GEN_LOOKUP_RANDOM : GEN_LOOKUP_INTABLE, 0, 11 + (uint64_t)k, keys[k], nl);
+	}
+	uint64_t *out = malloc(nl * 8), *ref = malloc(nl * 8);
+	struct row6 rows[64];
+	size_t nrows = 0;
+	double ghz = bench_tsc_hz() / 1e9;
+	struct json j;
+	if (vpk_opts.json) {
+		json_init(&j, stdout);
+		json_obj(&j, NULL);
+		json_str(&j, "routes_file", path);
+		json_u64(&j, "routes", nrt);
+		json_u64(&j, "lookups", nl);
+		json_u64(&j, "passes", passes);
+		json_dbl(&j, "tsc_ghz", ghz);
+		json_arr(&j, "tables");
+	} else {
+		printf("%zu IPv6 routes from %s, %zu lookups per key set, %u passes, TSC %.2f GHz\n", nrt, path, nl, passes, ghz);
+	}
+	for (unsigned si = 0; si < nsizes; si++) {
+		unsigned sz = sizes[si];
+		struct vpk_fib6_conf conf = { .nh_size = sz, .num_tbl8 = groups6(sz), .max_routes = (uint32_t)nrt };
+		struct vpk_fib6 *fib = NULL;
+		struct dpdk_fib6 *dfib = NULL;
+		bool ok = vpk_fib6_create(&conf, &fib) == 0, dok = false;
+		for (size_t i = 0; ok && i < nrt; i++)
+			ok = vpk_fib6_add(fib, rt[i].ip, rt[i].depth, rt[i].nh) == 0;
+		struct vpk_fib6_stats st = { 0 };
+		if (fib != NULL)
+			vpk_fib6_get_stats(fib, &st);
+		size_t dmem = 0;
+		if (use_dpdk) {
+			size_t h0 = dpdk_heap_used();
+			dfib = dpdk_fib6_create(sz, groups6(sz), (uint32_t)nrt, 0, &dwhy);
+			dok = dfib != NULL;
+			for (size_t i = 0; dok && i < nrt; i++)
+				dok = dpdk_fib6_add(dfib, rt[i].ip, rt[i].depth, rt[i].nh) == 0;
+			dmem = dpdk_heap_used() - h0;
+		}
+		struct { const char *impl, *name; const struct vpk_impl *vi; int dt; } r[8];
+		size_t nr = 0;
+		for (const struct vpk_impl *const *t = vpk_fib6_impls(VPK_FIB6_TRIE); ok && *t; t++)
+			if (vpk_impl_why_not(*t) == NULL) {
+				r[nr].impl = "vpk-trie";
+				r[nr].name = (*t)->name;
+				r[nr++].vi = *t;
+			}
+		for (int t = 1; dok && t <= 2; t++)
+			if (dpdk_fib6_select(dfib, t) == 0) {
+				r[nr].impl = "rte_fib6";
+				r[nr].name = t == 1 ? "s-scalar" : "v-avx512";
+				r[nr].vi = NULL;
+				r[nr++].dt = t;
+			}
+		nrows = 0;
+		for (int k = 0; k < 2 && nr > 0; k++) {
+			double cyc[8][100];
+			bool same[8];
+			for (size_t x = 0; x < nr; x++) {
+				if (r[x].vi) {
+					vpk_fib6_select(fib, r[x].vi->name);
+					vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])keys[k], x == 0 ? ref : out, nl);
+				} else {
+					dpdk_fib6_select(dfib, r[x].dt);
+					dpdk_fib6_lookup(dfib, (const uint8_t (*)[16])keys[k], x == 0 ? ref : out, nl);
+				}
+				same[x] = x == 0 || memcmp(ref, out, nl * 8) == 0;
+				if (!same[x])
+					code = vpk_fail(VPK_EXIT_FAIL, "bench fib6: %s %s differs (%u B, %s)", r[x].impl,
+							r[x].name, sz, kname[k]);
+			}
+			for (unsigned p = 0; p < passes; p++)
+				for (size_t x = 0; x < nr; x++) {
+					if (r[x].vi)
+						vpk_fib6_select(fib, r[x].vi->name);
+					else
+						dpdk_fib6_select(dfib, r[x].dt);
+					uint64_t t0 = bench_tsc();
+					if (r[x].vi)
+						vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])keys[k], out, nl);
+					else
+						dpdk_fib6_lookup(dfib, (const uint8_t (*)[16])keys[k], out, nl);
+					cyc[x][p] = (double)(bench_tsc() - t0) / (double)nl;
+					bench_keep(out[nl - 1]);
+				}
+			for (size_t x = 0; x < nr; x++)
+				rows[nrows++] = (struct row6){ sz, r[x].impl, r[x].name, kname[k], bench_median(cyc[x], passes),
+							       bench_min(cyc[x], passes), same[x] };
+		}
+		vpk_fib6_free(fib);
+		dpdk_fib6_free(dfib);
+		double ua[2][2] = { { -1, -1 }, { -1, -1 } }, ud[2][2] = { { -1, -1 }, { -1, -1 } };
+		for (int sh = 0; updates && sh < 2; sh++) {
+			struct gen_route6 *o = rt;
+			if (sh) {
+				o = malloc(nrt * sizeof(*o) + 1);
+				memcpy(o, rt, nrt * sizeof(*o));
+				gen_shuffle(o, nrt, sizeof(*o), 99);
+			}
+			if (upd(false, sz, o, nrt, &ua[sh][0], &ud[sh][0]) != 0)
+				ua[sh][0] = ud[sh][0] = -1;
+			if (use_dpdk && upd(true, sz, o, nrt, &ua[sh][1], &ud[sh][1]) != 0)
+				ua[sh][1] = ud[sh][1] = -1;
+			if (sh)
+				free(o);
+		}
+		if (vpk_opts.json) {
+			json_obj(&j, NULL);
+			json_u64(&j, "nh_size", sz);
+			json_bool(&j, "vpk_loaded", ok);
+			json_u64(&j, "vpk_tbl8_used", st.tbl8_used);
+			json_u64(&j, "vpk_dataplane_bytes", st.dataplane_touched);
+			json_u64(&j, "vpk_rib_bytes", st.rib_bytes);
+			json_bool(&j, "dpdk_loaded", dok);
+			json_u64(&j, "dpdk_heap_bytes", dmem);
+			json_arr(&j, "lookup");
+			for (size_t x = 0; x < nrows; x++) {
+				json_obj(&j, NULL);
+				json_str(&j, "impl", rows[x].impl);
+				json_str(&j, "variant", rows[x].variant);
+				json_str(&j, "keys", rows[x].keys);
+				json_dbl(&j, "cycles_median", rows[x].med);
+				json_dbl(&j, "cycles_min", rows[x].min);
+				json_bool(&j, "same_results", rows[x].same);
+				json_end(&j);
+			}
+			json_end(&j);
+			json_obj(&j, "updates");
+			json_dbl(&j, "vpk_add_sorted", ua[0][0]);
+			json_dbl(&j, "vpk_del_sorted", ud[0][0]);
+			json_dbl(&j, "vpk_add_shuffled", ua[1][0]);
+			json_dbl(&j, "vpk_del_shuffled", ud[1][0]);
+			json_dbl(&j, "dpdk_add_sorted", ua[0][1]);
+			json_dbl(&j, "dpdk_del_sorted", ud[0][1]);
+			json_dbl(&j, "dpdk_add_shuffled", ua[1][1]);
+			json_dbl(&j, "dpdk_del_shuffled", ud[1][1]);
+			json_end(&j);
+			json_end(&j);
+		} else {
+			printf("%u B: vpk %s (%u groups, dataplane %.1f MiB, RIB %.1f MiB); rte_fib6 %s (heap %.1f MiB at %u groups)\n",
+			       sz, ok ? "loaded" : "FAILED", st.tbl8_used, st.dataplane_touched / 1048576.0,
+			       st.rib_bytes / 1048576.0, dok ? "loaded" : use_dpdk ? "FAILED" : "skipped", dmem / 1048576.0,
+			       groups6(sz));
+			for (size_t x = 0; x < nrows; x++)
+				printf("  %-9s %-9s %-9s %9.2f cyc (best %.2f) %7.1f Mlps%s\n", rows[x].impl, rows[x].variant,
+				       rows[x].keys, rows[x].med, rows[x].min, ghz * 1e3 / rows[x].med,
+				       rows[x].same ? "" : "  DIFFERENT RESULTS");
+			if (updates)
+				printf("  updates (cycles/route) sorted add/del: vpk %.0f/%.0f rte_fib6 %.0f/%.0f; shuffled: vpk %.0f/%.0f rte_fib6 %.0f/%.0f\n",
+				       ua[0][0], ud[0][0], ua[0][1], ud[0][1], ua[1][0], ud[1][0], ua[1][1], ud[1][1]);
+		}
+	}
+	if (vpk_opts.json) {
+		json_end(&j);
+		json_end(&j);
+		json_done(&j);
+	}
+	free(keys[0]);
+	free(keys[1]);
+	free(out);
+	free(ref);
+	free(rt);
+	return code;
+}
