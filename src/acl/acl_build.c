@@ -441,7 +441,7 @@ acl_rt_free(struct acl_rt *rt)
  */
 static const struct {
 	unsigned max_trees, repl4, max_copies;
-} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { ACL_MAX_TREES, 5, 0 } };
+} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { ACL_BUILD_TREES, 5, 0 } };
 
 int acl_build_plan_override = -1;
 

@@ -37,7 +37,8 @@
 
 #define ACL_MAX_DIMS   24
 #define ACL_BLK        16               /* rules per leaf block */
-#define ACL_MAX_TREES  8
+#define ACL_MAX_TREES  16              /* per runtime: a full build uses <= ACL_BUILD_TREES, a delta adds more */
+#define ACL_BUILD_TREES 8
 #define ACL_LEAF_BIT   0x80000000u
 #define ACL_DIM_MASKED 0x80             /* acl_blk.dim[]: this dim has an m[] array */
 #define ACL_BLK_LAST   0x80             /* acl_blk.nm: last block of its leaf */

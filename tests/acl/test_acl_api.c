@@ -212,17 +212,33 @@ test_rules(void)
 	CHECK(vpk_acl_build(a) == 0, "small build fits: %s", vpk_acl_last_error(a));
 	CHECK(classify_one(a, 0x0a000201, 80) == 3, "10.0.2.1:80 -> 3");
 	{
-		struct ref_set s;
+		/* 3000 more distinct /24 rules (random ones may be shadowed by a wildcard and fit). */
+		static struct rule5 more[3000];
 		int rc;
 
-		ref_set_init(&s, REF_IPV4, 1);
-		ref_set_gen(&s, 3000, 1000000);
-		CHECK(vpk_acl_add_rules(a, s.rules, s.n) == 0, "3000 more");
+		for (uint32_t i = 0; i < 3000; i++) {
+			good_rule(&more[i], i);
+			more[i].field[1].value = 0x0b000000u + i * 256;
+			more[i].field[4] = (struct vpk_acl_field){ i % 1000, i % 1000 + 5 };
+		}
+		CHECK(vpk_acl_add_rules(a, more, 3000) == 0, "3000 more");
 		rc = vpk_acl_build(a);
 		CHECK(rc == -ERANGE && strstr(vpk_acl_last_error(a), "max_size") != NULL,
 		      "over max_size: rc %d '%s'", rc, vpk_acl_last_error(a));
 		CHECK(classify_one(a, 0x0a000201, 80) == 3, "old runtime still answers");
-		ref_set_free(&s);
+		/* A single added rule goes the delta way; over the limit, it fails the same way. */
+		struct vpk_acl *b = mk(1, 0, 16384);
+		struct vpk_acl_stats bst;
+
+		CHECK(vpk_acl_add_rules(b, r, 4) == 0 && vpk_acl_build(b) == 0, "small build in 16 KiB");
+		CHECK(vpk_acl_add_rules(b, more, 1) == 0 && vpk_acl_build(b) == 0, "delta within max_size");
+		CHECK(vpk_acl_get_stats(b, &bst) == 0 && bst.rules == 5 && bst.trees == 2, "delta runtime: %u trees",
+		      bst.trees);
+		CHECK(vpk_acl_add_rules(b, more + 1, 1000) == 0, "1000 more");
+		rc = vpk_acl_build(b);
+		CHECK(rc == -ERANGE, "delta over max_size: rc %d '%s'", rc, vpk_acl_last_error(b));
+		CHECK(classify_one(b, 0x0a000201, 80) == 3, "old runtime still answers after a failed build");
+		vpk_acl_destroy(b);
 	}
 	vpk_acl_destroy(a);
 }
