@@ -6,7 +6,7 @@
  *    addresses ahead, then the chain of byte levels.
  *  - avx2: the avx512 scheme on 2 x 8 addresses; 8-byte entries use the
  *    scalar walk (4 lanes of 64-bit gathers do not pay).
- *  - avx512: 2 x 16 addresses per iteration; address bytes come from in-lane
+ *  - avx512: 4 x 16 addresses per iteration; address bytes come from in-lane
  *    byte shuffles of the loaded addresses (see below), one masked gather per
  *    level and block, the two blocks' gathers interleaved.
  * Every variant returns exactly what the scalar loop does.
@@ -103,7 +103,8 @@ v6_idx24(const struct v6blk *b)
 
 static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 };
 
-/* 2 blocks of 16 per iteration, their gathers interleaved, for memory-level parallelism. */
+/* V6_NB blocks of 16 per iteration, their gathers interleaved, for memory-level parallelism. */
+#define V6_NB 4
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                      \
 	static inline __attribute__((always_inline)) size_t NAME(const struct trie6 *t, const uint8_t (*ips)[16],          \
 				  uint64_t *nhs, size_t n)                                  \
@@ -112,43 +113,48 @@ static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 
 		const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);      \
 		const void *t24 = t->tbl24, *t8 = t->tbl8;                                 \
 		size_t i = 0;                                                              \
-		for (; i + 32 <= n; i += 32) {                                             \
-			struct v6blk A, B;                                                 \
-			if (i + 32 + V6_PF <= n) {  /* tbl24 entries V6_PF addresses ahead */ \
+		for (; i + 16 * V6_NB <= n; i += 16 * V6_NB) {                             \
+			struct v6blk A[V6_NB];                                             \
+			__m512i e[V6_NB];                                                  \
+			__mmask16 m[V6_NB], any = 0;                                       \
+			if (i + 16 * V6_NB + V6_PF <= n) {  /* tbl24 entries ahead */      \
 				struct v6blk P;                                            \
 				uint32_t pf[16];                                           \
-				for (int h = 0; h < 2; h++) {                              \
+				for (int h = 0; h < V6_NB; h++) {                          \
 					v6_load(&P, ips + i + V6_PF + 16 * h);             \
 					_mm512_storeu_si512((void *)pf, v6_idx24(&P));     \
 					for (int q = 0; q < 16; q++)                       \
 						__builtin_prefetch((const char *)t24 + (size_t)pf[q] * SC); \
 				}                                                          \
 			}                                                                  \
-			v6_load(&A, ips + i);                                              \
-			v6_load(&B, ips + i + 16);                                         \
-			__m512i ea = _mm512_and_si512(_mm512_i32gather_epi32(v6_idx24(&A), t24, SC), keep); \
-			__m512i eb = _mm512_and_si512(_mm512_i32gather_epi32(v6_idx24(&B), t24, SC), keep); \
-			__mmask16 ma = _mm512_test_epi32_mask(ea, one), mb = _mm512_test_epi32_mask(eb, one); \
-			for (int k = 3; ma | mb; k++) {                                    \
-				if (ma) {                                                  \
-					__m512i x = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(ea, 1), 8), \
-								     v6_pick(&A, k));      \
-					ea = _mm512_and_si512(_mm512_mask_i32gather_epi32(ea, ma, x, t8, SC), keep); \
-				}                                                          \
-				if (mb) {                                                  \
-					__m512i x = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(eb, 1), 8), \
-								     v6_pick(&B, k));      \
-					eb = _mm512_and_si512(_mm512_mask_i32gather_epi32(eb, mb, x, t8, SC), keep); \
-				}                                                          \
-				ma = _mm512_test_epi32_mask(ea, one);                      \
-				mb = _mm512_test_epi32_mask(eb, one);                      \
+			for (int b = 0; b < V6_NB; b++) {                                  \
+				v6_load(&A[b], ips + i + 16 * b);                          \
+				e[b] = _mm512_and_si512(_mm512_i32gather_epi32(v6_idx24(&A[b]), t24, SC), keep); \
 			}                                                                  \
-			ea = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(ea, 1));      \
-			eb = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(eb, 1));      \
-			_mm512_storeu_si512((void *)(nhs + i), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(ea))); \
-			_mm512_storeu_si512((void *)(nhs + i + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(ea, 1))); \
-			_mm512_storeu_si512((void *)(nhs + i + 16), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(eb))); \
-			_mm512_storeu_si512((void *)(nhs + i + 24), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(eb, 1))); \
+			for (int b = 0; b < V6_NB; b++) {                                  \
+				m[b] = _mm512_test_epi32_mask(e[b], one);                  \
+				any |= m[b];                                               \
+			}                                                                  \
+			for (int k = 3; any; k++) {                                        \
+				any = 0;                                                   \
+				for (int b = 0; b < V6_NB; b++)                            \
+					if (m[b]) {                                        \
+						__m512i x = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(e[b], 1), 8), \
+									     v6_pick(&A[b], k)); \
+						e[b] = _mm512_and_si512(_mm512_mask_i32gather_epi32(e[b], m[b], x, t8, SC), keep); \
+					}                                                  \
+				for (int b = 0; b < V6_NB; b++) {                          \
+					m[b] = _mm512_test_epi32_mask(e[b], one);          \
+					any |= m[b];                                       \
+				}                                                          \
+			}                                                                  \
+			for (int b = 0; b < V6_NB; b++) {                                  \
+				__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e[b], 1)); \
+				_mm512_storeu_si512((void *)(nhs + i + 16 * b),            \
+						    _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r))); \
+				_mm512_storeu_si512((void *)(nhs + i + 16 * b + 8),        \
+						    _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1))); \
+			}                                                                  \
 		}                                                                          \
 		return i;                                                                  \
 	}
