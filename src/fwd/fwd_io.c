@@ -317,7 +317,6 @@ mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t 
 {
 	struct vpk_fwd *f = vpk_node_ctx(rt);
 	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
-	void *base = vpk_node_pool_base(rt);
 
 	(void)b;
 	(void)bi;
@@ -325,15 +324,7 @@ mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t 
 	if (f->traffic_total - f->traffic_done < want)
 		want = (uint32_t)(f->traffic_total - f->traffic_done);
 	got = vpk_pool_alloc_burst(f->pool, idx, want);
-	for (uint32_t i = 0; i < got; i++) {
-		struct vpk_buf *x = vpk_buf_from_idx(base, idx[i]);
-		size_t t = (size_t)((f->traffic_done + i) % f->n_tmpl);
-
-		memcpy(vpk_buf_data(x), f->tmpl + t * FWD_TMPL_MAX, f->tmpl_len[t]);
-		x->len = x->total_len = f->tmpl_len[t];
-		x->rx_if = 0;
-		vpk_node_trace_mark(rt, x);
-	}
+	fwd_fill_templates(rt, f, NULL, 0, f->traffic_done, idx, got);
 	f->traffic_done += got;
 	if (f->n_ifs > 0)
 		f->ifs[0].rx += got;
@@ -369,31 +360,9 @@ fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 	vpk_pool_free_bulk(f->pool, bi, n);
 }
 
-static const char *const input_next[] = { "ethernet-input" };
-static const struct vpk_node_impl io_input_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, io_input_fn };
-static const struct vpk_impl *const io_input_impls[] = { &io_input_impl.base, NULL };
-static const struct vpk_node_impl mem_input_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, mem_input_fn };
-static const struct vpk_impl *const mem_input_impls[] = { &mem_input_impl.base, NULL };
-
-static int
-input_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return conf != NULL ? 0 : -EINVAL;
-}
-
-static const struct vpk_node_reg pcap_input_reg = {
-	.name = fwd_pcap_input_name, .type = VPK_NODE_INPUT, .n_next = 1, .next_names = input_next,
-	.impls = io_input_impls, .init = input_init,
-};
-static const struct vpk_node_reg io_input_reg = {
-	.name = fwd_io_input_name, .type = VPK_NODE_INPUT, .n_next = 1, .next_names = input_next,
-	.impls = io_input_impls, .init = input_init,
-};
-static const struct vpk_node_reg mem_input_reg = {
-	.name = fwd_mem_input_name, .type = VPK_NODE_INPUT, .n_next = 1, .next_names = input_next,
-	.impls = mem_input_impls, .init = input_init,
-};
+FWD_INPUT_NODE(pcap_input, fwd_pcap_input_name, io_input_fn, 1);
+FWD_INPUT_NODE(io_input, fwd_io_input_name, io_input_fn, 1);
+FWD_INPUT_NODE(mem_input, fwd_mem_input_name, mem_input_fn, 1);
 
 static int reg_rc;
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;

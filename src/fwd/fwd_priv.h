@@ -108,6 +108,29 @@ int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 /* fwd.c: format a message into @err (if not NULL) and return @rc. */
 int fwd_errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * Input nodes of the forwarder (pcap/io, mem, ring, rss-mem, wide-*): one
+ * scalar variant, next arc "ethernet-input" (or none), ctx = the conf
+ * pointer. FWD_INPUT_NODE(var, name, fn, n_next) defines `var##_reg`.
+ */
+extern const char *const fwd_input_next[];
+int fwd_input_init(struct vpk_node_rt *rt, void *conf);
+#define FWD_INPUT_NODE(var, nodename, func, nnext)                                      \
+	static const struct vpk_node_impl var##_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, func }; \
+	static const struct vpk_impl *const var##_impls[] = { &var##_impl.base, NULL };  \
+	static const struct vpk_node_reg var##_reg = {                                   \
+		.name = nodename, .type = VPK_NODE_INPUT, .n_next = (nnext),             \
+		.next_names = (nnext) ? fwd_input_next : NULL, .impls = var##_impls,      \
+		.init = fwd_input_init }
+
+/*
+ * In-memory traffic: fill the @got buffers @idx with packet templates; the
+ * k-th gets template order[(done + k) % n_order] (order NULL: (done + k) %
+ * f->n_tmpl). Marks traced packets.
+ */
+void fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order,
+			size_t n_order, uint64_t done, const uint32_t *idx, uint32_t got);
+
 /* fwd_acl.c */
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 		    char *err, size_t len);

@@ -14,6 +14,32 @@
 
 #include "fwd/fwd_priv.h"
 
+const char *const fwd_input_next[] = { "ethernet-input" };
+
+int
+fwd_input_init(struct vpk_node_rt *rt, void *conf)
+{
+	vpk_node_set_ctx(rt, conf);
+	return conf != NULL ? 0 : -EINVAL;
+}
+
+void
+fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order,
+		   size_t n_order, uint64_t done, const uint32_t *idx, uint32_t got)
+{
+	void *base = vpk_node_pool_base(rt);
+
+	for (uint32_t i = 0; i < got; i++) {
+		struct vpk_buf *x = vpk_buf_from_idx(base, idx[i]);
+		size_t t = order != NULL ? order[(done + i) % n_order] : (size_t)((done + i) % f->n_tmpl);
+
+		memcpy(vpk_buf_data(x), f->tmpl + t * FWD_TMPL_MAX, f->tmpl_len[t]);
+		x->len = x->total_len = f->tmpl_len[t];
+		x->rx_if = 0;
+		vpk_node_trace_mark(rt, x);
+	}
+}
+
 int
 fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
 {

@@ -179,24 +179,8 @@ wide_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t
 	return 0;
 }
 
-static const struct vpk_node_impl ret_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, wide_return_fn };
-static const struct vpk_impl *const ret_impls[] = { &ret_impl.base, NULL };
-static const struct vpk_node_impl win_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, wide_input_fn };
-static const struct vpk_impl *const win_impls[] = { &win_impl.base, NULL };
-
-static int
-wide_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return conf != NULL ? 0 : -EINVAL;
-}
-
-static const struct vpk_node_reg ret_reg = {
-	.name = fwd_wide_return_name, .type = VPK_NODE_INPUT, .impls = ret_impls, .init = wide_init,
-};
-static const struct vpk_node_reg win_reg = {
-	.name = wide_input_name, .type = VPK_NODE_INPUT, .impls = win_impls, .init = wide_init,
-};
+FWD_INPUT_NODE(ret, fwd_wide_return_name, wide_return_fn, 0);
+FWD_INPUT_NODE(win, wide_input_name, wide_input_fn, 0);
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 static int reg_rc;
 

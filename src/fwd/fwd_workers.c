@@ -151,7 +151,6 @@ rss_mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint3
 	struct fwd_wk *wk = vpk_node_ctx(rt);
 	struct vpk_fwd *f = wk->f;
 	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
-	void *base = vpk_node_pool_base(rt);
 
 	(void)b;
 	(void)bi;
@@ -159,41 +158,15 @@ rss_mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint3
 	if (wk->quota - wk->done < want)
 		want = (uint32_t)(wk->quota - wk->done);
 	got = vpk_pool_alloc_burst(f->pool, idx, want);
-	for (uint32_t i = 0; i < got; i++) {
-		struct vpk_buf *x = vpk_buf_from_idx(base, idx[i]);
-		size_t t = wk->tmpl[(wk->done + i) % wk->n_tmpl];
-
-		memcpy(vpk_buf_data(x), f->tmpl + t * FWD_TMPL_MAX, f->tmpl_len[t]);
-		x->len = x->total_len = f->tmpl_len[t];
-		vpk_node_trace_mark(rt, x);
-	}
+	fwd_fill_templates(rt, f, wk->tmpl, wk->n_tmpl, wk->done, idx, got);
 	wk->done += got;
 	wk->produced += got;
 	vpk_node_enqueue_one(rt, idx, 0, got);
 	return got;
 }
 
-static const char *const input_next[] = { "ethernet-input" };
-static const struct vpk_node_impl ring_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, ring_input_fn };
-static const struct vpk_impl *const ring_impls[] = { &ring_impl.base, NULL };
-static const struct vpk_node_impl rmem_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, rss_mem_input_fn };
-static const struct vpk_impl *const rmem_impls[] = { &rmem_impl.base, NULL };
-
-static int
-wk_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return conf != NULL ? 0 : -EINVAL;
-}
-
-static const struct vpk_node_reg ring_reg = {
-	.name = ring_input_name, .type = VPK_NODE_INPUT, .n_next = 1, .next_names = input_next,
-	.impls = ring_impls, .init = wk_init,
-};
-static const struct vpk_node_reg rmem_reg = {
-	.name = rss_mem_input_name, .type = VPK_NODE_INPUT, .n_next = 1, .next_names = input_next,
-	.impls = rmem_impls, .init = wk_init,
-};
+FWD_INPUT_NODE(ring, ring_input_name, ring_input_fn, 1);
+FWD_INPUT_NODE(rmem, rss_mem_input_name, rss_mem_input_fn, 1);
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 static int reg_rc;
 

@@ -482,6 +482,47 @@ test_many_frames(void)
 	n_pkts = keep;
 }
 
+/*
+ * A truncated IPv4 header in the last buffer of a pool whose memory ends at
+ * an inaccessible page: ip4-input must not let the checksum kernel read the
+ * 60 bytes its IHL claims (regression: it used to, reading past the pool).
+ */
+static void
+test_truncated_header_at_pool_end(void)
+{
+	enum { NB = 4, STRIDE = 64 + 128 + 64 };
+	void *mem = check_guard_alloc(NB * STRIDE);
+	struct vpk_pool_conf pc = { .n_bufs = NB, .data_size = 64, .mem = mem, .mem_len = NB * STRIDE };
+	const char *const nodes[] = { "ethernet-input", "ip4-input", "ip6-input", "ip4-lookup", "ip6-lookup",
+				      "ip4-rewrite", "ip6-rewrite", "interface-output", "error-drop", NULL };
+	struct vpk_graph_conf gc = { .nodes = nodes };
+	struct vpk_pool *p;
+	struct vpk_graph *g;
+	uint32_t idx[NB];
+
+	CHECK(vpk_pool_create(&pc, &p) == 0, "pool on caller memory");
+	gc.pool = p;
+	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_graph_last_error());
+	CHECK(vpk_pool_alloc_burst(p, idx, NB) == NB, "alloc");
+	/* All NB buffers take part, so the last one of the pool (against the guard page) is one. */
+	for (int i = 0; i < NB; i++) {
+		struct vpk_buf *b = vpk_buf_from_idx(vpk_pool_base(p), idx[i]);
+		uint8_t *d = vpk_buf_data(b);
+
+		memset(d, 0, 64);
+		d[12] = 0x08;
+		d[14] = 0x4f;           /* IHL 15: claims 60 header bytes, the frame has 30 */
+		b->len = b->total_len = 14 + 30;
+	}
+	vpk_graph_inject(g, "ethernet-input", idx, NB);
+	vpk_graph_run_once(g);
+	CHECK(error_count(g, "ip4-input", "longer than the frame") == NB, "truncated headers not counted");
+	CHECK(vpk_pool_in_use(p) == 0, "%u buffers leaked", vpk_pool_in_use(p));
+	vpk_graph_destroy(g);
+	vpk_pool_destroy(p);
+	check_guard_free(mem, NB * STRIDE);
+}
+
 int
 main(void)
 {
@@ -515,6 +556,7 @@ main(void)
 	test_forcing_and_errors();
 	test_trace();
 	test_many_frames();
+	test_truncated_header_at_pool_end();
 	CHECK(vpk_pool_in_use(pool) == 0, "buffers leaked at exit: %u", vpk_pool_in_use(pool));
 	vpk_pool_destroy(pool);
 	vpk_fib_free(fib);

@@ -8,9 +8,9 @@
  * packets go to ip4-acl when the graph has it, else to ip4-lookup.
  *
  * The checksums of the whole frame are verified first by the IPv4 checksum
- * kernel of this node's own ISA (a header of 20..60 bytes is always inside
- * the buffer's data area, so the kernel may read it even for short frames;
- * the result is used only after the length checks pass).
+ * kernel of this node's own ISA; headers not wholly inside the frame are
+ * swapped for a zero header first (their packets fail the length checks,
+ * which come before the checksum's verdict is used).
  */
 #include "graph/nodes/nodes.h"
 #include "pkt/ip4_csum.h"
@@ -22,6 +22,8 @@ enum {
 };
 
 extern const struct ip4_csum_impl VPK_FN(ip4_csum);
+
+static const uint8_t zero_hdr[60];      /* IHL 0: fails the checksum check, read safely */
 
 static inline __attribute__((always_inline)) uint16_t
 ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd)
@@ -62,8 +64,15 @@ VPK_FN(ip4_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 	uint16_t fwd = vpk_node_has_next(rt, IP4_NEXT_BYPASS) ? IP4_NEXT_BYPASS /* tunnels */
 		     : vpk_node_has_next(rt, IP4_NEXT_ACL) ? IP4_NEXT_ACL : IP4_NEXT_LOOKUP;
 
-	for (uint32_t i = 0; i < n; i++)
-		hdr[i] = vpk_buf_area(b[i]) + b[i]->l3_off;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *h = vpk_buf_area(b[i]) + b[i]->l3_off;
+		uint32_t left = vpk_l3_left(b[i]);
+
+		/* The kernel reads max(20, 4*IHL) bytes: a header not wholly in the
+		 * frame (dropped below anyway) is replaced by a zero one, so nothing
+		 * past the buffer's data is read, whatever the pool's data size. */
+		hdr[i] = left >= 20 && (h[0] & 15u) * 4 <= left ? h : zero_hdr;
+	}
 	VPK_FN(ip4_csum).check_bulk(hdr, ok, n);
 	for (uint32_t i = 0; i < n; i++)
 		next[i] = ip4_one(rt, b[i], ok[i], fwd);
