@@ -92,12 +92,7 @@ arena_grow(struct bm16 *b, size_t need)
 static size_t
 node_words(const uint32_t *n)
 {
-	uint16_t cum[4];
-	uint64_t last;
-
-	memcpy(cum, n + 8, sizeof(cum));
-	memcpy(&last, n + 6, sizeof(last));
-	return BM16_HDR_WORDS + cum[3] + (size_t)__builtin_popcountll(last);
+	return BM16_HDR_WORDS + (n[9] >> 24) + (size_t)__builtin_popcount(n[7]);
 }
 
 /* Compress 256 u32 values into a node; returns its arena word or 0 on ENOMEM. */
@@ -113,15 +108,15 @@ node_build(struct bm16 *b, const uint32_t v[256])
 	/* 64-byte aligned: bitmaps and run counts (40 bytes) in one cache line. */
 	size_t at = (b->arena_used + 15) & ~(size_t)15;
 	uint32_t *n = b->arena + at;
-	uint64_t bm[4] = { 0, 0, 0, 0 };
-	uint16_t cum[4];
+	uint32_t bm[8] = { 0 };
+	uint8_t cum[8];
 	uint32_t k = 0;
-	for (int w = 0; w < 4; w++) {
-		cum[w] = (uint16_t)k;
-		for (int j = 0; j < 64; j++) {
-			int i = w * 64 + j;
+	for (int w = 0; w < 8; w++) {
+		cum[w] = (uint8_t)k;    /* <= 32 * 7 */
+		for (int j = 0; j < 32; j++) {
+			int i = w * 32 + j;
 			if (i == 0 || v[i] != v[i - 1]) {
-				bm[w] |= UINT64_C(1) << j;
+				bm[w] |= UINT32_C(1) << j;
 				n[BM16_HDR_WORDS + k++] = v[i];
 			}
 		}

@@ -11,12 +11,16 @@
  *
  *   direct[ip >> 16]: u32   bit0 = 0: next hop = value >> 1
  *                           bit0 = 1: node at arena word (value >> 1)
- *   node (u32 words):       bm[4] (4 x 64 bits: bit i set where a run of equal
- *                           entries starts at index i, bit 0 always set)
- *                           cum[4] (u16: runs before each 64-bit word)
+ *   node (u32 words, 64-byte aligned):
+ *                           bm[8] (8 x 32 bits: bit j of word h set where a
+ *                           run of equal entries starts at index 32h + j;
+ *                           bit 0 of word 0 always set)
+ *                           cum[8] (u8 in words 8-9: runs starting before
+ *                           word h, at most 224)
  *                           val[runs] (u32, same encoding as direct; at the
  *                           /24 level bit0 = 1 points to a /32-level node)
- *   entry i of a node = val[cum[i >> 6] + popcount(bm[i >> 6] & ~0 >> (63 - i % 64)) - 1]
+ *   entry x of a node = val[cum[x >> 5] + popcount(bm[x >> 5] & ~0u >> (31 - x % 32)) - 1]
+ *   A lookup reads one header line (bitmap word + run count) and one value.
  *
  * The real RouteViews table (606 k routes) takes a few MiB instead of 64+ MiB,
  * so random lookups hit L2/LLC instead of DRAM. Next hops must fit 31 bits
