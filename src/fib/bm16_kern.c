@@ -11,6 +11,7 @@
  *    a node; popcount in SWAR form except on avx512icl.
  * All return exactly what the scalar code does.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/kern.h"
@@ -137,8 +138,11 @@ prefetch16(const uint32_t *arena, __m512i at)
  * headers; stage 2: gather bitmap word and run count of block k+VD, prefetch
  * the values; stage 3: gather the values of block k, /32 level if needed).
  */
-#define VD 2u
-#define VR 8u           /* ring, a power of two > 2 * VD */
+#ifndef BM16_VD
+#define BM16_VD 2
+#endif
+#define VD ((unsigned)BM16_VD)
+#define VR 16u          /* ring, a power of two > 4 * VD */
 
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
@@ -147,8 +151,9 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 	const uint32_t *ar = b->arena;
 	size_t nb = n / 16;
 	__m512i rd[VR], rr[VR];
+	__mmask16 rm[VR];
 
-	for (size_t t = 0; t < nb + 2 * VD; t++) {
+	for (size_t t = 0; t < nb + 4 * VD; t++) {
 		if (t < nb) {
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * t));
 			__m512i d = _mm512_i32gather_epi32(_mm512_srli_epi32(ip, 16), b->direct, 4);
@@ -165,17 +170,33 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			rr[k % VR] = r;
 			prefetch16(ar, r);
 		}
-		if (t >= 2 * VD) {
+		if (t >= 2 * VD && t - 2 * VD < nb) {
 			size_t k = t - 2 * VD;
 			__m512i d = rd[k % VR];
 			__mmask16 m = _mm512_test_epi32_mask(d, one);
 			d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
+			rd[k % VR] = d;
 			m = _mm512_test_epi32_mask(d, one);
-			if (__builtin_expect(m != 0, 0)) {
+			rm[k % VR] = m;
+			if (m)
+				prefetch16(ar, _mm512_maskz_srli_epi32(m, d, 1));
+		}
+		if (t >= 3 * VD && t - 3 * VD < nb) {
+			size_t k = t - 3 * VD;
+			__mmask16 m = rm[k % VR];
+			if (m) {
 				__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
-				__m512i r = rank16(ar, m, _mm512_maskz_srli_epi32(m, d, 1), _mm512_and_si512(ip, ff));
-				d = _mm512_mask_i32gather_epi32(d, m, r, ar, 4);
+				__m512i r = rank16(ar, m, _mm512_maskz_srli_epi32(m, rd[k % VR], 1), _mm512_and_si512(ip, ff));
+				rr[k % VR] = r;
+				prefetch16(ar, r);
 			}
+		}
+		if (t >= 4 * VD) {
+			size_t k = t - 4 * VD;
+			__m512i d = rd[k % VR];
+			__mmask16 m = rm[k % VR];
+			if (m)
+				d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
 			d = _mm512_srli_epi32(d, 1);
 			_mm512_storeu_si512((void *)(nhs + 16 * k), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(d)));
 			_mm512_storeu_si512((void *)(nhs + 16 * k + 8),
@@ -225,8 +246,8 @@ prefetch8(const uint32_t *arena, __m256i at)
 }
 
 /* AVX2: the AVX-512 pipeline on blocks of 8 keys. */
-#define VD 4u
-#define VR 16u
+#define VD 3u
+#define VR 16u          /* ring, a power of two > 4 * VD */
 
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
@@ -236,8 +257,9 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 	const int *a = (const int *)ar;
 	size_t nb = n / 8;
 	__m256i rd[VR], rr[VR];
+	bool rm[VR];
 
-	for (size_t t = 0; t < nb + 2 * VD; t++) {
+	for (size_t t = 0; t < nb + 4 * VD; t++) {
 		if (t < nb) {
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * t));
 			__m256i d = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(ip, 16), 4);
@@ -255,16 +277,34 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			rr[k % VR] = r;
 			prefetch8(ar, r);
 		}
-		if (t >= 2 * VD) {
+		if (t >= 2 * VD && t - 2 * VD < nb) {
 			size_t k = t - 2 * VD;
 			__m256i d = rd[k % VR];
 			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
 			d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
+			rd[k % VR] = d;
 			m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-			if (__builtin_expect(!_mm256_testz_si256(m, m), 0)) {
+			rm[k % VR] = !_mm256_testz_si256(m, m);
+			if (rm[k % VR])
+				prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
+		}
+		if (t >= 3 * VD && t - 3 * VD < nb) {
+			size_t k = t - 3 * VD;
+			if (rm[k % VR]) {
 				__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+				__m256i d = rd[k % VR];
+				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
 				__m256i r = rank8(ar, m, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)), _mm256_and_si256(ip, ff));
-				d = _mm256_mask_i32gather_epi32(d, a, r, m, 4);
+				rr[k % VR] = r;
+				prefetch8(ar, r);
+			}
+		}
+		if (t >= 4 * VD) {
+			size_t k = t - 4 * VD;
+			__m256i d = rd[k % VR];
+			if (rm[k % VR]) {
+				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+				d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
 			}
 			d = _mm256_srli_epi32(d, 1);
 			_mm256_storeu_si256((void *)(nhs + 8 * k), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(d)));
