@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/kern.h"
 #include "core/registry.h"
@@ -163,6 +166,26 @@ vpk_bm16_reclaim(struct bm16 *b)
 	return n;
 }
 
+/* Bitmap word w of 256 values: bit j set where v[32w + j] starts a run. */
+static uint32_t
+run_starts(const uint32_t v[256], unsigned w)
+{
+	const uint32_t *p = v + 32 * w;
+	uint32_t bits = 0;
+#ifdef __SSE2__
+	for (unsigned j = 0; j < 32; j += 4) {
+		__m128i cur = _mm_loadu_si128((const __m128i *)(p + j));
+		__m128i prev = w + j == 0 ? _mm_set_epi32((int)p[2], (int)p[1], (int)p[0], (int)~p[0])
+					  : _mm_loadu_si128((const __m128i *)(p + j - 1));
+		bits |= (uint32_t)(~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, prev))) & 0xf) << j;
+	}
+#else
+	for (unsigned j = 0; j < 32; j++)
+		bits |= (uint32_t)(p[j] != (w + j == 0 ? ~p[0] : p[(int)j - 1])) << j;
+#endif
+	return bits;
+}
+
 /* Compress 256 values into n (>= BM16_HDR_WORDS + 256 words); returns the word count. */
 static unsigned
 node_encode(uint32_t *n, const uint32_t v[256])
@@ -170,31 +193,15 @@ node_encode(uint32_t *n, const uint32_t v[256])
 	uint32_t k = 0;
 
 	for (unsigned w = 0; w < 8; w++) {
-		const uint32_t *p = v + 32 * w;
-		uint32_t bits = 0;
-		for (unsigned j = 0; j < 32; j++)
-			bits |= (uint32_t)(p[j] != (w + j == 0 ? ~p[0] : p[(int)j - 1])) << j;
+		uint32_t bits = run_starts(v, w);
 		((uint8_t *)(n + 8))[w] = (uint8_t)k;   /* <= 32 * 7 */
 		n[w] = bits;
 		while (bits) {
-			n[BM16_HDR_WORDS + k++] = p[__builtin_ctz(bits)];
+			n[BM16_HDR_WORDS + k++] = v[32 * w + (unsigned)__builtin_ctz(bits)];
 			bits &= bits - 1;
 		}
 	}
 	return BM16_HDR_WORDS + k;
-}
-
-/* Expand the node at word `at` into its 256 values. */
-static void
-node_decode(const uint32_t *arena, uint32_t at, uint32_t v[256])
-{
-	const uint32_t *n = arena + at;
-	int k = -1;
-
-	for (unsigned i = 0; i < 256; i++) {
-		k += (n[i >> 5] >> (i & 31)) & 1;
-		v[i] = n[BM16_HDR_WORDS + k];
-	}
 }
 
 /* Publish-ready copy of an encoded node; 0 when the arena is exhausted. */
@@ -216,8 +223,8 @@ node_store(struct bm16 *b, const uint32_t *enc, unsigned words)
 static int
 chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24, uint32_t hi24)
 {
-	uint32_t v[256], old_v[256], enc[BM16_HDR_WORDS + 256];
-	uint32_t fresh[256], retire[256];
+	uint32_t v[256], enc[BM16_HDR_WORDS + 256];
+	uint32_t fresh[256], retire[256], keep[256];
 	unsigned nfresh = 0, nretire = 0;
 	uint32_t old = b->direct[c], any_ext = 0, diff = 0;
 	unsigned lo = lo24 > c * 256 ? lo24 - c * 256 : 0;
@@ -228,13 +235,36 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 		any_ext |= v[i];
 		diff |= v[i] ^ v[0];
 	}
-	if (old & 1)
-		node_decode(b->arena, old >> 1, old_v);
+	/* The old node's /32-level nodes: kept outside [lo, hi], retired inside. */
+	bool old_ext = false;
+	if (old & 1) {
+		const uint32_t *n = b->arena + (old >> 1);
+		unsigned runs = node_runs(n);
+		uint32_t any = 0;
+		for (unsigned k = 0; k < runs; k++)
+			any |= n[BM16_HDR_WORDS + k];
+		if (any & 1) {
+			old_ext = true;
+			memset(keep, 0, sizeof(keep));
+			for (unsigned w = 0, k = 0; w < 8; w++)
+				for (uint32_t bits = n[w]; bits; bits &= bits - 1) {
+					unsigned pos = 32 * w + (unsigned)__builtin_ctz(bits);
+					uint32_t o = n[BM16_HDR_WORDS + k++];
+					if (!(o & 1))
+						continue;
+					if (pos >= lo && pos <= hi)
+						retire[nretire++] = o >> 1;
+					else
+						keep[pos] = o;
+				}
+		}
+	}
 	for (unsigned i = 0; (any_ext & 1) && i < 256; i++) {
 		if (!(v[i] & 1))
 			continue;
-		if ((old & 1) && (old_v[i] & 1) && (i < lo || i > hi)) {
-			v[i] = old_v[i];        /* untouched /24: keep its /32-level node */
+		uint32_t o = old_ext ? keep[i] : 0;
+		if (o & 1) {
+			v[i] = o;               /* untouched /24: keep its /32-level node */
 			continue;
 		}
 		uint32_t g[256];
@@ -245,9 +275,6 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 		fresh[nfresh++] = at;
 		v[i] = at << 1 | 1;
 	}
-	for (unsigned i = lo; (old & 1) && i <= hi; i++)
-		if (old_v[i] & 1)
-			retire[nretire++] = old_v[i] >> 1;
 	uint32_t nu;
 	if (diff == 0 && !(v[0] & 1)) {
 		nu = v[0];
