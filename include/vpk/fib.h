@@ -35,7 +35,10 @@
  * another /24 could read that /24's next hop. For lock-free readers turn on
  * vpk_fib_set_deferred_free() and call vpk_fib_reclaim() after every reader
  * has passed a quiescent state (the caller's RCU/QSBR/epoch scheme).
- * VPK_FIB_BM16 does not support lookups concurrent with updates.
+ * VPK_FIB_BM16 too: a changed /16 chunk is built aside and published by one
+ * atomic store; the nodes it replaced are freed at once, or parked by
+ * deferred freeing until vpk_fib_reclaim() (they do not count against
+ * num_tbl8).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -74,7 +77,7 @@ struct vpk_fib_stats {
 	uint32_t tbl8_total;        /**< Groups available (after rounding). */
 	uint32_t tbl8_used;         /**< Groups populated now. */
 	uint32_t tbl8_reserved;     /**< /24 blocks holding routes longer than /24. */
-	uint32_t tbl8_deferred;     /**< Freed groups awaiting vpk_fib_reclaim(). */
+	uint32_t tbl8_deferred;     /**< Freed groups (bm16: nodes) awaiting vpk_fib_reclaim(). */
 	size_t dataplane_bytes;     /**< Bytes of lookup tables allocated (virtual). */
 	size_t dataplane_touched;   /**< Bytes of lookup tables that were written (resident upper bound). */
 	size_t rib_bytes;           /**< Control-plane bytes: the RIB node array, plus (VPK_FIB_BM16)
@@ -174,7 +177,7 @@ VPK_API int vpk_fib_select(struct vpk_fib *fib, const char *variant);
  */
 VPK_API int vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on);
 
-/** Return parked groups to the pool. @return how many (>= 0), or -EINVAL (NULL fib). */
+/** Return parked groups (bm16: parked nodes) to the pool. @return how many (>= 0), or -EINVAL (NULL fib). */
 VPK_API int vpk_fib_reclaim(struct vpk_fib *fib);
 
 /**

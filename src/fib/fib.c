@@ -144,7 +144,7 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 		return -ENOMEM;
 	}
 	if (type == VPK_FIB_BM16) {
-		if (vpk_bm16_init(&fib->bm, (uint32_t)ntbl8, conf->default_nh) != 0) {
+		if (vpk_bm16_init(&fib->bm, conf->default_nh) != 0) {
 			vpk_dir24_8_fini(&fib->dp);
 			vpk_rib_fini(&fib->rib);
 			free(fib);
@@ -326,6 +326,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	st->rib_bytes = vpk_rib_mem(&fib->rib);
 	if (fib->type == VPK_FIB_BM16) {
 		st->tbl8_total = fib->conf.num_tbl8;
+		st->tbl8_deferred = (uint32_t)fib->bm.npending;
 		st->rib_bytes += st->dataplane_touched;
 		st->dataplane_bytes = st->dataplane_touched = vpk_bm16_bytes(&fib->bm);
 	}
@@ -372,7 +373,10 @@ vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on)
 {
 	if (fib == NULL)
 		return -EINVAL;
-	fib->dp.defer = on;
+	if (fib->type == VPK_FIB_BM16)
+		fib->bm.defer = on;     /* its DIR-24-8 copy has no readers */
+	else
+		fib->dp.defer = on;
 	return 0;
 }
 
@@ -381,5 +385,7 @@ vpk_fib_reclaim(struct vpk_fib *fib)
 {
 	if (fib == NULL)
 		return -EINVAL;
+	if (fib->type == VPK_FIB_BM16)
+		return (int)vpk_bm16_reclaim(&fib->bm);
 	return (int)vpk_dir24_8_reclaim(&fib->dp);
 }
