@@ -93,6 +93,8 @@ group_alloc(struct trie6 *t)
 	uint32_t g = t->free_stack[--t->nfree];
 
 	t->tbl8_used++;
+	if (t->track != NULL)
+		t->track->gdirty[g] = 1;
 	if (g + 1 > t->tbl8_hwm)
 		t->tbl8_hwm = g + 1;
 	return g;
@@ -102,6 +104,8 @@ group_alloc(struct trie6 *t)
 static void
 group_free(struct trie6 *t, uint32_t g)
 {
+	if (t->track != NULL)
+		t->track->on_free(t->track->ctx, g);
 	if (t->defer)
 		t->pending[t->npending++] = g;
 	else
@@ -169,6 +173,15 @@ vpk_trie6_groups_needed(const struct trie6 *t, u128 first, u128 last, uint64_t n
 	return count(t, t->tbl24, 0, SHIFT0, 0, first, last, nh);
 }
 
+static void
+mark_slice(struct trie6_track *tr, uint32_t s)
+{
+	if (tr->sdirty[s >> 6] & (UINT64_C(1) << (s & 63)))
+		return;
+	tr->sdirty[s >> 6] |= UINT64_C(1) << (s & 63);
+	tr->slices[tr->nslices++] = s;
+}
+
 /* Write [a, b] into the table whose entries cover `shift` bits from bs. */
 static void
 write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, u128 b, uint64_t nh)
@@ -181,6 +194,8 @@ write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, 
 		u128 es = bs + (idx << shift), ee = es + ((((u128)1) << shift) - 1);
 		uint64_t e = vpk_ent_get(tbl, log, i);
 
+		if (t->track != NULL && tbl == t->tbl24 && (idx == lo || (i & 255) == 0))
+			mark_slice(t->track, (uint32_t)(i >> 8));
 		if (a <= es && ee <= b) {
 			vpk_ent_set(tbl, log, i, nh << 1);
 			if (e & 1)
@@ -200,6 +215,8 @@ write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, 
 			vpk_ent_set(tbl, log, i, (uint64_t)g << 1 | 1);
 		}
 		size_t gb = (size_t)g * TRIE6_GROUP;
+		if (t->track != NULL)
+			t->track->gdirty[g] = 1;
 		write(t, t->tbl8, gb, shift - 8, es, a > es ? a : es, b < ee ? b : ee, nh);
 		/* Fold the group back when it became uniform and plain. */
 		uint64_t f = vpk_ent_get(t->tbl8, log, gb);
