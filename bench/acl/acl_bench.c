@@ -360,14 +360,17 @@ main(int argc, char **argv)
 				       updates, kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone,
 				       ur.kind[k].med_busy, ur.kind[k].max_busy, ur.kind[k].fallbacks);
 			printf("update: %lu classify calls meanwhile\n", ur.calls);
+			printf("update: classify after the updates %.1f cycles/packet (burst 256), after a full rebuild of the same rules %.1f\n",
+			       ur.cyc_incremental, ur.cyc_full);
 		}
 	}
 	if (json) {
 		printf("\n ]");
 		if (updates > 0) {
 			/* add's figures also under the old keys */
-			printf(",\n \"update\":{\"count\":%u,\"median_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms\":%.3f,\"classify_calls\":%lu",
-			       updates, ur.kind[0].med_alone, ur.kind[0].med_busy, ur.kind[0].max_busy, ur.calls);
+			printf(",\n \"update\":{\"count\":%u,\"median_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms\":%.3f,\"classify_calls\":%lu,\"cycles_per_pkt_after\":%.1f,\"cycles_per_pkt_full_rebuild\":%.1f",
+			       updates, ur.kind[0].med_alone, ur.kind[0].med_busy, ur.kind[0].max_busy, ur.calls,
+			       ur.cyc_incremental, ur.cyc_full);
 			for (int k = 0; k < 3; k++)
 				printf(",\n  \"%s\":{\"median_ms_alone\":%.3f,\"max_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms_while_classifying\":%.3f,\"full_builds\":%u}",
 				       kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone, ur.kind[k].med_busy,

@@ -42,6 +42,8 @@ struct upd_result {
 	struct upd_kind kind[3];
 	unsigned long calls;    /* classify calls meanwhile */
 	uint32_t checked, rules, trees;
+	double cyc_incremental; /* classify cycles/packet (burst 256) on the runtime after the updates */
+	double cyc_full;        /* the same after a full rebuild of the same rules */
 };
 struct vpk_acl5_rule;
 struct vpk_acl5_pkt;

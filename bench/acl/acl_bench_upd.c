@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <x86intrin.h>
 
 #include <vpk/acl.h>
 #include <vpk/acl_file.h>
@@ -84,6 +85,35 @@ summarise(double *ms, uint32_t n, struct upd_kind *k)
 	k->max_alone = h ? ms[h - 1] : 0;
 	k->med_busy = ms[h + (n - h) / 2];
 	k->max_busy = ms[n - 1];
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median TSC cycles per packet over bursts of 256 (3 passes over @p np packets). */
+static double
+cycles(struct vpk_acl *acl, const uint8_t **ptrs, uint32_t np, uint32_t *res)
+{
+	size_t k = 0, calls = 3 * (size_t)(np / 256);
+	uint64_t *c = malloc(calls * sizeof(*c));
+	double med;
+
+	for (int it = 0; it < 3; it++)
+		for (uint32_t i = 0; i + 256 <= np; i += 256) {
+			uint64_t t0 = __rdtsc();
+
+			vpk_acl_classify_bulk(acl, ptrs + i, res + i, 256, 1);
+			c[k++] = __rdtsc() - t0;
+		}
+	qsort(c, k, sizeof(*c), cmp_u64);
+	med = (double)c[k / 2] / 256.0;
+	free(c);
+	return med;
 }
 
 int
@@ -209,12 +239,27 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 			fails++;
 		}
 		out->checked = nc;
+		/* Classify cost of the incremental runtime vs a full build of the same rules. */
+		vpk_acl_get_stats(acl, &st);
+		out->rules = st.rules;
+		out->trees = st.trees;
+		out->cyc_incremental = cycles(acl, ptrs, nc, res);
+		vpk_acl_reset_rules(acl);
+		for (uint32_t i = 0; i < nl; i++)
+			if (live[i] && vpk_acl_add_rules(acl, i < nr ? cur + (size_t)i * rs : xr + (size_t)(i - nr) * rs, 1) < 0)
+				fails++;
+		if (vpk_acl_build(acl) < 0)
+			fails++;
+		out->cyc_full = cycles(acl, ptrs, nc, res);
+		for (uint32_t i = 0; i < nc; i++)
+			bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
+		if (bad) {
+			fprintf(stderr, "vpk-acl-bench: full rebuild after the updates: %u results differ\n", bad);
+			fails++;
+		}
 		free(pc);
 		free(lud);
 	}
-	vpk_acl_get_stats(acl, &st);
-	out->rules = st.rules;
-	out->trees = st.trees;
 done:
 	free(cur), free(extra), free(list), free(ud), free(live), free(xr), free(tmp), free(ms), free(res);
 	return fails ? -1 : 0;
