@@ -106,7 +106,7 @@ match16(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, i
 /* Scan one leaf for one packet; update the per-category best rank/userdata. */
 INLINE void
 scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
-	  uint32_t *brank, uint32_t *bud, int w)
+	  uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
 {
 	const uint8_t *p = blocks + (size_t)leaf * 64;
 	uint32_t found = 0, want = (1u << ncat) - 1;
@@ -131,7 +131,7 @@ scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */
 			mt &= match16(key[d & 31], arr, arr + ACL_BLK, m, w);
 			arr += m != NULL ? 3 * ACL_BLK : 2 * ACL_BLK;
 		}
-		if (mt != 0) {
+		if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0) {
 			for (uint32_t c = 0; c < ncat; c++) {
 				uint32_t x = mt & h->cmask[c];
 
@@ -396,7 +396,7 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 				if (worst < lr[t * CHUNK + p])
 					continue;
 				scan_leaf(rt->tree[t].blocks, lf[p], keys + p * nd, ncat, br,
-					  bud + p * VPK_ACL_MAX_CATEGORIES, w);
+					  bud + p * VPK_ACL_MAX_CATEGORIES, w, rt->dead);
 			}
 		}
 		for (uint32_t p = 0; p < cn; p++) {
