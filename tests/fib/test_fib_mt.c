@@ -8,7 +8,9 @@
  * filled would answer 0). Phase 2 turns on deferred freeing and alternates
  * /25s between two /24s, reclaiming only after the reader passed quiescent
  * points, so parked groups are reused for the other /24 safely (the race
- * without deferral is too narrow to show here). IPv4 DIR-24-8, IPv6 trie.
+ * without deferral is too narrow to show here). IPv4 DIR-24-8; IPv6 trie,
+ * then IPv6 bm6 (its nodes are rebuilt and republished by every change), the
+ * bm6 round with deferred freeing on and reclaims after quiescent points.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,7 +31,7 @@ static atomic_int stop;
 static atomic_ulong passes;     /* reader loops completed: its quiescent points */
 static atomic_ulong bad4, bad6, seen4, seen6;
 static struct vpk_fib *f4;
-static struct vpk_fib6 *f6;
+static struct vpk_fib6 *_Atomic f6;
 
 /* Allowed next hops (bit set) for an IPv4 address of the test ranges. */
 static unsigned
@@ -102,26 +104,62 @@ p6(uint8_t ip[16], unsigned b7)
 	ip[7] = (uint8_t)b7;
 }
 
+/* IPv6 writer rounds [from, to) on f6 (replace /57, add/delete /59), reclaiming after quiescent points. */
+static void
+rounds6(unsigned from, unsigned to, bool reclaim)
+{
+	uint8_t ip[16];
+
+	for (unsigned r = from; r < to; r++) {
+		p6(ip, 0);
+		CHECK(vpk_fib6_add(f6, ip, 57, 3 + (r & 1)) == 0, "replace /57");
+		p6(ip, 192);
+		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 59, 5) == 0 : vpk_fib6_del(f6, ip, 59) == 0, "add/del /59");
+		if (reclaim && r % 16 == 15) {
+			unsigned long c = atomic_load(&passes);
+			for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
+				;
+			CHECK(vpk_fib6_reclaim(f6) > 0, "reclaim v6");
+		}
+	}
+}
+
+static struct vpk_fib6 *
+make6(enum vpk_fib6_type type)
+{
+	struct vpk_fib6_conf c6 = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	struct vpk_fib6 *f = NULL;
+	uint8_t ip[16];
+
+	CHECK(vpk_fib6_create(&c6, &f) == 0, "create v6");
+	if (f == NULL)
+		return NULL;
+	/* Byte 7 plays the role of the last IPv4 byte: 2001::/56 nh 1, .../58 at 64 nh 2, /57 nh 3. */
+	p6(ip, 0);
+	CHECK(vpk_fib6_add(f, ip, 56, 1) == 0 && vpk_fib6_add(f, ip, 57, 3) == 0, "v6 routes");
+	p6(ip, 64);
+	CHECK(vpk_fib6_add(f, ip, 58, 2) == 0, "v6 /58");
+	return f;
+}
+
 int
 main(void)
 {
 	struct vpk_fib_conf c4 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
-	struct vpk_fib6_conf c6 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
-	uint8_t ip[16];
+	struct vpk_fib6 *bm = NULL;
 	pthread_t th;
 
 	check_init("fib_mt");
-	CHECK(vpk_fib_create(&c4, &f4) == 0 && vpk_fib6_create(&c6, &f6) == 0, "create");
+	CHECK(vpk_fib_create(&c4, &f4) == 0, "create");
+	f6 = make6(VPK_FIB6_TRIE);
+	bm = make6(VPK_FIB6_BM6);
+	if (f6 == NULL || bm == NULL || f4 == NULL)
+		return check_finish();
 	/* IPv4: 10.0.0.0/24 nh 1, 10.0.0.64/26 nh 2 (keeps the group), 10.0.0.0/25 nh 3, 20.1/16 nh 6. */
 	CHECK(vpk_fib_add(f4, 0x0a000000, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000040, 26, 2) == 0 &&
 	      vpk_fib_add(f4, 0x0a000000, 25, 3) == 0 && vpk_fib_add(f4, 0x14010000, 16, 6) == 0 &&
 	      vpk_fib_add(f4, 0x0a000100, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000200, 24, 1) == 0 &&
 	      vpk_fib_add(f4, 0x0a000300, 24, 1) == 0, "v4 routes");
-	/* IPv6, byte 7 plays the role of the last IPv4 byte: 2001::/56 nh 1, .../58 at 64 nh 2, /57 nh 3. */
-	p6(ip, 0);
-	CHECK(vpk_fib6_add(f6, ip, 56, 1) == 0 && vpk_fib6_add(f6, ip, 57, 3) == 0, "v6 routes");
-	p6(ip, 64);
-	CHECK(vpk_fib6_add(f6, ip, 58, 2) == 0, "v6 /58");
 	if (pthread_create(&th, NULL, reader, (void *)(uintptr_t)check_rand()) != 0) {
 		check_skip_all("cannot start a thread");
 		return check_finish();
@@ -130,18 +168,13 @@ main(void)
 		uint64_t a = 3 + (r & 1);
 		CHECK(vpk_fib_add(f4, 0x0a000000, 25, a) == 0, "replace /25");
 		CHECK(vpk_fib_add(f4, 0x14010000, 16, 6 + (r & 1)) == 0, "replace /16");
-		p6(ip, 0);
-		CHECK(vpk_fib6_add(f6, ip, 57, a) == 0, "replace /57");
+		rounds6(r, r + 1, false);
 		if (r % 2 == 0) {
 			CHECK(vpk_fib_add(f4, 0x0a0000c0, 27, 5) == 0, "add /27");
 			CHECK(vpk_fib_add(f4, 0x0a000100, 25, 5) == 0, "add /25: new group");
-			p6(ip, 192);
-			CHECK(vpk_fib6_add(f6, ip, 59, 5) == 0, "add /59");
 		} else {
 			CHECK(vpk_fib_del(f4, 0x0a0000c0, 27) == 0, "del /27");
 			CHECK(vpk_fib_del(f4, 0x0a000100, 25) == 0, "del /25: group folded");
-			p6(ip, 192);
-			CHECK(vpk_fib6_del(f6, ip, 59) == 0, "del /59");
 		}
 	}
 	/* Phase 2: deferred freeing. The /25 of 10.0.2/24 is added and deleted (its group
@@ -159,6 +192,17 @@ main(void)
 			CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
 		}
 	}
+	/* IPv6 bm6: the reader switches to it; the old fib is freed after two quiescent points. */
+	struct vpk_fib6 *old = f6;
+	CHECK(vpk_fib6_set_deferred_free(bm, true) == 0, "bm6 defer on");
+	atomic_store(&f6, bm);
+	unsigned long c0 = atomic_load(&passes);
+	for (unsigned spin = 0; atomic_load(&passes) < c0 + 2 && spin < 100000000u; spin++)
+		;
+	vpk_fib6_free(old);
+	unsigned long before = atomic_load(&seen6);
+	rounds6(0, ROUNDS, true);
+	CHECK(atomic_load(&seen6) > before, "the reader ran on bm6");
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
 	CHECK(atomic_load(&bad4) == 0, "IPv4: %lu of %lu lookups saw neither the old nor the new next hop",
