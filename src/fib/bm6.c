@@ -172,14 +172,23 @@ hdr(const struct bm6 *b, uint32_t line)
 	return (const uint8_t *)b->arena + (size_t)line * LINE;
 }
 
-/* Word j of a node's run bitmap. */
+/* Bits 32j..32j+31 of a node's run bitmap (two 16-bit header words). */
 static uint32_t
 hdr_word(const uint8_t *h, unsigned j)
 {
-	uint32_t w;
+	const uint8_t *p = h + 6 * j;
 
-	memcpy(&w, h + 5 * j, 4);
-	return w;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+}
+
+/* Run of entry i (1-based), from the header. */
+static unsigned
+hdr_rank(const uint8_t *h, unsigned i)
+{
+	const uint8_t *p = h + 3 * (i >> 4);
+	uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+
+	return p[2] + (unsigned)__builtin_popcount(w & (0xffffu >> (15 - (i & 15))));
 }
 
 /* Runs of a built node, from its header. */
@@ -265,8 +274,12 @@ build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
 	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
 	size_t r = 0;
 	for (unsigned j = 0; j < 8; j++) {
-		memcpy(h + 5 * j, &w[j], 4);
-		h[5 * j + 4] = (uint8_t)r;      /* runs before word j: <= 224 */
+		for (unsigned k = 0; k < 2; k++) {     /* 16-bit words 2j, 2j + 1 */
+			uint8_t *p = h + 6 * j + 3 * k;
+			p[0] = (uint8_t)(w[j] >> 16 * k);
+			p[1] = (uint8_t)(w[j] >> (16 * k + 8));
+			p[2] = (uint8_t)(r + (k ? (unsigned)__builtin_popcount(w[j] & 0xffff) : 0));     /* <= 240 */
+		}
 		for (uint32_t x = w[j]; x != 0; x &= x - 1, r++) {
 			unsigned i = 32 * j + (unsigned)__builtin_ctz(x);
 			if (b->ent64)
@@ -310,11 +323,9 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 		if ((m[i] != m[i - 1]) != ((hdr_word(h, i >> 5) >> (i & 31)) & 1))
 			return false;
 	for (unsigned i = lo; i <= hi; i++) {
-		unsigned j = i >> 5;
-		uint32_t w = hdr_word(h, j);
-		if (!((w >> (i & 31)) & 1))
+		if (!((hdr_word(h, i >> 5) >> (i & 31)) & 1))
 			continue;
-		unsigned r = h[5 * j + 4] + (unsigned)__builtin_popcount(w & (0xffffffffu >> (31 - (i & 31)))) - 1;
+		unsigned r = hdr_rank(h, i) - 1;
 		if (b->ent64) {
 			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
 			if (*p != m[i])
@@ -463,8 +474,7 @@ vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16])
 
 	for (unsigned k = 2; (e & 1) && k < 16; k++) {
 		const uint8_t *h = hdr(b, (uint32_t)(e >> 1));
-		unsigned j = ip[k] >> 5;
-		unsigned r = h[5 * j + 4] + (unsigned)__builtin_popcount(hdr_word(h, j) & (0xffffffffu >> (31 - (ip[k] & 31))));
+		unsigned r = hdr_rank(h, ip[k]);
 		uint32_t e32;
 		if (b->ent64) {
 			memcpy(&e, h + BM6_HDR + 8 * (r - 1), 8);
