@@ -76,10 +76,15 @@ vpk_bm6_init(struct bm6 *b, struct trie6 *t)
 	b->node_of = map_zero((size_t)t->num_tbl8 * 4);
 	b->slice_node = calloc(BM6_SLICES, 4);
 	b->track.gdirty = map_zero(t->num_tbl8);
+	b->track.glo = map_zero(t->num_tbl8);
+	b->track.ghi = map_zero(t->num_tbl8);
+	b->track.slo = calloc(BM6_SLICES, 1);
+	b->track.shi = calloc(BM6_SLICES, 1);
 	b->track.sdirty = calloc(BM6_SLICES / 64, 8);
 	b->track.slices = calloc(BM6_SLICES, 4);
 	if (b->direct == NULL || b->arena == NULL || b->node_of == NULL || b->slice_node == NULL ||
-	    b->track.gdirty == NULL || b->track.sdirty == NULL || b->track.slices == NULL) {
+	    b->track.gdirty == NULL || b->track.sdirty == NULL || b->track.slices == NULL || b->track.glo == NULL ||
+	    b->track.ghi == NULL || b->track.slo == NULL || b->track.shi == NULL) {
 		vpk_bm6_fini(b, t);
 		return -ENOMEM;
 	}
@@ -100,8 +105,14 @@ vpk_bm6_fini(struct bm6 *b, struct trie6 *t)
 		munmap(b->arena, b->lines_cap * LINE);
 	if (b->node_of != NULL && t != NULL)
 		munmap(b->node_of, (size_t)t->num_tbl8 * 4);
-	if (b->track.gdirty != NULL && t != NULL)
-		munmap(b->track.gdirty, t->num_tbl8);
+	if (t != NULL)
+		for (int k = 0; k < 3; k++) {
+			uint8_t *p = k == 0 ? b->track.gdirty : k == 1 ? b->track.glo : b->track.ghi;
+			if (p != NULL)
+				munmap(p, t->num_tbl8);
+		}
+	free(b->track.slo);
+	free(b->track.shi);
 	free(b->direct);
 	free(b->slice_node);
 	free(b->track.sdirty);
@@ -161,14 +172,23 @@ hdr(const struct bm6 *b, uint32_t line)
 	return (const uint8_t *)b->arena + (size_t)line * LINE;
 }
 
-/* Word j of a node's run bitmap. */
+/* Bits 32j..32j+31 of a node's run bitmap (two 16-bit header words). */
 static uint32_t
 hdr_word(const uint8_t *h, unsigned j)
 {
-	uint32_t w;
+	const uint8_t *p = h + 6 * j;
 
-	memcpy(&w, h + 5 * j, 4);
-	return w;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+}
+
+/* Run of entry i (1-based), from the header. */
+static unsigned
+hdr_rank(const uint8_t *h, unsigned i)
+{
+	const uint8_t *p = h + 3 * (i >> 4);
+	uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+
+	return p[2] + (unsigned)__builtin_popcount(w & (0xffffu >> (15 - (i & 15))));
 }
 
 /* Runs of a built node, from its header. */
@@ -199,51 +219,148 @@ on_free(void *ctx, uint32_t g)
 	b->node_of[g] = 0;
 }
 
-/* Build a node from 256 entries (already in bm6 encoding); returns its line. */
-static uint32_t
-build(struct bm6 *b, const uint64_t *m)
+/* Run bitmap of 256 entries; returns the number of runs. */
+static unsigned
+runs_of(const uint64_t *m, uint32_t w[8])
 {
-	uint32_t w[8] = { 0 };
 	unsigned runs = 0;
 
-	for (unsigned i = 0; i < 256; i++)
-		if (i == 0 || m[i] != m[i - 1]) {
-			w[i >> 5] |= 1u << (i & 31);
-			runs++;
+	for (unsigned j = 0; j < 8; j++) {
+		uint32_t x = j == 0;
+		for (unsigned i = j == 0 ? 1 : 0; i < 32; i++)
+			x |= (uint32_t)(m[32 * j + i] != m[32 * j + i - 1]) << i;
+		w[j] = x;
+		runs += (unsigned)__builtin_popcount(x);
+	}
+	return runs;
+}
+
+/*
+ * Same run bitmap as the node at `line`: store the entries that changed in
+ * place (each an atomic store; a reader sees its address's old or new
+ * entry) and return true. Else false: the node must be rebuilt.
+ */
+static bool
+patch(struct bm6 *b, uint32_t line, const uint64_t *m, const uint32_t w[8])
+{
+	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+
+	for (unsigned j = 0; j < 8; j++)
+		if (hdr_word(h, j) != w[j])
+			return false;
+	size_t r = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		if (!(w[i >> 5] & (1u << (i & 31))))
+			continue;
+		if (b->ent64) {
+			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
+			if (__atomic_load_n(p, __ATOMIC_RELAXED) != m[i])
+				__atomic_store_n(p, m[i], __ATOMIC_RELEASE);
+		} else {
+			uint32_t *p = (uint32_t *)(void *)(h + BM6_HDR) + r;
+			if (__atomic_load_n(p, __ATOMIC_RELAXED) != (uint32_t)m[i])
+				__atomic_store_n(p, (uint32_t)m[i], __ATOMIC_RELEASE);
 		}
+		r++;
+	}
+	return true;
+}
+
+/* Build a node from 256 entries (already in bm6 encoding) and their run bitmap; returns its line. */
+static uint32_t
+build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
+{
 	uint32_t line = line_alloc(b, class_of_runs(b, runs));
 	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
 	size_t r = 0;
 	for (unsigned j = 0; j < 8; j++) {
-		memcpy(h + 5 * j, &w[j], 4);
-		h[5 * j + 4] = (uint8_t)r;      /* runs before word j: <= 224 */
-		for (unsigned i = 32 * j; i < 32 * j + 32; i++)
-			if (w[j] & (1u << (i & 31))) {
-				if (b->ent64)
-					memcpy(h + BM6_HDR + 8 * r, &m[i], 8);
-				else
-					memcpy(h + BM6_HDR + 4 * r, &(uint32_t){ (uint32_t)m[i] }, 4);
-				r++;
-			}
+		for (unsigned k = 0; k < 2; k++) {     /* 16-bit words 2j, 2j + 1 */
+			uint8_t *p = h + 6 * j + 3 * k;
+			p[0] = (uint8_t)(w[j] >> 16 * k);
+			p[1] = (uint8_t)(w[j] >> (16 * k + 8));
+			p[2] = (uint8_t)(r + (k ? (unsigned)__builtin_popcount(w[j] & 0xffff) : 0));     /* <= 240 */
+		}
+		for (uint32_t x = w[j]; x != 0; x &= x - 1, r++) {
+			unsigned i = 32 * j + (unsigned)__builtin_ctz(x);
+			if (b->ent64)
+				memcpy(h + BM6_HDR + 8 * r, &m[i], 8);
+			else
+				memcpy(h + BM6_HDR + 4 * r, &(uint32_t){ (uint32_t)m[i] }, 4);
+		}
 	}
 	return line;
 }
 
 static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g);
 
+/* bm6 encoding of trie entry e; a dirty child group is rebuilt first. */
+static uint64_t
+map1(struct bm6 *b, const struct trie6 *t, uint64_t e)
+{
+	if (!(e & 1))
+		return e;
+	uint32_t g = (uint32_t)(e >> 1);
+	uint32_t l = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g) : b->node_of[g];
+	return (uint64_t)l << 1 | 1;
+}
+
+/*
+ * Entries [lo, hi] of the 256 at tbl[base] were written; the node at `line`
+ * holds the old ones. If the run boundaries stay (checked over lo..hi+1),
+ * store the changed run entries in place and return true.
+ */
+static bool
+patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, unsigned lo, unsigned hi,
+	     uint32_t line)
+{
+	uint64_t m[256];
+	unsigned a = lo ? lo - 1 : 0, z = hi < 255 ? hi + 1 : 255;
+	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+
+	for (unsigned i = a; i <= z; i++)
+		m[i] = map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i));
+	for (unsigned i = a + 1; i <= z; i++)
+		if ((m[i] != m[i - 1]) != ((hdr_word(h, i >> 5) >> (i & 31)) & 1))
+			return false;
+	for (unsigned i = lo; i <= hi; i++) {
+		if (!((hdr_word(h, i >> 5) >> (i & 31)) & 1))
+			continue;
+		unsigned r = hdr_rank(h, i) - 1;
+		if (b->ent64) {
+			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
+			if (*p != m[i])
+				__atomic_store_n(p, m[i], __ATOMIC_RELEASE);
+		} else {
+			uint32_t *p = (uint32_t *)(void *)(h + BM6_HDR) + r;
+			if (*p != (uint32_t)m[i])
+				__atomic_store_n(p, (uint32_t)m[i], __ATOMIC_RELEASE);
+		}
+	}
+	return true;
+}
+
 /* bm6 encoding of 256 trie entries from tbl at index base; children rebuilt where dirty. */
 static void
 map_entries(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, uint64_t *m)
 {
-	for (unsigned i = 0; i < 256; i++) {
-		uint64_t e = vpk_ent_get(tbl, t->nh_log, base + i);
-		if (e & 1) {
-			uint32_t g = (uint32_t)(e >> 1);
-			uint32_t l = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g) : b->node_of[g];
-			e = (uint64_t)l << 1 | 1;
-		}
-		m[i] = e;
+	uint64_t ext = 0;
+
+	switch (t->nh_log) {
+	case 1:
+		for (unsigned i = 0; i < 256; i++)
+			ext |= m[i] = ((const uint16_t *)tbl)[base + i];
+		break;
+	case 2:
+		for (unsigned i = 0; i < 256; i++)
+			ext |= m[i] = ((const uint32_t *)tbl)[base + i];
+		break;
+	default:
+		for (unsigned i = 0; i < 256; i++)
+			ext |= m[i] = ((const uint64_t *)tbl)[base + i];
+		break;
 	}
+	for (unsigned i = 0; (ext & 1) && i < 256; i++)
+		m[i] = map1(b, t, m[i]);
 }
 
 static uint32_t
@@ -251,11 +368,20 @@ rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g)
 {
 	uint64_t m[256];
 
-	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m);
-	if (b->node_of[g] != 0)
-		retire(b, b->node_of[g]);
-	b->node_of[g] = build(b, m);
+	uint32_t w[8];
+
 	b->track.gdirty[g] = 0;
+	if (b->node_of[g] != 0 && patch_window(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, b->track.glo[g],
+					       b->track.ghi[g], b->node_of[g]))
+		return b->node_of[g];
+	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m);
+	unsigned runs = runs_of(m, w);
+	if (b->node_of[g] != 0) {
+		if (patch(b, b->node_of[g], m, w))
+			return b->node_of[g];
+		retire(b, b->node_of[g]);
+	}
+	b->node_of[g] = build(b, m, w, runs);
 	return b->node_of[g];
 }
 
@@ -263,17 +389,21 @@ static void
 rebuild_slice(struct bm6 *b, const struct trie6 *t, uint32_t s)
 {
 	uint64_t m[256], e;
-	unsigned i = 1;
+	uint32_t w[8];
 
+	if (b->slice_node[s] != 0 &&
+	    patch_window(b, t, t->tbl24, (size_t)s * 256, b->track.slo[s], b->track.shi[s], b->slice_node[s]))
+		return;
 	map_entries(b, t, t->tbl24, (size_t)s * 256, m);
-	while (i < 256 && m[i] == m[0])
-		i++;
+	unsigned runs = runs_of(m, w);
 	uint32_t old = b->slice_node[s];
-	if (i == 256 && !(m[0] & 1)) {
+	if (runs == 1 && !(m[0] & 1)) {
 		e = m[0];
 		b->slice_node[s] = 0;
 	} else {
-		b->slice_node[s] = build(b, m);
+		if (old != 0 && patch(b, old, m, w))
+			return;
+		b->slice_node[s] = build(b, m, w, runs);
 		e = (uint64_t)b->slice_node[s] << 1 | 1;
 	}
 	/* Publish: the release store orders every node write above before it. */
@@ -344,8 +474,7 @@ vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16])
 
 	for (unsigned k = 2; (e & 1) && k < 16; k++) {
 		const uint8_t *h = hdr(b, (uint32_t)(e >> 1));
-		unsigned j = ip[k] >> 5;
-		unsigned r = h[5 * j + 4] + (unsigned)__builtin_popcount(hdr_word(h, j) & (0xffffffffu >> (31 - (ip[k] & 31))));
+		unsigned r = hdr_rank(h, ip[k]);
 		uint32_t e32;
 		if (b->ent64) {
 			memcpy(&e, h + BM6_HDR + 8 * (r - 1), 8);

@@ -14,18 +14,18 @@
  * next hops, 8 bytes for 8-byte ones:
  *     bit0 = 0: next hop = value >> 1
  *     bit0 = 1: node at arena line (value >> 1)
- * A node starts on a 64-byte line: a 40-byte header, then one entry per run
- * of equal entries (6 fit in the header's line, more continue in the next
- * lines of the node):
- *     header bytes 5j..5j+3: w[j], 32 bits of the run bitmap (bit i set
- *                            where a run starts at entry 32j + i; bit 0 of
- *                            w[0] always set), j = 0..7
- *     header byte 5j+4:      c[j], runs starting before entry 32j
- *     entry of byte b (j = b >> 5):
- *       run r = c[j] + popcount(w[j] & (0xffffffff >> (31 - (b & 31)))) (>= 1)
- *       at byte 40 + (r - 1) * entry size of the node
- * One 8-byte load gives w[j] and c[j] (a 64-bit gather per 8 lanes), and a
- * node of up to 6 runs (3 of 8 bytes) is one line, so most levels touch one
+ * A node starts on a 64-byte line: a 48-byte header, then one entry per run
+ * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
+ * more continue in the next lines of the node):
+ *     header bytes 3j, 3j+1: w[j], 16 bits of the run bitmap (bit i set where
+ *                            a run starts at entry 16j + i; bit 0 of w[0]
+ *                            always set), j = 0..15, little-endian
+ *     header byte 3j+2:      c[j], runs starting before entry 16j (<= 240)
+ *     entry of byte b (j = b >> 4):
+ *       run r = c[j] + popcount(w[j] & (0xffff >> (15 - (b & 15)))) (>= 1)
+ *       at byte 48 + (r - 1) * entry size of the node
+ * One 4-byte load gives w[j] and c[j] (one 32-bit gather per 16 lanes) and
+ * a small node is one line, so a level costs two gathers, usually in one
  * line. An address outside every routed /16 is answered by the direct table
  * alone (256 or 512 KiB, L2-resident).
  *
@@ -46,7 +46,7 @@
 
 #define BM6_SLICES (1u << 16)
 #define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
-#define BM6_HDR 40u             /* header bytes; entries follow */
+#define BM6_HDR 48u             /* header bytes; entries follow */
 
 struct bm6_vec {
 	uint32_t *v;

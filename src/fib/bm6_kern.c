@@ -4,12 +4,14 @@
  *
  *  - scalar / sse42: 8 addresses walked in lock step (their node and entry
  *    loads overlap); sse42 differs by the POPCNT instruction.
- *  - avx2: 4 blocks of 8 addresses (4-byte entries; 8-byte entries take
- *    the scalar walk), header words and bases by two 32-bit gathers.
- *  - avx512 / avx512icl: 4 blocks of 16 addresses interleaved; the header
- *    pair (w, base) of a level comes from one 64-bit gather per 8 lanes,
- *    popcount by nibble table (avx512) or VPOPCNTD (avx512icl); 8-byte
- *    entries gathered as two halves of 8.
+ *  - avx2: 4 blocks of 8 addresses in lock step (4-byte entries; 8-byte
+ *    entries take the scalar walk).
+ *  - avx512 / avx512icl: 4-byte entries: direct table for 16 addresses at a
+ *    time, then a queue of the addresses that continue, walked by 4 x 16
+ *    lanes that are refilled as soon as they finish (see vec_4); 8-byte
+ *    entries: 4 blocks of 16 in lock step. Popcount by nibble table
+ *    (avx512) or VPOPCNTD (avx512icl). A level costs two gathers: the
+ *    header word (bitmap word and count) and the entry.
  * Every variant returns exactly what the scalar loop does.
  */
 #include <string.h>
@@ -38,12 +40,12 @@ st64(uint64_t *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-static inline __attribute__((always_inline)) uint64_t
-ld64(const uint8_t *p)
+static inline __attribute__((always_inline)) uint32_t
+ld32(const uint8_t *p)
 {
-	uint64_t v;
+	uint32_t v;
 
-	memcpy(&v, p, 8);
+	memcpy(&v, p, 4);
 	return v;
 }
 
@@ -51,8 +53,8 @@ ld64(const uint8_t *p)
 #define STEP(T, A, e, by)                                                                  \
 	({                                                                                 \
 		const uint8_t *h_ = (A) + (size_t)((e) >> 1) * 64;                         \
-		uint64_t q_ = ld64(h_ + 5 * ((by) >> 5));                                  \
-		unsigned r_ = (unsigned)(q_ >> 32 & 0xff) + pop32((uint32_t)q_ & (0xffffffffu >> (31 - ((by) & 31)))); \
+		uint32_t q_ = ld32(h_ + 3 * ((by) >> 4));                                  \
+		unsigned r_ = (q_ >> 16 & 0xff) + pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
 		T v_;                                                                      \
 		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
 		v_;                                                                        \
@@ -112,25 +114,20 @@ pop16(__m512i x)
 
 /*
  * Entry index of byte `by` in the nodes at lines `line` (active lanes m), in
- * entries of `sh` = log2(entry size) bytes from the arena start: the 8-byte
- * (w[j], c[j]) of 8 lanes per 64-bit gather.
+ * entries of `sh` = log2(entry size) bytes from the arena start: the 4-byte
+ * (w[j], c[j]) of 16 lanes by one gather.
  */
 static inline __attribute__((always_inline)) __m512i
 v_index(const void *A, __m512i line, __m512i by, __mmask16 m, int sh)
 {
-	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-	const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-	const __m512i m31 = _mm512_set1_epi32(31);
-	__m512i j = _mm512_srli_epi32(by, 5);
-	__m512i q = _mm512_add_epi32(_mm512_slli_epi32(line, 6), _mm512_add_epi32(_mm512_slli_epi32(j, 2), j));
-	__m512i q0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)m, _mm512_castsi512_si256(q), A, 1);
-	__m512i q1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
-						 _mm512_extracti64x4_epi64(q, 1), A, 1);
-	__m512i w = _mm512_permutex2var_epi32(q0, even, q1);
-	__m512i c = _mm512_and_si512(_mm512_permutex2var_epi32(q0, odd, q1), _mm512_set1_epi32(0xff));
-	__m512i keep = _mm512_srlv_epi32(_mm512_set1_epi32(-1), _mm512_sub_epi32(m31, _mm512_and_si512(by, m31)));
+	const __m512i m15 = _mm512_set1_epi32(15);
+	__m512i j = _mm512_srli_epi32(by, 4);
+	__m512i q = _mm512_add_epi32(_mm512_slli_epi32(line, 6), _mm512_add_epi32(_mm512_slli_epi32(j, 1), j));
+	__m512i x = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, q, A, 1);
+	__m512i c = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0xff));
+	__m512i keep = _mm512_srlv_epi32(_mm512_set1_epi32(0xffff), _mm512_sub_epi32(m15, _mm512_and_si512(by, m15)));
 	__m512i first = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), _mm512_set1_epi32((int)(BM6_HDR >> sh) - 1));
-	return _mm512_add_epi32(_mm512_add_epi32(first, c), pop16(_mm512_and_si512(w, keep)));
+	return _mm512_add_epi32(_mm512_add_epi32(first, c), pop16(_mm512_and_si512(x, keep)));
 }
 
 /*
@@ -317,7 +314,7 @@ pop8(__m256i x)
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	const __m256i one = _mm256_set1_epi32(1), m31 = _mm256_set1_epi32(31), all = _mm256_set1_epi32(-1);
+	const __m256i one = _mm256_set1_epi32(1), m15 = _mm256_set1_epi32(15), lo16 = _mm256_set1_epi32(0xffff);
 	const __m256i unt = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
 	const __m256i hdr = _mm256_set1_epi32((int)(BM6_HDR / 4) - 1), ff = _mm256_set1_epi32(0xff);
 	const int *A = b->arena, *d = b->direct;
@@ -340,13 +337,12 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++)
 				if (!_mm256_testz_si256(m[k], m[k])) {
 					__m256i by = v6_pick(&a[k], lv);
-					__m256i line = _mm256_srli_epi32(e[k], 1), j = _mm256_srli_epi32(by, 5);
+					__m256i line = _mm256_srli_epi32(e[k], 1), j = _mm256_srli_epi32(by, 4);
 					__m256i q = _mm256_add_epi32(_mm256_slli_epi32(line, 6),
-								     _mm256_add_epi32(_mm256_slli_epi32(j, 2), j));
+								     _mm256_add_epi32(_mm256_slli_epi32(j, 1), j));
 					__m256i w = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), A, q, m[k], 1);
-					__m256i c = _mm256_and_si256(_mm256_mask_i32gather_epi32(_mm256_setzero_si256(), A,
-						_mm256_add_epi32(q, _mm256_set1_epi32(4)), m[k], 1), ff);
-					__m256i keep = _mm256_srlv_epi32(all, _mm256_sub_epi32(m31, _mm256_and_si256(by, m31)));
+					__m256i c = _mm256_and_si256(_mm256_srli_epi32(w, 16), ff);
+					__m256i keep = _mm256_srlv_epi32(lo16, _mm256_sub_epi32(m15, _mm256_and_si256(by, m15)));
 					__m256i x = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(line, 4), hdr),
 								     _mm256_add_epi32(c, pop8(_mm256_and_si256(w, keep))));
 					e[k] = _mm256_mask_i32gather_epi32(e[k], A, x, m[k], 4);

@@ -56,7 +56,9 @@ struct trie6 {
  */
 struct trie6_track {
 	uint8_t *gdirty;                /* per group */
+	uint8_t *glo, *ghi;             /* per dirty group: entries written, first and last */
 	uint64_t *sdirty;               /* bitmap over the 2^16 slices */
+	uint8_t *slo, *shi;             /* per dirty slice: entries written, first and last */
 	uint32_t *slices;               /* dirty slices, in marking order */
 	uint32_t nslices;
 	void (*on_free)(void *ctx, uint32_t g);
