@@ -10,6 +10,7 @@
  *   vpk-acl-bench --profile acl --rules 10000 --trace 1048576 --bursts 32,256
  *                 [--ipv6] [--seed 1] [--iter 3] [--rulesf F --tracef F]
  *                 [--no-dpdk] [--cap 512] [--json]
+ *                 [--updates N [--update-kinds add,delete,change]]  (acl_bench_upd.c)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -144,6 +145,7 @@ main(int argc, char **argv)
 	uint64_t seed = 1;
 	bool ipv6 = false, json = false, no_dpdk = false;
 	uint32_t updates = 0;
+	unsigned kinds = 7;
 	unsigned cap = 512;
 	char why[512];
 	static const struct option lo[] = {
@@ -151,7 +153,8 @@ main(int argc, char **argv)
 		{ "rules", 1, 0, 'n' }, { "trace", 1, 0, 'T' }, { "seed", 1, 0, 's' },
 		{ "iter", 1, 0, 'i' }, { "bursts", 1, 0, 'b' }, { "ipv6", 0, 0, '6' },
 		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
-		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' }, { 0, 0, 0, 0 } };
+		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
+		{ "update-kinds", 1, 0, 'k' }, { 0, 0, 0, 0 } };
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -169,6 +172,10 @@ main(int argc, char **argv)
 		case 'c': cap = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'o': only = optarg; break;
 		case 'u': updates = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'k':
+			kinds = (strstr(optarg, "add") ? 1 : 0) | (strstr(optarg, "delete") ? 2 : 0) |
+				(strstr(optarg, "change") ? 4 : 0);
+			break;
 		case 'b': {
 			char *s = optarg;
 
@@ -349,16 +356,18 @@ main(int argc, char **argv)
 	static const char *const kname[3] = { "add", "delete", "change" };
 
 	if (updates > 0) {
-		if (bench_updates(vc.acl, &d, r5, p5, ptrs, np, profile, seed, updates, &ur) < 0)
+		if (bench_updates(vc.acl, &d, r5, p5, ptrs, np, profile, seed, updates, kinds, &ur) < 0)
 			fails++;
 		if (!json) {
 			printf("update: %u results after the updates equal the oracle; runtime %u rules in %u trees\n",
 			       ur.checked, ur.rules, ur.trees);
 			for (int k = 0; k < 3; k++)
-				printf("update: %u single-rule %-6s + build: median %.3f ms (max %.2f) alone; "
-				       "while classifying: median %.3f ms (max %.2f); %u full builds\n",
+				if (kinds >> k & 1)
+					printf("update: %u single-rule %-6s + build: median %.3f ms (max %.2f) alone; "
+				       "while classifying: median %.3f ms (max %.2f); writer CPU median %.3f ms (max %.2f); %u full builds\n",
 				       updates, kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone,
-				       ur.kind[k].med_busy, ur.kind[k].max_busy, ur.kind[k].fallbacks);
+				       ur.kind[k].med_busy, ur.kind[k].max_busy, ur.kind[k].cpu_med,
+				       ur.kind[k].cpu_max, ur.kind[k].fallbacks);
 			printf("update: %lu classify calls meanwhile\n", ur.calls);
 			printf("update: classify after the updates %.1f cycles/packet (burst 256), after a full rebuild of the same rules %.1f\n",
 			       ur.cyc_incremental, ur.cyc_full);
@@ -372,9 +381,10 @@ main(int argc, char **argv)
 			       updates, ur.kind[0].med_alone, ur.kind[0].med_busy, ur.kind[0].max_busy, ur.calls,
 			       ur.cyc_incremental, ur.cyc_full);
 			for (int k = 0; k < 3; k++)
-				printf(",\n  \"%s\":{\"median_ms_alone\":%.3f,\"max_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms_while_classifying\":%.3f,\"full_builds\":%u}",
+				if (kinds >> k & 1)
+					printf(",\n  \"%s\":{\"median_ms_alone\":%.3f,\"max_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms_while_classifying\":%.3f,\"cpu_ms_median\":%.3f,\"cpu_ms_max\":%.3f,\"full_builds\":%u}",
 				       kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone, ur.kind[k].med_busy,
-				       ur.kind[k].max_busy, ur.kind[k].fallbacks);
+				       ur.kind[k].max_busy, ur.kind[k].cpu_med, ur.kind[k].cpu_max, ur.kind[k].fallbacks);
 			printf("}");
 		}
 		printf("}\n");

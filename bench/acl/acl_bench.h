@@ -36,6 +36,7 @@ void dpdk_free(void);
 /* --updates (acl_bench_upd.c): per kind (0 add, 1 delete, 2 change), ms per update. */
 struct upd_kind {
 	double med_alone, max_alone, med_busy, max_busy;
+	double cpu_med, cpu_max; /* writer thread CPU ms, all updates of the kind */
 	uint32_t fallbacks;     /* updates that ended in a full build */
 };
 struct upd_result {
@@ -50,6 +51,6 @@ struct vpk_acl5_pkt;
 /* 0, or -1 when an update failed or a result differs from the oracle afterwards. */
 int bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_acl5_rule *r5,
 		  const struct vpk_acl5_pkt *p5, const uint8_t **ptrs, uint32_t np, const char *profile,
-		  uint64_t seed, uint32_t n, struct upd_result *out);
+		  uint64_t seed, uint32_t n, unsigned kinds /* bit k: kind k */, struct upd_result *out);
 
 #endif

@@ -6,9 +6,11 @@
  *   delete  a random rule of the base set,
  *   change  a random base rule replaced by a copy with another destination
  *           port and userdata (vpk_acl_del_rules + vpk_acl_add_rules),
- * the first half of each kind with no reader, the second half while another
+ * (--update-kinds add,delete,change selects), the first half of each kind with no reader, the second half while another
  * thread classifies the trace in bursts of 256 (the time then includes
- * whatever the build waits for). Wall time per update (del/add + build);
+ * whatever the build waits for). Wall time per update (del/add + build),
+ * and the writer thread's CPU time (all updates of a kind: without the
+ * time the writer is descheduled on a busy machine);
  * afterwards every result is checked against the oracle over the rules
  * stored at the end.
  */
@@ -48,11 +50,11 @@ reader(void *arg)
 }
 
 static double
-now_ms(void)
+now_ms(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
@@ -119,7 +121,7 @@ cycles(struct vpk_acl *acl, const uint8_t **ptrs, uint32_t np, uint32_t *res)
 int
 bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_acl5_rule *r5,
 	      const struct vpk_acl5_pkt *p5, const uint8_t **ptrs, uint32_t np, const char *profile,
-	      uint64_t seed, uint32_t n, struct upd_result *out)
+	      uint64_t seed, uint32_t n, unsigned kinds, struct upd_result *out)
 {
 	size_t rs = VPK_ACL_RULE_SIZE(d->nf);
 	uint32_t nr = d->nrules, nl = nr + n, fails = 0;
@@ -129,7 +131,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 	uint8_t *live = malloc(nl), *xr = malloc((size_t)n * rs), *tmp = malloc(rs);
 	uint8_t *cur = malloc((size_t)nr * rs);        /* the base rules as stored now */
 	uint32_t dport = d->ipv6 ? 10 : 4;
-	double *ms = malloc((size_t)n * sizeof(*ms));
+	double *ms = malloc((size_t)n * sizeof(*ms)), *cpu = malloc((size_t)n * sizeof(*cpu));
 	struct upd_reader u = { .acl = acl, .ptrs = ptrs, .np = np };
 	uint64_t rs_state = seed * 2654435761u + 1;
 	struct vpk_acl_stats st;
@@ -137,7 +139,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 
 	memset(out, 0, sizeof(*out));
 	vpk_acl_gen_profile_from_name(profile, &gc.profile, &gc.ipv6);
-	if (!list || !ud || !live || !xr || !tmp || !ms || !cur || np <= 256 || vpk_acl_gen_rules(&gc, &extra) < 0) {
+	if (!list || !ud || !live || !xr || !tmp || !ms || !cpu || !cur || np <= 256 || vpk_acl_gen_rules(&gc, &extra) < 0) {
 		fprintf(stderr, "vpk-acl-bench: updates: out of memory or no trace\n");
 		fails = 1;
 		goto done;
@@ -161,9 +163,12 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 	for (int kind = 0; kind < 3; kind++) {
 		struct upd_kind *k = &out->kind[kind];
 
+		if (!(kinds >> kind & 1))
+			continue;
+
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t j = 0;
-			double t0;
+			double t0, c0;
 			int rc = 0;
 
 			if (i == n / 2) {
@@ -176,7 +181,8 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 				while (!live[j]);
 				memcpy(tmp, cur + (size_t)j * rs, rs);
 			}
-			t0 = now_ms();
+			t0 = now_ms(CLOCK_MONOTONIC);
+			c0 = now_ms(CLOCK_THREAD_CPUTIME_ID);
 			if (kind == 0) {
 				rc = vpk_acl_add_rules(acl, xr + (size_t)i * rs, 1);
 			} else {
@@ -191,7 +197,8 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 			}
 			if (rc == 0)
 				rc = vpk_acl_build(acl);
-			ms[i] = now_ms() - t0;
+			ms[i] = now_ms(CLOCK_MONOTONIC) - t0;
+			cpu[i] = now_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 			if (rc < 0) {
 				fprintf(stderr, "vpk-acl-bench: update kind %d #%u: %s\n", kind, i,
 					vpk_acl_last_error(acl));
@@ -215,6 +222,9 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 		atomic_store(&u.stop, 1);
 		pthread_join(th, NULL);
 		summarise(ms, n, k);
+		qsort(cpu, n, sizeof(*cpu), cmp_dbl);
+		k->cpu_med = cpu[n / 2];
+		k->cpu_max = cpu[n - 1];
 	}
 	out->calls = atomic_load(&u.calls);
 	/* Every result against the oracle over the rules stored now. */
@@ -261,6 +271,6 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 		free(lud);
 	}
 done:
-	free(cur), free(extra), free(list), free(ud), free(live), free(xr), free(tmp), free(ms), free(res);
+	free(cur), free(extra), free(list), free(ud), free(live), free(xr), free(tmp), free(ms), free(cpu), free(res);
 	return fails ? -1 : 0;
 }

@@ -140,7 +140,7 @@ walk(const struct acl_tree *tr, uint32_t node, uint32_t *blo, uint32_t *bhi, con
 		return;
 	}
 	if (info & ACL_LEAF_BIT)
-		return;         /* D does not cover the leaf: it dropped nothing here */
+		return;
 	d = info & 31;
 	t = tr->thr[node];      /* left: [blo, t - 1], right: [t, bhi]; t > blo */
 	if (dlo[d] < t) {

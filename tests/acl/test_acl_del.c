@@ -17,6 +17,7 @@
 
 #include <vpk/acl.h>
 
+#include "acl/acl_int.h"
 #include "acl/acl_ref.h"
 #include "lib/check.h"
 
@@ -32,6 +33,7 @@ struct st {
 	uint32_t ncat;
 	const char *step;
 	unsigned incremental, builds;
+	unsigned full_trees;    /* trees of the first (full) build */
 };
 
 static size_t
@@ -102,6 +104,8 @@ build_check(struct st *t, const char *step)
 	      vpk_acl_rule_count(t->acl), t->cur.n);
 	vpk_acl_get_stats(t->acl, &s);
 	CHECK(s.rules == t->cur.n, "'%s': runtime has %u rules, want %u", step, s.rules, t->cur.n);
+	if (t->builds == 0)
+		t->full_trees = s.trees;
 	t->incremental += s.incremental;
 	t->builds++;
 	for (uint32_t i = 0; i < NP; i++)
@@ -132,6 +136,18 @@ st_packets(struct st *t)
 {
 	for (uint32_t i = 0; i < NP; i++)
 		ref_gen_packet(&t->pool, t->pkt[i]);
+}
+
+/* Aim half of the packets at corners of rule @p r (where a deletion changes answers). */
+static void
+st_packets_at(struct st *t, const struct vpk_acl_rule *r)
+{
+	struct ref_set one = t->pool;
+
+	one.rules = (uint8_t *)(uintptr_t)r;
+	one.n = one.cap = 1;
+	for (uint32_t i = 0; i < NP; i++)
+		ref_gen_packet(i & 1 ? &t->pool : &one, t->pkt[i]);
 }
 
 static void
@@ -167,7 +183,8 @@ del(struct st *t, const struct vpk_acl_rule *r)
  * and a check after each step.
  */
 static void
-random_ops(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, unsigned steps)
+random_ops(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, unsigned steps,
+	   int plan /* of the full build: acl_build_plan_override */)
 {
 	struct st t;
 	uint32_t next;
@@ -178,7 +195,9 @@ random_ops(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span
 	st_packets(&t);
 	for (next = 0; next < nrules; next++)
 		add(&t, ref_rule(&t.pool, next));
+	acl_build_plan_override = plan;
 	build_check(&t, "full build");
+	acl_build_plan_override = -1;
 	for (unsigned s = 0; s < steps; s++) {
 		unsigned nops = 1 + (unsigned)check_rand_range(3);
 
@@ -208,8 +227,8 @@ random_ops(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span
 			st_packets(&t);         /* aim at the corners of different rules */
 		build_check(&t, "random step");
 	}
-	printf("  %s, %u rules, %u categories, priorities 1..%u: %u builds, %u incremental\n",
-	       t.pool.name, nrules, ncat, prio_span, t.builds, t.incremental);
+	printf("  %s, %u rules, %u categories, priorities 1..%u, plan %d (%u trees): %u builds, %u incremental\n",
+	       t.pool.name, nrules, ncat, prio_span, plan, t.full_trees, t.builds, t.incremental);
 	CHECK(t.incremental * 2 > t.builds, "most builds incremental (%u of %u)", t.incremental, t.builds);
 	free(tmp);
 	st_free(&t);
@@ -321,6 +340,51 @@ adversarial(enum ref_layout l)
 	free(w);
 	free(w2);
 	free(tmp);
+	st_free(&t);
+}
+
+/*
+ * Many wide rules (wild but for one field) that spill into later trees and
+ * cover whole nodes there, deleted one by one in random order: the rules
+ * they hid in every tree must come back.
+ */
+static void
+wide_rules(enum ref_layout l, int plan)
+{
+	struct st t;
+	uint32_t nw = 60, order[60];
+
+	st_init(&t, l, 2, 200 + nw, 1000);
+	for (uint32_t i = 0; i < nw; i++) {
+		struct vpk_acl_rule *r = ref_rule(&t.pool, 200 + i);
+		const struct vpk_acl_rule *o = ref_rule(&t.pool, (uint32_t)check_rand_range(200));
+		uint32_t prio = 1 + (uint32_t)check_rand_range(1000), ud = r->userdata;
+		const struct vpk_acl_field_def *d = &t.pool.defs[check_rand_range(t.pool.nf)];
+
+		wildcard(&t, r, prio, ud);
+		r->category_mask = 1 + (uint32_t)check_rand_range(3);
+		r->field[d->field_index] = o->field[d->field_index];
+		order[i] = 200 + i;
+	}
+	for (uint32_t i = 0; i < t.pool.n; i++)
+		add(&t, ref_rule(&t.pool, i));
+	st_packets(&t);
+	acl_build_plan_override = plan;
+	build_check(&t, "full build with wide rules");
+	acl_build_plan_override = -1;
+	for (uint32_t i = nw - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)check_rand_range(i + 1), x = order[i];
+
+		order[i] = order[j];
+		order[j] = x;
+	}
+	for (uint32_t i = 0; i < nw; i++) {
+		st_packets_at(&t, ref_rule(&t.pool, order[i]));
+		del(&t, ref_rule(&t.pool, order[i]));
+		build_check(&t, "delete a wide rule");
+	}
+	printf("  %s wide rules, plan %d (%u trees): %u builds, %u incremental\n", t.pool.name, plan,
+	       t.full_trees, t.builds, t.incremental);
 	st_free(&t);
 }
 
@@ -443,11 +507,15 @@ main(void)
 {
 	check_init("acl_del");
 	for (int l = 0; l < REF_NLAYOUTS; l++) {
-		random_ops((enum ref_layout)l, 4, 200, 1000000, 40);
-		random_ops((enum ref_layout)l, 16, 300, 8, 30);        /* ties */
+		random_ops((enum ref_layout)l, 4, 200, 1000000, 25, -1);
+		random_ops((enum ref_layout)l, 16, 300, 8, 20, -1);    /* ties */
 		adversarial((enum ref_layout)l);
 	}
-	random_ops(REF_IPV4, 1, 2000, 1000000, 30);                   /* multi-tree plans */
+	random_ops(REF_IPV4, 1, 2000, 1000000, 15, -1);               /* bigger trees */
+	random_ops(REF_IPV4, 4, 600, 1000000, 30, 1);                 /* full build: 2 spill trees */
+	random_ops(REF_IPV6, 4, 600, 50, 30, 2);                      /* full build: up to 8 trees */
+	for (int l = 0; l < REF_NLAYOUTS; l++)
+		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();
 	concurrent();
 	return check_finish();
