@@ -47,6 +47,8 @@
  * vpk_bm16_reclaim() when deferral is on.
  */
 struct bm16 {
+	void *map;              /* the reservation holding both */
+	size_t map_len;
 	uint32_t *direct;       /* 2^16 */
 	uint32_t *arena;        /* nodes; word 0..15 stay zero (a leaf's dummy header) */
 	size_t arena_cap;       /* words reserved */
