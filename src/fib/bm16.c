@@ -93,9 +93,17 @@ vpk_bm16_bytes(const struct bm16 *b)
 }
 
 static unsigned
+pop32(uint32_t x)
+{
+	x -= (x >> 1) & 0x55555555u;
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+static unsigned
 node_runs(const uint32_t *n)
 {
-	return (n[9] >> 24) + (unsigned)__builtin_popcount(n[7]);
+	return (n[9] >> 24) + pop32(n[7]);
 }
 
 static unsigned
@@ -192,14 +200,6 @@ run_starts(const uint32_t v[256], unsigned w)
 	return bits;
 }
 
-static unsigned
-pop32(uint32_t x)
-{
-	x -= (x >> 1) & 0x55555555u;
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
-
 #define BM16_SAME UINT32_MAX
 
 /*
@@ -283,28 +283,21 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 		src = v;
 	}
 	/* The old node's /32-level nodes: kept outside [lo, hi], retired inside. */
-	bool old_ext = false;
-	if (old & 1) {
+	bool old_ext = (old & 1) && (b->has_ext[c / 64] >> (c % 64) & 1);
+	if (old_ext) {
 		const uint32_t *n = b->arena + (old >> 1);
-		unsigned runs = node_runs(n);
-		uint32_t any = 0;
-		for (unsigned k = 0; k < runs; k++)
-			any |= n[BM16_HDR_WORDS + k];
-		if (any & 1) {
-			old_ext = true;
-			memset(keep, 0, sizeof(keep));
-			for (unsigned w = 0, k = 0; w < 8; w++)
-				for (uint32_t bits = n[w]; bits; bits &= bits - 1) {
-					unsigned pos = 32 * w + (unsigned)__builtin_ctz(bits);
-					uint32_t o = n[BM16_HDR_WORDS + k++];
-					if (!(o & 1))
-						continue;
-					if (pos >= lo && pos <= hi)
-						retire[nretire++] = o >> 1;
-					else
-						keep[pos] = o;
-				}
-		}
+		memset(keep, 0, sizeof(keep));
+		for (unsigned w = 0, k = 0; w < 8; w++)
+			for (uint32_t bits = n[w]; bits; bits &= bits - 1) {
+				unsigned pos = 32 * w + (unsigned)__builtin_ctz(bits);
+				uint32_t o = n[BM16_HDR_WORDS + k++];
+				if (!(o & 1))
+					continue;
+				if (pos >= lo && pos <= hi)
+					retire[nretire++] = o >> 1;
+				else
+					keep[pos] = o;
+			}
 	}
 	for (unsigned i = 0; (any_ext & 1) && i < 256; i++) {
 		if (!(v[i] & 1))
@@ -334,6 +327,10 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 	if (nu == old)
 		return 0;
 	__atomic_store_n(&b->direct[c], nu, __ATOMIC_RELEASE);
+	if ((nu & 1) && (any_ext & 1))
+		b->has_ext[c / 64] |= UINT64_C(1) << (c % 64);
+	else
+		b->has_ext[c / 64] &= ~(UINT64_C(1) << (c % 64));
 	if (old & 1)
 		node_retire(b, old >> 1);
 	for (unsigned i = 0; i < nretire; i++)

@@ -59,6 +59,7 @@ struct bm16 {
 	size_t npending, pending_cap;
 	bool defer;
 	size_t nodes;
+	uint64_t has_ext[(1u << 16) / 64];     /* chunk's node holds /32-level nodes */
 };
 typedef void (*bm16_lookup_fn)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n);
 
