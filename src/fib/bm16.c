@@ -40,28 +40,35 @@ VPK_KERNEL_REGISTER(fib4_bm16, "fib4-bm16",
 		    "IPv4 FIB lookup, compressed: 2^16 direct table + popcount-compressed /24 and /32 nodes",
 		    vpk_bm16_impls);
 
-#define CHUNK_LINE_WORDS 1024u  /* 4 KiB pages of the reservation */
+#define HUGE_SZ ((size_t)2 << 20)
 
 int
 vpk_bm16_init(struct bm16 *b, uint64_t default_nh)
 {
 	memset(b, 0, sizeof(*b));
-	b->direct = malloc((1u << 16) * sizeof(uint32_t) + 64);
-	if (b->direct == NULL)
-		return -ENOMEM;
-	/* Address space only (pages come on first touch); smaller if refused. */
+	/*
+	 * One reservation (address space only, pages on first touch; smaller
+	 * if refused): the direct table, then the node arena, 2 MiB aligned
+	 * and advised for transparent huge pages so that the few MiB a real
+	 * table uses sit in a few TLB entries.
+	 */
 	for (size_t words = (size_t)1 << 28; words >= ((size_t)1 << 22) && b->arena == NULL; words >>= 2) {
-		void *p = mmap(NULL, words * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p != MAP_FAILED) {
-			b->arena = p;
-			b->arena_cap = words;
-		}
+		size_t len = (words + (1u << 16)) * sizeof(uint32_t) + HUGE_SZ;
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		b->map = p;
+		b->map_len = len;
+		uintptr_t a = ((uintptr_t)p + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1);
+#ifdef MADV_HUGEPAGE
+		(void)madvise((void *)a, len - (a - (uintptr_t)p), MADV_HUGEPAGE);  /* a hint */
+#endif
+		b->direct = (uint32_t *)a;
+		b->arena = b->direct + (1u << 16);
+		b->arena_cap = words;
 	}
-	if (b->arena == NULL) {
-		vpk_bm16_fini(b);
+	if (b->arena == NULL)
 		return -ENOMEM;
-	}
 	b->top = BM16_LINE_WORDS;       /* word 0 means "no node" and is a zero header */
 	for (uint32_t i = 0; i < (1u << 16); i++)
 		b->direct[i] = (uint32_t)(default_nh << 1);
@@ -71,9 +78,8 @@ vpk_bm16_init(struct bm16 *b, uint64_t default_nh)
 void
 vpk_bm16_fini(struct bm16 *b)
 {
-	free(b->direct);
-	if (b->arena != NULL)
-		munmap(b->arena, b->arena_cap * sizeof(uint32_t));
+	if (b->map != NULL)
+		munmap(b->map, b->map_len);
 	for (unsigned c = 0; c <= BM16_MAX_LINES; c++)
 		free(b->free[c].at);
 	free(b->pending);
@@ -87,9 +93,17 @@ vpk_bm16_bytes(const struct bm16 *b)
 }
 
 static unsigned
+pop32(uint32_t x)
+{
+	x -= (x >> 1) & 0x55555555u;
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+static unsigned
 node_runs(const uint32_t *n)
 {
-	return (n[9] >> 24) + (unsigned)__builtin_popcount(n[7]);
+	return (n[9] >> 24) + pop32(n[7]);
 }
 
 static unsigned
@@ -186,32 +200,61 @@ run_starts(const uint32_t v[256], unsigned w)
 	return bits;
 }
 
-/* Compress 256 values into n (>= BM16_HDR_WORDS + 256 words); returns the word count. */
-static unsigned
-node_encode(uint32_t *n, const uint32_t v[256])
-{
-	uint32_t k = 0;
+#define BM16_SAME UINT32_MAX
 
-	for (unsigned w = 0; w < 8; w++) {
-		uint32_t bits = run_starts(v, w);
-		((uint8_t *)(n + 8))[w] = (uint8_t)k;   /* <= 32 * 7 */
-		n[w] = bits;
-		while (bits) {
-			n[BM16_HDR_WORDS + k++] = v[32 * w + (unsigned)__builtin_ctz(bits)];
-			bits &= bits - 1;
-		}
-	}
-	return BM16_HDR_WORDS + k;
-}
-
-/* Publish-ready copy of an encoded node; 0 when the arena is exhausted. */
+/*
+ * A fresh node holding the 256 values v. When `old` (arena word, 0 = none)
+ * is a node whose entries equal v outside [lo, hi], only the bitmap words
+ * those entries can affect (lo >> 5 .. (hi + 1) >> 5) are recomputed; the
+ * runs before and after them are copied from the old node. Returns the
+ * node's arena word, BM16_SAME when it would equal `old`, 0 when the arena
+ * is exhausted.
+ */
 static uint32_t
-node_store(struct bm16 *b, const uint32_t *enc, unsigned words)
+node_put(struct bm16 *b, const uint32_t *v, uint32_t old, unsigned lo, unsigned hi)
 {
-	uint32_t at = node_alloc(b, node_lines(words - BM16_HDR_WORDS));
+	const uint32_t *o = old ? b->arena + old : NULL;
+	unsigned wl = 0, wh = 7, pre = 0, old_mid_end = 0, old_runs = 0, nmid = 0;
+	uint32_t bm[8], mid[256];
+	bool same = o != NULL;
 
-	if (at != 0)
-		memcpy(b->arena + at, enc, words * sizeof(uint32_t));
+	if (o != NULL) {
+		wl = lo >> 5;
+		wh = (hi + 1) >> 5 > 7 ? 7 : (hi + 1) >> 5;
+		old_runs = node_runs(o);
+		pre = ((const uint8_t *)(o + 8))[wl];
+		old_mid_end = wh == 7 ? old_runs : ((const uint8_t *)(o + 8))[wh + 1];
+	}
+	for (unsigned w = 0; w < 8; w++) {
+		if (w < wl || w > wh) {
+			bm[w] = o[w];
+			continue;
+		}
+		bm[w] = run_starts(v, w);
+		same = same && bm[w] == o[w];
+		for (uint32_t bits = bm[w]; bits; bits &= bits - 1)
+			mid[nmid++] = v[32 * w + (unsigned)__builtin_ctz(bits)];
+	}
+	if (same && nmid == old_mid_end - pre &&
+	    memcmp(mid, o + BM16_HDR_WORDS + pre, nmid * sizeof(uint32_t)) == 0)
+		return BM16_SAME;
+	unsigned post = old_runs - old_mid_end, runs = pre + nmid + post;
+	uint32_t at = node_alloc(b, node_lines(runs));
+	if (at == 0)
+		return 0;
+	uint32_t *n = b->arena + at;
+	uint8_t cum[8];
+	for (unsigned w = 0, k = 0; w < 8; w++) {
+		cum[w] = (uint8_t)k;    /* <= 32 * 7 */
+		k += pop32(bm[w]);
+	}
+	memcpy(n, bm, sizeof(bm));
+	memcpy(n + 8, cum, sizeof(cum));
+	if (pre)
+		memcpy(n + BM16_HDR_WORDS, o + BM16_HDR_WORDS, pre * sizeof(uint32_t));
+	memcpy(n + BM16_HDR_WORDS + pre, mid, nmid * sizeof(uint32_t));
+	if (post)
+		memcpy(n + BM16_HDR_WORDS + pre + nmid, o + BM16_HDR_WORDS + old_mid_end, post * sizeof(uint32_t));
 	return at;
 }
 
@@ -223,41 +266,38 @@ node_store(struct bm16 *b, const uint32_t *enc, unsigned words)
 static int
 chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24, uint32_t hi24)
 {
-	uint32_t v[256], enc[BM16_HDR_WORDS + 256];
+	uint32_t v[256];
 	uint32_t fresh[256], retire[256], keep[256];
 	unsigned nfresh = 0, nretire = 0;
 	uint32_t old = b->direct[c], any_ext = 0, diff = 0;
 	unsigned lo = lo24 > c * 256 ? lo24 - c * 256 : 0;
 	unsigned hi = hi24 < c * 256 + 255 ? hi24 - c * 256 : 255;
 
-	memcpy(v, (const uint32_t *)dp->tbl24 + (size_t)c * 256, sizeof(v));
+	const uint32_t *src = (const uint32_t *)dp->tbl24 + (size_t)c * 256;
 	for (int i = 0; i < 256; i++) {
-		any_ext |= v[i];
-		diff |= v[i] ^ v[0];
+		any_ext |= src[i];
+		diff |= src[i] ^ src[0];
+	}
+	if (any_ext & 1) {      /* group indexes become /32-level node words */
+		memcpy(v, src, sizeof(v));
+		src = v;
 	}
 	/* The old node's /32-level nodes: kept outside [lo, hi], retired inside. */
-	bool old_ext = false;
-	if (old & 1) {
+	bool old_ext = (old & 1) && (b->has_ext[c / 64] >> (c % 64) & 1);
+	if (old_ext) {
 		const uint32_t *n = b->arena + (old >> 1);
-		unsigned runs = node_runs(n);
-		uint32_t any = 0;
-		for (unsigned k = 0; k < runs; k++)
-			any |= n[BM16_HDR_WORDS + k];
-		if (any & 1) {
-			old_ext = true;
-			memset(keep, 0, sizeof(keep));
-			for (unsigned w = 0, k = 0; w < 8; w++)
-				for (uint32_t bits = n[w]; bits; bits &= bits - 1) {
-					unsigned pos = 32 * w + (unsigned)__builtin_ctz(bits);
-					uint32_t o = n[BM16_HDR_WORDS + k++];
-					if (!(o & 1))
-						continue;
-					if (pos >= lo && pos <= hi)
-						retire[nretire++] = o >> 1;
-					else
-						keep[pos] = o;
-				}
-		}
+		memset(keep, 0, sizeof(keep));
+		for (unsigned w = 0, k = 0; w < 8; w++)
+			for (uint32_t bits = n[w]; bits; bits &= bits - 1) {
+				unsigned pos = 32 * w + (unsigned)__builtin_ctz(bits);
+				uint32_t o = n[BM16_HDR_WORDS + k++];
+				if (!(o & 1))
+					continue;
+				if (pos >= lo && pos <= hi)
+					retire[nretire++] = o >> 1;
+				else
+					keep[pos] = o;
+			}
 	}
 	for (unsigned i = 0; (any_ext & 1) && i < 256; i++) {
 		if (!(v[i] & 1))
@@ -267,23 +307,19 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 			v[i] = o;               /* untouched /24: keep its /32-level node */
 			continue;
 		}
-		uint32_t g[256];
-		memcpy(g, (const uint32_t *)dp->tbl8 + (size_t)(v[i] >> 1) * 256, sizeof(g));
-		uint32_t at = node_store(b, enc, node_encode(enc, g));
+		uint32_t at = node_put(b, (const uint32_t *)dp->tbl8 + (size_t)(v[i] >> 1) * 256, 0, 0, 255);
 		if (at == 0)
 			goto nomem;
 		fresh[nfresh++] = at;
 		v[i] = at << 1 | 1;
 	}
 	uint32_t nu;
-	if (diff == 0 && !(v[0] & 1)) {
-		nu = v[0];
+	if (diff == 0 && !(src[0] & 1)) {
+		nu = src[0];
 	} else {
-		unsigned words = node_encode(enc, v);
-		if ((old & 1) && nfresh == 0 && node_runs(b->arena + (old >> 1)) == words - BM16_HDR_WORDS &&
-		    memcmp(b->arena + (old >> 1), enc, words * sizeof(uint32_t)) == 0)
+		uint32_t at = node_put(b, src, old & 1 ? old >> 1 : 0, lo, hi);
+		if (at == BM16_SAME)
 			return 0;       /* same node: nothing to publish */
-		uint32_t at = node_store(b, enc, words);
 		if (at == 0)
 			goto nomem;
 		nu = at << 1 | 1;
@@ -291,6 +327,10 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 	if (nu == old)
 		return 0;
 	__atomic_store_n(&b->direct[c], nu, __ATOMIC_RELEASE);
+	if ((nu & 1) && (any_ext & 1))
+		b->has_ext[c / 64] |= UINT64_C(1) << (c % 64);
+	else
+		b->has_ext[c / 64] &= ~(UINT64_C(1) << (c % 64));
 	if (old & 1)
 		node_retire(b, old >> 1);
 	for (unsigned i = 0; i < nretire; i++)

@@ -47,6 +47,8 @@
  * vpk_bm16_reclaim() when deferral is on.
  */
 struct bm16 {
+	void *map;              /* the reservation holding both */
+	size_t map_len;
 	uint32_t *direct;       /* 2^16 */
 	uint32_t *arena;        /* nodes; word 0..15 stay zero (a leaf's dummy header) */
 	size_t arena_cap;       /* words reserved */
@@ -57,6 +59,7 @@ struct bm16 {
 	size_t npending, pending_cap;
 	bool defer;
 	size_t nodes;
+	uint64_t has_ext[(1u << 16) / 64];     /* chunk's node holds /32-level nodes */
 };
 typedef void (*bm16_lookup_fn)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n);
 

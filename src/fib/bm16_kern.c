@@ -21,6 +21,18 @@
 #include <immintrin.h>
 #endif
 
+static inline __attribute__((always_inline)) unsigned
+pop32(uint32_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcount(x);
+#else
+	x -= (x >> 1) & 0x55555555u;
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+#endif
+}
+
 /* Arena word of entry x of the node at word `at` (layout in bm16.h). */
 static inline __attribute__((always_inline)) uint32_t
 node_rank(const uint32_t *arena, uint32_t at, unsigned x)
@@ -29,7 +41,7 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 	uint32_t bm = n[x >> 5];
 	uint32_t cum = (n[8 + (x >> 7)] >> (8 * ((x >> 5) & 3))) & 0xff;
 
-	return at + BM16_HDR_WORDS - 1 + cum + (uint32_t)__builtin_popcount(bm & (~UINT32_C(0) >> (31 - (x & 31))));
+	return at + BM16_HDR_WORDS - 1 + cum + pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -48,14 +60,16 @@ st64(uint64_t *p, uint64_t v)
 
 /*
  * Scalar: a software pipeline over keys, SD keys between stages:
- *   1. key j+2SD: direct entry (L2-resident) -> prefetch its node header;
- *   2. key j+SD:  rank from the header -> prefetch the value;
- *   3. key j:     the value (and, rarely, the /32-level node).
+ *   1. key j+4SD: direct entry (L2-resident) -> prefetch its node header;
+ *   2. key j+3SD: rank from the header -> prefetch the value;
+ *   3. key j+2SD: the value; a /32-level node -> prefetch its header;
+ *   4. key j+SD:  (/32 level only) rank -> prefetch the value;
+ *   5. key j:     (/32 level only) the value; store.
  * Branch-free on leaf vs node: a leaf reads the zero header at arena word 0
- * and its own entry is selected at the end.
+ * and its own entry is selected in stage 3; the rare /32 level branches.
  */
-#define SD 8u
-#define SR 32u          /* ring, a power of two > 2 * SD */
+#define SD 32u
+#define SR 256u         /* ring, a power of two > 4 * SD */
 
 static inline __attribute__((always_inline)) void
 scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0, size_t n)
@@ -66,7 +80,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 
 	ips += i0;
 	nhs += i0;
-	for (size_t t = 0; t < cnt + 2 * SD; t++) {
+	for (size_t t = 0; t < cnt + 4 * SD; t++) {
 		if (t < cnt) {
 			uint32_t d = dir[ld32(&ips[t]) >> 16];
 			rd[t % SR] = d;
@@ -79,12 +93,28 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			rr[j % SR] = r;
 			__builtin_prefetch(ar + r);
 		}
-		if (t >= 2 * SD) {
+		if (t >= 2 * SD && t - 2 * SD < cnt) {
 			size_t j = t - 2 * SD;
 			uint32_t d = rd[j % SR], v = ar[rr[j % SR]];
 			v = (d & 1) ? v : d;
+			rd[j % SR] = v;
 			if (__builtin_expect(v & 1, 0))
-				v = ar[node_rank(ar, v >> 1, ld32(&ips[j]) & 0xff)];
+				__builtin_prefetch(ar + (v >> 1));
+		}
+		if (t >= 3 * SD && t - 3 * SD < cnt) {
+			size_t j = t - 3 * SD;
+			uint32_t v = rd[j % SR];
+			if (__builtin_expect(v & 1, 0)) {
+				uint32_t r = node_rank(ar, v >> 1, ld32(&ips[j]) & 0xff);
+				rr[j % SR] = r;
+				__builtin_prefetch(ar + r);
+			}
+		}
+		if (t >= 4 * SD) {
+			size_t j = t - 4 * SD;
+			uint32_t v = rd[j % SR];
+			if (__builtin_expect(v & 1, 0))
+				v = ar[rr[j % SR]];
 			st64(&nhs[j], v >> 1);
 		}
 	}
@@ -134,15 +164,13 @@ prefetch16(const uint32_t *arena, __m512i at)
 
 /*
  * AVX-512: the scalar pipeline on blocks of 16 keys, VD blocks between the
- * stages (stage 1: gather the direct entries of block k+2VD, prefetch their
- * headers; stage 2: gather bitmap word and run count of block k+VD, prefetch
- * the values; stage 3: gather the values of block k, /32 level if needed).
+ * stages: (1) gather the direct entries, prefetch the node headers; (2)
+ * gather bitmap word and run count, prefetch the values; (3) gather the
+ * values, prefetch the /32-level headers; (4) and (5) the same rank and
+ * value steps at the /32 level, skipped for blocks without such lanes.
  */
-#ifndef BM16_VD
-#define BM16_VD 2
-#endif
-#define VD ((unsigned)BM16_VD)
-#define VR 16u          /* ring, a power of two > 4 * VD */
+#define VD 4u            /* spot runs, 4 B RouteViews: 1 slower, 3-6 alike */
+#define VR 32u          /* ring, a power of two > 4 * VD */
 
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
@@ -246,8 +274,8 @@ prefetch8(const uint32_t *arena, __m256i at)
 }
 
 /* AVX2: the AVX-512 pipeline on blocks of 8 keys. */
-#define VD 3u
-#define VR 16u          /* ring, a power of two > 4 * VD */
+#define VD 6u            /* 3 was slower in-table in spot runs */
+#define VR 32u          /* ring, a power of two > 4 * VD */
 
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
