@@ -115,6 +115,9 @@ rounds6(unsigned from, unsigned to, bool reclaim)
 		CHECK(vpk_fib6_add(f6, ip, 57, 3 + (r & 1)) == 0, "replace /57");
 		p6(ip, 192);
 		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 59, 5) == 0 : vpk_fib6_del(f6, ip, 59) == 0, "add/del /59");
+		/* 2001::/20 around the /56: new run boundaries on byte 2, so bm6 builds and publishes a new node. */
+		p6(ip, 0);
+		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 20, 6) == 0 : vpk_fib6_del(f6, ip, 20) == 0, "add/del /20");
 		if (reclaim && r % 16 == 15) {
 			unsigned long c = atomic_load(&passes);
 			for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
