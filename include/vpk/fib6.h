@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include <vpk/isa.h>
+#include <vpk/qsbr.h>
 
 /** Opaque IPv6 FIB. */
 struct vpk_fib6;
@@ -147,6 +148,9 @@ VPK_API int vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on);
 
 /** Return parked groups (BM6: parked nodes) to the pool. @return how many, or -EINVAL. */
 VPK_API int vpk_fib6_reclaim(struct vpk_fib6 *fib);
+
+/** QSBR-driven reclamation, as vpk_fib_attach_qsbr(). @return 0 or -EINVAL. */
+VPK_API int vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync);
 
 /** Lookup variants of a layout, best first, NULL-terminated. */
 VPK_API const struct vpk_impl *const *vpk_fib6_impls(enum vpk_fib6_type type);

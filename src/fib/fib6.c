@@ -18,6 +18,7 @@
 
 #include <vpk/fib6.h>
 
+#include "fib/fib_rcu.h"
 #include "fib/bm6.h"
 #include "fib/fib_priv.h"
 #include "fib/rib.h"
@@ -32,6 +33,7 @@ struct vpk_fib6 {
 	struct rib rib;
 	struct trie6 dp;                /* TRIE: the dataplane; BM6: its control-plane source */
 	struct bm6 bm;
+	struct fib_rcu rcu;              /* QSBR link (fib_rcu.h) */
 };
 
 /* The layout VPK_FIB6_TYPE_DEFAULT stands for. */
@@ -221,8 +223,8 @@ cover_nh(const struct vpk_fib6 *fib, struct rib_key k, uint8_t depth)
 	return vpk_rib_parent(&fib->rib, k, depth, &nh, NULL) ? nh : fib->conf.default_nh;
 }
 
-int
-vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+static int
+add_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
 {
 	bool existed;
 
@@ -244,8 +246,8 @@ vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t
 	return 0;
 }
 
-int
-vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
+static int
+del_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
 {
 	if (fib == NULL || ip == NULL || depth > 128)
 		return -EINVAL;
@@ -388,4 +390,48 @@ vpk_fib6_reclaim(struct vpk_fib6 *fib)
 	if (fib->type == VPK_FIB6_BM6)
 		return (int)vpk_bm6_reclaim(&fib->bm);
 	return (int)vpk_trie6_reclaim(&fib->dp);
+}
+
+/* ---- updates through the QSBR link (fib_rcu.h) ---- */
+
+static int
+update(struct vpk_fib6 *fib, bool add, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+{
+	int rc;
+
+	if (fib == NULL)
+		return -EINVAL;
+	if (fib_rcu_due(&fib->rcu, false))
+		vpk_fib6_reclaim(fib);
+	rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
+	if (fib_rcu_retry(&fib->rcu, rc)) {
+		vpk_fib6_reclaim(fib);
+		rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
+	}
+	if (rc == 0 && fib_rcu_changed(&fib->rcu))
+		vpk_fib6_reclaim(fib);
+	return rc;
+}
+
+int
+vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+{
+	return update(fib, true, ip, depth, nh);
+}
+
+int
+vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
+{
+	return update(fib, false, ip, depth, 0);
+}
+
+int
+vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	if (fib->rcu.q != NULL && fib_rcu_due(&fib->rcu, true))
+		vpk_fib6_reclaim(fib);         /* detaching or switching: settle the parked memory */
+	fib->rcu = (struct fib_rcu){ .q = q, .sync = sync };
+	return vpk_fib6_set_deferred_free(fib, q != NULL);
 }

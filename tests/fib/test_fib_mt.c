@@ -8,9 +8,13 @@
  * filled would answer 0). Phase 2 turns on deferred freeing and alternates
  * /25s between two /24s, reclaiming only after the reader passed quiescent
  * points, so parked groups are reused for the other /24 safely (the race
- * without deferral is too narrow to show here). IPv4 DIR-24-8; IPv6 trie,
- * then IPv6 bm6 (its nodes are rebuilt and republished by every change), the
- * bm6 round with deferred freeing on and reclaims after quiescent points.
+ * without deferral is too narrow to show here). IPv4 DIR-24-8, IPv6 trie.
+ * Then the IPv4 part again on VPK_FIB_BM16 with deferred freeing throughout
+ * (every update replaces the node of the 10.0/16 chunk; without deferral the
+ * freed node would be reused by the next update under the reader), reclaiming
+ * every 16 rounds after the reader passed two quiescent points. Then once
+ * more with IPv6 on bm6 (its nodes are rebuilt and republished by every
+ * change) with deferred freeing and IPv6 reclaims after quiescent points.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,7 +35,7 @@ static atomic_int stop;
 static atomic_ulong passes;     /* reader loops completed: its quiescent points */
 static atomic_ulong bad4, bad6, seen4, seen6;
 static struct vpk_fib *f4;
-static struct vpk_fib6 *_Atomic f6;
+static struct vpk_fib6 *f6;
 
 /* Allowed next hops (bit set) for an IPv4 address of the test ranges. */
 static unsigned
@@ -104,27 +108,20 @@ p6(uint8_t ip[16], unsigned b7)
 	ip[7] = (uint8_t)b7;
 }
 
-/* IPv6 writer rounds [from, to) on f6 (replace /57, add/delete /59), reclaiming after quiescent points. */
-static void
-rounds6(unsigned from, unsigned to, bool reclaim)
-{
-	uint8_t ip[16];
+static bool reclaim6;   /* f6 defers frees: reclaim it with f4 */
 
-	for (unsigned r = from; r < to; r++) {
-		p6(ip, 0);
-		CHECK(vpk_fib6_add(f6, ip, 57, 3 + (r & 1)) == 0, "replace /57");
-		p6(ip, 192);
-		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 59, 5) == 0 : vpk_fib6_del(f6, ip, 59) == 0, "add/del /59");
-		/* 2001::/20 around the /56: new run boundaries on byte 2, so bm6 builds and publishes a new node. */
-		p6(ip, 0);
-		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 20, 6) == 0 : vpk_fib6_del(f6, ip, 20) == 0, "add/del /20");
-		if (reclaim && r % 16 == 15) {
-			unsigned long c = atomic_load(&passes);
-			for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
-				;
-			CHECK(vpk_fib6_reclaim(f6) > 0, "reclaim v6");
-		}
-	}
+/* Wait until the reader finished two more passes, then reclaim: something must be parked. */
+static void
+quiesce_reclaim(bool four, bool six)
+{
+	unsigned long c = atomic_load(&passes);
+
+	for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
+		;
+	if (four)
+		CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
+	if (six)
+		CHECK(vpk_fib6_reclaim(f6) > 0, "reclaim v6");
 }
 
 static struct vpk_fib6 *
@@ -145,40 +142,50 @@ make6(enum vpk_fib6_type type)
 	return f;
 }
 
-int
-main(void)
+static void
+run4(enum vpk_fib_type type)
 {
-	struct vpk_fib_conf c4 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
-	struct vpk_fib6 *bm = NULL;
+	struct vpk_fib_conf c4 = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	uint8_t ip[16];
 	pthread_t th;
+	bool bm = type == VPK_FIB_BM16;
 
-	check_init("fib_mt");
 	CHECK(vpk_fib_create(&c4, &f4) == 0, "create");
-	f6 = make6(VPK_FIB6_TRIE);
-	bm = make6(VPK_FIB6_BM6);
-	if (f6 == NULL || bm == NULL || f4 == NULL)
-		return check_finish();
 	/* IPv4: 10.0.0.0/24 nh 1, 10.0.0.64/26 nh 2 (keeps the group), 10.0.0.0/25 nh 3, 20.1/16 nh 6. */
 	CHECK(vpk_fib_add(f4, 0x0a000000, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000040, 26, 2) == 0 &&
 	      vpk_fib_add(f4, 0x0a000000, 25, 3) == 0 && vpk_fib_add(f4, 0x14010000, 16, 6) == 0 &&
 	      vpk_fib_add(f4, 0x0a000100, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000200, 24, 1) == 0 &&
 	      vpk_fib_add(f4, 0x0a000300, 24, 1) == 0, "v4 routes");
+	if (bm)
+		CHECK(vpk_fib_set_deferred_free(f4, true) == 0, "defer on");
+	atomic_store(&stop, 0);
 	if (pthread_create(&th, NULL, reader, (void *)(uintptr_t)check_rand()) != 0) {
 		check_skip_all("cannot start a thread");
-		return check_finish();
+		vpk_fib_free(f4);
+		return;
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		uint64_t a = 3 + (r & 1);
 		CHECK(vpk_fib_add(f4, 0x0a000000, 25, a) == 0, "replace /25");
 		CHECK(vpk_fib_add(f4, 0x14010000, 16, 6 + (r & 1)) == 0, "replace /16");
-		rounds6(r, r + 1, false);
+		p6(ip, 0);
+		CHECK(vpk_fib6_add(f6, ip, 57, a) == 0, "replace /57");
 		if (r % 2 == 0) {
 			CHECK(vpk_fib_add(f4, 0x0a0000c0, 27, 5) == 0, "add /27");
 			CHECK(vpk_fib_add(f4, 0x0a000100, 25, 5) == 0, "add /25: new group");
+			p6(ip, 192);
+			CHECK(vpk_fib6_add(f6, ip, 59, 5) == 0, "add /59");
 		} else {
 			CHECK(vpk_fib_del(f4, 0x0a0000c0, 27) == 0, "del /27");
 			CHECK(vpk_fib_del(f4, 0x0a000100, 25) == 0, "del /25: group folded");
+			p6(ip, 192);
+			CHECK(vpk_fib6_del(f6, ip, 59) == 0, "del /59");
 		}
+		/* 2001::/20 around the /56: new run boundaries on byte 2, so bm6 builds and publishes a new node. */
+		p6(ip, 0);
+		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 20, 6) == 0 : vpk_fib6_del(f6, ip, 20) == 0, "add/del /20");
+		if ((bm || reclaim6) && r % 16 == 15)
+			quiesce_reclaim(bm, reclaim6);
 	}
 	/* Phase 2: deferred freeing. The /25 of 10.0.2/24 is added and deleted (its group
 	 * parked), then 10.0.3/24 gets a /25 (a different group: the parked one is not
@@ -188,34 +195,48 @@ main(void)
 		uint32_t blk = r & 1 ? 0x0a000300 : 0x0a000200;
 		CHECK(vpk_fib_add(f4, blk, 25, r & 1 ? 9 : 8) == 0, "phase 2 add");
 		CHECK(vpk_fib_del(f4, blk, 25) == 0, "phase 2 del");
-		if (r % 16 == 15) {
-			unsigned long c = atomic_load(&passes);
-			for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
-				;
-			CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
-		}
+		if (r % 16 == 15)
+			quiesce_reclaim(true, false);
 	}
-	/* IPv6 bm6: the reader switches to it; the old fib is freed after two quiescent points. */
-	struct vpk_fib6 *old = f6;
-	CHECK(vpk_fib6_set_deferred_free(bm, true) == 0, "bm6 defer on");
-	atomic_store(&f6, bm);
-	unsigned long c0 = atomic_load(&passes);
-	for (unsigned spin = 0; atomic_load(&passes) < c0 + 2 && spin < 100000000u; spin++)
-		;
-	vpk_fib6_free(old);
-	unsigned long before = atomic_load(&seen6);
-	rounds6(0, ROUNDS, true);
-	CHECK(atomic_load(&seen6) > before, "the reader ran on bm6");
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
-	CHECK(atomic_load(&bad4) == 0, "IPv4: %lu of %lu lookups saw neither the old nor the new next hop",
-	      atomic_load(&bad4), atomic_load(&seen4));
-	CHECK(atomic_load(&bad6) == 0, "IPv6: %lu of %lu lookups saw neither the old nor the new next hop",
-	      atomic_load(&bad6), atomic_load(&seen6));
+	CHECK(atomic_load(&bad4) == 0, "IPv4 %s: %lu of %lu lookups saw neither the old nor the new next hop",
+	      vpk_fib_type_name(f4), atomic_load(&bad4), atomic_load(&seen4));
 	CHECK(atomic_load(&seen4) > 0, "the reader ran");
-	printf("reader: %lu IPv4 and %lu IPv6 lookups during %u update rounds\n", atomic_load(&seen4),
-	       atomic_load(&seen6), ROUNDS);
+	printf("reader: %lu IPv4 (%s) lookups during %u update rounds\n", atomic_load(&seen4),
+	       vpk_fib_type_name(f4), ROUNDS);
+	atomic_store(&bad4, 0);
+	atomic_store(&seen4, 0);
 	vpk_fib_free(f4);
+	f4 = NULL;
+}
+
+int
+main(void)
+{
+	check_init("fib_mt");
+	f6 = make6(VPK_FIB6_TRIE);
+	if (f6 == NULL)
+		return check_finish();
+	run4(VPK_FIB_DIR24_8);
+	run4(VPK_FIB_BM16);
+	CHECK(atomic_load(&bad6) == 0, "IPv6 trie: %lu of %lu lookups saw neither the old nor the new next hop",
+	      atomic_load(&bad6), atomic_load(&seen6));
+	printf("reader: %lu IPv6 (trie) lookups\n", atomic_load(&seen6));
+	vpk_fib6_free(f6);
+
+	f6 = make6(VPK_FIB6_BM6);
+	if (f6 == NULL)
+		return check_finish();
+	CHECK(vpk_fib6_set_deferred_free(f6, true) == 0, "v6 defer on");
+	reclaim6 = true;
+	atomic_store(&bad6, 0);
+	atomic_store(&seen6, 0);
+	run4(VPK_FIB_DIR24_8);
+	CHECK(atomic_load(&bad6) == 0, "IPv6 bm6: %lu of %lu lookups saw neither the old nor the new next hop",
+	      atomic_load(&bad6), atomic_load(&seen6));
+	CHECK(atomic_load(&seen6) > 0, "the reader ran on bm6");
+	printf("reader: %lu IPv6 (bm6) lookups\n", atomic_load(&seen6));
 	vpk_fib6_free(f6);
 	return check_finish();
 }
