@@ -181,6 +181,9 @@ run4(enum vpk_fib_type type)
 			p6(ip, 192);
 			CHECK(vpk_fib6_del(f6, ip, 59) == 0, "del /59");
 		}
+		/* 2001::/20 around the /56: new run boundaries on byte 2, so bm6 builds and publishes a new node. */
+		p6(ip, 0);
+		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 20, 6) == 0 : vpk_fib6_del(f6, ip, 20) == 0, "add/del /20");
 		if ((bm || reclaim6) && r % 16 == 15)
 			quiesce_reclaim(bm, reclaim6);
 	}
