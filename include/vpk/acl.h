@@ -235,7 +235,7 @@ struct vpk_acl_stats {
 	size_t build_peak_bytes;        /**< peak heap bytes used by the build */
 	uint64_t build_ns;              /**< wall time of the build */
 	uint32_t incremental;           /**< 1: built over the last full build (see "Updates") */
-	uint32_t update_rules;          /**< rules in the extra tree (incremental builds) */
+	uint32_t update_rules;          /**< rules in the extra trees (added, or hidden by deleted ones) */
 	uint32_t deleted_rules;         /**< rules deleted since the last full build, skipped on a match */
 	uint32_t fallback;              /**< enum vpk_acl_fallback (full builds) */
 };
