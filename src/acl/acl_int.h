@@ -41,23 +41,37 @@
 #define ACL_BUILD_TREES 8
 #define ACL_LEAF_BIT   0x80000000u
 #define ACL_DIM_MASKED 0x80             /* acl_blk.dim[]: this dim has an m[] array */
-#define ACL_BLK_LAST   0x80             /* acl_blk.nm: last block of its leaf */
+#define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
+#define ACL_DIM_ID     0x1f             /* acl_blk.dim[]: the dimension id */
+#define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
 
 /* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
 struct acl_blk {
 	/* line 0: what every scan reads */
 	uint16_t valid;                 /* bit j: slot j holds a rule */
 	uint8_t nd;                     /* active dimensions */
-	uint8_t nm;                     /* of which with an m[] array; | ACL_BLK_LAST on the leaf's last block */
+	uint8_t lines;                  /* block size in 64-byte lines; | ACL_BLK_LAST on the leaf's last block */
 	uint32_t first_rank;            /* rank[0]: no rule of this or a later block ranks better */
-	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids, | ACL_DIM_MASKED */
+	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids | ACL_DIM_MASKED | ACL_DIM_16 */
 	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
 	/* lines 1-2: read on a match only */
 	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
 	uint32_t ud[ACL_BLK];           /* userdata */
 };
-/* Per active dimension, after the header: lo[16], span[16] (= hi - lo), then m[16] if masked:
- * slot j matches when ((key & m[j]) - lo[j]) <= span[j] (unsigned). */
+/*
+ * Per active dimension, after the header, in dim[] order:
+ *   32-bit dimension: u32 lo[16], span[16] (= hi - lo), then m[16] if masked (2 or 3 lines);
+ *   16-bit dimension (ACL_DIM_16, keys < 2^16): u16 lo[16], span[16] (one line), then
+ *   m[16] and 32 bytes of padding if masked (two lines).
+ * Slot j matches when ((key & m[j]) - lo[j]) <= span[j] (unsigned, in the arrays' width).
+ */
+
+/* Bytes of one active dimension's arrays. */
+static inline uint32_t
+acl_dim_bytes(unsigned dimbyte)
+{
+	return (((dimbyte & ACL_DIM_16) ? 1u : 2u) + ((dimbyte & ACL_DIM_MASKED) ? 1u : 0u)) * 64;
+}
 
 /* Where a dimension's bytes are in the classified buffer. */
 struct acl_dimsrc {
@@ -96,13 +110,6 @@ struct acl_rt {
 	uint32_t refs;                  /* owners: the context and runtimes using it as base (writer only) */
 	void *mem;                      /* the one allocation holding this runtime's own trees */
 };
-
-/* Size in bytes of a block with @p nd active dims of which @p nm masked. */
-static inline uint32_t
-acl_blk_size(unsigned nd, unsigned nm)
-{
-	return (uint32_t)sizeof(struct acl_blk) + (2 * nd + nm) * ACL_BLK * 4;
-}
 
 /* One classify variant. */
 struct acl_impl {

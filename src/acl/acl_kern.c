@@ -103,6 +103,106 @@ match16(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, i
 	return r;
 }
 
+/* The same for a 16-bit dimension: u16 lo[16], sp[16], m[16]; x < 2^16. */
+INLINE uint32_t
+match16_w16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
+{
+	(void)w;
+#if VPK_VEC_BITS >= 512
+	if (w >= 256) {
+		__m256i v = _mm256_set1_epi16((short)x);
+
+		if (m != NULL)
+			v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+		v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
+		return _mm256_cmple_epu16_mask(v, _mm256_load_si256((const __m256i *)sp));
+	}
+#elif VPK_VEC_BITS >= 256
+	if (w == 256) {
+		__m256i v = _mm256_set1_epi16((short)x);
+
+		if (m != NULL)
+			v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+		v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
+		v = _mm256_cmpeq_epi16(_mm256_min_epu16(v, _mm256_load_si256((const __m256i *)sp)), v);
+		return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm256_castsi256_si128(v),
+								   _mm256_extracti128_si256(v, 1)));
+	}
+#endif
+#if VPK_VEC_BITS >= 128
+	if (w == 128) {
+		__m128i v = _mm_set1_epi16((short)x), a = v, b = v;
+
+		if (m != NULL) {
+			a = _mm_and_si128(v, _mm_load_si128((const __m128i *)m));
+			b = _mm_and_si128(v, _mm_load_si128((const __m128i *)(m + 8)));
+		}
+		a = _mm_sub_epi16(a, _mm_load_si128((const __m128i *)lo));
+		b = _mm_sub_epi16(b, _mm_load_si128((const __m128i *)(lo + 8)));
+		a = _mm_cmpeq_epi16(_mm_min_epu16(a, _mm_load_si128((const __m128i *)sp)), a);
+		b = _mm_cmpeq_epi16(_mm_min_epu16(b, _mm_load_si128((const __m128i *)(sp + 8))), b);
+		return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+	}
+#endif
+	uint32_t r = 0;
+
+	for (int j = 0; j < ACL_BLK; j++) {
+		uint16_t v = (uint16_t)(m != NULL ? x & m[j] : x);
+
+		r |= (uint32_t)((uint16_t)(v - lo[j]) <= sp[j]) << j;
+	}
+	return r;
+}
+
+/* A matching block: per category, the first set bit of mt & cmask is the
+ * block's best rule (blocks are in rank order); keep it if it beats the best. */
+INLINE void
+accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *brank, uint32_t *bud,
+	     uint32_t *found)
+{
+	for (uint32_t c = 0; c < ncat; c++) {
+		uint32_t x = mt & h->cmask[c];
+
+		if (x != 0) {
+			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+
+			*found |= 1u << c;
+			if (r < brank[c]) {
+				brank[c] = r;
+				bud[c] = h->ud[j];
+			}
+		}
+	}
+}
+
+/* Bit j set when slot j of block h matches the packet's keys (dimensions in
+ * dim[] order; stops at the first empty mask: measured faster than testing
+ * every dimension branch-free, also for the vector variants). */
+INLINE uint32_t
+match_block(const struct acl_blk *h, const uint32_t *key, int w)
+{
+	const uint8_t *arr = (const uint8_t *)(h + 1);
+	uint32_t mt = h->valid;
+
+	for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
+		uint32_t d = h->dim[i];
+
+		if (d & ACL_DIM_16) {
+			const uint16_t *a = (const uint16_t *)(const void *)arr;
+
+			mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
+					  (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		} else {
+			const uint32_t *a = (const uint32_t *)(const void *)arr;
+
+			mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
+				      (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		}
+		arr += acl_dim_bytes(d);
+	}
+	return mt;
+}
+
 /* Scan one leaf for one packet; update the per-category best rank/userdata. */
 INLINE void
 scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
@@ -113,42 +213,19 @@ scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */
 
 	for (;;) {
 		const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
-		const uint32_t *arr = (const uint32_t *)(h + 1);
-		uint32_t mt = h->valid, worst = 0;
+		uint32_t mt, worst = 0;
 
 		/* Blocks are in rank order: stop when none can improve any category. */
 		for (uint32_t c = 0; c < ncat; c++)
 			worst = brank[c] > worst ? brank[c] : worst;
 		if (h->first_rank > worst)
 			return;
-
-		/* Stop at the first empty mask (measured: faster than testing every
-		 * dimension branch-free, also for the vector variants). */
-		for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
-			uint32_t d = h->dim[i];
-			const uint32_t *m = (d & ACL_DIM_MASKED) ? arr + 2 * ACL_BLK : NULL;
-
-			mt &= match16(key[d & 31], arr, arr + ACL_BLK, m, w);
-			arr += m != NULL ? 3 * ACL_BLK : 2 * ACL_BLK;
-		}
-		if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0) {
-			for (uint32_t c = 0; c < ncat; c++) {
-				uint32_t x = mt & h->cmask[c];
-
-				if (x != 0) {
-					uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
-
-					found |= 1u << c;
-					if (r < brank[c]) {
-						brank[c] = r;
-						bud[c] = h->ud[j];
-					}
-				}
-			}
-		}
-		if ((h->nm & ACL_BLK_LAST) || found == want)
+		mt = match_block(h, key, w);
+		if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0)
+			accept_block(h, mt, ncat, brank, bud, &found);
+		if ((h->lines & ACL_BLK_LAST) || found == want)
 			return;
-		p += acl_blk_size(h->nd, h->nm & ~ACL_BLK_LAST);
+		p += (size_t)(h->lines & ~ACL_BLK_LAST) * 64;
 	}
 }
 

@@ -149,12 +149,12 @@ cmd_bench_fib(int argc, char **argv)
 	const char *path = NULL;
 	unsigned sizes[4] = { 1, 2, 4, 8 }, nsizes = 4, passes = 5;
 	size_t nl = 10000000;
-	bool use_dpdk = true, updates = true;
+	bool use_dpdk = true, updates = true, want[2] = { true, true };        /* DIR-24-8, bm16 */
 	uint64_t seed = 1;
 	int c, code = VPK_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:l:e:R:Uh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:l:e:R:b:Uh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': path = optarg; break;
 		case 'l': nl = strtoull(optarg, NULL, 0); break;
@@ -162,6 +162,12 @@ cmd_bench_fib(int argc, char **argv)
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
 		case 'D': use_dpdk = false; break;
 		case 'U': updates = false; break;
+		case 'b':
+			want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
+			want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0;
+			if (!want[0] && !want[1])
+				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16' or 'all'", optarg);
+			break;
 		case 'e': {
 			int k = bench_parse_list(optarg, sizes, 4);
 			if (k <= 0)
@@ -174,7 +180,7 @@ cmd_bench_fib(int argc, char **argv)
 		}
 		case 'h':
 			printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
-			       "                     [--no-dpdk] [--seed N] [--json]\n");
+			       "                     [-b dir|bm16|all (vpk layouts, default all)] [--no-dpdk] [--seed N] [--json]\n");
 			return VPK_EXIT_OK;
 		default:
 			return VPK_EXIT_USAGE;
@@ -216,7 +222,7 @@ cmd_bench_fib(int argc, char **argv)
 		static const char *const vname[2] = { "vpk-dir24-8", "vpk-bm16" };
 		for (int t = 0; t < 2; t++) {
 			conf.type = t == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
-			if (t == 1 && sz > 4)
+			if ((t == 1 && sz > 4) || !want[t])
 				continue;
 			bool ok = vpk_fib_create(&conf, &vf[t]) == 0;
 			for (size_t i = 0; ok && i < nrt; i++)
@@ -311,9 +317,9 @@ cmd_bench_fib(int argc, char **argv)
 				gen_shuffle(o, nrt, sizeof(*o), seed + 99);
 			}
 			double a, d;
-			if (vpk_updates(VPK_FIB_DIR24_8, sz, o, nrt, &a, &d) == 0)
+			if (want[0] && vpk_updates(VPK_FIB_DIR24_8, sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "vpk-dir24-8", sh ? "shuffled" : "address", a, d };
-			if (sz <= 4 && vpk_updates(VPK_FIB_BM16, sz, o, nrt, &a, &d) == 0)
+			if (want[1] && sz <= 4 && vpk_updates(VPK_FIB_BM16, sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "vpk-bm16", sh ? "shuffled" : "address", a, d };
 			if (use_dpdk && dpdk_updates(sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "rte_fib", sh ? "shuffled" : "address", a, d };
