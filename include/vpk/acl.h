@@ -49,11 +49,13 @@
  * incrementally: the full build's trees stay, deleted rules are skipped
  * when they match, and one small extra tree holds the added rules plus the
  * rules a deleted one may have hidden in the trees (sub-millisecond for one
- * rule on a 10k-rule set, docs/acl.md). When that tree would exceed 1024
- * rules (e.g. after deleting a wildcard rule that hid everything below it),
- * or ranks run out, vpk_acl_build() rebuilds everything, and the stats say
- * why (vpk_acl_stats.fallback). After vpk_acl_reset_rules() it always
- * rebuilds everything. A change of a rule is a delete plus an add.
+ * rule on a 10k-rule set, docs/acl.md). When the extra trees would get
+ * too big (more than 1024 added rules, or more rules hidden by deleted ones
+ * than max(1024, n/8) of an n-rule full build: e.g. after deleting a
+ * wildcard that hid everything below it), or ranks run out, vpk_acl_build()
+ * rebuilds everything, and the stats say why (vpk_acl_stats.fallback).
+ * After vpk_acl_reset_rules() it always rebuilds everything. A change of a
+ * rule is a delete plus an add.
  *
  * Categories: 1..16 (VPK_ACL_MAX_CATEGORIES) chosen at create time; each
  * rule's category_mask selects the categories it competes in.
@@ -235,7 +237,7 @@ struct vpk_acl_stats {
 	size_t build_peak_bytes;        /**< peak heap bytes used by the build */
 	uint64_t build_ns;              /**< wall time of the build */
 	uint32_t incremental;           /**< 1: built over the last full build (see "Updates") */
-	uint32_t update_rules;          /**< rules in the extra tree (incremental builds) */
+	uint32_t update_rules;          /**< rules in the extra trees (added, or hidden by deleted ones) */
 	uint32_t deleted_rules;         /**< rules deleted since the last full build, skipped on a match */
 	uint32_t fallback;              /**< enum vpk_acl_fallback (full builds) */
 };

@@ -58,7 +58,8 @@ struct vpk_acl {
 	_Atomic uint64_t epoch;
 	struct acl_slot *slots;         /* [ACL_SLOTS], written by readers */
 	_Atomic uint64_t *overflow;     /* readers without a slot */
-	struct acl_rt *full;            /* last full build (a reference), base of delta runtimes */
+	struct acl_rt *full;            /* last full build (a reference) */
+	struct acl_rt *base;            /* its trees + frozen patch trees (a reference): base of incremental runtimes */
 	uint32_t full_live;             /* rules[0..full_live) are (live) rules of it, the rest added since */
 	bool full_valid;                /* false after reset_rules(): next build is full */
 	struct acl_ranktab tab;         /* ranks of the full build's rules */
@@ -176,6 +177,7 @@ vpk_acl_destroy(struct vpk_acl *a)
 	reclaim(a, true);
 	acl_rt_free(atomic_load(&a->rt));
 	acl_rt_free(a->full);
+	acl_rt_free(a->base);
 	acl_ranktab_free(&a->tab);
 	acl_del_free(&a->del);
 	free(a->rules);
@@ -435,7 +437,7 @@ build_update(struct vpk_acl *a)
 	struct acl_rt *rt = NULL, *out;
 	size_t budget = 0;
 	struct timespec t0, t1;
-	uint32_t upd;
+	uint32_t upd, np;
 	int rc = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -459,11 +461,27 @@ build_update(struct vpk_acl *a)
 		if (rc < 0)
 			return -EAGAIN;
 	}
-	if (a->del.ndead > 0 && acl_del_analyse(&a->del, a->full) < 0) {
+	if (a->del.ndead > 0 && acl_del_analyse(&a->del, a->base) < 0) {
 		acl_nrules_free(&mt, &nr);
 		return -EAGAIN;
 	}
-	if (a->del.ndead > 0 && acl_del_patch_count(&a->del) + k > ACL_UPDATE_MAX) {
+	np = a->del.ndead > 0 ? acl_del_patch_count(&a->del) : 0;
+	if (np > ACL_FREEZE_MIN) {
+		if (a->del.nfrozen + np > ACL_FROZEN_MAX(a->del.nfull)) {
+			rc = -E2BIG;
+			a->fallback = VPK_ACL_FALLBACK_SIZE;
+		} else {
+			rc = acl_del_freeze(&a->del, &a->base, a->lay.src, a->ncat, a->err, sizeof(a->err));
+			if (rc == -E2BIG)
+				a->fallback = VPK_ACL_FALLBACK_TREES;
+		}
+		if (rc < 0) {
+			acl_nrules_free(&mt, &nr);
+			return -EAGAIN;
+		}
+		np = 0;
+	}
+	if (np + k > ACL_UPDATE_MAX) {
 		acl_nrules_free(&mt, &nr);
 		a->fallback = VPK_ACL_FALLBACK_SIZE;
 		return -EAGAIN;
@@ -476,21 +494,21 @@ build_update(struct vpk_acl *a)
 		nr = ex;
 	}
 	if (a->max_size != 0) {
-		if (a->full->stats.runtime_bytes >= a->max_size) {
+		if (a->base->stats.runtime_bytes >= a->max_size) {
 			acl_nrules_free(&mt, &nr);
 			return -EAGAIN;
 		}
-		budget = a->max_size - a->full->stats.runtime_bytes;
+		budget = a->max_size - a->base->stats.runtime_bytes;
 	}
 	if (nr.n > 0) {
 		rc = acl_build_rt(&nr, a->lay.src, a->ncat, budget, &mt, &rt, a->err, sizeof(a->err));
-		if (rc == 0 && acl_compose(a->full, rt) < 0) {
+		if (rc == 0 && acl_compose(a->base, rt) < 0) {
 			acl_rt_free(rt);
 			a->fallback = VPK_ACL_FALLBACK_TREES;
 			rc = -E2BIG;
 		}
 	} else {
-		rt = a->full;           /* nothing to add: the full build's trees alone */
+		rt = a->base;           /* nothing to add: the base trees alone */
 		rt->refs++;
 	}
 	acl_nrules_free(&mt, &nr);
@@ -501,7 +519,7 @@ build_update(struct vpk_acl *a)
 		acl_rt_free(rt);
 		return -EAGAIN;
 	}
-	upd = rt != a->full ? rt->stats.rules - a->full->stats.rules : 0;
+	upd = (rt != a->base ? rt->stats.rules - a->base->stats.rules : 0) + a->del.nfrozen;
 	out->stats.build_peak_bytes = mt.peak + out->stats.runtime_bytes;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->stats.build_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
@@ -549,8 +567,10 @@ vpk_acl_build(struct vpk_acl *a)
 	if (acl_ranktab_build(&a->tab, a->rules, a->nrules, a->rsz, a->fpos) == 0 &&
 	    acl_del_init(&a->del, &nr, &mt) == 0) {
 		acl_rt_free(a->full);
+		acl_rt_free(a->base);
 		a->full = rt;
-		rt->refs++;
+		a->base = rt;
+		rt->refs += 2;
 		a->full_live = a->nrules;
 		a->full_valid = true;
 	} else {
@@ -559,7 +579,9 @@ vpk_acl_build(struct vpk_acl *a)
 		for (uint32_t i = 0; i < a->nrules; i++)
 			a->fpos[i] = ACL_FPOS_NEW;
 		acl_rt_free(a->full);
+		acl_rt_free(a->base);
 		a->full = NULL;
+		a->base = NULL;
 		a->full_valid = false;
 	}
 	publish(a, rt);

@@ -15,15 +15,24 @@
  * whose box D covers is where D can drop rules (below it they stay
  * dropped); where D covers no node it shadowed nothing.
  *
+ * Patch rules accumulate; once more than ACL_FREEZE_MIN have, they are built
+ * into a "frozen" tree once, which later runtimes share like the full
+ * build's trees (they are full-build rules with full-build ranks, so the
+ * dead mask and the analysis below treat frozen trees as base trees: a rule
+ * deleted later is walked through them too, and what it hid there goes to
+ * the update tree again).
+ *
  * Correctness, per packet x and category c: let R be the best live rule
  * matching x in c. If R was added after the full build, it is in the update
  * tree. Otherwise it is in a full-build tree leaf that x reaches unless it
  * was dropped (it cannot be spilled away from every tree: spilling moves
  * rules to the next tree, never drops them) at a node containing x by a
  * better-ranked rule covering that node in c; that rule matches x and ranks
- * better than R, so it is deleted, and R is one of its patch rules. In the
- * update tree only live rules exist, so no live better rule can have
- * dropped R there. Everything any tree reports is live (deleted ranks are
+ * better than R, so it is deleted, and R is one of its patch rules: R is in
+ * the update tree, or in a frozen tree built after that deletion, where
+ * again only a deleted rule can have dropped it (the same argument, with
+ * the deletions since that freeze). In the update tree only live rules
+ * exist, so no live better rule can have dropped R there. Everything any tree reports is live (deleted ranks are
  * skipped), so the minimum over the trees is R.
  */
 #include <errno.h>
@@ -32,6 +41,7 @@
 
 #include "acl/acl_del.h"
 #include "acl/acl_rules.h"
+#include "acl/acl_update.h"
 
 static inline bool
 bit(const uint64_t *b, uint32_t k)
@@ -224,7 +234,7 @@ analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, con
 }
 
 int
-acl_del_analyse(struct acl_delstate *ds, const struct acl_rt *full)
+acl_del_analyse(struct acl_delstate *ds, const struct acl_rt *base)
 {
 	uint32_t dmax[ACL_MAX_DIMS];
 
@@ -234,7 +244,7 @@ acl_del_analyse(struct acl_delstate *ds, const struct acl_rt *full)
 		uint32_t pos = ds->pending[ds->npending - 1];
 
 		for (uint32_t b = ds->bstart[pos]; b < ds->bstart[pos + 1]; b++) {
-			int rc = analyse_box(ds, full, b, dmax);
+			int rc = analyse_box(ds, base, b, dmax);
 
 			if (rc < 0)
 				return rc;
@@ -310,6 +320,34 @@ acl_del_extra(const struct acl_delstate *ds, const struct acl_nrules *add, struc
 	free(pb);
 	out->n = n;
 	out->nrules = npr + (add != NULL ? add->nrules : 0);
+	return 0;
+}
+
+int
+acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_dimsrc *src,
+	       uint32_t ncat, char *why, size_t len)
+{
+	struct acl_mem mt = { 0 };
+	struct acl_nrules nr;
+	struct acl_rt *frz;
+	uint32_t nrules;
+	int rc = acl_del_extra(ds, NULL, &mt, &nr);
+
+	if (rc < 0)
+		return rc;
+	nrules = nr.nrules;
+	rc = acl_build_rt(&nr, src, ncat, 0, &mt, &frz, why, len);
+	acl_nrules_free(&mt, &nr);
+	if (rc < 0)
+		return rc;
+	if (acl_compose(*base, frz) < 0) {
+		acl_rt_free(frz);
+		return -E2BIG;
+	}
+	acl_rt_free(*base);     /* frz holds its own reference now */
+	*base = frz;
+	ds->nfrozen += nrules;
+	memset(ds->patch, 0, ((size_t)ds->nfull / 64 + 1) * 8);
 	return 0;
 }
 

@@ -16,6 +16,14 @@
  * build is cheaper (docs/acl.md, "Threads and updates", has the measurement).
  */
 #define ACL_UPDATE_MAX 1024
+/*
+ * Patch rules are moved into a "frozen" tree built once (and then shared by
+ * later runtimes like the full build's trees) when more than this many have
+ * accumulated, so that later updates do not rebuild them; frozen trees may
+ * hold up to ACL_FROZEN_MAX(n) rules of an n-rule full build in total.
+ */
+#define ACL_FREEZE_MIN 64
+#define ACL_FROZEN_MAX(n) ((n) / 8 > 1024 ? (n) / 8 : 1024)
 
 /*
  * Deletion state since the last full build. Positions are the full build's
@@ -30,6 +38,7 @@ struct acl_delstate {
 	uint64_t *dead;                 /* bit k: position k deleted */
 	uint64_t *patch;                /* bit k: a deleted rule may have shadowed k in the trees */
 	uint32_t ndead;
+	uint32_t nfrozen;               /* rules in frozen trees */
 	uint32_t *pending;              /* deleted positions not analysed yet */
 	uint32_t npending, cappending;
 };
@@ -41,8 +50,15 @@ void acl_del_free(struct acl_delstate *ds);
 int acl_del_reserve(struct acl_delstate *ds, uint32_t n);
 /* Position @p pos of the full build is deleted (after acl_del_reserve()). */
 void acl_del_mark(struct acl_delstate *ds, uint32_t pos);
-/* Find what the pending deletions may have shadowed in @p full's trees. 0 or -ENOMEM. */
-int acl_del_analyse(struct acl_delstate *ds, const struct acl_rt *full);
+/* Find what the pending deletions may have shadowed in @p base's trees. 0 or -ENOMEM. */
+int acl_del_analyse(struct acl_delstate *ds, const struct acl_rt *base);
+/*
+ * Build the live patch rules into a frozen tree: *base (a reference, whose
+ * trees all later runtimes use) becomes that tree composed over *base.
+ * 0, -E2BIG (too many trees), -ENOMEM, -ERANGE; *base unchanged on error.
+ */
+int acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_dimsrc *src,
+		   uint32_t ncat, char *why, size_t len);
 /* Live rules in the patch set. */
 uint32_t acl_del_patch_count(const struct acl_delstate *ds);
 /*
