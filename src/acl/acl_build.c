@@ -490,7 +490,8 @@ acl_rt_free(struct acl_rt *rt)
 static const struct {
 	unsigned max_trees, repl4, big, max_copies;
 } plans[] = {
-	{ 1, 5, 128, 24 },
+	{ 1, 6, 32, 16 },
+	{ 1, 6, 128, 24 },
 	{ 1, 6, 256, 30 },
 	{ 1, 6, 1024, 12 },
 	{ 2, 6, 1024, 10 },
@@ -659,13 +660,13 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	memcpy(rt->tree, trees, sizeof(trees));
 	memcpy(rt->src, src, sizeof(rt->src));
 	{
-		uint32_t *thr = (uint32_t *)(mem + off_nodes), *info = thr + b.nnodes;
+		uint32_t *node = (uint32_t *)(mem + off_nodes);
 		uint32_t *leaf = (uint32_t *)(mem + off_leaf);
 		uint8_t *blk = mem + off_blk, *p = blk;
 
-		if (b.nnodes) {
-			memcpy(thr, b.thr, (size_t)b.nnodes * 4);
-			memcpy(info, b.info, (size_t)b.nnodes * 4);
+		for (uint32_t i = 0; i < b.nnodes; i++) {
+			node[2 * i] = b.thr[i];
+			node[2 * i + 1] = b.info[i];
 		}
 		for (uint32_t l = 0; l < b.nleaves; l++) {
 			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64);
@@ -674,8 +675,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			p += leaf_bytes(&b, l);
 		}
 		for (uint32_t t = 0; t < ng; t++) {
-			rt->tree[t].thr = thr;
-			rt->tree[t].info = info;
+			rt->tree[t].thr = node;
+			rt->tree[t].info = node + 1;
 			rt->tree[t].leaf = leaf;
 			rt->tree[t].blocks = blk;
 		}
