@@ -203,29 +203,61 @@ match_block(const struct acl_blk *h, const uint32_t *key, int w)
 	return mt;
 }
 
-/* Scan one leaf for one packet; update the per-category best rank/userdata. */
-INLINE void
-scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
-	  uint32_t *brank, uint32_t *bud, int w)
+/* One block of a leaf for one packet: update the per-category best
+ * rank/userdata; returns the leaf's next block, or NULL when the packet is
+ * done with this leaf. */
+INLINE const uint8_t *
+scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank, uint32_t *bud,
+	   uint32_t *found, int w)
 {
-	const uint8_t *p = blocks + (size_t)leaf * 64;
-	uint32_t found = 0, want = (1u << ncat) - 1;
+	const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
+	uint32_t mt, worst = 0;
 
-	for (;;) {
-		const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
-		uint32_t mt, worst = 0;
+	/* Blocks are in rank order: stop when none can improve any category. */
+	for (uint32_t c = 0; c < ncat; c++)
+		worst = brank[c] > worst ? brank[c] : worst;
+	if (h->first_rank > worst)
+		return NULL;
+	mt = match_block(h, key, w);
+	if (mt != 0)
+		accept_block(h, mt, ncat, brank, bud, found);
+	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
+		return NULL;
+	return p + (size_t)(h->lines & ~ACL_BLK_LAST) * 64;
+}
 
-		/* Blocks are in rank order: stop when none can improve any category. */
-		for (uint32_t c = 0; c < ncat; c++)
-			worst = brank[c] > worst ? brank[c] : worst;
-		if (h->first_rank > worst)
-			return;
-		mt = match_block(h, key, w);
-		if (mt != 0)
-			accept_block(h, mt, ncat, brank, bud, &found);
-		if ((h->lines & ACL_BLK_LAST) || found == want)
-			return;
-		p += (size_t)(h->lines & ~ACL_BLK_LAST) * 64;
+/*
+ * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
+ * lf[p]). A block's successor is known only once its header is loaded, so
+ * each scan is a chain of dependent loads: two packets advance in turn, one
+ * block each, so that their chains overlap.
+ */
+INLINE void
+scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
+	    uint32_t nd, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w)
+{
+	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
+	uint32_t i = 0;
+
+	for (; i + 2 <= nq; i += 2) {
+		uint32_t a = q[i], b = q[i + 1], fa = 0, fb = 0;
+		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
+
+		while (pa != NULL && pb != NULL) {
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w);
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w);
+		}
+		while (pa != NULL)
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w);
+		while (pb != NULL)
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w);
+	}
+	if (i < nq) {
+		uint32_t a = q[i], fa = 0;
+		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
+
+		while (pa != NULL)
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w);
 	}
 }
 
@@ -511,20 +543,19 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
-			uint32_t *lf = leaf + t * CHUNK;
+			uint32_t q[CHUNK], nq = 0;
 
 			for (uint32_t p = 0; p < cn; p++) {
-				uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
+				const uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
 				uint32_t worst = 0;
 
 				/* The leaf's best rule cannot beat what every category has. */
 				for (uint32_t c = 0; c < ncat; c++)
 					worst = br[c] > worst ? br[c] : worst;
-				if (worst < lr[t * CHUNK + p])
-					continue;
-				scan_leaf(rt->tree[t].blocks, lf[p], keys + p * nd, ncat, br,
-					  bud + p * VPK_ACL_MAX_CATEGORIES, w);
+				q[nq] = p;
+				nq += worst >= lr[t * CHUNK + p];
 			}
+			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, keys, nd, ncat, brank, bud, w);
 		}
 		for (uint32_t p = 0; p < cn; p++) {
 			uint32_t *out = results + (size_t)(base + p) * categories;
