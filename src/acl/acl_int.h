@@ -23,9 +23,9 @@
  * never cuts a dimension where many of its rules are wild). Inner node n
  * has a dimension d, a threshold t and two children c, c+1:
  *     next = c + (key[d] >= t)
- * stored as two parallel u32 arrays so a SIMD walk gathers them per lane:
- *     thr[n] = t,  info[n] = (c << 5) | d           (inner)
- *     info[n] = LEAF_BIT | leaf                     (leaf)
+ * stored as one 64-bit word per node so a SIMD walk gathers a node at once:
+ *     node[2n] = t,  node[2n + 1] = (c << 5) | d   (inner)
+ *     node[2n + 1] = LEAF_BIT | leaf                (leaf)
  * A leaf is a run of blocks of 16 rules in rank order, laid out for a SIMD
  * scan across rules (struct acl_blk + per active dimension lo[16], hi[16]
  * and, only for dimensions with partial bit masks, m[16]).
@@ -82,8 +82,8 @@ struct acl_dimsrc {
 struct acl_tree {
 	uint32_t root;                  /* node index */
 	uint32_t min_rank;              /* lowest rank in the tree */
-	const uint32_t *thr;            /* per node (the arrays of the runtime holding the tree) */
-	const uint32_t *info;           /* per node */
+	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
+	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
 	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
 	const uint8_t *blocks;          /* 64-byte aligned */
 };
