@@ -127,7 +127,7 @@ static void
 walk(const struct acl_tree *tr, uint32_t node, uint32_t *blo, uint32_t *bhi, const uint32_t *dlo,
      const uint32_t *dhi, struct frontier *f)
 {
-	uint32_t nd = f->nd, info = tr->info[node], d, t, save;
+	uint32_t nd = f->nd, info = tr->info[2 * (size_t)node], d, t, save;
 	bool cov = true;
 
 	for (uint32_t k = 0; k < nd && cov; k++)
@@ -152,7 +152,7 @@ walk(const struct acl_tree *tr, uint32_t node, uint32_t *blo, uint32_t *bhi, con
 	if (info & ACL_LEAF_BIT)
 		return;
 	d = info & 31;
-	t = tr->thr[node];      /* left: [blo, t - 1], right: [t, bhi]; t > blo */
+	t = tr->thr[2 * (size_t)node];      /* left: [blo, t - 1], right: [t, bhi]; t > blo */
 	if (dlo[d] < t) {
 		save = bhi[d];
 		bhi[d] = t - 1;
