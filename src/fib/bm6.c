@@ -166,6 +166,15 @@ line_alloc(struct bm6 *b, unsigned c)
 	return l;
 }
 
+/* Population count without a libgcc call (the baseline build has no POPCNT). */
+static inline unsigned
+pc32(uint32_t x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 static const uint8_t *
 hdr(const struct bm6 *b, uint32_t line)
 {
@@ -188,7 +197,7 @@ hdr_rank(const uint8_t *h, unsigned i)
 	const uint8_t *p = h + 3 * (i >> 4);
 	uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8;
 
-	return p[2] + (unsigned)__builtin_popcount(w & (0xffffu >> (15 - (i & 15))));
+	return p[2] + pc32(w & (0xffffu >> (15 - (i & 15))));
 }
 
 /* Runs of a built node, from its header. */
@@ -199,7 +208,7 @@ node_runs(const struct bm6 *b, uint32_t line)
 	unsigned r = 0;
 
 	for (unsigned j = 0; j < 8; j++)
-		r += (unsigned)__builtin_popcount(hdr_word(h, j));
+		r += pc32(hdr_word(h, j));
 	return r;
 }
 
@@ -230,7 +239,7 @@ runs_of(const uint64_t *m, uint32_t w[8])
 		for (unsigned i = j == 0 ? 1 : 0; i < 32; i++)
 			x |= (uint32_t)(m[32 * j + i] != m[32 * j + i - 1]) << i;
 		w[j] = x;
-		runs += (unsigned)__builtin_popcount(x);
+		runs += pc32(x);
 	}
 	return runs;
 }
@@ -278,7 +287,7 @@ build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
 			uint8_t *p = h + 6 * j + 3 * k;
 			p[0] = (uint8_t)(w[j] >> 16 * k);
 			p[1] = (uint8_t)(w[j] >> (16 * k + 8));
-			p[2] = (uint8_t)(r + (k ? (unsigned)__builtin_popcount(w[j] & 0xffff) : 0));     /* <= 240 */
+			p[2] = (uint8_t)(r + (k ? pc32(w[j] & 0xffff) : 0));     /* <= 240 */
 		}
 		for (uint32_t x = w[j]; x != 0; x &= x - 1, r++) {
 			unsigned i = 32 * j + (unsigned)__builtin_ctz(x);
