@@ -325,7 +325,7 @@ acl_del_extra(const struct acl_delstate *ds, const struct acl_nrules *add, struc
 
 int
 acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_dimsrc *src,
-	       uint32_t ncat, char *why, size_t len)
+	       uint32_t ncat, size_t max_size, char *why, size_t len)
 {
 	struct acl_mem mt = { 0 };
 	struct acl_nrules nr;
@@ -336,7 +336,7 @@ acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_d
 	if (rc < 0)
 		return rc;
 	nrules = nr.nrules;
-	rc = acl_build_rt(&nr, src, ncat, 0, &mt, &frz, why, len);
+	rc = acl_build_rt(&nr, src, ncat, max_size, &mt, &frz, why, len);
 	acl_nrules_free(&mt, &nr);
 	if (rc < 0)
 		return rc;
