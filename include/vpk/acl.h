@@ -32,7 +32,7 @@
  * values are a permutation of 0..num_fields-1. The classifier reads exactly
  * the bytes of the fields, nothing beyond.
  *
- * Threads: control-plane calls (create, add, build, reset, set_impl,
+ * Threads: control-plane calls (create, add, del, build, reset, set_impl,
  * destroy) must not run concurrently with each other on one context.
  * vpk_acl_classify_bulk() may run on any number of threads at once, also
  * while vpk_acl_build() publishes a new runtime: the runtime pointer is

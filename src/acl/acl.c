@@ -217,18 +217,21 @@ vpk_acl_last_error(const struct vpk_acl *a)
 	return a != NULL ? a->err : "no context";
 }
 
-int
-vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
+/*
+ * Arguments of add/del: 1 when there is nothing to do, 0 when @p n rules at
+ * @p p are valid, else -EINVAL with the reason in a->err.
+ */
+static int
+check_rules(struct vpk_acl *a, const uint8_t *p, uint32_t n)
 {
-	const uint8_t *p = rules;
 	char why[VPK_ACL_ERRLEN - 24];
 
 	if (a == NULL)
 		return -EINVAL;
 	a->err[0] = 0;
 	if (n == 0)
-		return 0;
-	if (rules == NULL) {
+		return 1;
+	if (p == NULL) {
 		snprintf(a->err, sizeof(a->err), "rules is NULL");
 		return -EINVAL;
 	}
@@ -242,6 +245,16 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 			return rc;
 		}
 	}
+	return 0;
+}
+
+int
+vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
+{
+	int rc = check_rules(a, rules, n);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	if (a->max_rules != 0 && (uint64_t)a->nrules + n > a->max_rules) {
 		snprintf(a->err, sizeof(a->err), "%u rules would exceed max_rules %u",
 			 a->nrules + n, a->max_rules);
@@ -280,29 +293,12 @@ int
 vpk_acl_del_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 {
 	const uint8_t *p = rules;
-	char why[VPK_ACL_ERRLEN - 24];
 	uint8_t *gone;
 	uint32_t w = 0;
+	int rc = check_rules(a, p, n);
 
-	if (a == NULL)
-		return -EINVAL;
-	a->err[0] = 0;
-	if (n == 0)
-		return 0;
-	if (rules == NULL) {
-		snprintf(a->err, sizeof(a->err), "rules is NULL");
-		return -EINVAL;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		int rc = acl_rule_check(a->defs, a->nf, a->ncat,
-					(const struct vpk_acl_rule *)(const void *)(p + (size_t)i * a->rsz),
-					why, sizeof(why));
-
-		if (rc < 0) {
-			snprintf(a->err, sizeof(a->err), "rule %u: %s", i, why);
-			return rc;
-		}
-	}
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	gone = calloc((size_t)a->nrules + 1, 1);
 	if (gone == NULL || (a->del.valid && acl_del_reserve(&a->del, n) < 0)) {
 		free(gone);
@@ -470,8 +466,12 @@ build_update(struct vpk_acl *a)
 		if (a->del.nfrozen + np > ACL_FROZEN_MAX(a->del.nfull)) {
 			rc = -E2BIG;
 			a->fallback = VPK_ACL_FALLBACK_SIZE;
+		} else if (a->max_size != 0 && a->base->stats.runtime_bytes >= a->max_size) {
+			rc = -ERANGE;
 		} else {
-			rc = acl_del_freeze(&a->del, &a->base, a->lay.src, a->ncat, a->err, sizeof(a->err));
+			budget = a->max_size != 0 ? a->max_size - a->base->stats.runtime_bytes : 0;
+			rc = acl_del_freeze(&a->del, &a->base, a->lay.src, a->ncat, budget, a->err,
+					    sizeof(a->err));
 			if (rc == -E2BIG)
 				a->fallback = VPK_ACL_FALLBACK_TREES;
 		}

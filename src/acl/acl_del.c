@@ -177,6 +177,82 @@ box_dim(const struct acl_nrules *nr, uint32_t b, uint32_t d, uint32_t dmax, uint
 	*hi = nr->m[o] == UINT32_MAX ? nr->hi[o] : nr->lo[o] | (~nr->m[o] & dmax);
 }
 
+/* Does box (lo, hi) meet frontier box @p fb (lo[nd], hi[nd])? */
+static inline bool
+box_meets(const uint32_t *fb, uint32_t nd, const uint32_t *lo, const uint32_t *hi)
+{
+	for (uint32_t d = 0; d < nd; d++)
+		if (lo[d] > fb[nd + d] || hi[d] < fb[d])
+			return false;
+	return true;
+}
+
+/*
+ * Per frontier box and category of @p dcats: the best rank of a live box
+ * (up to box @p last) covering the whole frontier box, UINT32_MAX if none.
+ * [f.n * 16], or NULL (no memory, or too much work: then no refinement).
+ */
+static uint32_t *
+frontier_best(const struct acl_delstate *ds, const struct frontier *f, uint16_t dcats, uint32_t last)
+{
+	const struct acl_nrules *nr = &ds->fnr;
+	uint32_t nd = nr->nd, *best;
+
+	if ((uint64_t)f->n * last > (UINT64_C(1) << 24))
+		return NULL;
+	best = malloc((size_t)f->n * VPK_ACL_MAX_CATEGORIES * 4);
+	if (best == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const uint32_t *fb = f->box + (size_t)i * 2 * nd;
+		uint32_t *bi = best + (size_t)i * VPK_ACL_MAX_CATEGORIES;
+		uint16_t todo = dcats;
+
+		for (uint32_t c = 0; c < VPK_ACL_MAX_CATEGORIES; c++)
+			bi[c] = UINT32_MAX;
+		for (uint32_t b = 0; b < last && todo != 0; b++) {
+			bool cov = (nr->cats[b] & todo) != 0 && !bit(ds->dead, nr->rank[b] >> ds->shift);
+
+			for (uint32_t d = 0; d < nd && cov; d++) {
+				size_t o = (size_t)b * nd + d;
+
+				cov = nr->m[o] == UINT32_MAX && nr->lo[o] <= fb[d] && nr->hi[o] >= fb[nd + d];
+			}
+			if (!cov)
+				continue;
+			for (uint16_t x = nr->cats[b] & todo; x != 0; x &= (uint16_t)(x - 1))
+				bi[__builtin_ctz(x)] = nr->rank[b];
+			todo &= (uint16_t)~nr->cats[b];
+		}
+	}
+	return best;
+}
+
+/*
+ * Can candidate box @p s still be hidden where D was? Only where no live
+ * better-ranked rule covers a whole frontier box it meets in a category it
+ * shares with D (such a rule beats it everywhere in that box anyway).
+ */
+static bool
+still_hidden(const struct acl_delstate *ds, const struct frontier *f, const uint32_t *best, uint32_t s,
+	     uint16_t dcats, const uint32_t *dmax)
+{
+	const struct acl_nrules *nr = &ds->fnr;
+	uint32_t nd = nr->nd, slo[ACL_MAX_DIMS], shi[ACL_MAX_DIMS];
+	uint16_t cs = nr->cats[s] & dcats;
+
+	for (uint32_t d = 0; d < nd; d++)
+		box_dim(nr, s, d, dmax[d], &slo[d], &shi[d]);
+	for (uint32_t i = 0; i < f->n; i++) {
+		if (!box_meets(f->box + (size_t)i * 2 * nd, nd, slo, shi))
+			continue;
+		for (uint16_t x = cs; x != 0; x &= (uint16_t)(x - 1))
+			if (nr->rank[s] <= best[(size_t)i * VPK_ACL_MAX_CATEGORIES + __builtin_ctz(x)])
+				return true;
+	}
+	return false;
+}
+
 /* Add to the patch set what deleted box @p db may have dropped. */
 static int
 analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, const uint32_t *dmax)
@@ -185,6 +261,7 @@ analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, con
 	uint32_t nd = nr->nd, pos = nr->rank[db] >> ds->shift;
 	uint32_t dlo[ACL_MAX_DIMS], dhi[ACL_MAX_DIMS], blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
 	struct frontier f = { .nd = nd };
+	uint32_t *cand = NULL, ncand = 0, capcand = 0, *best;
 
 	for (uint32_t d = 0; d < nd; d++) {
 		size_t o = (size_t)db * nd + d;
@@ -205,6 +282,7 @@ analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, con
 		free(f.box);
 		return f.err;
 	}
+	/* Candidates: ranked after D, a category of D, intersecting a frontier box. */
 	for (uint32_t s = ds->bstart[pos + 1]; s < nr->n; s++) {
 		uint32_t sp = nr->rank[s] >> ds->shift, slo[ACL_MAX_DIMS], shi[ACL_MAX_DIMS];
 		bool hit = true;
@@ -215,20 +293,33 @@ analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, con
 			box_dim(nr, s, d, dmax[d], &slo[d], &shi[d]);
 			hit = slo[d] <= dhi[d] && shi[d] >= dlo[d];
 		}
-		if (!hit)
-			continue;
-		for (uint32_t i = 0; i < f.n; i++) {
-			const uint32_t *fl = f.box + (size_t)i * 2 * nd, *fh = fl + nd;
+		for (uint32_t i = 0; i < f.n && hit; i++)
+			if (box_meets(f.box + (size_t)i * 2 * nd, nd, slo, shi)) {
+				if (ncand == capcand) {
+					uint32_t *nc = realloc(cand, ((size_t)capcand * 2 + 64) * 4);
 
-			hit = true;
-			for (uint32_t d = 0; d < nd && hit; d++)
-				hit = slo[d] <= fh[d] && shi[d] >= fl[d];
-			if (hit) {
-				ds->patch[sp >> 6] |= UINT64_C(1) << (sp & 63);
+					if (nc == NULL) {
+						free(cand);
+						free(f.box);
+						return -ENOMEM;
+					}
+					cand = nc;
+					capcand = capcand * 2 + 64;
+				}
+				cand[ncand++] = s;
 				break;
 			}
-		}
 	}
+	best = ncand > 0 ? frontier_best(ds, &f, nr->cats[db], cand[ncand - 1]) : NULL;
+	for (uint32_t i = 0; i < ncand; i++) {
+		uint32_t s = cand[i], sp = nr->rank[s] >> ds->shift;
+
+		if (best != NULL && !still_hidden(ds, &f, best, s, nr->cats[db], dmax))
+			continue;
+		ds->patch[sp >> 6] |= UINT64_C(1) << (sp & 63);
+	}
+	free(best);
+	free(cand);
 	free(f.box);
 	return 0;
 }
@@ -325,7 +416,7 @@ acl_del_extra(const struct acl_delstate *ds, const struct acl_nrules *add, struc
 
 int
 acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_dimsrc *src,
-	       uint32_t ncat, char *why, size_t len)
+	       uint32_t ncat, size_t max_size, char *why, size_t len)
 {
 	struct acl_mem mt = { 0 };
 	struct acl_nrules nr;
@@ -336,7 +427,7 @@ acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_d
 	if (rc < 0)
 		return rc;
 	nrules = nr.nrules;
-	rc = acl_build_rt(&nr, src, ncat, 0, &mt, &frz, why, len);
+	rc = acl_build_rt(&nr, src, ncat, max_size, &mt, &frz, why, len);
 	acl_nrules_free(&mt, &nr);
 	if (rc < 0)
 		return rc;

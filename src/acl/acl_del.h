@@ -58,7 +58,7 @@ int acl_del_analyse(struct acl_delstate *ds, const struct acl_rt *base);
  * 0, -E2BIG (too many trees), -ENOMEM, -ERANGE; *base unchanged on error.
  */
 int acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_dimsrc *src,
-		   uint32_t ncat, char *why, size_t len);
+		   uint32_t ncat, size_t max_size, char *why, size_t len);
 /* Live rules in the patch set. */
 uint32_t acl_del_patch_count(const struct acl_delstate *ds);
 /*

@@ -397,6 +397,13 @@ fallback(void)
 	struct vpk_acl_stats s;
 
 	st_init(&t, REF_IPV4, 1, 1300, 1000000);
+	/* No pool rule may cover everything (it would hide the rest itself). */
+	for (uint32_t i = 0; i < t.pool.n; i++) {
+		struct vpk_acl_field *f = &ref_rule(&t.pool, i)->field[t.pool.defs[0].field_index];
+
+		f->value = 6;
+		f->mask_range = 0xff;
+	}
 	w = calloc(1, rsz(&t));
 	wildcard(&t, (struct vpk_acl_rule *)(void *)w, VPK_ACL_MAX_PRIORITY, 900001);
 	add(&t, (struct vpk_acl_rule *)(void *)w);
