@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include <vpk/isa.h>
+#include <vpk/qsbr.h>
 
 /** Opaque FIB object. */
 struct vpk_fib;
@@ -176,6 +177,22 @@ VPK_API int vpk_fib_select(struct vpk_fib *fib, const char *variant);
  * @return 0 or -EINVAL (NULL fib).
  */
 VPK_API int vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on);
+
+/**
+ * Let the FIB reclaim by itself, with a QSBR object its reader threads
+ * report to (include/vpk/qsbr.h; DPDK's rte_fib_rcu_qsbr_add): deferred
+ * freeing is switched on and every update that changed the tables takes a
+ * QSBR token. @p sync false (defer queue): parked groups/nodes are reclaimed
+ * by a later update once all readers passed that token, without waiting;
+ * an update that would fail with -ENOSPC or -ENOMEM waits for the readers,
+ * reclaims and tries again. @p sync true: every update waits for the readers
+ * and reclaims before it returns. @p q NULL detaches (after waiting for the
+ * readers and reclaiming) and switches deferred freeing off. Readers must be
+ * registered and online in @p q and call vpk_qsbr_quiescent() between
+ * lookup_bulk calls; the writer must not itself be an online reader.
+ * @return 0 or -EINVAL (NULL fib).
+ */
+VPK_API int vpk_fib_attach_qsbr(struct vpk_fib *fib, struct vpk_qsbr *q, bool sync);
 
 /** Return parked groups (bm16: parked nodes) to the pool. @return how many (>= 0), or -EINVAL (NULL fib). */
 VPK_API int vpk_fib_reclaim(struct vpk_fib *fib);

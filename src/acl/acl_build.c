@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "acl/acl_int.h"
@@ -72,6 +73,7 @@ struct bld {
 	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x */
 	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
 	int err;
+	uint32_t bigleaf;
 };
 
 static int
@@ -240,7 +242,7 @@ build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *
 		}
 	}
 	if (bestc >= cnt || (!b->can_spill && (uint64_t)bests * 4 > (uint64_t)cnt * b->repl4 &&
-			     cnt <= 64 * LEAF_RULES))
+			     cnt <= b->bigleaf))
 		return new_leaf(b, node, idx, cnt, blo, bhi);
 	/*
 	 * Rules spanning the node's whole range in the cut dimension would be
@@ -314,50 +316,115 @@ build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *
 
 /* ---- runtime layout ------------------------------------------------------ */
 
+/* Dimensions that the block of leaf @p l starting at slot @p s must check,
+ * and which of them need a mask. */
+static void
+blk_need(const struct bld *b, uint32_t l, uint32_t s, uint32_t *need, uint32_t *masked)
+{
+	const struct acl_nrules *nr = b->nr;
+
+	*need = *masked = 0;
+	for (uint32_t j = s; j < s + ACL_BLK && j < b->lcnt[l]; j++) {
+		size_t e = b->lstart[l] + j;
+		uint32_t r = b->lent[e];
+
+		*need |= b->lneed[e];
+		for (uint32_t d = 0; d < b->nd; d++)
+			if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * b->nd + d] != UINT32_MAX)
+				*masked |= 1u << d;
+	}
+}
+
+/* acl_blk.dim[] byte of dimension @p d. */
+static uint8_t
+dim_byte(const struct bld *b, uint32_t d, uint32_t masked)
+{
+	return (uint8_t)(d | ((masked >> d & 1) ? ACL_DIM_MASKED : 0) |
+			 (b->nr->dbits[d] <= 16 ? ACL_DIM_16 : 0));
+}
+
+static size_t
+blk_bytes(const struct bld *b, uint32_t need, uint32_t masked)
+{
+	size_t bytes = sizeof(struct acl_blk);
+
+	for (uint32_t d = 0; d < b->nd; d++)
+		if (need >> d & 1)
+			bytes += acl_dim_bytes(dim_byte(b, d, masked));
+	return bytes;
+}
+
 static size_t
 leaf_bytes(const struct bld *b, uint32_t l)
 {
-	const struct acl_nrules *nr = b->nr;
 	size_t bytes = 0;
 
 	for (uint32_t s = 0; s < b->lcnt[l] || s == 0; s += ACL_BLK) {
-		uint32_t need = 0, masked = 0;
+		uint32_t need, masked;
 
-		for (uint32_t j = s; j < s + ACL_BLK && j < b->lcnt[l]; j++) {
-			size_t e = b->lstart[l] + j;
-			uint32_t r = b->lent[e];
-
-			need |= b->lneed[e];
-			for (uint32_t d = 0; d < b->nd; d++)
-				if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * b->nd + d] != UINT32_MAX)
-					masked |= 1u << d;
-		}
-		bytes += acl_blk_size((unsigned)__builtin_popcount(need),
-				      (unsigned)__builtin_popcount(masked));
+		blk_need(b, l, s, &need, &masked);
+		bytes += blk_bytes(b, need, masked);
 	}
 	return bytes;
+}
+
+/* One dimension's arrays of a block (layout in acl_int.h). */
+static void
+emit_dim(const struct bld *b, uint32_t l, uint32_t s, uint32_t cnt, uint32_t d, uint8_t db, uint8_t *out)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t *w32 = (uint32_t *)(void *)out;
+	uint16_t *w16 = (uint16_t *)(void *)out;
+
+	memset(out, 0, acl_dim_bytes(db));
+	for (uint32_t j = 0; j < ACL_BLK; j++) {
+		uint32_t lo = 0, span = UINT32_MAX, m = UINT32_MAX;
+
+		if (j < cnt) {
+			size_t e = b->lstart[l] + s + j;
+			size_t o = (size_t)b->lent[e] * b->nd + d;
+
+			if (b->lneed[e] >> d & 1) {
+				lo = nr->lo[o];
+				span = nr->hi[o] - nr->lo[o];
+				m = nr->m[o];
+			}
+		}
+		if (db & ACL_DIM_16) {
+			w16[j] = (uint16_t)lo;
+			w16[ACL_BLK + j] = (uint16_t)span;
+			if (db & ACL_DIM_MASKED)
+				w16[2 * ACL_BLK + j] = (uint16_t)m;
+		} else {
+			w32[j] = lo;
+			w32[ACL_BLK + j] = span;
+			if (db & ACL_DIM_MASKED)
+				w32[2 * ACL_BLK + j] = m;
+		}
+	}
 }
 
 static void
 emit_leaf(const struct bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 {
 	const struct acl_nrules *nr = b->nr;
-	uint32_t nd = b->nd;
 
 	for (uint32_t s = 0; s < b->lcnt[l] || s == 0; s += ACL_BLK) {
-		struct acl_blk *h = (struct acl_blk *)out;
-		uint32_t need = 0, masked = 0, k = 0, cnt = b->lcnt[l] - s;
-		uint32_t *arr;
+		struct acl_blk *h = (struct acl_blk *)(void *)out;
+		uint32_t need, masked, k = 0, cnt = b->lcnt[l] - s;
+		size_t size;
+		uint8_t *arr;
 
 		if (cnt > ACL_BLK)
 			cnt = ACL_BLK;
+		blk_need(b, l, s, &need, &masked);
+		size = blk_bytes(b, need, masked);
 		memset(h, 0, sizeof(*h));
 		for (uint32_t j = 0; j < ACL_BLK; j++) {
 			h->rank[j] = UINT32_MAX;
 			if (j >= cnt)
 				continue;
-			size_t e = b->lstart[l] + s + j;
-			uint32_t r = b->lent[e];
+			uint32_t r = b->lent[b->lstart[l] + s + j];
 
 			h->rank[j] = nr->rank[r];
 			h->ud[j] = nr->ud[r];
@@ -365,42 +432,19 @@ emit_leaf(const struct bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 			for (uint32_t c = 0; c < ncat; c++)
 				if (nr->cats[r] >> c & 1)
 					h->cmask[c] |= (uint16_t)(1u << j);
-			need |= b->lneed[e];
-			for (uint32_t d = 0; d < nd; d++)
-				if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * nd + d] != UINT32_MAX)
-					masked |= 1u << d;
 		}
-		arr = (uint32_t *)(h + 1);
-		for (uint32_t d = 0; d < nd; d++) {
+		arr = (uint8_t *)(h + 1);
+		for (uint32_t d = 0; d < b->nd; d++) {
 			if (!(need >> d & 1))
 				continue;
-			bool msk = masked >> d & 1;
-
-			h->dim[k++] = (uint8_t)(d | (msk ? ACL_DIM_MASKED : 0));
-			for (uint32_t j = 0; j < ACL_BLK; j++) {
-				uint32_t lo = 0, span = UINT32_MAX, m = UINT32_MAX;
-
-				if (j < cnt) {
-					size_t e = b->lstart[l] + s + j;
-					size_t o = (size_t)b->lent[e] * nd + d;
-
-					if (b->lneed[e] >> d & 1) {
-						lo = nr->lo[o];
-						span = nr->hi[o] - nr->lo[o];
-						m = nr->m[o];
-					}
-				}
-				arr[j] = lo;
-				arr[ACL_BLK + j] = span;
-				if (msk)
-					arr[2 * ACL_BLK + j] = m;
-			}
-			arr += (msk ? 3 : 2) * ACL_BLK;
+			h->dim[k] = dim_byte(b, d, masked);
+			emit_dim(b, l, s, cnt, d, h->dim[k], arr);
+			arr += acl_dim_bytes(h->dim[k++]);
 		}
 		h->nd = (uint8_t)k;
-		h->nm = (uint8_t)(__builtin_popcount(masked) | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
+		h->lines = (uint8_t)(size / 64 | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
 		h->first_rank = h->rank[0];
-		out = (uint8_t *)arr;
+		out += size;
 	}
 }
 
@@ -425,6 +469,29 @@ setwhy(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A runtime of 2 MiB or more is 2 MiB-aligned and asks for transparent huge
+ * pages: a classify touches leaf blocks all over it, and with 4 KiB pages a
+ * 10 MB runtime needs more TLB entries than the core has.
+ */
+#define RT_HUGE ((size_t)2 << 20)
+
+static void *
+rt_alloc(size_t bytes)
+{
+	void *mem;
+
+	if (bytes < RT_HUGE)
+		return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	bytes = (bytes + RT_HUGE - 1) & ~(RT_HUGE - 1);
+	mem = aligned_alloc(RT_HUGE, bytes);
+#ifdef MADV_HUGEPAGE
+	if (mem != NULL)
+		(void)madvise(mem, bytes, MADV_HUGEPAGE);    /* a hint: failure only costs speed */
+#endif
+	return mem;
+}
+
 void
 acl_rt_free(struct acl_rt *rt)
 {
@@ -437,11 +504,24 @@ acl_rt_free(struct acl_rt *rt)
 /*
  * Plans, tried in order: one tree first (the fastest when the rules allow
  * it), then more trees with spilling. A plan is abandoned when its leaves
- * need more than max_copies copies per rule (docs/acl.md, "plans").
+ * need more than max_copies copies per rule. The last tree of a plan (which
+ * cannot spill) refuses a cut that copies more than repl4/4 of a node's
+ * rules unless the node holds more than big rules: small leaves are fast
+ * (a packet scans fewer blocks) but cost copies, so the first plans cut
+ * down to small leaves and the later ones settle for bigger leaves when the
+ * copies would run away (docs/acl.md, "plans").
  */
 static const struct {
-	unsigned max_trees, repl4, max_copies;
-} plans[] = { { 1, 6, 12 }, { 2, 6, 10 }, { ACL_BUILD_TREES, 5, 0 } };
+	unsigned max_trees, repl4, big, max_copies;
+} plans[] = {
+	{ 1, 6, 32, 16 },
+	{ 1, 6, 128, 24 },
+	{ 1, 6, 256, 30 },
+	{ 1, 6, 1024, 12 },
+	{ 2, 6, 1024, 10 },
+	{ ACL_BUILD_TREES, 5, 1024, 0 },
+};
+#define NPLANS (sizeof(plans) / sizeof(plans[0]))
 
 int acl_build_plan_override = -1;
 
@@ -534,11 +614,12 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
 	 * 100k: 19 copies per rule in one tree), so skip them there. The last
 	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k. */
-	for (unsigned pl = n > 32768 ? 2 : 0; pl < sizeof(plans) / sizeof(plans[0]); pl++) {
-		bool last = pl + 1 == sizeof(plans) / sizeof(plans[0]);
+	for (unsigned pl = n > 32768 ? NPLANS - 1 : 0; pl < NPLANS; pl++) {
+		bool last = pl + 1 == NPLANS;
 
 		if (acl_build_plan_override >= 0) {
-			pl = (unsigned)acl_build_plan_override;
+			/* 0: the first one-tree plan, 1: two trees, 2: eight trees */
+			pl = acl_build_plan_override == 0 ? 0 : (unsigned)(NPLANS - 3 + acl_build_plan_override);
 			last = true;
 		}
 
@@ -547,6 +628,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		memset(b.spill, 0, (size_t)n);
 		b.max_trees = plans[pl].max_trees;
 		b.repl4 = plans[pl].repl4;
+		b.bigleaf = plans[pl].big;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
@@ -586,7 +668,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		rc = -ENOMEM;
 		goto out;
 	}
-	mem = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	mem = rt_alloc(bytes);
 	if (mem == NULL) {
 		setwhy(why, len, "out of memory for a %zu-byte runtime", bytes);
 		rc = -ENOMEM;
@@ -602,13 +684,13 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	memcpy(rt->tree, trees, sizeof(trees));
 	memcpy(rt->src, src, sizeof(rt->src));
 	{
-		uint32_t *thr = (uint32_t *)(mem + off_nodes), *info = thr + b.nnodes;
+		uint32_t *node = (uint32_t *)(mem + off_nodes);
 		uint32_t *leaf = (uint32_t *)(mem + off_leaf);
 		uint8_t *blk = mem + off_blk, *p = blk;
 
-		if (b.nnodes) {
-			memcpy(thr, b.thr, (size_t)b.nnodes * 4);
-			memcpy(info, b.info, (size_t)b.nnodes * 4);
+		for (uint32_t i = 0; i < b.nnodes; i++) {
+			node[2 * i] = b.thr[i];
+			node[2 * i + 1] = b.info[i];
 		}
 		for (uint32_t l = 0; l < b.nleaves; l++) {
 			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64);
@@ -617,8 +699,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			p += leaf_bytes(&b, l);
 		}
 		for (uint32_t t = 0; t < ng; t++) {
-			rt->tree[t].thr = thr;
-			rt->tree[t].info = info;
+			rt->tree[t].thr = node;
+			rt->tree[t].info = node + 1;
 			rt->tree[t].leaf = leaf;
 			rt->tree[t].blocks = blk;
 		}

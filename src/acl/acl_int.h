@@ -23,9 +23,9 @@
  * never cuts a dimension where many of its rules are wild). Inner node n
  * has a dimension d, a threshold t and two children c, c+1:
  *     next = c + (key[d] >= t)
- * stored as two parallel u32 arrays so a SIMD walk gathers them per lane:
- *     thr[n] = t,  info[n] = (c << 5) | d           (inner)
- *     info[n] = LEAF_BIT | leaf                     (leaf)
+ * stored as one 64-bit word per node so a SIMD walk gathers a node at once:
+ *     node[2n] = t,  node[2n + 1] = (c << 5) | d   (inner)
+ *     node[2n + 1] = LEAF_BIT | leaf                (leaf)
  * A leaf is a run of blocks of 16 rules in rank order, laid out for a SIMD
  * scan across rules (struct acl_blk + per active dimension lo[16], hi[16]
  * and, only for dimensions with partial bit masks, m[16]).
@@ -41,23 +41,37 @@
 #define ACL_BUILD_TREES 8
 #define ACL_LEAF_BIT   0x80000000u
 #define ACL_DIM_MASKED 0x80             /* acl_blk.dim[]: this dim has an m[] array */
-#define ACL_BLK_LAST   0x80             /* acl_blk.nm: last block of its leaf */
+#define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
+#define ACL_DIM_ID     0x1f             /* acl_blk.dim[]: the dimension id */
+#define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
 
 /* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
 struct acl_blk {
 	/* line 0: what every scan reads */
 	uint16_t valid;                 /* bit j: slot j holds a rule */
 	uint8_t nd;                     /* active dimensions */
-	uint8_t nm;                     /* of which with an m[] array; | ACL_BLK_LAST on the leaf's last block */
+	uint8_t lines;                  /* block size in 64-byte lines; | ACL_BLK_LAST on the leaf's last block */
 	uint32_t first_rank;            /* rank[0]: no rule of this or a later block ranks better */
-	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids, | ACL_DIM_MASKED */
+	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids | ACL_DIM_MASKED | ACL_DIM_16 */
 	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
 	/* lines 1-2: read on a match only */
 	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
 	uint32_t ud[ACL_BLK];           /* userdata */
 };
-/* Per active dimension, after the header: lo[16], span[16] (= hi - lo), then m[16] if masked:
- * slot j matches when ((key & m[j]) - lo[j]) <= span[j] (unsigned). */
+/*
+ * Per active dimension, after the header, in dim[] order:
+ *   32-bit dimension: u32 lo[16], span[16] (= hi - lo), then m[16] if masked (2 or 3 lines);
+ *   16-bit dimension (ACL_DIM_16, keys < 2^16): u16 lo[16], span[16] (one line), then
+ *   m[16] and 32 bytes of padding if masked (two lines).
+ * Slot j matches when ((key & m[j]) - lo[j]) <= span[j] (unsigned, in the arrays' width).
+ */
+
+/* Bytes of one active dimension's arrays. */
+static inline uint32_t
+acl_dim_bytes(unsigned dimbyte)
+{
+	return (((dimbyte & ACL_DIM_16) ? 1u : 2u) + ((dimbyte & ACL_DIM_MASKED) ? 1u : 0u)) * 64;
+}
 
 /* Where a dimension's bytes are in the classified buffer. */
 struct acl_dimsrc {
@@ -68,10 +82,20 @@ struct acl_dimsrc {
 struct acl_tree {
 	uint32_t root;                  /* node index */
 	uint32_t min_rank;              /* lowest rank in the tree */
-	const uint32_t *thr;            /* per node (the arrays of the runtime holding the tree) */
-	const uint32_t *info;           /* per node */
+	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
+	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
 	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
 	const uint8_t *blocks;          /* 64-byte aligned */
+};
+
+/*
+ * Ranks of deleted rules, masked out of the trees they are still in
+ * (acl_del.c): rank r is dead when it is a full-build rank (r & low == 0),
+ * its position k = r >> shift is < n, and bit k is set.
+ */
+struct acl_dead {
+	uint32_t shift, low, n;
+	const uint64_t *bits;
 };
 
 struct acl_rt {
@@ -81,17 +105,11 @@ struct acl_rt {
 	struct acl_tree tree[ACL_MAX_TREES];
 	struct acl_dimsrc src[ACL_MAX_DIMS];
 	struct vpk_acl_stats stats;
+	const struct acl_dead *dead;    /* deleted ranks to skip on a match, or NULL */
 	struct acl_rt *base;            /* runtime whose trees this one reuses, or NULL */
 	uint32_t refs;                  /* owners: the context and runtimes using it as base (writer only) */
 	void *mem;                      /* the one allocation holding this runtime's own trees */
 };
-
-/* Size in bytes of a block with @p nd active dims of which @p nm masked. */
-static inline uint32_t
-acl_blk_size(unsigned nd, unsigned nm)
-{
-	return (uint32_t)sizeof(struct acl_blk) + (2 * nd + nm) * ACL_BLK * 4;
-}
 
 /* One classify variant. */
 struct acl_impl {
@@ -150,6 +168,24 @@ acl_load_dim(const uint8_t *p, const struct acl_dimsrc *s)
 	default:
 		return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
 	}
+}
+
+/*
+ * The matched slots @p mt of a block (ranks @p rank) minus those of deleted
+ * rules. Called once per block with a match; free when nothing is deleted.
+ */
+static inline uint32_t
+acl_live_slots(const struct acl_dead *dd, const uint32_t *rank, uint32_t mt)
+{
+	if (dd == NULL)
+		return mt;
+	for (uint32_t x = mt; x != 0; x &= x - 1) {
+		uint32_t j = (uint32_t)__builtin_ctz(x), r = rank[j], k = r >> dd->shift;
+
+		if ((r & dd->low) == 0 && k < dd->n && (dd->bits[k >> 6] >> (k & 63) & 1))
+			mt &= ~(1u << j);
+	}
+	return mt;
 }
 
 #endif /* VPK_ACL_INT_H */

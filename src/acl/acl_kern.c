@@ -103,52 +103,161 @@ match16(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, i
 	return r;
 }
 
-/* Scan one leaf for one packet; update the per-category best rank/userdata. */
-INLINE void
-scan_leaf(const uint8_t *blocks, uint32_t leaf /* block offset, 64-byte units */, const uint32_t *key, uint32_t ncat,
-	  uint32_t *brank, uint32_t *bud, int w)
+/* The same for a 16-bit dimension: u16 lo[16], sp[16], m[16]; x < 2^16. */
+INLINE uint32_t
+match16_w16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
-	const uint8_t *p = blocks + (size_t)leaf * 64;
-	uint32_t found = 0, want = (1u << ncat) - 1;
+	(void)w;
+#if VPK_VEC_BITS >= 512
+	if (w >= 256) {
+		__m256i v = _mm256_set1_epi16((short)x);
 
-	for (;;) {
-		const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
-		const uint32_t *arr = (const uint32_t *)(h + 1);
-		uint32_t mt = h->valid, worst = 0;
+		if (m != NULL)
+			v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+		v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
+		return _mm256_cmple_epu16_mask(v, _mm256_load_si256((const __m256i *)sp));
+	}
+#elif VPK_VEC_BITS >= 256
+	if (w == 256) {
+		__m256i v = _mm256_set1_epi16((short)x);
 
-		/* Blocks are in rank order: stop when none can improve any category. */
-		for (uint32_t c = 0; c < ncat; c++)
-			worst = brank[c] > worst ? brank[c] : worst;
-		if (h->first_rank > worst)
-			return;
+		if (m != NULL)
+			v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+		v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
+		v = _mm256_cmpeq_epi16(_mm256_min_epu16(v, _mm256_load_si256((const __m256i *)sp)), v);
+		return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm256_castsi256_si128(v),
+								   _mm256_extracti128_si256(v, 1)));
+	}
+#endif
+#if VPK_VEC_BITS >= 128
+	if (w == 128) {
+		__m128i v = _mm_set1_epi16((short)x), a = v, b = v;
 
-		/* Stop at the first empty mask (measured: faster than testing every
-		 * dimension branch-free, also for the vector variants). */
-		for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
-			uint32_t d = h->dim[i];
-			const uint32_t *m = (d & ACL_DIM_MASKED) ? arr + 2 * ACL_BLK : NULL;
-
-			mt &= match16(key[d & 31], arr, arr + ACL_BLK, m, w);
-			arr += m != NULL ? 3 * ACL_BLK : 2 * ACL_BLK;
+		if (m != NULL) {
+			a = _mm_and_si128(v, _mm_load_si128((const __m128i *)m));
+			b = _mm_and_si128(v, _mm_load_si128((const __m128i *)(m + 8)));
 		}
-		if (mt != 0) {
-			for (uint32_t c = 0; c < ncat; c++) {
-				uint32_t x = mt & h->cmask[c];
+		a = _mm_sub_epi16(a, _mm_load_si128((const __m128i *)lo));
+		b = _mm_sub_epi16(b, _mm_load_si128((const __m128i *)(lo + 8)));
+		a = _mm_cmpeq_epi16(_mm_min_epu16(a, _mm_load_si128((const __m128i *)sp)), a);
+		b = _mm_cmpeq_epi16(_mm_min_epu16(b, _mm_load_si128((const __m128i *)(sp + 8))), b);
+		return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+	}
+#endif
+	uint32_t r = 0;
 
-				if (x != 0) {
-					uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+	for (int j = 0; j < ACL_BLK; j++) {
+		uint16_t v = (uint16_t)(m != NULL ? x & m[j] : x);
 
-					found |= 1u << c;
-					if (r < brank[c]) {
-						brank[c] = r;
-						bud[c] = h->ud[j];
-					}
-				}
+		r |= (uint32_t)((uint16_t)(v - lo[j]) <= sp[j]) << j;
+	}
+	return r;
+}
+
+/* A matching block: per category, the first set bit of mt & cmask is the
+ * block's best rule (blocks are in rank order); keep it if it beats the best. */
+INLINE void
+accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *brank, uint32_t *bud,
+	     uint32_t *found)
+{
+	for (uint32_t c = 0; c < ncat; c++) {
+		uint32_t x = mt & h->cmask[c];
+
+		if (x != 0) {
+			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+
+			*found |= 1u << c;
+			if (r < brank[c]) {
+				brank[c] = r;
+				bud[c] = h->ud[j];
 			}
 		}
-		if ((h->nm & ACL_BLK_LAST) || found == want)
-			return;
-		p += acl_blk_size(h->nd, h->nm & ~ACL_BLK_LAST);
+	}
+}
+
+/* Bit j set when slot j of block h matches the packet's keys (dimensions in
+ * dim[] order; stops at the first empty mask: measured faster than testing
+ * every dimension branch-free, also for the vector variants). */
+INLINE uint32_t
+match_block(const struct acl_blk *h, const uint32_t *key, int w)
+{
+	const uint8_t *arr = (const uint8_t *)(h + 1);
+	uint32_t mt = h->valid;
+
+	for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
+		uint32_t d = h->dim[i];
+
+		if (d & ACL_DIM_16) {
+			const uint16_t *a = (const uint16_t *)(const void *)arr;
+
+			mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
+					  (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		} else {
+			const uint32_t *a = (const uint32_t *)(const void *)arr;
+
+			mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
+				      (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		}
+		arr += acl_dim_bytes(d);
+	}
+	return mt;
+}
+
+/* One block of a leaf for one packet: update the per-category best
+ * rank/userdata; returns the leaf's next block, or NULL when the packet is
+ * done with this leaf. */
+INLINE const uint8_t *
+scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank, uint32_t *bud,
+	   uint32_t *found, int w, const struct acl_dead *dead)
+{
+	const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
+	uint32_t mt, worst = 0;
+
+	/* Blocks are in rank order: stop when none can improve any category. */
+	for (uint32_t c = 0; c < ncat; c++)
+		worst = brank[c] > worst ? brank[c] : worst;
+	if (h->first_rank > worst)
+		return NULL;
+	mt = match_block(h, key, w);
+	if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0)
+		accept_block(h, mt, ncat, brank, bud, found);
+	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
+		return NULL;
+	return p + (size_t)(h->lines & ~ACL_BLK_LAST) * 64;
+}
+
+/*
+ * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
+ * lf[p]). A block's successor is known only once its header is loaded, so
+ * each scan is a chain of dependent loads: two packets advance in turn, one
+ * block each, so that their chains overlap.
+ */
+INLINE void
+scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
+	    uint32_t nd, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
+{
+	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
+	uint32_t i = 0;
+
+	for (; i + 2 <= nq; i += 2) {
+		uint32_t a = q[i], b = q[i + 1], fa = 0, fb = 0;
+		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
+
+		while (pa != NULL && pb != NULL) {
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+		}
+		while (pa != NULL)
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+		while (pb != NULL)
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+	}
+	if (i < nq) {
+		uint32_t a = q[i], fa = 0;
+		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
+
+		while (pa != NULL)
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
 	}
 }
 
@@ -163,24 +272,24 @@ walk_scalar(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint
 
 	for (; p + 4 <= n; p += 4) {
 		uint32_t a = root, b = root, c = root, d = root;
-		uint32_t ia = info[a], ib = info[b], ic = info[c], id = info[d];
+		uint32_t ia = info[2 * a], ib = info[2 * b], ic = info[2 * c], id = info[2 * d];
 
 		while (!(ia & ib & ic & id & ACL_LEAF_BIT)) {
 			if (!(ia & ACL_LEAF_BIT)) {
-				a = (ia >> 5) + (keys[p * nd + (ia & 31)] >= thr[a]);
-				ia = info[a];
+				a = (ia >> 5) + (keys[p * nd + (ia & 31)] >= thr[2 * a]);
+				ia = info[2 * a];
 			}
 			if (!(ib & ACL_LEAF_BIT)) {
-				b = (ib >> 5) + (keys[(p + 1) * nd + (ib & 31)] >= thr[b]);
-				ib = info[b];
+				b = (ib >> 5) + (keys[(p + 1) * nd + (ib & 31)] >= thr[2 * b]);
+				ib = info[2 * b];
 			}
 			if (!(ic & ACL_LEAF_BIT)) {
-				c = (ic >> 5) + (keys[(p + 2) * nd + (ic & 31)] >= thr[c]);
-				ic = info[c];
+				c = (ic >> 5) + (keys[(p + 2) * nd + (ic & 31)] >= thr[2 * c]);
+				ic = info[2 * c];
 			}
 			if (!(id & ACL_LEAF_BIT)) {
-				d = (id >> 5) + (keys[(p + 3) * nd + (id & 31)] >= thr[d]);
-				id = info[d];
+				d = (id >> 5) + (keys[(p + 3) * nd + (id & 31)] >= thr[2 * d]);
+				id = info[2 * d];
 			}
 		}
 		leaf[p] = ia & ~ACL_LEAF_BIT;
@@ -189,63 +298,104 @@ walk_scalar(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint
 		leaf[p + 3] = id & ~ACL_LEAF_BIT;
 	}
 	for (; p < n; p++) {
-		uint32_t x = root, ix = info[x];
+		uint32_t x = root, ix = info[2 * x];
 
 		while (!(ix & ACL_LEAF_BIT)) {
-			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[x]);
-			ix = info[x];
+			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[2 * x]);
+			ix = info[2 * x];
 		}
 		leaf[p] = ix & ~ACL_LEAF_BIT;
 	}
 }
 
 #if VPK_VEC_BITS >= 512
-/* 2 x 16 lanes of zmm (w == 512) or 2 x 8 lanes of ymm with AVX-512VL masks (w == 256). */
+/*
+ * x32 walk: 2 x 16 lanes of zmm. A node is one 64-bit gather (thr, info),
+ * split into threshold and info lanes with two permutes; with up to
+ * WALK_REG_DIMS dimensions each lane's key comes from masked loads of the
+ * dimension-major keys (keyt) instead of a third gather.
+ */
+#define WALK_REG_DIMS 8
+
+/* Gather the nodes x of the lanes in m: returns their info (other lanes keep
+ * info), sets *thr. */
+INLINE __m512i
+node16(const void *nodes, __m512i x, __mmask16 m, __m512i info, __m512i *thr)
+{
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+	__m512i g0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
+						 _mm512_castsi512_si256(x), nodes, 8);
+	__m512i g1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
+						 _mm512_extracti64x4_epi64(x, 1), nodes, 8);
+
+	*thr = _mm512_permutex2var_epi32(g0, even, g1);
+	return _mm512_mask_mov_epi32(info, m, _mm512_permutex2var_epi32(g0, odd, g1));
+}
+
+/* The key of each lane's node dimension (dim = info & 31). */
+INLINE __m512i
+key16(__m512i info, __mmask16 m, const uint32_t *keys, const uint32_t *keyt, uint32_t nd, uint32_t p)
+{
+	__m512i d = _mm512_and_si512(info, _mm512_set1_epi32(31));
+
+	if (nd <= WALK_REG_DIMS) {
+		__m512i v = _mm512_maskz_loadu_epi32(m, keyt + p);
+
+		for (uint32_t k = 1; k < nd; k++)
+			v = _mm512_mask_loadu_epi32(v, m & _mm512_cmpeq_epi32_mask(d, _mm512_set1_epi32((int)k)),
+						    keyt + k * CHUNK + p);
+		return v;
+	}
+	__m512i row = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+									    12, 13, 14, 15),
+							  _mm512_set1_epi32((int)p)),
+					 _mm512_set1_epi32((int)nd));
+
+	return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(row, d), keys, 4);
+}
+
 INLINE void
-walk_avx512(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
-	    uint32_t *leaf, int w)
+walk_x32(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
+	 uint32_t n, uint32_t *leaf)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+
+	for (uint32_t p = 0; p < n; p += 32) {
+		uint32_t na = n - p > 16 ? 16 : n - p, nb = n - p > 32 ? 16 : n - p - na;
+		__mmask16 aa = (__mmask16)((1u << na) - 1), ab = (__mmask16)((1u << nb) - 1);
+		__m512i xa = _mm512_set1_epi32((int)root), xb = xa;
+		__m512i ia = _mm512_setzero_si512(), ib = ia, ta, tb;
+
+		while (aa | ab) {
+			ia = node16(tr->thr, xa, aa, ia, &ta);
+			ib = node16(tr->thr, xb, ab, ib, &tb);
+			aa &= (__mmask16)~_mm512_movepi32_mask(ia);
+			ab &= (__mmask16)~_mm512_movepi32_mask(ib);
+			__m512i ka = key16(ia, aa, keys, keyt, nd, p);
+			__m512i kb = key16(ib, ab, keys, keyt, nd, p + 16);
+			__m512i ca = _mm512_srli_epi32(ia, 5), cb = _mm512_srli_epi32(ib, 5);
+
+			ca = _mm512_mask_add_epi32(ca, _mm512_cmpge_epu32_mask(ka, ta), ca, one);
+			cb = _mm512_mask_add_epi32(cb, _mm512_cmpge_epu32_mask(kb, tb), cb, one);
+			xa = _mm512_mask_mov_epi32(xa, aa, ca);
+			xb = _mm512_mask_mov_epi32(xb, ab, cb);
+		}
+		ia = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ia);
+		ib = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ib);
+		_mm512_mask_storeu_epi32(leaf + p, (__mmask16)((1u << na) - 1), ia);
+		if (nb)
+			_mm512_mask_storeu_epi32(leaf + p + 16, (__mmask16)((1u << nb) - 1), ib);
+	}
+}
+
+/* x16: 2 x 8 lanes of ymm with AVX-512VL masks. */
+INLINE void
+walk_x16(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
+	 uint32_t *leaf)
 {
 	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
 
-	if (w == 512) {
-		const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-		const __m512i k31 = _mm512_set1_epi32(31), one = _mm512_set1_epi32(1);
-
-		for (uint32_t p = 0; p < n; p += 32) {
-			uint32_t na = n - p > 16 ? 16 : n - p, nb = n - p > 32 ? 16 : n - p - na;
-			__mmask16 aa = (__mmask16)((1u << na) - 1), ab = (__mmask16)((1u << nb) - 1);
-			__m512i ba = _mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32((int)p)),
-							_mm512_set1_epi32((int)nd));
-			__m512i bb = _mm512_add_epi32(ba, _mm512_set1_epi32((int)(16 * nd)));
-			__m512i xa = _mm512_set1_epi32((int)root), xb = xa;
-			__m512i ia = _mm512_setzero_si512(), ib = ia;
-
-			while (aa | ab) {
-				ia = _mm512_mask_i32gather_epi32(ia, aa, xa, info, 4);
-				ib = _mm512_mask_i32gather_epi32(ib, ab, xb, info, 4);
-				aa &= (__mmask16)~_mm512_movepi32_mask(ia);
-				ab &= (__mmask16)~_mm512_movepi32_mask(ib);
-				__m512i ta = _mm512_mask_i32gather_epi32(ia, aa, xa, thr, 4);
-				__m512i tb = _mm512_mask_i32gather_epi32(ib, ab, xb, thr, 4);
-				__m512i ka = _mm512_mask_i32gather_epi32(ia, aa,
-						_mm512_add_epi32(ba, _mm512_and_si512(ia, k31)), kp, 4);
-				__m512i kb = _mm512_mask_i32gather_epi32(ib, ab,
-						_mm512_add_epi32(bb, _mm512_and_si512(ib, k31)), kp, 4);
-				__m512i ca = _mm512_srli_epi32(ia, 5), cb = _mm512_srli_epi32(ib, 5);
-
-				ca = _mm512_mask_add_epi32(ca, _mm512_cmpge_epu32_mask(ka, ta), ca, one);
-				cb = _mm512_mask_add_epi32(cb, _mm512_cmpge_epu32_mask(kb, tb), cb, one);
-				xa = _mm512_mask_mov_epi32(xa, aa, ca);
-				xb = _mm512_mask_mov_epi32(xb, ab, cb);
-			}
-			ia = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ia);
-			ib = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ib);
-			_mm512_mask_storeu_epi32(leaf + p, (__mmask16)((1u << na) - 1), ia);
-			if (nb)
-				_mm512_mask_storeu_epi32(leaf + p + 16, (__mmask16)((1u << nb) - 1), ib);
-		}
-		return;
-	}
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
 
@@ -259,12 +409,12 @@ walk_avx512(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint
 		__m256i ia = _mm256_setzero_si256(), ib = ia;
 
 		while (aa | ab) {
-			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 4);
-			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 4);
+			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 8);
+			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 8);
 			aa &= (__mmask8)~_mm256_movepi32_mask(ia);
 			ab &= (__mmask8)~_mm256_movepi32_mask(ib);
-			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 4);
-			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 4);
+			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 8);
+			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 8);
 			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
 					_mm256_add_epi32(ba, _mm256_and_si256(ia, k31)), kp, 4);
 			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
@@ -305,12 +455,12 @@ walk_avx2(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32
 		__m256i ia = _mm256_setzero_si256(), ib = ia;
 
 		while (!_mm256_testz_si256(_mm256_or_si256(aa, ab), _mm256_or_si256(aa, ab))) {
-			ia = _mm256_mask_i32gather_epi32(ia, info, xa, aa, 4);
-			ib = _mm256_mask_i32gather_epi32(ib, info, xb, ab, 4);
+			ia = _mm256_mask_i32gather_epi32(ia, info, xa, aa, 8);
+			ib = _mm256_mask_i32gather_epi32(ib, info, xb, ab, 8);
 			aa = _mm256_andnot_si256(_mm256_srai_epi32(ia, 31), aa);
 			ab = _mm256_andnot_si256(_mm256_srai_epi32(ib, 31), ab);
-			__m256i ta = _mm256_mask_i32gather_epi32(ia, thr, xa, aa, 4);
-			__m256i tb = _mm256_mask_i32gather_epi32(ib, thr, xb, ab, 4);
+			__m256i ta = _mm256_mask_i32gather_epi32(ia, thr, xa, aa, 8);
+			__m256i tb = _mm256_mask_i32gather_epi32(ib, thr, xb, ab, 8);
 			__m256i ka = _mm256_mask_i32gather_epi32(ia, kp,
 					_mm256_add_epi32(ba, _mm256_and_si256(ia, k31)), aa, 4);
 			__m256i kb = _mm256_mask_i32gather_epi32(ib, kp,
@@ -336,11 +486,14 @@ walk_avx2(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32
 /* ---- the classify body, one instance per variant ------------------------ */
 
 INLINE void
-classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
-	 uint32_t categories, int w)
+classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
+	      uint32_t categories, uint32_t ncat, int w)
 {
-	uint32_t nd = rt->nd, ncat = categories < rt->ncat ? categories : rt->ncat;
+	uint32_t nd = rt->nd;
 	uint32_t keys[CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
+#if VPK_VEC_BITS >= 512
+	uint32_t keyt[CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));  /* keyt[d * CHUNK + p] */
+#endif
 	uint32_t leaf[ACL_MAX_TREES * CHUNK], lr[ACL_MAX_TREES * CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
 
 	for (uint32_t base = 0; base < n; base += CHUNK) {
@@ -349,8 +502,12 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 		for (uint32_t p = 0; p < cn; p++) {
 			const uint8_t *d = data[base + p];
 
-			for (uint32_t k = 0; k < nd; k++)
+			for (uint32_t k = 0; k < nd; k++) {
 				keys[p * nd + k] = acl_load_dim(d, &rt->src[k]);
+#if VPK_VEC_BITS >= 512
+				keyt[k * CHUNK + p] = keys[p * nd + k];
+#endif
+			}
 			for (uint32_t c = 0; c < ncat; c++) {
 				brank[p * VPK_ACL_MAX_CATEGORIES + c] = UINT32_MAX;
 				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
@@ -362,8 +519,10 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 			uint32_t *lf = leaf + t * CHUNK;
 
 #if VPK_VEC_BITS >= 512
-			if (w >= 256)
-				walk_avx512(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf, w);
+			if (w == 512)
+				walk_x32(&rt->tree[t], rt->tree[t].root, keys, keyt, nd, cn, lf);
+			else if (w == 256)
+				walk_x16(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
 			else
 #elif VPK_VEC_BITS >= 256
 			if (w >= 256)
@@ -384,20 +543,20 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
-			uint32_t *lf = leaf + t * CHUNK;
+			uint32_t q[CHUNK], nq = 0;
 
 			for (uint32_t p = 0; p < cn; p++) {
-				uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
+				const uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
 				uint32_t worst = 0;
 
 				/* The leaf's best rule cannot beat what every category has. */
 				for (uint32_t c = 0; c < ncat; c++)
 					worst = br[c] > worst ? br[c] : worst;
-				if (worst < lr[t * CHUNK + p])
-					continue;
-				scan_leaf(rt->tree[t].blocks, lf[p], keys + p * nd, ncat, br,
-					  bud + p * VPK_ACL_MAX_CATEGORIES, w);
+				q[nq] = p;
+				nq += worst >= lr[t * CHUNK + p];
 			}
+			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, keys, nd, ncat, brank, bud, w,
+				    rt->dead);
 		}
 		for (uint32_t p = 0; p < cn; p++) {
 			uint32_t *out = results + (size_t)(base + p) * categories;
@@ -406,6 +565,20 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 				out[c] = c < ncat ? bud[p * VPK_ACL_MAX_CATEGORIES + c] : 0;
 		}
 	}
+}
+
+/* One category (the common case) gets its own instance: the per-category
+ * loops of the scan fold away. */
+INLINE void
+classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
+	 uint32_t categories, int w)
+{
+	uint32_t ncat = categories < rt->ncat ? categories : rt->ncat;
+
+	if (ncat == 1)
+		classify_body(rt, data, results, n, categories, 1, w);
+	else
+		classify_body(rt, data, results, n, categories, ncat, w);
 }
 
 #if VPK_VEC_BITS >= 512
