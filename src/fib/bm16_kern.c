@@ -77,7 +77,6 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 	const uint32_t *dir = b->direct, *ar = b->arena;
 	uint32_t rd[SR], rr[SR];
 	size_t cnt = n - i0;
-
 	size_t sd = cnt / 4 >= SD ? SD : cnt / 4 ? cnt / 4 : 1;    /* short bursts: a short pipeline */
 
 	ips += i0;
