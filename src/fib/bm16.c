@@ -312,6 +312,8 @@ chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24
 			goto nomem;
 		fresh[nfresh++] = at;
 		v[i] = at << 1 | 1;
+		if (i < lo || i > hi)
+			lo = 0, hi = 255;       /* not in the old node (never expected): encode it all */
 	}
 	uint32_t nu;
 	if (diff == 0 && !(src[0] & 1)) {

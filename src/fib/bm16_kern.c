@@ -77,32 +77,33 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 	const uint32_t *dir = b->direct, *ar = b->arena;
 	uint32_t rd[SR], rr[SR];
 	size_t cnt = n - i0;
+	size_t sd = cnt / 4 >= SD ? SD : cnt / 4 ? cnt / 4 : 1;    /* short bursts: a short pipeline */
 
 	ips += i0;
 	nhs += i0;
-	for (size_t t = 0; t < cnt + 4 * SD; t++) {
+	for (size_t t = 0; t < cnt + 4 * sd; t++) {
 		if (t < cnt) {
 			uint32_t d = dir[ld32(&ips[t]) >> 16];
 			rd[t % SR] = d;
 			__builtin_prefetch(ar + ((d >> 1) & -(d & 1)));
 		}
-		if (t >= SD && t - SD < cnt) {
-			size_t j = t - SD;
+		if (t >= sd && t - sd < cnt) {
+			size_t j = t - sd;
 			uint32_t d = rd[j % SR];
 			uint32_t r = node_rank(ar, (d >> 1) & -(d & 1), (ld32(&ips[j]) >> 8) & 0xff);
 			rr[j % SR] = r;
 			__builtin_prefetch(ar + r);
 		}
-		if (t >= 2 * SD && t - 2 * SD < cnt) {
-			size_t j = t - 2 * SD;
+		if (t >= 2 * sd && t - 2 * sd < cnt) {
+			size_t j = t - 2 * sd;
 			uint32_t d = rd[j % SR], v = ar[rr[j % SR]];
 			v = (d & 1) ? v : d;
 			rd[j % SR] = v;
 			if (__builtin_expect(v & 1, 0))
 				__builtin_prefetch(ar + (v >> 1));
 		}
-		if (t >= 3 * SD && t - 3 * SD < cnt) {
-			size_t j = t - 3 * SD;
+		if (t >= 3 * sd && t - 3 * sd < cnt) {
+			size_t j = t - 3 * sd;
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0)) {
 				uint32_t r = node_rank(ar, v >> 1, ld32(&ips[j]) & 0xff);
@@ -110,8 +111,8 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 				__builtin_prefetch(ar + r);
 			}
 		}
-		if (t >= 4 * SD) {
-			size_t j = t - 4 * SD;
+		if (t >= 4 * sd) {
+			size_t j = t - 4 * sd;
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0))
 				v = ar[rr[j % SR]];
@@ -181,15 +182,17 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 	__m512i rd[VR], rr[VR];
 	__mmask16 rm[VR];
 
-	for (size_t t = 0; t < nb + 4 * VD; t++) {
+	size_t vd = nb / 4 >= VD ? VD : nb / 4 ? nb / 4 : 1;
+
+	for (size_t t = 0; t < nb + 4 * vd; t++) {
 		if (t < nb) {
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * t));
 			__m512i d = _mm512_i32gather_epi32(_mm512_srli_epi32(ip, 16), b->direct, 4);
 			rd[t % VR] = d;
 			prefetch16(ar, _mm512_maskz_srli_epi32(_mm512_test_epi32_mask(d, one), d, 1));
 		}
-		if (t >= VD && t - VD < nb) {
-			size_t k = t - VD;
+		if (t >= vd && t - vd < nb) {
+			size_t k = t - vd;
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
 			__m512i d = rd[k % VR];
 			__mmask16 m = _mm512_test_epi32_mask(d, one);
@@ -198,8 +201,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			rr[k % VR] = r;
 			prefetch16(ar, r);
 		}
-		if (t >= 2 * VD && t - 2 * VD < nb) {
-			size_t k = t - 2 * VD;
+		if (t >= 2 * vd && t - 2 * vd < nb) {
+			size_t k = t - 2 * vd;
 			__m512i d = rd[k % VR];
 			__mmask16 m = _mm512_test_epi32_mask(d, one);
 			d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
@@ -209,8 +212,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			if (m)
 				prefetch16(ar, _mm512_maskz_srli_epi32(m, d, 1));
 		}
-		if (t >= 3 * VD && t - 3 * VD < nb) {
-			size_t k = t - 3 * VD;
+		if (t >= 3 * vd && t - 3 * vd < nb) {
+			size_t k = t - 3 * vd;
 			__mmask16 m = rm[k % VR];
 			if (m) {
 				__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
@@ -219,8 +222,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 				prefetch16(ar, r);
 			}
 		}
-		if (t >= 4 * VD) {
-			size_t k = t - 4 * VD;
+		if (t >= 4 * vd) {
+			size_t k = t - 4 * vd;
 			__m512i d = rd[k % VR];
 			__mmask16 m = rm[k % VR];
 			if (m)
@@ -287,7 +290,9 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 	__m256i rd[VR], rr[VR];
 	bool rm[VR];
 
-	for (size_t t = 0; t < nb + 4 * VD; t++) {
+	size_t vd = nb / 4 >= VD ? VD : nb / 4 ? nb / 4 : 1;
+
+	for (size_t t = 0; t < nb + 4 * vd; t++) {
 		if (t < nb) {
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * t));
 			__m256i d = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(ip, 16), 4);
@@ -295,8 +300,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
 			prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
 		}
-		if (t >= VD && t - VD < nb) {
-			size_t k = t - VD;
+		if (t >= vd && t - vd < nb) {
+			size_t k = t - vd;
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
 			__m256i d = rd[k % VR];
 			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
@@ -305,8 +310,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			rr[k % VR] = r;
 			prefetch8(ar, r);
 		}
-		if (t >= 2 * VD && t - 2 * VD < nb) {
-			size_t k = t - 2 * VD;
+		if (t >= 2 * vd && t - 2 * vd < nb) {
+			size_t k = t - 2 * vd;
 			__m256i d = rd[k % VR];
 			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
 			d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
@@ -316,8 +321,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			if (rm[k % VR])
 				prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
 		}
-		if (t >= 3 * VD && t - 3 * VD < nb) {
-			size_t k = t - 3 * VD;
+		if (t >= 3 * vd && t - 3 * vd < nb) {
+			size_t k = t - 3 * vd;
 			if (rm[k % VR]) {
 				__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
 				__m256i d = rd[k % VR];
@@ -327,8 +332,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 				prefetch8(ar, r);
 			}
 		}
-		if (t >= 4 * VD) {
-			size_t k = t - 4 * VD;
+		if (t >= 4 * vd) {
+			size_t k = t - 4 * vd;
 			__m256i d = rd[k % VR];
 			if (rm[k % VR]) {
 				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
