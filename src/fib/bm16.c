@@ -16,6 +16,7 @@
 #include "core/kern.h"
 #include "core/registry.h"
 #include "fib/bm16.h"
+#include "fib/fib_bits.h"
 
 VPK_DECLARE_VARIANTS(struct bm16_impl, vpk_bm16_impl);
 
@@ -92,18 +93,11 @@ vpk_bm16_bytes(const struct bm16 *b)
 	return (1u << 16) * sizeof(uint32_t) + b->live_lines * BM16_LINE_WORDS * sizeof(uint32_t);
 }
 
-static unsigned
-pop32(uint32_t x)
-{
-	x -= (x >> 1) & 0x55555555u;
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
 
 static unsigned
 node_runs(const uint32_t *n)
 {
-	return (n[9] >> 24) + pop32(n[7]);
+	return (n[9] >> 24) + fib_pop32(n[7]);
 }
 
 static unsigned
@@ -246,7 +240,7 @@ node_put(struct bm16 *b, const uint32_t *v, uint32_t old, unsigned lo, unsigned 
 	uint8_t cum[8];
 	for (unsigned w = 0, k = 0; w < 8; w++) {
 		cum[w] = (uint8_t)k;    /* <= 32 * 7 */
-		k += pop32(bm[w]);
+		k += fib_pop32(bm[w]);
 	}
 	memcpy(n, bm, sizeof(bm));
 	memcpy(n + 8, cum, sizeof(cum));

@@ -16,22 +16,12 @@
 
 #include "core/kern.h"
 #include "fib/bm16.h"
+#include "fib/fib_bits.h"
 
 #if VPK_VEC_BITS >= 256
 #include <immintrin.h>
 #endif
 
-static inline __attribute__((always_inline)) unsigned
-pop32(uint32_t x)
-{
-#ifdef __POPCNT__
-	return (unsigned)__builtin_popcount(x);
-#else
-	x -= (x >> 1) & 0x55555555u;
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-#endif
-}
 
 /* Arena word of entry x of the node at word `at` (layout in bm16.h). */
 static inline __attribute__((always_inline)) uint32_t
@@ -41,7 +31,7 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 	uint32_t bm = n[x >> 5];
 	uint32_t cum = (n[8 + (x >> 7)] >> (8 * ((x >> 5) & 3))) & 0xff;
 
-	return at + BM16_HDR_WORDS - 1 + cum + pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
+	return at + BM16_HDR_WORDS - 1 + cum + fib_pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
 }
 
 static inline __attribute__((always_inline)) uint32_t

@@ -19,20 +19,10 @@
 #include "core/kern.h"
 #include "fib/bm6.h"
 #include "fib/v6vec.h"
+#include "fib/fib_bits.h"
 
 #define SB 8    /* scalar lock-step width */
 
-static inline __attribute__((always_inline)) uint32_t
-pop32(uint32_t x)
-{
-#ifdef __POPCNT__
-	return (uint32_t)__builtin_popcount(x);
-#else
-	x = x - ((x >> 1) & 0x55555555u);
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-#endif
-}
 
 static inline __attribute__((always_inline)) void
 st64(uint64_t *p, uint64_t v)
@@ -54,7 +44,7 @@ ld32(const uint8_t *p)
 	({                                                                                 \
 		const uint8_t *h_ = (A) + (size_t)((e) >> 1) * 64;                         \
 		uint32_t q_ = ld32(h_ + 3 * ((by) >> 4));                                  \
-		unsigned r_ = (q_ >> 16 & 0xff) + pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
+		unsigned r_ = (q_ >> 16 & 0xff) + fib_pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
 		T v_;                                                                      \
 		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
 		v_;                                                                        \
