@@ -15,12 +15,13 @@
  *    and collected into the next one (EffiCuts' separable trees, Vamanan et
  *    al., SIGCOMM 2010, decided per node instead of up front). Nested
  *    prefixes thus end up in different trees instead of multiplying.
- *    The last tree cannot spill; it stops cutting where a cut would copy
- *    more than repl4/4 of its rules and leaves big leaves instead, which
- *    are scanned in rank order with an early exit.
+ *    The last tree cannot spill; in nodes of at most `big` rules it stops
+ *    cutting where a cut would copy more than repl4/4 of their rules and
+ *    leaves bigger leaves instead, scanned in rank order with an early exit.
  * 3. Leaves become blocks of 16 rules in rank order, keeping only the
  *    dimensions some rule of the block still has to check inside the leaf's
- *    box (the others are implied by the path).
+ *    box (the others are implied by the path); dimensions of <= 16 bits get
+ *    16-bit arrays.
  *
  * Cost: O(n log n) per tree level and dimension; no cross-product state, so
  * build time and memory stay near-linear (docs/acl.md has the figures).
@@ -42,7 +43,7 @@
  * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
  *             (a /16 or shorter prefix, a range of >= 256 ports);
  * plans[]     (below acl_build_rt's helpers) how many trees, and when the
- *             last one, which cannot spill, stops cutting.
+ *             last one, which cannot spill, stops cutting (repl4, big).
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
@@ -64,7 +65,7 @@ struct bld {
 	size_t nlent, caplent;
 	uint32_t *lstart, *lcnt;        /* per leaf */
 	uint32_t nleaves, capleaves;
-	uint32_t *sa, *sb;              /* scratch for split search */
+	uint32_t *sa, *sb, *sc;         /* scratch for split search */
 	uint32_t max_depth;
 	size_t limit_entries;           /* give up beyond this many leaf entries */
 	uint8_t *spill;                 /* per box: moved to the next tree */
@@ -93,12 +94,45 @@ grow(struct bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
 	return 0;
 }
 
-static int
-cmp_u32(const void *a, const void *b)
+/* Sort a[0..n-1] ascending; tmp has room for n. LSD radix sort with 11-bit
+ * (below 4096 values 8-bit) digits, skipping passes whose digit is the same
+ * everywhere; insertion sort for short arrays. The split search sorts at
+ * every node and dimension: this was most of the build time with qsort(). */
+static void
+sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t cnt[2048];
 
-	return x < y ? -1 : x > y;
+	if (n <= 48) {
+		for (uint32_t i = 1; i < n; i++) {
+			uint32_t v = a[i], j = i;
+
+			for (; j > 0 && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+		return;
+	}
+	unsigned bits = n < 4096 ? 8 : 11, nb = 1u << bits, msk = nb - 1;
+
+	for (unsigned sh = 0; sh < 32; sh += bits) {
+		uint32_t sum = 0;
+
+		memset(cnt, 0, nb * sizeof(cnt[0]));
+		for (uint32_t i = 0; i < n; i++)
+			cnt[a[i] >> sh & msk]++;
+		if (cnt[a[0] >> sh & msk] == n)
+			continue;
+		for (uint32_t k = 0; k < nb; k++) {
+			uint32_t c = cnt[k];
+
+			cnt[k] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			tmp[cnt[a[i] >> sh & msk]++] = a[i];
+		memcpy(a, tmp, (size_t)n * 4);
+	}
 }
 
 static int
@@ -165,8 +199,8 @@ best_cut(struct bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint32_t 
 		ls[k] = l < blo ? blo : l;
 		hs[k] = h > bhi ? bhi : h;
 	}
-	qsort(ls, cnt, 4, cmp_u32);
-	qsort(hs, cnt, 4, cmp_u32);
+	sort_u32(ls, cnt, b->sc);
+	sort_u32(hs, cnt, b->sc);
 	/* Candidates t in (blo, bhi]: every l > blo and every h + 1 <= bhi. nl = #l < t, nr = #h >= t. */
 	while (i < cnt || j < cnt) {
 		uint64_t tl = i < cnt ? ls[i] : UINT64_MAX;
@@ -598,9 +632,10 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	b.phi = acl_malloc(mt, (size_t)n * nd * 4 + 4);
 	b.sa = acl_malloc(mt, (size_t)n * 4 + 4);
 	b.sb = acl_malloc(mt, (size_t)n * 4 + 4);
+	b.sc = acl_malloc(mt, (size_t)n * 4 + 4);
 	grp = acl_malloc(mt, (size_t)n * 4 + 4);
 	idx = acl_malloc(mt, (size_t)n * 4 + 4);
-	if (!b.plo || !b.phi || !b.sa || !b.sb || !grp || !idx)
+	if (!b.plo || !b.phi || !b.sa || !b.sb || !b.sc || !grp || !idx)
 		goto out;
 	for (size_t k = 0; k < (size_t)n * nd; k++) {
 		uint32_t d = (uint32_t)(k % nd);
@@ -719,6 +754,7 @@ out:
 	acl_free(mt, b.phi);
 	acl_free(mt, b.sa);
 	acl_free(mt, b.sb);
+	acl_free(mt, b.sc);
 	acl_free(mt, b.thr);
 	acl_free(mt, b.info);
 	acl_free(mt, b.lent);
