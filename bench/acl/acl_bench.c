@@ -10,6 +10,7 @@
  *   vpk-acl-bench --profile acl --rules 10000 --trace 1048576 --bursts 32,256
  *                 [--ipv6] [--seed 1] [--iter 3] [--rulesf F --tracef F]
  *                 [--no-dpdk] [--cap 512] [--json]
+ *                 [--updates N [--update-kinds add,delete,change]]  (acl_bench_upd.c)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -121,36 +122,6 @@ struct dctx {
 	unsigned alg;
 };
 
-/* --updates: a reader classifies the trace in a loop while rules are added one by one. */
-struct upd {
-	struct vpk_acl *acl;
-	const uint8_t **ptrs;
-	uint32_t np;
-	atomic_int stop;
-	atomic_ulong calls;
-};
-
-static void *
-upd_reader(void *arg)
-{
-	struct upd *u = arg;
-	uint32_t res[256];
-
-	for (uint32_t i = 0; !atomic_load(&u->stop); i = (i + 256) % (u->np - 256)) {
-		vpk_acl_classify_bulk(u->acl, u->ptrs + i, res, 256, 1);
-		atomic_fetch_add(&u->calls, 1);
-	}
-	return NULL;
-}
-
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void
 dpdk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
 {
@@ -174,6 +145,7 @@ main(int argc, char **argv)
 	uint64_t seed = 1;
 	bool ipv6 = false, json = false, no_dpdk = false;
 	uint32_t updates = 0;
+	unsigned kinds = 7;
 	unsigned cap = 512;
 	char why[512];
 	static const struct option lo[] = {
@@ -181,7 +153,8 @@ main(int argc, char **argv)
 		{ "rules", 1, 0, 'n' }, { "trace", 1, 0, 'T' }, { "seed", 1, 0, 's' },
 		{ "iter", 1, 0, 'i' }, { "bursts", 1, 0, 'b' }, { "ipv6", 0, 0, '6' },
 		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
-		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' }, { 0, 0, 0, 0 } };
+		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
+		{ "update-kinds", 1, 0, 'k' }, { 0, 0, 0, 0 } };
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -199,6 +172,10 @@ main(int argc, char **argv)
 		case 'c': cap = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'o': only = optarg; break;
 		case 'u': updates = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'k':
+			kinds = (strstr(optarg, "add") ? 1 : 0) | (strstr(optarg, "delete") ? 2 : 0) |
+				(strstr(optarg, "change") ? 4 : 0);
+			break;
 		case 'b': {
 			char *s = optarg;
 
@@ -374,87 +351,42 @@ main(int argc, char **argv)
 			first = false;
 		}
 	}
-	/* Single-rule additions while another thread classifies. */
-	double upd_med = 0, upd_max = 0, upd_idle = 0;
+	/* Single-rule updates, alone and while another thread classifies. */
+	struct upd_result ur;
+	static const char *const kname[3] = { "add", "delete", "change" };
 
-	if (updates > 0 && np > 256) {
-		struct vpk_acl_gen_conf gc2 = { .rules = updates, .seed = seed + 7, .ipv6 = ipv6 };
-		struct vpk_acl5_rule *extra;
-		uint8_t *xr = malloc((size_t)updates * VPK_ACL_RULE_SIZE(d.nf));
-		double *ms = malloc(updates * sizeof(*ms));
-		struct upd u = { .acl = vc.acl, .ptrs = ptrs, .np = np };
-		pthread_t th;
-
-		vpk_acl_gen_profile_from_name(profile, &gc2.profile, &gc2.ipv6);
-		if (vpk_acl_gen_rules(&gc2, &extra) == 0) {
-			vpk_acl5_to_rules(extra, updates, ipv6, 0xffff, xr);
-			for (uint32_t i = 0; i < updates; i++) {   /* after the base set, in file order */
-				struct vpk_acl_rule *x = (void *)(xr + (size_t)i * VPK_ACL_RULE_SIZE(d.nf));
-
-				x->priority = VPK_ACL_MAX_PRIORITY - (nr + i + 1);
-				x->userdata = nr + i + 1;
-			}
-			vpk_acl_set_impl(vc.acl, "auto");
-			/* First half without a reader (the build itself), second half while
-			 * a thread classifies (adds the wait for its call in flight). */
-			for (uint32_t i = 0; i < updates; i++) {
-				double t0;
-
-				if (i == updates / 2)
-					pthread_create(&th, NULL, upd_reader, &u);
-				t0 = now_s();
-
-				if (vpk_acl_add_rules(vc.acl, xr + (size_t)i * VPK_ACL_RULE_SIZE(d.nf), 1) < 0 ||
-				    vpk_acl_build(vc.acl) < 0) {
-					fprintf(stderr, "vpk-acl-bench: update %u: %s\n", i, vpk_acl_last_error(vc.acl));
-					fails++;
-				}
-				ms[i] = (now_s() - t0) * 1e3;
-				if (getenv("ACL_BENCH_TRACE_UPDATES"))
-					fprintf(stderr, "update %u: %.3f ms\n", i, ms[i]);
-			}
-			atomic_store(&u.stop, 1);
-			pthread_join(th, NULL);
-			qsort(ms, updates / 2, sizeof(*ms), cmp_dbl);
-			qsort(ms + updates / 2, updates - updates / 2, sizeof(*ms), cmp_dbl);
-			upd_idle = ms[updates / 4];
-			upd_med = ms[updates / 2 + (updates - updates / 2) / 2];
-			upd_max = ms[updates - 1];
-			/* Check the updated runtime against the oracle over all rules. */
-			struct vpk_acl5_rule *all = malloc(((size_t)nr + updates) * sizeof(*all));
-			uint32_t nc = np < 65536 ? np : 65536, *res = malloc((size_t)nc * 4), bad = 0;
-			struct vpk_acl5_pkt *pc = malloc((size_t)nc * sizeof(*pc));
-
-			memcpy(all, r5, (size_t)nr * sizeof(*all));
-			memcpy(all + nr, extra, (size_t)updates * sizeof(*all));
-			memcpy(pc, p5, (size_t)nc * sizeof(*pc));
-			vpk_acl5_oracle(all, nr + updates, pc, nc, ipv6);
-			vpk_acl_classify_bulk(vc.acl, ptrs, res, nc, 1);
-			for (uint32_t i = 0; i < nc; i++)
-				bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : pc[i].expected + 1);
-			if (bad) {
-				fprintf(stderr, "vpk-acl-bench: after updates %u of %u results differ\n", bad, nc);
-				fails++;
-			} else if (!json) {
-				printf("update: %u results after the updates equal the oracle\n", nc);
-			}
-			free(all), free(res), free(pc);
-			free(extra);
+	if (updates > 0) {
+		if (bench_updates(vc.acl, &d, r5, p5, ptrs, np, profile, seed, updates, kinds, &ur) < 0)
+			fails++;
+		if (!json) {
+			printf("update: %u results after the updates equal the oracle; runtime %u rules in %u trees\n",
+			       ur.checked, ur.rules, ur.trees);
+			for (int k = 0; k < 3; k++)
+				if (kinds >> k & 1)
+					printf("update: %u single-rule %-6s + build: median %.3f ms (max %.2f) alone; "
+				       "while classifying: median %.3f ms (max %.2f); writer CPU median %.3f ms (max %.2f); %u full builds\n",
+				       updates, kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone,
+				       ur.kind[k].med_busy, ur.kind[k].max_busy, ur.kind[k].cpu_med,
+				       ur.kind[k].cpu_max, ur.kind[k].fallbacks);
+			printf("update: %lu classify calls meanwhile\n", ur.calls);
+			printf("update: classify after the updates %.1f cycles/packet (burst 256), after a full rebuild of the same rules %.1f\n",
+			       ur.cyc_incremental, ur.cyc_full);
 		}
-		free(xr);
-		free(ms);
-		vpk_acl_get_stats(vc.acl, &st);
-		if (!json)
-			printf("update: runtime now %u rules in %u trees\n", st.rules, st.trees);
-		if (!json)
-			printf("update: %u single-rule add+build: median %.3f ms alone; while classifying (%lu calls meanwhile): median %.3f ms, max %.2f ms\n",
-			       updates, upd_idle, (unsigned long)atomic_load(&u.calls), upd_med, upd_max);
 	}
 	if (json) {
 		printf("\n ]");
-		if (updates > 0)
-			printf(",\n \"update\":{\"count\":%u,\"median_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms\":%.3f}",
-			       updates, upd_idle, upd_med, upd_max);
+		if (updates > 0) {
+			/* add's figures also under the old keys */
+			printf(",\n \"update\":{\"count\":%u,\"median_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms\":%.3f,\"classify_calls\":%lu,\"cycles_per_pkt_after\":%.1f,\"cycles_per_pkt_full_rebuild\":%.1f",
+			       updates, ur.kind[0].med_alone, ur.kind[0].med_busy, ur.kind[0].max_busy, ur.calls,
+			       ur.cyc_incremental, ur.cyc_full);
+			for (int k = 0; k < 3; k++)
+				if (kinds >> k & 1)
+					printf(",\n  \"%s\":{\"median_ms_alone\":%.3f,\"max_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms_while_classifying\":%.3f,\"cpu_ms_median\":%.3f,\"cpu_ms_max\":%.3f,\"full_builds\":%u}",
+				       kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone, ur.kind[k].med_busy,
+				       ur.kind[k].max_busy, ur.kind[k].cpu_med, ur.kind[k].cpu_max, ur.kind[k].fallbacks);
+			printf("}");
+		}
 		printf("}\n");
 	}
 	dpdk_free();

@@ -33,4 +33,24 @@ bool dpdk_alg_usable(unsigned i);
 void dpdk_classify(unsigned alg, const uint8_t **data, uint32_t *res, uint32_t n, uint32_t cats);
 void dpdk_free(void);
 
+/* --updates (acl_bench_upd.c): per kind (0 add, 1 delete, 2 change), ms per update. */
+struct upd_kind {
+	double med_alone, max_alone, med_busy, max_busy;
+	double cpu_med, cpu_max; /* writer thread CPU ms, all updates of the kind */
+	uint32_t fallbacks;     /* updates that ended in a full build */
+};
+struct upd_result {
+	struct upd_kind kind[3];
+	unsigned long calls;    /* classify calls meanwhile */
+	uint32_t checked, rules, trees;
+	double cyc_incremental; /* classify cycles/packet (burst 256) on the runtime after the updates */
+	double cyc_full;        /* the same after a full rebuild of the same rules */
+};
+struct vpk_acl5_rule;
+struct vpk_acl5_pkt;
+/* 0, or -1 when an update failed or a result differs from the oracle afterwards. */
+int bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_acl5_rule *r5,
+		  const struct vpk_acl5_pkt *p5, const uint8_t **ptrs, uint32_t np, const char *profile,
+		  uint64_t seed, uint32_t n, unsigned kinds /* bit k: kind k */, struct upd_result *out);
+
 #endif

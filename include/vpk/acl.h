@@ -44,11 +44,18 @@
  * on (a build waits only when more than 4 are pending) and by
  * vpk_acl_destroy().
  *
- * Updates: when rules were only added since the last full build (up to
- * 1024), vpk_acl_build() builds just those into an extra tree and publishes
- * it with the full build's trees (tens of microseconds for one rule on a
- * 10k-rule set); otherwise, and after vpk_acl_reset_rules(), it rebuilds
- * everything.
+ * Updates: after a full build, vpk_acl_build() applies rules added
+ * (vpk_acl_add_rules()) and deleted (vpk_acl_del_rules()) since then
+ * incrementally: the full build's trees stay, deleted rules are skipped
+ * when they match, and one small extra tree holds the added rules plus the
+ * rules a deleted one may have hidden in the trees (sub-millisecond for one
+ * rule on a 10k-rule set, docs/acl.md). When the extra trees would get
+ * too big (more than 1024 added rules, or more rules hidden by deleted ones
+ * than max(1024, n/8) of an n-rule full build: e.g. after deleting a
+ * wildcard that hid everything below it), or ranks run out, vpk_acl_build()
+ * rebuilds everything, and the stats say why (vpk_acl_stats.fallback).
+ * After vpk_acl_reset_rules() it always rebuilds everything. A change of a
+ * rule is a delete plus an add.
  *
  * Categories: 1..16 (VPK_ACL_MAX_CATEGORIES) chosen at create time; each
  * rule's category_mask selects the categories it competes in.
@@ -146,10 +153,25 @@ VPK_API void vpk_acl_destroy(struct vpk_acl *acl);
  */
 VPK_API int vpk_acl_add_rules(struct vpk_acl *acl, const void *rules, uint32_t n);
 
+/**
+ * Delete @p n rules (stride VPK_ACL_RULE_SIZE(num_fields)). Each one removes
+ * the first-added stored rule byte-equal to it (same fields, priority,
+ * category_mask, userdata); identical rules given twice remove two copies.
+ * All or nothing: if one is not found, no rule is deleted and
+ * vpk_acl_last_error() names it. Does not change the runtime; call
+ * vpk_acl_build() to apply (incrementally, see "Updates" above). Rules
+ * deleted and added again rank as newly added (last among equal
+ * priorities).
+ * @return 0, -EINVAL (NULL @p acl, NULL @p rules with n > 0, or a rule that
+ *         vpk_acl_add_rules() would refuse), -ENOENT (a rule is not in the
+ *         context), -ENOMEM.
+ */
+VPK_API int vpk_acl_del_rules(struct vpk_acl *acl, const void *rules, uint32_t n);
+
 /** Forget all added rules (the current runtime keeps working). */
 VPK_API void vpk_acl_reset_rules(struct vpk_acl *acl);
 
-/** Number of rules added since creation / the last reset. */
+/** Number of rules stored (added minus deleted since creation / the last reset). */
 VPK_API uint32_t vpk_acl_rule_count(const struct vpk_acl *acl);
 
 /**
@@ -194,6 +216,15 @@ VPK_API const char *vpk_acl_impl_name(const struct vpk_acl *acl);
 /** The classify variants, best first, NULL-terminated (for tools and tests). */
 VPK_API const struct vpk_impl *const *vpk_acl_impls(void);
 
+/** Why vpk_acl_build() made a full build where an incremental one was possible. */
+enum vpk_acl_fallback {
+	VPK_ACL_FALLBACK_NONE = 0,      /**< incremental, or nothing to apply incrementally */
+	VPK_ACL_FALLBACK_SIZE,          /**< extra tree would exceed 1024 rules (added + hidden by deleted ones) */
+	VPK_ACL_FALLBACK_RANKS,         /**< no free rank between existing ones for an added rule */
+	VPK_ACL_FALLBACK_TREES,         /**< too many trees in one runtime */
+	VPK_ACL_FALLBACK_MEMORY,        /**< allocation failed or max_size reached for the extra tree */
+};
+
 /** Figures about the current runtime and its build. */
 struct vpk_acl_stats {
 	uint32_t rules;                 /**< rules in the runtime */
@@ -205,6 +236,10 @@ struct vpk_acl_stats {
 	size_t runtime_bytes;           /**< memory of the runtime */
 	size_t build_peak_bytes;        /**< peak heap bytes used by the build */
 	uint64_t build_ns;              /**< wall time of the build */
+	uint32_t incremental;           /**< 1: built over the last full build (see "Updates") */
+	uint32_t update_rules;          /**< rules in the extra trees (added, or hidden by deleted ones) */
+	uint32_t deleted_rules;         /**< rules deleted since the last full build, skipped on a match */
+	uint32_t fallback;              /**< enum vpk_acl_fallback (full builds) */
 };
 
 /** Fill @p st (zeros before the first build). @return 0 or -EINVAL (NULL). */

@@ -35,13 +35,17 @@
  * another /24 could read that /24's next hop. For lock-free readers turn on
  * vpk_fib_set_deferred_free() and call vpk_fib_reclaim() after every reader
  * has passed a quiescent state (the caller's RCU/QSBR/epoch scheme).
- * VPK_FIB_BM16 does not support lookups concurrent with updates.
+ * VPK_FIB_BM16 too: a changed /16 chunk is built aside and published by one
+ * atomic store; the nodes it replaced are freed at once, or parked by
+ * deferred freeing until vpk_fib_reclaim() (they do not count against
+ * num_tbl8).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <vpk/isa.h>
+#include <vpk/qsbr.h>
 
 /** Opaque FIB object. */
 struct vpk_fib;
@@ -74,7 +78,7 @@ struct vpk_fib_stats {
 	uint32_t tbl8_total;        /**< Groups available (after rounding). */
 	uint32_t tbl8_used;         /**< Groups populated now. */
 	uint32_t tbl8_reserved;     /**< /24 blocks holding routes longer than /24. */
-	uint32_t tbl8_deferred;     /**< Freed groups awaiting vpk_fib_reclaim(). */
+	uint32_t tbl8_deferred;     /**< Freed groups (bm16: nodes) awaiting vpk_fib_reclaim(). */
 	size_t dataplane_bytes;     /**< Bytes of lookup tables allocated (virtual). */
 	size_t dataplane_touched;   /**< Bytes of lookup tables that were written (resident upper bound). */
 	size_t rib_bytes;           /**< Control-plane bytes: the RIB node array, plus (VPK_FIB_BM16)
@@ -174,7 +178,23 @@ VPK_API int vpk_fib_select(struct vpk_fib *fib, const char *variant);
  */
 VPK_API int vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on);
 
-/** Return parked groups to the pool. @return how many (>= 0), or -EINVAL (NULL fib). */
+/**
+ * Let the FIB reclaim by itself, with a QSBR object its reader threads
+ * report to (include/vpk/qsbr.h; DPDK's rte_fib_rcu_qsbr_add): deferred
+ * freeing is switched on and every update that changed the tables takes a
+ * QSBR token. @p sync false (defer queue): parked groups/nodes are reclaimed
+ * by a later update once all readers passed that token, without waiting;
+ * an update that would fail with -ENOSPC or -ENOMEM waits for the readers,
+ * reclaims and tries again. @p sync true: every update waits for the readers
+ * and reclaims before it returns. @p q NULL detaches (after waiting for the
+ * readers and reclaiming) and switches deferred freeing off. Readers must be
+ * registered and online in @p q and call vpk_qsbr_quiescent() between
+ * lookup_bulk calls; the writer must not itself be an online reader.
+ * @return 0 or -EINVAL (NULL fib).
+ */
+VPK_API int vpk_fib_attach_qsbr(struct vpk_fib *fib, struct vpk_qsbr *q, bool sync);
+
+/** Return parked groups (bm16: parked nodes) to the pool. @return how many (>= 0), or -EINVAL (NULL fib). */
 VPK_API int vpk_fib_reclaim(struct vpk_fib *fib);
 
 /**

@@ -21,6 +21,16 @@
  *    need more groups than are free fails with -ENOSPC before anything
  *    changes. So every table rte_fib6 accepts with num_tbl8 groups is accepted
  *    with the same count, and usually with far fewer.
+ *  - Dataplane `VPK_FIB6_BM6` (compressed): a 2^16-entry direct table on the
+ *    first 2 bytes, then one 256-way node per further byte whose entries are
+ *    stored once per run of equal entries (a 256-bit run bitmap and popcount
+ *    find the entry). The RouteViews table takes about 2 MiB instead of
+ *    76 MiB. It is derived from a trie kept in the control plane, so groups,
+ *    -ENOSPC and answers are the trie's; an update rebuilds the changed nodes
+ *    aside and publishes them with one atomic store; old nodes are recycled
+ *    at once or, with deferred freeing, parked until vpk_fib6_reclaim().
+ *    -ENOSPC also when the node arena (4x the worst case) is exhausted by
+ *    parked nodes.
  *
  * Errors and threads: as vpk/fib.h (0/-errno, never prints; one writer;
  * lookups on other threads see the old or the new next hop; freed groups are
@@ -32,6 +42,7 @@
 #include <stdint.h>
 
 #include <vpk/isa.h>
+#include <vpk/qsbr.h>
 
 /** Opaque IPv6 FIB. */
 struct vpk_fib6;
@@ -40,6 +51,7 @@ struct vpk_fib6;
 enum vpk_fib6_type {
 	VPK_FIB6_TYPE_DEFAULT = 0,  /**< The best layout (currently the trie). */
 	VPK_FIB6_TRIE,              /**< rte_fib6's tbl24 + chained tbl8 groups. */
+	VPK_FIB6_BM6,               /**< 2^16 direct table + popcount-compressed byte nodes (a few MiB). */
 	VPK_FIB6_TYPE_COUNT
 };
 
@@ -58,10 +70,10 @@ struct vpk_fib6_stats {
 	uint32_t routes;            /**< Routes held. */
 	uint32_t tbl8_total;        /**< Groups available. */
 	uint32_t tbl8_used;         /**< Groups populated now. */
-	uint32_t tbl8_deferred;     /**< Freed groups awaiting vpk_fib6_reclaim(). */
+	uint32_t tbl8_deferred;     /**< Freed groups (BM6: nodes) awaiting vpk_fib6_reclaim(). */
 	size_t dataplane_bytes;     /**< Bytes of lookup tables allocated (virtual). */
 	size_t dataplane_touched;   /**< Bytes of lookup tables written (resident upper bound). */
-	size_t rib_bytes;           /**< Bytes of the RIB node array. */
+	size_t rib_bytes;           /**< Bytes of the RIB node array (BM6: plus its trie copy). */
 };
 
 /** Largest next hop of @p nh_size-byte entries (2, 4, 8); 0 for other sizes. */
@@ -117,6 +129,9 @@ VPK_API int vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats
 /** Lookup variant in use; "?" for NULL. */
 VPK_API const char *vpk_fib6_impl_name(const struct vpk_fib6 *fib);
 
+/** Layout in use: "trie" or "bm6"; "?" for NULL. */
+VPK_API const char *vpk_fib6_type_name(const struct vpk_fib6 *fib);
+
 /**
  * Switch the lookup variant by name ("scalar", "avx2", "avx512", "auto").
  * Must not race with lookups. @return 0, -EINVAL, -ENOTSUP.
@@ -131,8 +146,11 @@ VPK_API int vpk_fib6_select(struct vpk_fib6 *fib, const char *variant);
  */
 VPK_API int vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on);
 
-/** Return parked groups to the pool. @return how many, or -EINVAL. */
+/** Return parked groups (BM6: parked nodes) to the pool. @return how many, or -EINVAL. */
 VPK_API int vpk_fib6_reclaim(struct vpk_fib6 *fib);
+
+/** QSBR-driven reclamation, as vpk_fib_attach_qsbr(). @return 0 or -EINVAL. */
+VPK_API int vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync);
 
 /** Lookup variants of a layout, best first, NULL-terminated. */
 VPK_API const struct vpk_impl *const *vpk_fib6_impls(enum vpk_fib6_type type);

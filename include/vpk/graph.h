@@ -260,6 +260,17 @@ VPK_API uint16_t vpk_graph_node_n_errors(const struct vpk_graph *g, size_t i);
 /** Zero every counter (VPP's `clear runtime` + `clear errors`). */
 VPK_API void vpk_graph_clear_stats(struct vpk_graph *g);
 
+/**
+ * Packets the graph runtime itself gave back to the pool instead of a node
+ * (rare; each is counted so no packet disappears without a reason).
+ */
+struct vpk_graph_drops {
+	uint64_t no_memory;             /**< A frame or the frame queue could not grow (malloc failed). */
+	uint64_t no_arc;                /**< Sent along an arc to a node left out of the graph (a node bug). */
+};
+/** The graph runtime's own drop counters (zeroed by vpk_graph_clear_stats()). */
+VPK_API void vpk_graph_get_drops(const struct vpk_graph *g, struct vpk_graph_drops *out);
+
 /** One recorded trace step: packet number (order of production), node, next node, detail. */
 struct vpk_trace_rec {
 	uint32_t pkt;                   /**< 0-based number of the traced packet. */

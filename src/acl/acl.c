@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "acl/acl_del.h"
 #include "acl/acl_int.h"
 #include "acl/acl_rules.h"
 #include "acl/acl_update.h"
@@ -47,7 +49,8 @@ struct vpk_acl {
 	uint32_t max_rules;
 	size_t max_size;
 	size_t rsz;                     /* rule stride */
-	uint8_t *rules;                 /* copies of the added rules */
+	uint8_t *rules;                 /* copies of the stored rules, in insertion order */
+	uint32_t *fpos;                 /* per stored rule: rank position in the last full build, or ACL_FPOS_NEW */
 	uint32_t nrules, caprules;
 	struct acl_layout lay;
 	const struct acl_impl *impl;
@@ -55,10 +58,13 @@ struct vpk_acl {
 	_Atomic uint64_t epoch;
 	struct acl_slot *slots;         /* [ACL_SLOTS], written by readers */
 	_Atomic uint64_t *overflow;     /* readers without a slot */
-	struct acl_rt *full;            /* last full build (a reference), base of delta runtimes */
-	uint32_t full_nrules;           /* rules[0..full_nrules) are in it */
+	struct acl_rt *full;            /* last full build (a reference) */
+	struct acl_rt *base;            /* its trees + frozen patch trees (a reference): base of incremental runtimes */
+	uint32_t full_live;             /* rules[0..full_live) are (live) rules of it, the rest added since */
 	bool full_valid;                /* false after reset_rules(): next build is full */
 	struct acl_ranktab tab;         /* ranks of the full build's rules */
+	struct acl_delstate del;        /* deletions since the full build */
+	uint32_t fallback;              /* enum vpk_acl_fallback of the last incremental attempt */
 	struct acl_retired {
 		struct acl_rt *rt;      /* replaced runtime */
 		uint64_t epoch;         /* free once every reader slot is 0 or >= this */
@@ -171,8 +177,11 @@ vpk_acl_destroy(struct vpk_acl *a)
 	reclaim(a, true);
 	acl_rt_free(atomic_load(&a->rt));
 	acl_rt_free(a->full);
+	acl_rt_free(a->base);
 	acl_ranktab_free(&a->tab);
+	acl_del_free(&a->del);
 	free(a->rules);
+	free(a->fpos);
 	free(a->slots);
 	free(a);
 }
@@ -241,6 +250,7 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 	if (a->nrules + n > a->caprules) {
 		uint64_t ncap = a->caprules ? a->caprules : 64;
 		uint8_t *nr;
+		uint32_t *np;
 
 		while (ncap < (uint64_t)a->nrules + n)
 			ncap *= 2;
@@ -249,15 +259,95 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 			return -ENOSPC;
 		}
 		nr = realloc(a->rules, (size_t)ncap * a->rsz);
-		if (nr == NULL) {
+		if (nr != NULL)
+			a->rules = nr;
+		np = nr != NULL ? realloc(a->fpos, (size_t)ncap * 4) : NULL;
+		if (np == NULL) {
 			snprintf(a->err, sizeof(a->err), "out of memory");
 			return -ENOMEM;
 		}
-		a->rules = nr;
+		a->fpos = np;
 		a->caprules = (uint32_t)ncap;
 	}
 	memcpy(a->rules + (size_t)a->nrules * a->rsz, rules, (size_t)n * a->rsz);
+	for (uint32_t i = 0; i < n; i++)
+		a->fpos[a->nrules + i] = ACL_FPOS_NEW;
 	a->nrules += n;
+	return 0;
+}
+
+int
+vpk_acl_del_rules(struct vpk_acl *a, const void *rules, uint32_t n)
+{
+	const uint8_t *p = rules;
+	char why[VPK_ACL_ERRLEN - 24];
+	uint8_t *gone;
+	uint32_t w = 0;
+
+	if (a == NULL)
+		return -EINVAL;
+	a->err[0] = 0;
+	if (n == 0)
+		return 0;
+	if (rules == NULL) {
+		snprintf(a->err, sizeof(a->err), "rules is NULL");
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = acl_rule_check(a->defs, a->nf, a->ncat,
+					(const struct vpk_acl_rule *)(const void *)(p + (size_t)i * a->rsz),
+					why, sizeof(why));
+
+		if (rc < 0) {
+			snprintf(a->err, sizeof(a->err), "rule %u: %s", i, why);
+			return rc;
+		}
+	}
+	gone = calloc((size_t)a->nrules + 1, 1);
+	if (gone == NULL || (a->del.valid && acl_del_reserve(&a->del, n) < 0)) {
+		free(gone);
+		snprintf(a->err, sizeof(a->err), "out of memory");
+		return -ENOMEM;
+	}
+	/* Find every rule first (all or nothing); the first added copy goes. */
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *r = p + (size_t)i * a->rsz;
+		uint32_t prio = ((const struct vpk_acl_rule *)(const void *)r)->priority, j;
+
+		for (j = 0; j < a->nrules; j++) {
+			const uint8_t *q = a->rules + (size_t)j * a->rsz;
+
+			if (!gone[j] && ((const struct vpk_acl_rule *)(const void *)q)->priority == prio &&
+			    memcmp(q, r, a->rsz) == 0)
+				break;
+		}
+		if (j == a->nrules) {
+			snprintf(a->err, sizeof(a->err), "rule %u: no such rule (priority %u, userdata %u)",
+				 i, prio, ((const struct vpk_acl_rule *)(const void *)r)->userdata);
+			free(gone);
+			return -ENOENT;
+		}
+		gone[j] = 1;
+	}
+	for (uint32_t j = 0; j < a->nrules; j++) {
+		if (gone[j]) {
+			if (a->fpos[j] != ACL_FPOS_NEW) {
+				a->full_live--;
+				if (a->del.valid)
+					acl_del_mark(&a->del, a->fpos[j]);
+				else
+					a->full_valid = false;
+			}
+			continue;
+		}
+		if (w != j) {
+			memcpy(a->rules + (size_t)w * a->rsz, a->rules + (size_t)j * a->rsz, a->rsz);
+			a->fpos[w] = a->fpos[j];
+		}
+		w++;
+	}
+	a->nrules = w;
+	free(gone);
 	return 0;
 }
 
@@ -266,7 +356,9 @@ vpk_acl_reset_rules(struct vpk_acl *a)
 {
 	if (a != NULL) {
 		a->nrules = 0;
+		a->full_live = 0;
 		a->full_valid = false;
+		acl_del_free(&a->del);
 	}
 }
 
@@ -330,47 +422,113 @@ publish(struct vpk_acl *a, struct acl_rt *nrt)
 }
 
 /*
- * Rules were only appended since the last full build: build a tree over the
- * new ones and publish it together with the full build's trees.
- * Returns 0, a final error, or -EAGAIN to fall back to a full build.
+ * Rules were added and/or deleted since the last full build: publish the
+ * full build's trees (skipping deleted ranks) plus one tree over the added
+ * rules and the rules the deleted ones may have hidden (acl_del.c).
+ * Returns 0, or -EAGAIN (with a->fallback) to fall back to a full build.
  */
 static int
-build_delta(struct vpk_acl *a)
+build_update(struct vpk_acl *a)
 {
-	uint32_t first = a->full_nrules, k = a->nrules - first;
+	uint32_t first = a->full_live, k = a->nrules - first;
 	const uint8_t *nrules = a->rules + (size_t)first * a->rsz;
-	uint32_t *ranks = malloc((size_t)k * 4);
 	struct acl_mem mt = { 0 };
-	struct acl_nrules nr;
-	struct acl_rt *rt = NULL;
+	struct acl_nrules nr, ex;
+	struct acl_rt *rt = NULL, *out;
 	size_t budget = 0;
-	int rc;
+	struct timespec t0, t1;
+	uint32_t upd, np;
+	int rc = 0;
 
-	if (ranks == NULL)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	a->fallback = VPK_ACL_FALLBACK_MEMORY;
+	if (k > ACL_DELTA_MAX || (a->del.ndead > 0 && !a->del.valid)) {
+		a->fallback = VPK_ACL_FALLBACK_SIZE;
 		return -EAGAIN;
-	rc = acl_ranktab_place(&a->tab, nrules, k, a->rsz, ranks);
-	if (rc == 0)
-		rc = acl_normalize(a->defs, a->nf, a->ncat, nrules, k, a->rsz, ranks, &mt, &nr);
-	free(ranks);
-	if (rc < 0)
+	}
+	memset(&nr, 0, sizeof(nr));
+	if (k > 0) {
+		uint32_t *ranks = malloc((size_t)k * 4);
+
+		if (ranks == NULL)
+			return -EAGAIN;
+		rc = acl_ranktab_place(&a->tab, nrules, k, a->rsz, ranks);
+		if (rc == -ERANGE)
+			a->fallback = VPK_ACL_FALLBACK_RANKS;
+		if (rc == 0)
+			rc = acl_normalize(a->defs, a->nf, a->ncat, nrules, k, a->rsz, ranks, &mt, &nr);
+		free(ranks);
+		if (rc < 0)
+			return -EAGAIN;
+	}
+	if (a->del.ndead > 0 && acl_del_analyse(&a->del, a->base) < 0) {
+		acl_nrules_free(&mt, &nr);
 		return -EAGAIN;
-	if (a->max_size != 0) {
-		if (a->full->stats.runtime_bytes >= a->max_size) {
+	}
+	np = a->del.ndead > 0 ? acl_del_patch_count(&a->del) : 0;
+	if (np > ACL_FREEZE_MIN) {
+		if (a->del.nfrozen + np > ACL_FROZEN_MAX(a->del.nfull)) {
+			rc = -E2BIG;
+			a->fallback = VPK_ACL_FALLBACK_SIZE;
+		} else {
+			rc = acl_del_freeze(&a->del, &a->base, a->lay.src, a->ncat, a->err, sizeof(a->err));
+			if (rc == -E2BIG)
+				a->fallback = VPK_ACL_FALLBACK_TREES;
+		}
+		if (rc < 0) {
 			acl_nrules_free(&mt, &nr);
 			return -EAGAIN;
 		}
-		budget = a->max_size - a->full->stats.runtime_bytes;
+		np = 0;
 	}
-	rc = acl_build_rt(&nr, a->lay.src, a->ncat, budget, &mt, &rt, a->err, sizeof(a->err));
+	if (np + k > ACL_UPDATE_MAX) {
+		acl_nrules_free(&mt, &nr);
+		a->fallback = VPK_ACL_FALLBACK_SIZE;
+		return -EAGAIN;
+	}
+	if (a->del.ndead > 0) {
+		rc = acl_del_extra(&a->del, k > 0 ? &nr : NULL, &mt, &ex);
+		acl_nrules_free(&mt, &nr);
+		if (rc < 0)
+			return -EAGAIN;
+		nr = ex;
+	}
+	if (a->max_size != 0) {
+		if (a->base->stats.runtime_bytes >= a->max_size) {
+			acl_nrules_free(&mt, &nr);
+			return -EAGAIN;
+		}
+		budget = a->max_size - a->base->stats.runtime_bytes;
+	}
+	if (nr.n > 0) {
+		rc = acl_build_rt(&nr, a->lay.src, a->ncat, budget, &mt, &rt, a->err, sizeof(a->err));
+		if (rc == 0 && acl_compose(a->base, rt) < 0) {
+			acl_rt_free(rt);
+			a->fallback = VPK_ACL_FALLBACK_TREES;
+			rc = -E2BIG;
+		}
+	} else {
+		rt = a->base;           /* nothing to add: the base trees alone */
+		rt->refs++;
+	}
 	acl_nrules_free(&mt, &nr);
 	if (rc < 0)
 		return -EAGAIN;         /* a full build decides (and reports) */
-	if (acl_compose(a->full, rt) < 0) {
+	out = rt;
+	if (a->del.ndead > 0 && acl_del_wrap(&a->del, rt, &out) < 0) {
 		acl_rt_free(rt);
 		return -EAGAIN;
 	}
-	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
-	publish(a, rt);
+	upd = (rt != a->base ? rt->stats.rules - a->base->stats.rules : 0) + a->del.nfrozen;
+	out->stats.build_peak_bytes = mt.peak + out->stats.runtime_bytes;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out->stats.build_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
+	out->stats.rules = a->nrules;
+	out->stats.incremental = 1;
+	out->stats.update_rules = upd;
+	out->stats.deleted_rules = a->del.ndead;
+	out->stats.fallback = VPK_ACL_FALLBACK_NONE;
+	publish(a, out);
 	return 0;
 }
 
@@ -385,9 +543,9 @@ vpk_acl_build(struct vpk_acl *a)
 	if (a == NULL)
 		return -EINVAL;
 	a->err[0] = 0;
-	if (a->full != NULL && a->full_valid && a->nrules > a->full_nrules &&
-	    a->nrules - a->full_nrules <= ACL_DELTA_MAX) {
-		rc = build_delta(a);
+	a->fallback = VPK_ACL_FALLBACK_NONE;
+	if (a->full != NULL && a->full_valid && (a->nrules > a->full_live || a->del.ndead > 0)) {
+		rc = build_update(a);
 		if (rc != -EAGAIN)
 			return rc;
 		a->err[0] = 0;
@@ -398,20 +556,32 @@ vpk_acl_build(struct vpk_acl *a)
 		return rc;
 	}
 	rc = acl_build_rt(&nr, a->lay.src, a->ncat, a->max_size, &mt, &rt, a->err, sizeof(a->err));
-	acl_nrules_free(&mt, &nr);
-	if (rc < 0)
+	if (rc < 0) {
+		acl_nrules_free(&mt, &nr);
 		return rc;
+	}
 	rt->stats.build_peak_bytes = mt.peak + rt->stats.runtime_bytes;
-	/* Keep it as the base of later delta builds (if the rank table can be made). */
-	if (acl_ranktab_build(&a->tab, a->rules, a->nrules, a->rsz) == 0) {
+	rt->stats.fallback = a->fallback;
+	/* Keep it as the base of later incremental builds (if the rank table and
+	 * the deletion state can be made; the deletion state keeps nr). */
+	if (acl_ranktab_build(&a->tab, a->rules, a->nrules, a->rsz, a->fpos) == 0 &&
+	    acl_del_init(&a->del, &nr, &mt) == 0) {
 		acl_rt_free(a->full);
+		acl_rt_free(a->base);
 		a->full = rt;
-		rt->refs++;
-		a->full_nrules = a->nrules;
+		a->base = rt;
+		rt->refs += 2;
+		a->full_live = a->nrules;
 		a->full_valid = true;
 	} else {
+		acl_nrules_free(&mt, &nr);
+		acl_del_free(&a->del);
+		for (uint32_t i = 0; i < a->nrules; i++)
+			a->fpos[i] = ACL_FPOS_NEW;
 		acl_rt_free(a->full);
+		acl_rt_free(a->base);
 		a->full = NULL;
+		a->base = NULL;
 		a->full_valid = false;
 	}
 	publish(a, rt);

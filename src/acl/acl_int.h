@@ -88,6 +88,16 @@ struct acl_tree {
 	const uint8_t *blocks;          /* 64-byte aligned */
 };
 
+/*
+ * Ranks of deleted rules, masked out of the trees they are still in
+ * (acl_del.c): rank r is dead when it is a full-build rank (r & low == 0),
+ * its position k = r >> shift is < n, and bit k is set.
+ */
+struct acl_dead {
+	uint32_t shift, low, n;
+	const uint64_t *bits;
+};
+
 struct acl_rt {
 	uint32_t nd;                    /* dimensions */
 	uint32_t ncat;                  /* categories built */
@@ -95,6 +105,7 @@ struct acl_rt {
 	struct acl_tree tree[ACL_MAX_TREES];
 	struct acl_dimsrc src[ACL_MAX_DIMS];
 	struct vpk_acl_stats stats;
+	const struct acl_dead *dead;    /* deleted ranks to skip on a match, or NULL */
 	struct acl_rt *base;            /* runtime whose trees this one reuses, or NULL */
 	uint32_t refs;                  /* owners: the context and runtimes using it as base (writer only) */
 	void *mem;                      /* the one allocation holding this runtime's own trees */
@@ -157,6 +168,24 @@ acl_load_dim(const uint8_t *p, const struct acl_dimsrc *s)
 	default:
 		return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
 	}
+}
+
+/*
+ * The matched slots @p mt of a block (ranks @p rank) minus those of deleted
+ * rules. Called once per block with a match; free when nothing is deleted.
+ */
+static inline uint32_t
+acl_live_slots(const struct acl_dead *dd, const uint32_t *rank, uint32_t mt)
+{
+	if (dd == NULL)
+		return mt;
+	for (uint32_t x = mt; x != 0; x &= x - 1) {
+		uint32_t j = (uint32_t)__builtin_ctz(x), r = rank[j], k = r >> dd->shift;
+
+		if ((r & dd->low) == 0 && k < dd->n && (dd->bits[k >> 6] >> (k & 63) & 1))
+			mt &= ~(1u << j);
+	}
+	return mt;
 }
 
 #endif /* VPK_ACL_INT_H */

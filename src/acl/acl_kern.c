@@ -208,7 +208,7 @@ match_block(const struct acl_blk *h, const uint32_t *key, int w)
  * done with this leaf. */
 INLINE const uint8_t *
 scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank, uint32_t *bud,
-	   uint32_t *found, int w)
+	   uint32_t *found, int w, const struct acl_dead *dead)
 {
 	const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
 	uint32_t mt, worst = 0;
@@ -219,7 +219,7 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 	if (h->first_rank > worst)
 		return NULL;
 	mt = match_block(h, key, w);
-	if (mt != 0)
+	if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0)
 		accept_block(h, mt, ncat, brank, bud, found);
 	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
 		return NULL;
@@ -234,7 +234,7 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
  */
 INLINE void
 scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
-	    uint32_t nd, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w)
+	    uint32_t nd, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
 {
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
 	uint32_t i = 0;
@@ -244,20 +244,20 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
 
 		while (pa != NULL && pb != NULL) {
-			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w);
-			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w);
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
 		}
 		while (pa != NULL)
-			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w);
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
 		while (pb != NULL)
-			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w);
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
 	}
 	if (i < nq) {
 		uint32_t a = q[i], fa = 0;
 		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
 
 		while (pa != NULL)
-			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w);
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
 	}
 }
 
@@ -555,7 +555,8 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				q[nq] = p;
 				nq += worst >= lr[t * CHUNK + p];
 			}
-			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, keys, nd, ncat, brank, bud, w);
+			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, keys, nd, ncat, brank, bud, w,
+				    rt->dead);
 		}
 		for (uint32_t p = 0; p < cn; p++) {
 			uint32_t *out = results + (size_t)(base + p) * categories;

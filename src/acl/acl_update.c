@@ -46,7 +46,8 @@ acl_ranktab_free(struct acl_ranktab *t)
 }
 
 int
-acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_t rsz)
+acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_t rsz,
+		  uint32_t *pos_out)
 {
 	struct tab_ent *e = malloc(((size_t)n + 1) * sizeof(*e));
 	uint32_t shift = acl_rank_shift(n);
@@ -65,6 +66,8 @@ acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_
 	for (uint32_t k = 0; k < n; k++) {
 		t->prio[k] = e[k].prio;
 		t->rank[k] = k << shift;        /* as acl_normalize() ranks a full build */
+		if (pos_out != NULL)
+			pos_out[e[k].idx] = k;
 	}
 	t->n = n;
 	t->step = UINT32_C(1) << shift;

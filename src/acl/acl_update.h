@@ -18,8 +18,9 @@ struct acl_ranktab {
 	uint32_t *rank;
 };
 
-/* After a full build of @p n rules. 0 or -ENOMEM. */
-int acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_t rsz);
+/* After a full build of @p n rules; pos_out[i] (if not NULL) = rank position of rule i. 0 or -ENOMEM. */
+int acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_t rsz,
+		      uint32_t *pos_out);
 /* Ranks for @p n rules added (in this order) after the table's: 0, -ERANGE (no gap), -ENOMEM. */
 int acl_ranktab_place(const struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_t rsz,
 		      uint32_t *rank_out);

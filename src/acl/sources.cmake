@@ -4,6 +4,7 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/acl_build.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_mem.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_update.c
+  ${CMAKE_CURRENT_LIST_DIR}/acl_del.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_file.c
   ${CMAKE_CURRENT_LIST_DIR}/acl5.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_gen.c)

@@ -2,4 +2,5 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/isa.c
   ${CMAKE_CURRENT_LIST_DIR}/impl.c
-  ${CMAKE_CURRENT_LIST_DIR}/registry.c)
+  ${CMAKE_CURRENT_LIST_DIR}/registry.c
+  ${CMAKE_CURRENT_LIST_DIR}/qsbr.c)

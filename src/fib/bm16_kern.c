@@ -2,16 +2,16 @@
 /*
  * bm16 lookup kernels (layout in bm16.h), compiled once per ISA level.
  *
- *  - scalar / sse42: blocks of 16 keys in two passes: the first reads the
- *    direct entries (256 KiB, L2-resident) and prefetches each key's node
- *    bitmap word; the second resolves the nodes, whose lines are then in
- *    flight or present. sse42 has the popcnt instruction.
- *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16, VPOPCNTD): gathers for
- *    the direct entry, the two halves of the bitmap word, the run count and
- *    the value, masked to the lanes that need a node; popcount in SWAR form
- *    except on avx512icl.
+ *  - scalar / sse42: a three-stage software pipeline over keys (direct
+ *    entry -> node header -> value, each stage prefetching what the next one
+ *    reads, 8 keys apart); sse42 has the popcnt instruction.
+ *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16, VPOPCNTD): the same
+ *    pipeline over blocks of lanes: gathers of the direct entries, of the
+ *    bitmap word and run count, of the value, masked to the lanes that need
+ *    a node; popcount in SWAR form except on avx512icl.
  * All return exactly what the scalar code does.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/kern.h"
@@ -21,17 +21,27 @@
 #include <immintrin.h>
 #endif
 
+static inline __attribute__((always_inline)) unsigned
+pop32(uint32_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcount(x);
+#else
+	x -= (x >> 1) & 0x55555555u;
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+#endif
+}
+
+/* Arena word of entry x of the node at word `at` (layout in bm16.h). */
 static inline __attribute__((always_inline)) uint32_t
-node_get(const uint32_t *arena, uint32_t at, unsigned i)
+node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 {
 	const uint32_t *n = arena + at;
-	uint64_t bm;
-	uint16_t cum;
+	uint32_t bm = n[x >> 5];
+	uint32_t cum = (n[8 + (x >> 7)] >> (8 * ((x >> 5) & 3))) & 0xff;
 
-	memcpy(&bm, n + 2 * (i >> 6), sizeof(bm));
-	memcpy(&cum, (const uint8_t *)(n + 8) + 2 * (i >> 6), sizeof(cum));
-	unsigned r = cum + (unsigned)__builtin_popcountll(bm & (~UINT64_C(0) >> (63 - (i & 63)))) - 1;
-	return n[BM16_HDR_WORDS + r];
+	return at + BM16_HDR_WORDS - 1 + cum + pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -49,49 +59,64 @@ st64(uint64_t *p, uint64_t v)
 }
 
 /*
- * Blocks of 16 keys in three passes, so the misses of a block overlap:
- *   1. direct entries (L2-resident) -> prefetch each node's bitmap word;
- *   2. rank from bitmap + run count -> prefetch the value;
- *   3. read the value (and, rarely, walk the /32-level node).
+ * Scalar: a software pipeline over keys, SD keys between stages:
+ *   1. key j+4SD: direct entry (L2-resident) -> prefetch its node header;
+ *   2. key j+3SD: rank from the header -> prefetch the value;
+ *   3. key j+2SD: the value; a /32-level node -> prefetch its header;
+ *   4. key j+SD:  (/32 level only) rank -> prefetch the value;
+ *   5. key j:     (/32 level only) the value; store.
+ * Branch-free on leaf vs node: a leaf reads the zero header at arena word 0
+ * and its own entry is selected in stage 3; the rare /32 level branches.
  */
-static inline __attribute__((always_inline)) void
-scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i, size_t n)
-{
-	const uint32_t *dir = b->direct, *arena = b->arena;
+#define SD 32u
+#define SR 256u         /* ring, a power of two > 4 * SD */
 
-	while (i < n) {
-		size_t k = n - i < 16 ? n - i : 16;
-		uint32_t d[16], at[16];
-		for (size_t j = 0; j < k; j++) {
-			uint32_t ip = ld32(&ips[i + j]);
-			d[j] = dir[ip >> 16];
-			if (d[j] & 1)
-				__builtin_prefetch(arena + (d[j] >> 1) + 2 * ((ip >> 14) & 3));
+static inline __attribute__((always_inline)) void
+scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0, size_t n)
+{
+	const uint32_t *dir = b->direct, *ar = b->arena;
+	uint32_t rd[SR], rr[SR];
+	size_t cnt = n - i0;
+
+	ips += i0;
+	nhs += i0;
+	for (size_t t = 0; t < cnt + 4 * SD; t++) {
+		if (t < cnt) {
+			uint32_t d = dir[ld32(&ips[t]) >> 16];
+			rd[t % SR] = d;
+			__builtin_prefetch(ar + ((d >> 1) & -(d & 1)));
 		}
-		for (size_t j = 0; j < k; j++) {
-			if (!(d[j] & 1))
-				continue;
-			uint32_t ip = ld32(&ips[i + j]);
-			unsigned x = (ip >> 8) & 0xff;
-			const uint32_t *nd = arena + (d[j] >> 1);
-			uint64_t bm;
-			uint16_t cum;
-			memcpy(&bm, nd + 2 * (x >> 6), sizeof(bm));
-			memcpy(&cum, (const uint8_t *)(nd + 8) + 2 * (x >> 6), sizeof(cum));
-			at[j] = (d[j] >> 1) + BM16_HDR_WORDS - 1 + cum +
-				(unsigned)__builtin_popcountll(bm & (~UINT64_C(0) >> (63 - (x & 63))));
-			__builtin_prefetch(arena + at[j]);
+		if (t >= SD && t - SD < cnt) {
+			size_t j = t - SD;
+			uint32_t d = rd[j % SR];
+			uint32_t r = node_rank(ar, (d >> 1) & -(d & 1), (ld32(&ips[j]) >> 8) & 0xff);
+			rr[j % SR] = r;
+			__builtin_prefetch(ar + r);
 		}
-		for (size_t j = 0; j < k; j++) {
-			uint32_t v = d[j];
-			if (v & 1) {
-				v = arena[at[j]];
-				if (v & 1)
-					v = node_get(arena, v >> 1, ld32(&ips[i + j]) & 0xff);
+		if (t >= 2 * SD && t - 2 * SD < cnt) {
+			size_t j = t - 2 * SD;
+			uint32_t d = rd[j % SR], v = ar[rr[j % SR]];
+			v = (d & 1) ? v : d;
+			rd[j % SR] = v;
+			if (__builtin_expect(v & 1, 0))
+				__builtin_prefetch(ar + (v >> 1));
+		}
+		if (t >= 3 * SD && t - 3 * SD < cnt) {
+			size_t j = t - 3 * SD;
+			uint32_t v = rd[j % SR];
+			if (__builtin_expect(v & 1, 0)) {
+				uint32_t r = node_rank(ar, v >> 1, ld32(&ips[j]) & 0xff);
+				rr[j % SR] = r;
+				__builtin_prefetch(ar + r);
 			}
-			st64(&nhs[i + j], v >> 1);
 		}
-		i += k;
+		if (t >= 4 * SD) {
+			size_t j = t - 4 * SD;
+			uint32_t v = rd[j % SR];
+			if (__builtin_expect(v & 1, 0))
+				v = ar[rr[j % SR]];
+			st64(&nhs[j], v >> 1);
+		}
 	}
 }
 
@@ -110,51 +135,103 @@ popcnt32x16(__m512i x)
 #endif
 }
 
-/* Entry i of the nodes at word offsets base, in the lanes of m (others: src). */
+/* Arena word of entry x (0..255) of the nodes at words base, in the lanes of m (others: base + 9). */
 static inline __attribute__((always_inline)) __m512i
-node_get16(const uint32_t *arena, __mmask16 m, __m512i src, __m512i base, __m512i i)
+rank16(const uint32_t *arena, __mmask16 m, __m512i base, __m512i x)
 {
-	const __m512i ones = _mm512_set1_epi32(-1), z = _mm512_setzero_si512();
-	__m512i w = _mm512_srli_epi32(i, 6), bit = _mm512_and_si512(i, _mm512_set1_epi32(63));
-	__m512i off = _mm512_add_epi32(base, _mm512_slli_epi32(w, 1));
-	__m512i lo = _mm512_mask_i32gather_epi32(z, m, off, arena, 4);
-	__m512i hi = _mm512_mask_i32gather_epi32(z, m, _mm512_add_epi32(off, _mm512_set1_epi32(1)), arena, 4);
+	const __m512i z = _mm512_setzero_si512();
+	__m512i h = _mm512_srli_epi32(x, 5);
+	__m512i bm = _mm512_mask_i32gather_epi32(z, m, _mm512_add_epi32(base, h), arena, 4);
 	__m512i cw = _mm512_mask_i32gather_epi32(z, m, _mm512_add_epi32(base, _mm512_add_epi32(_mm512_set1_epi32(8),
-						 _mm512_srli_epi32(w, 1))), arena, 4);
-	__m512i cum = _mm512_and_si512(_mm512_srlv_epi32(cw, _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(1)), 4)),
-				       _mm512_set1_epi32(0xffff));
-	__mmask16 low = _mm512_cmplt_epu32_mask(bit, _mm512_set1_epi32(32));
-	/* bit < 32: lo & (ones >> (31 - bit)), hi & 0; else lo, hi & (ones >> (63 - bit)). */
-	__m512i ml = _mm512_mask_srlv_epi32(ones, low, ones, _mm512_sub_epi32(_mm512_set1_epi32(31), bit));
-	__m512i mh = _mm512_maskz_srlv_epi32(~low, ones, _mm512_sub_epi32(_mm512_set1_epi32(63), bit));
-	__m512i pop = _mm512_add_epi32(popcnt32x16(_mm512_and_si512(lo, ml)), popcnt32x16(_mm512_and_si512(hi, mh)));
-	__m512i r = _mm512_add_epi32(_mm512_add_epi32(base, _mm512_set1_epi32(BM16_HDR_WORDS - 1)),
-				     _mm512_add_epi32(cum, pop));
-	return _mm512_mask_i32gather_epi32(src, m, r, arena, 4);
+						 _mm512_srli_epi32(x, 7))), arena, 4);
+	__m512i cum = _mm512_and_si512(_mm512_srlv_epi32(cw, _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(3)), 3)),
+				       _mm512_set1_epi32(0xff));
+	__m512i below = _mm512_srlv_epi32(_mm512_set1_epi32(-1),
+					  _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_and_si512(x, _mm512_set1_epi32(31))));
+	__m512i pop = popcnt32x16(_mm512_and_si512(bm, below));
+	return _mm512_add_epi32(_mm512_add_epi32(base, _mm512_set1_epi32(BM16_HDR_WORDS - 1)), _mm512_add_epi32(cum, pop));
 }
+
+static inline __attribute__((always_inline)) void
+prefetch16(const uint32_t *arena, __m512i at)
+{
+	uint32_t a[16] __attribute__((aligned(64)));
+
+	_mm512_store_si512((void *)a, at);
+	for (int l = 0; l < 16; l++)
+		__builtin_prefetch(arena + a[l]);
+}
+
+/*
+ * AVX-512: the scalar pipeline on blocks of 16 keys, VD blocks between the
+ * stages: (1) gather the direct entries, prefetch the node headers; (2)
+ * gather bitmap word and run count, prefetch the values; (3) gather the
+ * values, prefetch the /32-level headers; (4) and (5) the same rank and
+ * value steps at the /32 level, skipped for blocks without such lanes.
+ */
+#define VD 4u            /* spot runs, 4 B RouteViews: 1 slower, 3-6 alike */
+#define VR 32u          /* ring, a power of two > 4 * VD */
 
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
-	size_t i = 0;
+	const uint32_t *ar = b->arena;
+	size_t nb = n / 16;
+	__m512i rd[VR], rr[VR];
+	__mmask16 rm[VR];
 
-	for (; i + 16 <= n; i += 16) {
-		__m512i ip = _mm512_loadu_si512((const void *)(ips + i));
-		__m512i d = _mm512_i32gather_epi32(_mm512_srli_epi32(ip, 16), b->direct, 4);
-		__mmask16 m = _mm512_test_epi32_mask(d, one);
-		if (m) {
-			d = node_get16(b->arena, m, d, _mm512_srli_epi32(d, 1),
-				       _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff));
-			m = _mm512_test_epi32_mask(d, one);
-			if (m)
-				d = node_get16(b->arena, m, d, _mm512_srli_epi32(d, 1), _mm512_and_si512(ip, ff));
+	for (size_t t = 0; t < nb + 4 * VD; t++) {
+		if (t < nb) {
+			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * t));
+			__m512i d = _mm512_i32gather_epi32(_mm512_srli_epi32(ip, 16), b->direct, 4);
+			rd[t % VR] = d;
+			prefetch16(ar, _mm512_maskz_srli_epi32(_mm512_test_epi32_mask(d, one), d, 1));
 		}
-		d = _mm512_srli_epi32(d, 1);
-		_mm512_storeu_si512((void *)(nhs + i), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(d)));
-		_mm512_storeu_si512((void *)(nhs + i + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(d, 1)));
+		if (t >= VD && t - VD < nb) {
+			size_t k = t - VD;
+			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
+			__m512i d = rd[k % VR];
+			__mmask16 m = _mm512_test_epi32_mask(d, one);
+			__m512i r = rank16(ar, m, _mm512_maskz_srli_epi32(m, d, 1),
+					   _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff));
+			rr[k % VR] = r;
+			prefetch16(ar, r);
+		}
+		if (t >= 2 * VD && t - 2 * VD < nb) {
+			size_t k = t - 2 * VD;
+			__m512i d = rd[k % VR];
+			__mmask16 m = _mm512_test_epi32_mask(d, one);
+			d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
+			rd[k % VR] = d;
+			m = _mm512_test_epi32_mask(d, one);
+			rm[k % VR] = m;
+			if (m)
+				prefetch16(ar, _mm512_maskz_srli_epi32(m, d, 1));
+		}
+		if (t >= 3 * VD && t - 3 * VD < nb) {
+			size_t k = t - 3 * VD;
+			__mmask16 m = rm[k % VR];
+			if (m) {
+				__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
+				__m512i r = rank16(ar, m, _mm512_maskz_srli_epi32(m, rd[k % VR], 1), _mm512_and_si512(ip, ff));
+				rr[k % VR] = r;
+				prefetch16(ar, r);
+			}
+		}
+		if (t >= 4 * VD) {
+			size_t k = t - 4 * VD;
+			__m512i d = rd[k % VR];
+			__mmask16 m = rm[k % VR];
+			if (m)
+				d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
+			d = _mm512_srli_epi32(d, 1);
+			_mm512_storeu_si512((void *)(nhs + 16 * k), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(d)));
+			_mm512_storeu_si512((void *)(nhs + 16 * k + 8),
+					    _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(d, 1)));
+		}
 	}
-	return i;
+	return nb * 16;
 }
 #define WIDTH 512
 #elif VPK_VEC_BITS >= 256
@@ -168,51 +245,101 @@ popcnt32x8(__m256i x)
 	return _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(0x01010101)), 24);
 }
 
+/* Arena word of entry x of the nodes at words base, in the lanes of m (others: base + 9). */
 static inline __attribute__((always_inline)) __m256i
-node_get8(const uint32_t *arena, __m256i m, __m256i src, __m256i base, __m256i i)
+rank8(const uint32_t *arena, __m256i m, __m256i base, __m256i x)
 {
-	const __m256i ones = _mm256_set1_epi32(-1), z = _mm256_setzero_si256();
+	const __m256i z = _mm256_setzero_si256();
 	const int *a = (const int *)arena;
-	__m256i w = _mm256_srli_epi32(i, 6), bit = _mm256_and_si256(i, _mm256_set1_epi32(63));
-	__m256i off = _mm256_add_epi32(base, _mm256_slli_epi32(w, 1));
-	__m256i lo = _mm256_mask_i32gather_epi32(z, a, off, m, 4);
-	__m256i hi = _mm256_mask_i32gather_epi32(z, a, _mm256_add_epi32(off, _mm256_set1_epi32(1)), m, 4);
+	__m256i h = _mm256_srli_epi32(x, 5);
+	__m256i bm = _mm256_mask_i32gather_epi32(z, a, _mm256_add_epi32(base, h), m, 4);
 	__m256i cw = _mm256_mask_i32gather_epi32(z, a, _mm256_add_epi32(base, _mm256_add_epi32(_mm256_set1_epi32(8),
-						 _mm256_srli_epi32(w, 1))), m, 4);
-	__m256i cum = _mm256_and_si256(_mm256_srlv_epi32(cw, _mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(1)), 4)),
-				       _mm256_set1_epi32(0xffff));
-	/* srlv by >= 32 gives 0: bit < 32 -> ml = ones >> (31 - bit), mh = ones >> (63 - bit) = 0 (shift >= 32);
-	 * bit >= 32 -> ml must be all ones: shift count 31 - bit is "negative" -> use max(0, .). */
-	__m256i sl = _mm256_max_epi32(_mm256_sub_epi32(_mm256_set1_epi32(31), bit), z);
-	__m256i ml = _mm256_srlv_epi32(ones, sl);
-	__m256i mh = _mm256_srlv_epi32(ones, _mm256_sub_epi32(_mm256_set1_epi32(63), bit));
-	__m256i pop = _mm256_add_epi32(popcnt32x8(_mm256_and_si256(lo, ml)), popcnt32x8(_mm256_and_si256(hi, mh)));
-	__m256i r = _mm256_add_epi32(_mm256_add_epi32(base, _mm256_set1_epi32(BM16_HDR_WORDS - 1)),
-				     _mm256_add_epi32(cum, pop));
-	return _mm256_mask_i32gather_epi32(src, a, r, m, 4);
+						 _mm256_srli_epi32(x, 7))), m, 4);
+	__m256i cum = _mm256_and_si256(_mm256_srlv_epi32(cw, _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(3)), 3)),
+				       _mm256_set1_epi32(0xff));
+	__m256i below = _mm256_srlv_epi32(_mm256_set1_epi32(-1),
+					  _mm256_sub_epi32(_mm256_set1_epi32(31), _mm256_and_si256(x, _mm256_set1_epi32(31))));
+	__m256i pop = popcnt32x8(_mm256_and_si256(bm, below));
+	return _mm256_add_epi32(_mm256_add_epi32(base, _mm256_set1_epi32(BM16_HDR_WORDS - 1)), _mm256_add_epi32(cum, pop));
 }
+
+static inline __attribute__((always_inline)) void
+prefetch8(const uint32_t *arena, __m256i at)
+{
+	uint32_t a[8] __attribute__((aligned(32)));
+
+	_mm256_store_si256((__m256i *)a, at);
+	for (int l = 0; l < 8; l++)
+		__builtin_prefetch(arena + a[l]);
+}
+
+/* AVX2: the AVX-512 pipeline on blocks of 8 keys. */
+#define VD 6u            /* 3 was slower in-table in spot runs */
+#define VR 32u          /* ring, a power of two > 4 * VD */
 
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xff);
-	size_t i = 0;
+	const uint32_t *ar = b->arena;
+	const int *a = (const int *)ar;
+	size_t nb = n / 8;
+	__m256i rd[VR], rr[VR];
+	bool rm[VR];
 
-	for (; i + 8 <= n; i += 8) {
-		__m256i ip = _mm256_loadu_si256((const void *)(ips + i));
-		__m256i d = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(ip, 16), 4);
-		__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-		if (!_mm256_testz_si256(m, m)) {
-			d = node_get8(b->arena, m, d, _mm256_srli_epi32(d, 1), _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff));
-			m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-			if (!_mm256_testz_si256(m, m))
-				d = node_get8(b->arena, m, d, _mm256_srli_epi32(d, 1), _mm256_and_si256(ip, ff));
+	for (size_t t = 0; t < nb + 4 * VD; t++) {
+		if (t < nb) {
+			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * t));
+			__m256i d = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(ip, 16), 4);
+			rd[t % VR] = d;
+			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+			prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
 		}
-		d = _mm256_srli_epi32(d, 1);
-		_mm256_storeu_si256((void *)(nhs + i), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(d)));
-		_mm256_storeu_si256((void *)(nhs + i + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(d, 1)));
+		if (t >= VD && t - VD < nb) {
+			size_t k = t - VD;
+			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+			__m256i d = rd[k % VR];
+			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+			__m256i r = rank8(ar, m, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)),
+					  _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff));
+			rr[k % VR] = r;
+			prefetch8(ar, r);
+		}
+		if (t >= 2 * VD && t - 2 * VD < nb) {
+			size_t k = t - 2 * VD;
+			__m256i d = rd[k % VR];
+			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+			d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
+			rd[k % VR] = d;
+			m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+			rm[k % VR] = !_mm256_testz_si256(m, m);
+			if (rm[k % VR])
+				prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
+		}
+		if (t >= 3 * VD && t - 3 * VD < nb) {
+			size_t k = t - 3 * VD;
+			if (rm[k % VR]) {
+				__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+				__m256i d = rd[k % VR];
+				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+				__m256i r = rank8(ar, m, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)), _mm256_and_si256(ip, ff));
+				rr[k % VR] = r;
+				prefetch8(ar, r);
+			}
+		}
+		if (t >= 4 * VD) {
+			size_t k = t - 4 * VD;
+			__m256i d = rd[k % VR];
+			if (rm[k % VR]) {
+				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
+				d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
+			}
+			d = _mm256_srli_epi32(d, 1);
+			_mm256_storeu_si256((void *)(nhs + 8 * k), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(d)));
+			_mm256_storeu_si256((void *)(nhs + 8 * k + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(d, 1)));
+		}
 	}
-	return i;
+	return nb * 8;
 }
 #define WIDTH 256
 #else

@@ -44,7 +44,12 @@ map_zero(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, bytes, MADV_HUGEPAGE);        /* a hint: fewer TLB misses on the 2^24 table */
+#endif
+	return p;
 }
 
 int

@@ -22,6 +22,7 @@
 
 #include <vpk/fib.h>
 
+#include "fib/fib_rcu.h"
 #include "fib/bm16.h"
 #include "fib/dir24_8.h"
 #include "fib/fib_priv.h"
@@ -38,6 +39,7 @@ struct vpk_fib {
 	struct rib rib;
 	struct dir24_8 dp;
 	struct bm16 bm;
+	struct fib_rcu rcu;              /* QSBR link (fib_rcu.h) */
 };
 
 /* BM16: its DIR-24-8 copy lives in the control plane only. */
@@ -144,7 +146,7 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 		return -ENOMEM;
 	}
 	if (type == VPK_FIB_BM16) {
-		if (vpk_bm16_init(&fib->bm, (uint32_t)ntbl8, conf->default_nh) != 0) {
+		if (vpk_bm16_init(&fib->bm, conf->default_nh) != 0) {
 			vpk_dir24_8_fini(&fib->dp);
 			vpk_rib_fini(&fib->rib);
 			free(fib);
@@ -203,8 +205,8 @@ write_gaps(struct vpk_fib *fib, uint32_t node, uint32_t ip, uint8_t depth, uint6
 		bm16_fallback(fib);
 }
 
-int
-vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
+static int
+add_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 {
 	bool existed, need_group = false, has_parent;
 	uint64_t cover, old;
@@ -237,8 +239,8 @@ vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 	return 0;
 }
 
-int
-vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
+static int
+del_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 {
 	uint32_t node;
 	uint64_t pnh;
@@ -326,6 +328,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	st->rib_bytes = vpk_rib_mem(&fib->rib);
 	if (fib->type == VPK_FIB_BM16) {
 		st->tbl8_total = fib->conf.num_tbl8;
+		st->tbl8_deferred = (uint32_t)fib->bm.npending;
 		st->rib_bytes += st->dataplane_touched;
 		st->dataplane_bytes = st->dataplane_touched = vpk_bm16_bytes(&fib->bm);
 	}
@@ -372,7 +375,10 @@ vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on)
 {
 	if (fib == NULL)
 		return -EINVAL;
-	fib->dp.defer = on;
+	if (fib->type == VPK_FIB_BM16)
+		fib->bm.defer = on;     /* its DIR-24-8 copy has no readers */
+	else
+		fib->dp.defer = on;
 	return 0;
 }
 
@@ -381,5 +387,51 @@ vpk_fib_reclaim(struct vpk_fib *fib)
 {
 	if (fib == NULL)
 		return -EINVAL;
+	if (fib->type == VPK_FIB_BM16)
+		return (int)vpk_bm16_reclaim(&fib->bm);
 	return (int)vpk_dir24_8_reclaim(&fib->dp);
+}
+
+/* ---- updates through the QSBR link (fib_rcu.h) ---- */
+
+static int
+update(struct vpk_fib *fib, bool add, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	int rc;
+
+	if (fib == NULL)
+		return -EINVAL;
+	if (fib_rcu_due(&fib->rcu, false))
+		vpk_fib_reclaim(fib);
+	rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
+	if (fib_rcu_retry(&fib->rcu, rc)) {
+		vpk_fib_reclaim(fib);
+		rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
+	}
+	if (rc == 0 && fib_rcu_changed(&fib->rcu))
+		vpk_fib_reclaim(fib);
+	return rc;
+}
+
+int
+vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	return update(fib, true, ip, depth, nh);
+}
+
+int
+vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
+{
+	return update(fib, false, ip, depth, 0);
+}
+
+int
+vpk_fib_attach_qsbr(struct vpk_fib *fib, struct vpk_qsbr *q, bool sync)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	if (fib->rcu.q != NULL && fib_rcu_due(&fib->rcu, true))
+		vpk_fib_reclaim(fib);         /* detaching or switching: settle the parked memory */
+	fib->rcu = (struct fib_rcu){ .q = q, .sync = sync };
+	return vpk_fib_set_deferred_free(fib, q != NULL);
 }

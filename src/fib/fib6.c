@@ -2,7 +2,9 @@
 /*
  * IPv6 FIB façade (include/vpk/fib6.h): validation, rte_fib6 add/delete
  * semantics on the shared RIB (rib.c, 128-bit keys) and the trie dataplane
- * (trie6.c), variant selection.
+ * (trie6.c), variant selection. VPK_FIB6_BM6 keeps the trie as a
+ * control-plane copy and derives the compressed dataplane (bm6.c) from it
+ * after every change.
  *
  * Every change rewrites the "gaps" of one prefix: its range minus its
  * first-level more-specific routes. Before anything changes, the groups the
@@ -16,17 +18,26 @@
 
 #include <vpk/fib6.h>
 
+#include "fib/fib_rcu.h"
+#include "fib/bm6.h"
 #include "fib/fib_priv.h"
 #include "fib/rib.h"
 #include "fib/trie6.h"
 
 struct vpk_fib6 {
 	struct vpk_fib6_conf conf;
-	const struct trie6_impl *impl;
-	trie6_lookup_fn lookup;
+	enum vpk_fib6_type type;        /* resolved: VPK_FIB6_TRIE or VPK_FIB6_BM6 */
+	const struct vpk_impl *impl;
+	trie6_lookup_fn lookup;         /* TRIE */
+	bm6_lookup_fn bm_lookup;        /* BM6 */
 	struct rib rib;
-	struct trie6 dp;
+	struct trie6 dp;                /* TRIE: the dataplane; BM6: its control-plane source */
+	struct bm6 bm;
+	struct fib_rcu rcu;              /* QSBR link (fib_rcu.h) */
 };
+
+/* The layout VPK_FIB6_TYPE_DEFAULT stands for. */
+#define FIB6_DEFAULT VPK_FIB6_TRIE
 
 uint64_t
 vpk_fib6_max_nh(unsigned nh_size)
@@ -63,14 +74,19 @@ last_of(struct rib_key k, unsigned depth)
 const struct vpk_impl *const *
 vpk_fib6_impls(enum vpk_fib6_type type)
 {
-	return type == VPK_FIB6_TRIE || type == VPK_FIB6_TYPE_DEFAULT ? vpk_trie6_impls : NULL;
+	if (type == VPK_FIB6_TYPE_DEFAULT)
+		type = FIB6_DEFAULT;
+	return type == VPK_FIB6_TRIE ? vpk_trie6_impls : type == VPK_FIB6_BM6 ? vpk_bm6_impls : NULL;
 }
 
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {
-	fib->impl = (const struct trie6_impl *)impl;
-	fib->lookup = fib->impl->lookup[fib->dp.nh_log - 1];
+	fib->impl = impl;
+	if (fib->type == VPK_FIB6_BM6)
+		fib->bm_lookup = ((const struct bm6_impl *)impl)->lookup[fib->bm.ent64];
+	else
+		fib->lookup = ((const struct trie6_impl *)impl)->lookup[fib->dp.nh_log - 1];
 }
 
 int
@@ -86,18 +102,26 @@ vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 	if (max_nh == 0 || conf->default_nh > max_nh || conf->max_routes == 0 || conf->num_tbl8 == 0 ||
 	    conf->num_tbl8 > max_nh || conf->num_tbl8 > TRIE6_MAX_TBL8 || (unsigned)conf->isa >= VPK_ISA_COUNT)
 		return -EINVAL;
-	rc = vpk_impl_pick(vpk_trie6_impls, conf->isa, &impl);
+	enum vpk_fib6_type type = conf->type == VPK_FIB6_TYPE_DEFAULT ? FIB6_DEFAULT : conf->type;
+	rc = vpk_impl_pick(vpk_fib6_impls(type), conf->isa, &impl);
 	if (rc != 0)
 		return rc;
 	struct vpk_fib6 *fib = calloc(1, sizeof(*fib));
 	if (fib == NULL)
 		return -ENOMEM;
 	fib->conf = *conf;
+	fib->type = type;
 	if (vpk_rib_init(&fib->rib, 128, conf->max_routes) != 0) {
 		free(fib);
 		return -ENOMEM;
 	}
 	if (vpk_trie6_init(&fib->dp, conf->nh_size, conf->num_tbl8, conf->default_nh) != 0) {
+		vpk_rib_fini(&fib->rib);
+		free(fib);
+		return -ENOMEM;
+	}
+	if (type == VPK_FIB6_BM6 && vpk_bm6_init(&fib->bm, &fib->dp) != 0) {
+		vpk_trie6_fini(&fib->dp);
 		vpk_rib_fini(&fib->rib);
 		free(fib);
 		return -ENOMEM;
@@ -112,6 +136,8 @@ vpk_fib6_free(struct vpk_fib6 *fib)
 {
 	if (fib == NULL)
 		return;
+	if (fib->type == VPK_FIB6_BM6)
+		vpk_bm6_fini(&fib->bm, &fib->dp);
 	vpk_trie6_fini(&fib->dp);
 	vpk_rib_fini(&fib->rib);
 	free(fib);
@@ -164,6 +190,31 @@ gaps(struct vpk_fib6 *fib, struct rib_key k, uint8_t depth, uint64_t nh, bool dr
 	return g.need;
 }
 
+/*
+ * -ENOSPC if the gap writes of (k, depth) with nh could run out of groups
+ * (or, for BM6, of node arena space); 0 otherwise.
+ */
+static int
+check_room(struct vpk_fib6 *fib, struct rib_key k, uint8_t depth, uint64_t nh)
+{
+	uint64_t need = gaps(fib, k, depth, nh, true);
+
+	if (need > fib->dp.nfree)
+		return -ENOSPC;
+	if (fib->type == VPK_FIB6_BM6 && !vpk_bm6_room(&fib->bm, &fib->dp, u128_of(k), last_of(k, depth), need))
+		return -ENOSPC;
+	return 0;
+}
+
+/* Write, then (BM6) rebuild and publish the touched nodes. */
+static void
+apply(struct vpk_fib6 *fib, struct rib_key k, uint8_t depth, uint64_t nh)
+{
+	gaps(fib, k, depth, nh, false);
+	if (fib->type == VPK_FIB6_BM6)
+		vpk_bm6_sync(&fib->bm, &fib->dp);
+}
+
 static uint64_t
 cover_nh(const struct vpk_fib6 *fib, struct rib_key k, uint8_t depth)
 {
@@ -172,8 +223,8 @@ cover_nh(const struct vpk_fib6 *fib, struct rib_key k, uint8_t depth)
 	return vpk_rib_parent(&fib->rib, k, depth, &nh, NULL) ? nh : fib->conf.default_nh;
 }
 
-int
-vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+static int
+add_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
 {
 	bool existed;
 
@@ -185,18 +236,18 @@ vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t
 	if (node != RIB_NIL && cur == nh)
 		return 0;
 	bool write = cur != nh;
-	if (write && gaps(fib, k, depth, nh, true) > fib->dp.nfree)
+	if (write && check_room(fib, k, depth, nh) != 0)
 		return -ENOSPC;
 	int rc = vpk_rib_insert(&fib->rib, k, depth, nh, &existed);
 	if (rc != 0)
 		return rc;
 	if (write)
-		gaps(fib, k, depth, nh, false);
+		apply(fib, k, depth, nh);
 	return 0;
 }
 
-int
-vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
+static int
+del_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
 {
 	if (fib == NULL || ip == NULL || depth > 128)
 		return -EINVAL;
@@ -206,9 +257,9 @@ vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
 		return -ENOENT;
 	uint64_t pnh = cover_nh(fib, k, depth);
 	if (pnh != fib->rib.nodes[node].nh) {
-		if (gaps(fib, k, depth, pnh, true) > fib->dp.nfree)
+		if (check_room(fib, k, depth, pnh) != 0)
 			return -ENOSPC;
-		gaps(fib, k, depth, pnh, false);
+		apply(fib, k, depth, pnh);
 	}
 	vpk_rib_remove(&fib->rib, k, depth);
 	return 0;
@@ -229,7 +280,10 @@ vpk_fib6_get(const struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, ui
 void
 vpk_fib6_lookup_bulk(const struct vpk_fib6 *fib, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	fib->lookup(&fib->dp, ips, nhs, n);
+	if (fib->type == VPK_FIB6_BM6)
+		fib->bm_lookup(&fib->bm, ips, nhs, n);
+	else
+		fib->lookup(&fib->dp, ips, nhs, n);
 }
 
 struct walk6 {
@@ -273,13 +327,25 @@ vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes + (size_t)fib->dp.tbl8_hwm * TRIE6_GROUP * fib->dp.nh_sz;
 	st->rib_bytes = vpk_rib_mem(&fib->rib);
+	if (fib->type == VPK_FIB6_BM6) {
+		/* The trie is a control-plane copy here. */
+		st->rib_bytes += st->dataplane_touched;
+		st->dataplane_bytes = st->dataplane_touched = vpk_bm6_bytes(&fib->bm);
+		st->tbl8_deferred = (uint32_t)fib->bm.parked.n;
+	}
 	return 0;
 }
 
 const char *
 vpk_fib6_impl_name(const struct vpk_fib6 *fib)
 {
-	return fib == NULL ? "?" : fib->impl->impl.name;
+	return fib == NULL ? "?" : fib->impl->name;
+}
+
+const char *
+vpk_fib6_type_name(const struct vpk_fib6 *fib)
+{
+	return fib == NULL ? "?" : fib->type == VPK_FIB6_BM6 ? "bm6" : "trie";
 }
 
 int
@@ -289,7 +355,7 @@ vpk_fib6_select(struct vpk_fib6 *fib, const char *variant)
 
 	if (fib == NULL || variant == NULL)
 		return -EINVAL;
-	int rc = vpk_impl_pick_name(vpk_trie6_impls, variant, &impl);
+	int rc = vpk_impl_pick_name(vpk_fib6_impls(fib->type), variant, &impl);
 	if (rc != 0)
 		return rc;
 	use_impl(fib, impl);
@@ -309,7 +375,10 @@ vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on)
 {
 	if (fib == NULL)
 		return -EINVAL;
-	fib->dp.defer = on;
+	if (fib->type == VPK_FIB6_BM6)
+		fib->bm.defer = on;     /* the trie copy has no readers: it recycles at once */
+	else
+		fib->dp.defer = on;
 	return 0;
 }
 
@@ -318,5 +387,51 @@ vpk_fib6_reclaim(struct vpk_fib6 *fib)
 {
 	if (fib == NULL)
 		return -EINVAL;
+	if (fib->type == VPK_FIB6_BM6)
+		return (int)vpk_bm6_reclaim(&fib->bm);
 	return (int)vpk_trie6_reclaim(&fib->dp);
+}
+
+/* ---- updates through the QSBR link (fib_rcu.h) ---- */
+
+static int
+update(struct vpk_fib6 *fib, bool add, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+{
+	int rc;
+
+	if (fib == NULL)
+		return -EINVAL;
+	if (fib_rcu_due(&fib->rcu, false))
+		vpk_fib6_reclaim(fib);
+	rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
+	if (fib_rcu_retry(&fib->rcu, rc)) {
+		vpk_fib6_reclaim(fib);
+		rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
+	}
+	if (rc == 0 && fib_rcu_changed(&fib->rcu))
+		vpk_fib6_reclaim(fib);
+	return rc;
+}
+
+int
+vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+{
+	return update(fib, true, ip, depth, nh);
+}
+
+int
+vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
+{
+	return update(fib, false, ip, depth, 0);
+}
+
+int
+vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync)
+{
+	if (fib == NULL)
+		return -EINVAL;
+	if (fib->rcu.q != NULL && fib_rcu_due(&fib->rcu, true))
+		vpk_fib6_reclaim(fib);         /* detaching or switching: settle the parked memory */
+	fib->rcu = (struct fib_rcu){ .q = q, .sync = sync };
+	return vpk_fib6_set_deferred_free(fib, q != NULL);
 }

@@ -4,9 +4,10 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/fib.c
   ${CMAKE_CURRENT_LIST_DIR}/bm16.c
   ${CMAKE_CURRENT_LIST_DIR}/trie6.c
+  ${CMAKE_CURRENT_LIST_DIR}/bm6.c
   ${CMAKE_CURRENT_LIST_DIR}/fib6.c
   ${CMAKE_CURRENT_LIST_DIR}/fib_file.c)
 vpk_kernel_sources(ISAS scalar sse42 avx2 avx512
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/dir24_8_kern.c ${CMAKE_CURRENT_LIST_DIR}/trie6_kern.c)
 vpk_kernel_sources(ISAS scalar sse42 avx2 avx512 avx512icl
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/bm16_kern.c)
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/bm16_kern.c ${CMAKE_CURRENT_LIST_DIR}/bm6_kern.c)

@@ -93,6 +93,11 @@ group_alloc(struct trie6 *t)
 	uint32_t g = t->free_stack[--t->nfree];
 
 	t->tbl8_used++;
+	if (t->track != NULL) {
+		t->track->gdirty[g] = 1;
+		t->track->glo[g] = 0;
+		t->track->ghi[g] = 255;
+	}
 	if (g + 1 > t->tbl8_hwm)
 		t->tbl8_hwm = g + 1;
 	return g;
@@ -102,6 +107,8 @@ group_alloc(struct trie6 *t)
 static void
 group_free(struct trie6 *t, uint32_t g)
 {
+	if (t->track != NULL)
+		t->track->on_free(t->track->ctx, g);
 	if (t->defer)
 		t->pending[t->npending++] = g;
 	else
@@ -169,6 +176,39 @@ vpk_trie6_groups_needed(const struct trie6 *t, u128 first, u128 last, uint64_t n
 	return count(t, t->tbl24, 0, SHIFT0, 0, first, last, nh);
 }
 
+/* Record that entries [lo, hi] of a table are written (tracking on). */
+static void
+track_write(struct trie6 *t, const void *tbl, size_t base, size_t lo, size_t hi)
+{
+	struct trie6_track *tr = t->track;
+
+	if (tbl == t->tbl8) {
+		uint32_t g = (uint32_t)(base >> 8);
+		if (!tr->gdirty[g]) {
+			tr->gdirty[g] = 1;
+			tr->glo[g] = (uint8_t)lo;
+			tr->ghi[g] = (uint8_t)hi;
+		} else {
+			tr->glo[g] = lo < tr->glo[g] ? (uint8_t)lo : tr->glo[g];
+			tr->ghi[g] = hi > tr->ghi[g] ? (uint8_t)hi : tr->ghi[g];
+		}
+		return;
+	}
+	for (size_t i = lo; i <= hi; i = (i | 255) + 1) {
+		uint32_t s = (uint32_t)(i >> 8);
+		uint8_t a = (uint8_t)i, z = (uint8_t)((i | 255) < hi ? 255 : hi);
+		if (!(tr->sdirty[s >> 6] & (UINT64_C(1) << (s & 63)))) {
+			tr->sdirty[s >> 6] |= UINT64_C(1) << (s & 63);
+			tr->slices[tr->nslices++] = s;
+			tr->slo[s] = a;
+			tr->shi[s] = z;
+		} else {
+			tr->slo[s] = a < tr->slo[s] ? a : tr->slo[s];
+			tr->shi[s] = z > tr->shi[s] ? z : tr->shi[s];
+		}
+	}
+}
+
 /* Write [a, b] into the table whose entries cover `shift` bits from bs. */
 static void
 write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, u128 b, uint64_t nh)
@@ -176,6 +216,8 @@ write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, 
 	unsigned log = t->nh_log;
 	u128 lo = (a - bs) >> shift, hi = (b - bs) >> shift;
 
+	if (t->track != NULL)
+		track_write(t, tbl, base, (size_t)lo, (size_t)hi);
 	for (u128 idx = lo; idx <= hi; idx++) {
 		size_t i = base + (size_t)idx;
 		u128 es = bs + (idx << shift), ee = es + ((((u128)1) << shift) - 1);

@@ -46,6 +46,23 @@ struct trie6 {
 	bool defer;
 	uint64_t default_nh;
 	size_t tbl24_bytes, tbl8_bytes;
+	struct trie6_track *track;      /* change tracking for a derived layout, or NULL */
+};
+
+/*
+ * Change tracking for a layout derived from the trie (bm6.c): the writer
+ * marks every group it writes into or allocates, every tbl24 slice of 256
+ * entries (one 2^16 prefix) it touches, and reports groups it frees.
+ */
+struct trie6_track {
+	uint8_t *gdirty;                /* per group */
+	uint8_t *glo, *ghi;             /* per dirty group: entries written, first and last */
+	uint64_t *sdirty;               /* bitmap over the 2^16 slices */
+	uint8_t *slo, *shi;             /* per dirty slice: entries written, first and last */
+	uint32_t *slices;               /* dirty slices, in marking order */
+	uint32_t nslices;
+	void (*on_free)(void *ctx, uint32_t g);
+	void *ctx;
 };
 
 typedef void (*trie6_lookup_fn)(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n);

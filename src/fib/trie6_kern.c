@@ -15,10 +15,7 @@
 
 #include "core/kern.h"
 #include "fib/trie6.h"
-
-#if VPK_VEC_BITS >= 256
-#include <immintrin.h>
-#endif
+#include "fib/v6vec.h"
 
 #define PF_DIST 16
 #define V6_PF 64        /* avx512: tbl24 prefetch distance, addresses */
@@ -53,56 +50,6 @@ SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
 #if VPK_VEC_BITS >= 512
-/*
- * AVX-512: 16 addresses = four zmm loads, one address per 128-bit lane. The
- * bytes a level needs are picked with in-lane byte shuffles (no gathers from
- * the address array): shuffling zmm j puts byte k of its 4 addresses into
- * dword j of each lane, and OR-ing the four gives a vector in "transposed"
- * order (position 4*l + j holds address 4*j + l). Everything runs in that
- * order; one permute restores address order before the store.
- */
-struct v6blk {
-	__m512i a[4];
-};
-
-static inline __attribute__((always_inline)) void
-v6_load(struct v6blk *b, const uint8_t (*ips)[16])
-{
-	for (int j = 0; j < 4; j++)
-		b->a[j] = _mm512_loadu_si512((const void *)ips[4 * j]);
-}
-
-/* Dword j of every lane <- bytes selected by ctl (other bytes 0x80 = zero). */
-static inline __attribute__((always_inline)) __m512i
-v6_pick(const struct v6blk *b, int k)
-{
-	/* ctl_j: byte 4j of each lane = k, every other byte 0x80 (zero). */
-	const __m512i kk = _mm512_set1_epi32(k);
-	__m512i r = _mm512_setzero_si512();
-	for (int j = 0; j < 4; j++) {
-		__m512i sel = _mm512_set4_epi32(j == 3 ? 0xff : 0, j == 2 ? 0xff : 0, j == 1 ? 0xff : 0, j == 0 ? 0xff : 0);
-		__m512i ctl = _mm512_or_si512(_mm512_and_si512(kk, sel),
-					      _mm512_andnot_si512(sel, _mm512_set1_epi8((char)0x80)));
-		r = _mm512_or_si512(r, _mm512_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
-}
-
-/* tbl24 index (a0 << 16 | a1 << 8 | a2) in transposed order. */
-static inline __attribute__((always_inline)) __m512i
-v6_idx24(const struct v6blk *b)
-{
-	__m512i r = _mm512_setzero_si512();
-	for (int j = 0; j < 4; j++) {
-		const int c = (int)0x80000102u, z = (int)0x80808080u;
-		__m512i ctl = _mm512_set4_epi32(j == 3 ? c : z, j == 2 ? c : z, j == 1 ? c : z, j == 0 ? c : z);
-		r = _mm512_or_si512(r, _mm512_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
-}
-
-static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 };
-
 /* V6_NB blocks of 16 per iteration, their gathers interleaved, for memory-level parallelism. */
 #define V6_NB 4
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                      \
@@ -122,14 +69,14 @@ static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 
 				uint32_t pf[16];                                           \
 				for (int h = 0; h < V6_NB; h++) {                          \
 					v6_load(&P, ips + i + V6_PF + 16 * h);             \
-					_mm512_storeu_si512((void *)pf, v6_idx24(&P));     \
+					_mm512_storeu_si512((void *)pf, v6_idx(V6_IDX24, &P));     \
 					for (int q = 0; q < 16; q++)                       \
 						__builtin_prefetch((const char *)t24 + (size_t)pf[q] * SC); \
 				}                                                          \
 			}                                                                  \
 			for (int b = 0; b < V6_NB; b++) {                                  \
 				v6_load(&A[b], ips + i + 16 * b);                          \
-				e[b] = _mm512_and_si512(_mm512_i32gather_epi32(v6_idx24(&A[b]), t24, SC), keep); \
+				e[b] = _mm512_and_si512(_mm512_i32gather_epi32(v6_idx(V6_IDX24, &A[b]), t24, SC), keep); \
 			}                                                                  \
 			for (int b = 0; b < V6_NB; b++) {                                  \
 				m[b] = _mm512_test_epi32_mask(e[b], one);                  \
@@ -173,7 +120,7 @@ vec_8(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	for (; i + 16 <= n; i += 16) {
 		struct v6blk A;
 		v6_load(&A, ips + i);
-		__m512i idx = v6_idx24(&A);
+		__m512i idx = v6_idx(V6_IDX24, &A);
 		__m512i e0 = _mm512_i32gather_epi64(_mm512_castsi512_si256(idx), t->tbl24, 8);
 		__m512i e1 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(idx, 1), t->tbl24, 8);
 		__mmask8 m0 = _mm512_test_epi64_mask(e0, one), m1 = _mm512_test_epi64_mask(e1, one);
@@ -200,47 +147,6 @@ vec_8(const struct trie6 *t, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	return i;
 }
 #elif VPK_VEC_BITS >= 256
-/* AVX2: the same transposed scheme as AVX-512 on 8 addresses (four ymm, one
- * address per 128-bit lane; position 4*l + j holds address 2*j + l). */
-struct v6blk {
-	__m256i a[4];
-};
-
-static inline __attribute__((always_inline)) void
-v6_load(struct v6blk *b, const uint8_t (*ips)[16])
-{
-	for (int j = 0; j < 4; j++)
-		b->a[j] = _mm256_loadu_si256((const void *)ips[2 * j]);
-}
-
-static inline __attribute__((always_inline)) __m256i
-v6_pick(const struct v6blk *b, int k)
-{
-	const __m256i kk = _mm256_set1_epi32(k);
-	__m256i r = _mm256_setzero_si256();
-	for (int j = 0; j < 4; j++) {
-		__m256i sel = _mm256_setr_epi32(j == 0 ? 0xff : 0, j == 1 ? 0xff : 0, j == 2 ? 0xff : 0, j == 3 ? 0xff : 0,
-						j == 0 ? 0xff : 0, j == 1 ? 0xff : 0, j == 2 ? 0xff : 0, j == 3 ? 0xff : 0);
-		__m256i ctl = _mm256_or_si256(_mm256_and_si256(kk, sel),
-					      _mm256_andnot_si256(sel, _mm256_set1_epi8((char)0x80)));
-		r = _mm256_or_si256(r, _mm256_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
-}
-
-static inline __attribute__((always_inline)) __m256i
-v6_idx24(const struct v6blk *b)
-{
-	__m256i r = _mm256_setzero_si256();
-	for (int j = 0; j < 4; j++) {
-		const int c = (int)0x80000102u, z = (int)0x80808080u;
-		__m256i ctl = _mm256_setr_epi32(j == 0 ? c : z, j == 1 ? c : z, j == 2 ? c : z, j == 3 ? c : z,
-						j == 0 ? c : z, j == 1 ? c : z, j == 2 ? c : z, j == 3 ? c : z);
-		r = _mm256_or_si256(r, _mm256_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
-}
-
 #define VEC_LOOKUP_32(NAME, SC, MASK)                                                      \
 	static inline __attribute__((always_inline)) size_t NAME(const struct trie6 *t, const uint8_t (*ips)[16],          \
 				  uint64_t *nhs, size_t n)                                  \
@@ -253,8 +159,8 @@ v6_idx24(const struct v6blk *b)
 			struct v6blk A, B;                                                 \
 			v6_load(&A, ips + i);                                              \
 			v6_load(&B, ips + i + 8);                                          \
-			__m256i ea = _mm256_and_si256(_mm256_i32gather_epi32(t24, v6_idx24(&A), SC), keep); \
-			__m256i eb = _mm256_and_si256(_mm256_i32gather_epi32(t24, v6_idx24(&B), SC), keep); \
+			__m256i ea = _mm256_and_si256(_mm256_i32gather_epi32(t24, v6_idx(V6_IDX24, &A), SC), keep); \
+			__m256i eb = _mm256_and_si256(_mm256_i32gather_epi32(t24, v6_idx(V6_IDX24, &B), SC), keep); \
 			__m256i ma = _mm256_cmpeq_epi32(_mm256_and_si256(ea, one), one);   \
 			__m256i mb = _mm256_cmpeq_epi32(_mm256_and_si256(eb, one), one);   \
 			for (int k = 3; !_mm256_testz_si256(_mm256_or_si256(ma, mb), _mm256_or_si256(ma, mb)); k++) { \

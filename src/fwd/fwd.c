@@ -355,6 +355,8 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 		return fwd_errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
 	if (!apply)
 		return 0;
+	if (fwd_undo_neighbor(f, id) != 0)
+		return fwd_errf(err, len, -ENOMEM, "neighbor: out of memory");
 	memcpy(f->adj[id].dst_mac, mac, 6);
 	memcpy(f->adj[id].src_mac, f->ifs[ifx].mac, 6);
 	f->adj[id].tx_if = ifx;
@@ -380,6 +382,8 @@ cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size
 				    argv[4], f->conf.max_neighbors);
 		if (!apply)
 			return 0;
+		if (fwd_undo_route6(f, ip, plen) != 0)
+			return fwd_errf(err, len, -ENOMEM, "route add %s: out of memory", argv[2]);
 		rc = vpk_fib6_add(f->fib6, ip, plen, id);
 		return rc != 0 ? fwd_errf(err, len, rc, "route add %s: %s", argv[2],
 				      rc == -ENOSPC ? "out of tbl8 groups" : strerror(-rc)) : 0;
@@ -388,6 +392,8 @@ cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size
 		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
+	if (fwd_undo_route6(f, ip, plen) != 0)
+		return fwd_errf(err, len, -ENOMEM, "route del %s: out of memory", argv[2]);
 	rc = vpk_fib6_del(f->fib6, ip, plen);
 	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2],
 			      rc == -ENOENT ? "no such route" : strerror(-rc)) : 0;
@@ -416,6 +422,8 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 				    argv[4], f->conf.max_neighbors);
 		if (!apply)
 			return 0;
+		if (fwd_undo_route4(f, ip, plen) != 0)
+			return fwd_errf(err, len, -ENOMEM, "route add %s: out of memory", argv[2]);
 		rc = vpk_fib_add(f->fib4, ip, plen, id);
 		if (rc == -ENOSPC)
 			return fwd_errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
@@ -427,6 +435,8 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
+	if (fwd_undo_route4(f, ip, plen) != 0)
+		return fwd_errf(err, len, -ENOMEM, "route del %s: out of memory", argv[2]);
 	rc = vpk_fib_del(f->fib4, ip, plen);
 	if (rc == -ENOENT)
 		return fwd_errf(err, len, rc, "route del %s: no such route", argv[2]);
@@ -625,6 +635,10 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 			goto undo;
 		}
 	}
+	if (fwd_undo_begin(f) != 0) {
+		rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+		goto undo;
+	}
 	for (size_t i = 0; i < n; i++) {
 		char tmp[1100], *argv[MAX_ARGS + 1];
 		int argc;
@@ -635,11 +649,20 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 			continue;
 		rc = exec_line(f, lines[i], true, why, sizeof(why));
 		if (rc != 0) {
-			/* Only resource limits can fail here (table full): say where. */
-			fwd_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
-			goto out;
+			/* Only resource limits can fail here (table full): say where,
+			 * and put routes and neighbors back as they were. */
+			size_t bad = fwd_undo_end(f, true);
+
+			if (bad == 0)
+				fwd_errf(err, err_len, rc, "%s:%zu: %s (routes and neighbors of this file undone)",
+					 name, i + 1, why);
+			else
+				fwd_errf(err, err_len, rc, "%s:%zu: %s (%zu changes could not be undone)",
+					 name, i + 1, why, bad);
+			goto undo;
 		}
 	}
+	fwd_undo_end(f, false);
 	goto out;
 undo:
 	while (f->n_ifs > ifs_before) {

@@ -54,6 +54,7 @@ struct vpk_fwd {
 	struct fwd_acl acl4, acl6;
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
+	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	/* workers (fwd_workers.c) */
 	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
 	unsigned n_wgraphs;
@@ -163,5 +164,19 @@ void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
 int fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
 void fwd_tunnel_free(struct vpk_fwd *f);
+
+/*
+ * Undo journal (fwd_undo.c): while vpk_fwd_exec_file() applies a file,
+ * route and neighbor commands note the state they change first (0, or
+ * -ENOMEM and then they must not change anything); on a failure the
+ * journal restores it. Without a journal (fwd_undo_begin not called) the
+ * note calls do nothing. fwd_undo_end() returns the entries it could not
+ * undo (0 unless the tables misbehave).
+ */
+int fwd_undo_begin(struct vpk_fwd *f);
+int fwd_undo_route4(struct vpk_fwd *f, uint32_t ip, uint8_t plen);
+int fwd_undo_route6(struct vpk_fwd *f, const uint8_t ip[16], uint8_t plen);
+int fwd_undo_neighbor(struct vpk_fwd *f, uint32_t id);
+size_t fwd_undo_end(struct vpk_fwd *f, bool failed);
 
 #endif

@@ -130,6 +130,7 @@ append(struct vpk_graph *g, uint16_t target, const uint32_t *src, uint32_t n)
 	if (target == VPK_ARC_NONE) {
 		/* An arc to a node left out of the graph: a node bug (debug builds
 		 * assert before this); free rather than corrupt memory. */
+		g->drops.no_arc += n;
 		vpk_pool_free_bulk(g->pool, src, n);
 		return;
 	}
@@ -138,6 +139,7 @@ append(struct vpk_graph *g, uint16_t target, const uint32_t *src, uint32_t n)
 		uint32_t room, take;
 
 		if (f == NULL) {
+			g->drops.no_memory += n;
 			vpk_pool_free_bulk(g->pool, src, n);
 			return;
 		}
@@ -332,9 +334,15 @@ vpk_graph_run_once(struct vpk_graph *g)
 
 	g->last_tsc = __rdtsc();
 	/* Frames a remote runner refused last pass go first. */
-	for (size_t i = 0; i < g->n_deferred; i++)
-		if (pending_push(g, g->deferred[i]) != 0)
-			vpk_pool_free_bulk(g->pool, g->deferred[i]->bi, g->deferred[i]->n);
+	for (size_t i = 0; i < g->n_deferred; i++) {
+		struct vpk_frame *f = g->deferred[i];
+
+		if (pending_push(g, f) != 0) {
+			g->drops.no_memory += f->n;
+			vpk_pool_free_bulk(g->pool, f->bi, f->n);
+			graph_frame_put(g, f);
+		}
+	}
 	g->n_deferred = 0;
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		struct vpk_node_rt *rt = &g->nodes[i];
@@ -368,7 +376,8 @@ vpk_graph_run_once(struct vpk_graph *g)
 				if (defer(g, f) == 0)
 					continue;
 				/* Out of memory even for a pointer: give the packets back to
-				 * the pool (they are not leaked; the pool's count stays exact). */
+				 * the pool (counted; the pool's count stays exact). */
+				g->drops.no_memory += f->n;
 				vpk_pool_free_bulk(g->pool, f->bi, f->n);
 			}
 			charge(g, rt, f->n);

@@ -383,6 +383,13 @@ vpk_graph_clear_stats(struct vpk_graph *g)
 		rt->calls = rt->vectors = rt->clocks = rt->polls = rt->remote_full = 0;
 		memset(rt->err_store, 0, sizeof(rt->err_store));
 	}
+	memset(&g->drops, 0, sizeof(g->drops));
+}
+
+void
+vpk_graph_get_drops(const struct vpk_graph *g, struct vpk_graph_drops *out)
+{
+	*out = g->drops;
 }
 
 size_t

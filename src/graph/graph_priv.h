@@ -65,6 +65,7 @@ struct vpk_graph {
 	struct vpk_frame **all_frames;  /* every frame allocated, for destroy */
 	size_t n_all, cap_all;
 	uint64_t last_tsc;              /* chained TSC (VPP's last_time_stamp) */
+	struct vpk_graph_drops drops;   /* packets the runtime freed itself, by reason */
 	struct vpk_buf *ptrs[VPK_FRAME_SIZE + VPK_FRAME_SLACK];
 	/* Trace. */
 	uint32_t trace_left, trace_next_id;

@@ -51,7 +51,10 @@ compare(struct ctx *c, const struct ref_lpm *ref, uint64_t *want, const char *ph
 	for (size_t i = 0; i < NLOOK; i++)
 		want[i] = ref_lookup4(ref, c->ips[i]);
 	c->phase = phase;
-	check_each_impl("fib4-dir24-8", vpk_fib_impls(VPK_FIB_DIR24_8), run, c);
+	if (strcmp(vpk_fib_type_name(c->fib), "bm16") == 0)
+		check_each_impl("fib4-bm16", vpk_fib_impls(VPK_FIB_BM16), run, c);
+	else
+		check_each_impl("fib4-dir24-8", vpk_fib_impls(VPK_FIB_DIR24_8), run, c);
 }
 
 static int
@@ -80,12 +83,12 @@ rebuild(struct ref_lpm *ref, const struct route4 *rt, size_t from, size_t to)
 }
 
 static void
-one_size(const char *path, unsigned nh_size)
+one_size(const char *path, unsigned nh_size, enum vpk_fib_type type)
 {
 	uint64_t max_nh = vpk_fib_max_nh(nh_size);
 	size_t n;
 	struct route4 *rt = table4_load(path, max_nh > 1000 ? 1000 : max_nh, &n);
-	struct vpk_fib_conf conf = { .nh_size = nh_size, .num_tbl8 = 8192, .max_routes = 1 << 20 };
+	struct vpk_fib_conf conf = { .type = type, .nh_size = nh_size, .num_tbl8 = 8192, .max_routes = 1 << 20 };
 	struct vpk_fib *fib;
 	struct ref_lpm ref;
 	struct vpk_fib_stats st;
@@ -140,6 +143,9 @@ one_size(const char *path, unsigned nh_size)
 	for (size_t i = 0; i < NLOOK; i++)
 		nz += out[i] != 0;
 	CHECK(nz == 0, "empty table answers non-default %zu times", nz);
+	/* bm16: every node was retired and freed (only the 2^16 direct table is left). */
+	CHECK(type != VPK_FIB_BM16 || st.dataplane_bytes == (1u << 16) * 4, "bm16 empty: %zu bytes live",
+	      st.dataplane_bytes);
 	free(ips);
 	free(want);
 	free(out);
@@ -156,6 +162,8 @@ main(int argc, char **argv)
 		check_skip_all("real IPv4 table not found (VPK_FIB_TABLE_V4)");
 		return check_finish();
 	}
-	one_size(argv[1], 4);   /* other entry widths: test_fib4 (random tables) and test_fib4_dpdk */
+	/* other entry widths: test_fib4 (random tables) and test_fib4_dpdk */
+	one_size(argv[1], 4, VPK_FIB_DIR24_8);
+	one_size(argv[1], 4, VPK_FIB_BM16);
 	return check_finish();
 }

@@ -73,10 +73,16 @@ del(struct vpk_fib6 *f, uint64_t hi, uint64_t lo, uint8_t d)
 	return vpk_fib6_del(f, ip, d);
 }
 
-static void
-test_api(void)
+static const char *
+kname(enum vpk_fib6_type type)
 {
-	struct vpk_fib6_conf c = { .nh_size = 4, .num_tbl8 = 100, .max_routes = 100 };
+	return type == VPK_FIB6_BM6 ? "fib6-bm6" : "fib6-trie";
+}
+
+static void
+test_api(enum vpk_fib6_type type)
+{
+	struct vpk_fib6_conf c = { .type = type, .nh_size = 4, .num_tbl8 = 100, .max_routes = 100 };
 	struct vpk_fib6 *f = NULL;
 
 	CHECK(vpk_fib6_create(NULL, &f) == -EINVAL, "NULL conf");
@@ -101,6 +107,7 @@ test_api(void)
 	c.max_routes = 100;
 	c.num_tbl8 = 100;
 	CHECK(vpk_fib6_create(&c, &f) == 0, "create");
+	CHECK(strcmp(vpk_fib6_type_name(f), type == VPK_FIB6_BM6 ? "bm6" : "trie") == 0, "type name");
 	CHECK(one(f, 1, 2) == 5, "default");
 	CHECK(add(f, UINT64_C(0x20010db8ffffffff), 7, 32, 1) == 0, "add /32 with host bits");
 	uint8_t ip[16];
@@ -148,10 +155,25 @@ test_api(void)
 	      "after recovery");
 	/* Deferred freeing: groups a delete frees stay parked until reclaimed. */
 	CHECK(vpk_fib6_set_deferred_free(f, true) == 0, "defer on");
-	CHECK(del(f, dba, 0, 48) == 0 && vpk_fib6_get_stats(f, &st) == 0 && st.tbl8_deferred == 2 &&
-	      st.tbl8_used == 13, "2 parked: %u, used %u", st.tbl8_deferred, st.tbl8_used);
-	CHECK(add(f, db9, 0, 64, 3) == -ENOSPC, "/64 needs 4, 3 free (2 parked)");
-	CHECK(vpk_fib6_reclaim(f) == 2 && add(f, db9, 0, 64, 3) == 0 && one(f, db9, 7) == 3, "reclaim, then the /64");
+	if (type == VPK_FIB6_BM6) {
+		/* The trie copy recycles groups at once; the dataplane nodes are parked. */
+		CHECK(del(f, dba, 0, 48) == 0 && vpk_fib6_get_stats(f, &st) == 0 && st.tbl8_deferred >= 3 &&
+		      st.tbl8_used == 13, "nodes parked: %u, used %u", st.tbl8_deferred, st.tbl8_used);
+		CHECK(add(f, db9, 0, 64, 3) == 0 && one(f, db9, 7) == 3 && one(f, dba, 5) == 0, "/64 with nodes parked");
+		CHECK(vpk_fib6_reclaim(f) >= 3 && vpk_fib6_get_stats(f, &st) == 0 && st.tbl8_deferred == 0, "reclaim");
+		CHECK(del(f, db9, 0, 64) == 0 && add(f, db9, 0, 64, 5) == 0 && one(f, db9, 7) == 5, "churn");
+		CHECK(vpk_fib6_reclaim(f) > 0 && vpk_fib6_get_stats(f, &st) == 0, "reclaim 2");
+		size_t before = st.dataplane_bytes;
+		CHECK(del(f, db9, 0, 64) == 0 && add(f, db9, 0, 64, 6) == 0 && one(f, db9, 7) == 6, "churn 2");
+		CHECK(vpk_fib6_get_stats(f, &st) == 0 && st.dataplane_bytes == before,
+		      "reclaimed nodes reused: %zu vs %zu bytes", st.dataplane_bytes, before);
+	} else {
+		CHECK(del(f, dba, 0, 48) == 0 && vpk_fib6_get_stats(f, &st) == 0 && st.tbl8_deferred == 2 &&
+		      st.tbl8_used == 13, "2 parked: %u, used %u", st.tbl8_deferred, st.tbl8_used);
+		CHECK(add(f, db9, 0, 64, 3) == -ENOSPC, "/64 needs 4, 3 free (2 parked)");
+		CHECK(vpk_fib6_reclaim(f) == 2 && add(f, db9, 0, 64, 3) == 0 && one(f, db9, 7) == 3,
+		      "reclaim, then the /64");
+	}
 	vpk_fib6_free(f);
 }
 
@@ -197,10 +219,12 @@ run_variant(void *arg, const struct vpk_impl *impl)
 }
 
 static void
-test_random(unsigned nh_size)
+test_random(unsigned nh_size, enum vpk_fib6_type type)
 {
 	uint64_t max_nh = vpk_fib6_max_nh(nh_size), def = check_rand_range(2) ? 0 : 1 + check_rand_range(20);
-	struct vpk_fib6_conf c = { .nh_size = nh_size, .num_tbl8 = 3000, .default_nh = def, .max_routes = 4096 };
+	struct vpk_fib6_conf c = { .type = type, .nh_size = nh_size, .num_tbl8 = 3000, .default_nh = def,
+				   .max_routes = 4096 };
+	bool defer = check_rand_range(2) != 0;
 	struct vpk_fib6 *f;
 	struct ref_lpm ref;
 	struct { uint64_t hi, lo; uint8_t d; } live[1024], edge[2048];
@@ -208,8 +232,9 @@ test_random(unsigned nh_size)
 	char label[16];
 	struct diff dd = { .nips = 500, .label = label };
 
-	snprintf(label, sizeof(label), "nh%u", nh_size);
+	snprintf(label, sizeof(label), "%s nh%u", type == VPK_FIB6_BM6 ? "bm6" : "trie", nh_size);
 	CHECK(vpk_fib6_create(&c, &f) == 0, "create");
+	vpk_fib6_set_deferred_free(f, defer);
 	dd.fib = f;
 	ref_init(&ref, 128, def);
 	dd.ips = check_guard_alloc(dd.nips * 16);
@@ -252,6 +277,8 @@ test_random(unsigned nh_size)
 			      ref_del(&ref, live[k].hi, live[k].lo, live[k].d), "del");
 			live[k] = live[--nlive];
 		}
+		if (defer && step % 50 == 49)
+			vpk_fib6_reclaim(f);
 		if (step % 250 == 249) {
 			for (size_t i = 0; i < dd.nips; i++) {
 				uint64_t hi, lo;
@@ -277,7 +304,7 @@ test_random(unsigned nh_size)
 				to_bytes(hi, lo, dd.ips[i]);
 				dd.want[i] = ref_lookup(&ref, hi, lo);
 			}
-			check_each_impl("fib6-trie", vpk_fib6_impls(VPK_FIB6_TRIE), run_variant, &dd);
+			check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
 		}
 	}
 	for (size_t k = 0; k < nlive; k++)
@@ -285,6 +312,14 @@ test_random(unsigned nh_size)
 	struct vpk_fib6_stats st;
 	vpk_fib6_get_stats(f, &st);
 	CHECK(st.routes == 0 && st.tbl8_used == 0, "empty: %u routes %u groups", st.routes, st.tbl8_used);
+	if (type == VPK_FIB6_BM6) {
+		vpk_fib6_reclaim(f);
+		for (size_t i = 0; i < 64; i++)
+			dd.want[i] = POISON;
+		to_bytes(area, 1, dd.ips[0]);
+		vpk_fib6_lookup_bulk(f, (const uint8_t (*)[16])dd.ips, dd.want, 1);
+		CHECK(dd.want[0] == def, "empty table answers the default");
+	}
 	check_guard_free(dd.ips, dd.nips * 16);
 	free(dd.want);
 	free(dd.out);
@@ -316,7 +351,7 @@ run_table(void *arg, const struct vpk_impl *impl)
 }
 
 static void
-test_table(const char *path)
+test_table(const char *path, enum vpk_fib6_type type)
 {
 	struct fib_file_routes rt;
 	char err[256];
@@ -326,7 +361,7 @@ test_table(const char *path)
 		return;
 	}
 	qsort(rt.r, rt.n, sizeof(rt.r[0]), cmp_route);
-	struct vpk_fib6_conf c = { .nh_size = 4, .num_tbl8 = 65536, .max_routes = (uint32_t)rt.n };
+	struct vpk_fib6_conf c = { .type = type, .nh_size = 4, .num_tbl8 = 65536, .max_routes = (uint32_t)rt.n };
 	struct vpk_fib6 *f;
 	struct ref_lpm ref;
 	CHECK(vpk_fib6_create(&c, &f) == 0, "create");
@@ -339,7 +374,8 @@ test_table(const char *path)
 	}
 	struct vpk_fib6_stats st;
 	vpk_fib6_get_stats(f, &st);
-	printf("IPv6 table: %zu routes, %u tbl8 groups used\n", rt.n, st.tbl8_used);
+	printf("IPv6 table (%s): %zu routes, %u tbl8 groups used, dataplane %zu bytes\n", vpk_fib6_type_name(f), rt.n,
+	       st.tbl8_used, st.dataplane_touched);
 	struct diff d = { .fib = f, .nips = 100000 };
 	d.ips = malloc(d.nips * 16);
 	d.want = malloc(d.nips * 8);
@@ -360,7 +396,7 @@ test_table(const char *path)
 		to_bytes(hi, lo, d.ips[i]);
 		d.want[i] = ref_lookup(&ref, hi, lo);
 	}
-	check_each_impl("fib6-trie", vpk_fib6_impls(VPK_FIB6_TRIE), run_table, &d);
+	check_each_impl(kname(type), vpk_fib6_impls(type), run_table, &d);
 	for (size_t i = 0; i < rt.n; i++)
 		CHECK(vpk_fib6_del(f, rt.r[i].addr, rt.r[i].depth) == 0, "del");
 	vpk_fib6_get_stats(f, &st);
@@ -377,11 +413,14 @@ int
 main(int argc, char **argv)
 {
 	check_init("fib6");
-	test_api();
-	for (unsigned s = 2; s <= 8; s *= 2)
-		test_random(s);
+	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
+		test_api(t);
+		for (unsigned s = 2; s <= 8; s *= 2)
+			test_random(s, t);
+	}
 	if (argc >= 2 && access(argv[1], R_OK) == 0)
-		test_table(argv[1]);
+		for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++)
+			test_table(argv[1], t);
 	else
 		printf("real IPv6 table not found: skipped that part\n");
 	return check_finish();

@@ -31,6 +31,7 @@ main(void)
 struct pair {
 	struct vpk_fib6 *v;
 	struct rte_fib6 *d;
+	enum vpk_fib6_type type;
 	uint8_t (*ips)[16];
 	uint64_t *want, *out;
 	size_t n;
@@ -73,7 +74,7 @@ compare(struct pair *p)
 		have = true;
 		check_variant_ran("rte_fib6", types[t].n);
 	}
-	check_each_impl("fib6-trie", vpk_fib6_impls(VPK_FIB6_TRIE), run_vpk, p);
+	check_each_impl(p->type == VPK_FIB6_BM6 ? "fib6-bm6" : "fib6-trie", vpk_fib6_impls(p->type), run_vpk, p);
 }
 
 static struct rte_fib6 *
@@ -103,18 +104,19 @@ put(uint8_t ip[16], uint64_t hi, uint64_t lo)
 }
 
 static void
-random_ops(unsigned nh_size)
+random_ops(unsigned nh_size, enum vpk_fib6_type type)
 {
 	uint64_t max_nh = vpk_fib6_max_nh(nh_size);
 	uint64_t def = check_rand_range(2) ? 0 : 1 + check_rand_range(20);
 	uint32_t tbl8 = nh_size == 2 ? 32767 : 100000;
-	struct vpk_fib6_conf conf = { .nh_size = nh_size, .num_tbl8 = tbl8, .default_nh = def, .max_routes = 4096 };
-	struct pair p = { .n = 2000 };
+	struct vpk_fib6_conf conf = { .type = type, .nh_size = nh_size, .num_tbl8 = tbl8, .default_nh = def,
+				      .max_routes = 4096 };
+	struct pair p = { .n = 2000, .type = type };
 	struct { uint8_t ip[16]; uint8_t d; } live[512];
 	size_t nlive = 0;
 	char phase[32];
 
-	snprintf(phase, sizeof(phase), "random nh%u", nh_size);
+	snprintf(phase, sizeof(phase), "random %s nh%u", type == VPK_FIB6_BM6 ? "bm6" : "trie", nh_size);
 	p.phase = phase;
 	CHECK(vpk_fib6_create(&conf, &p.v) == 0, "vpk create");
 	p.d = dpdk6(nh_size, tbl8, 4096, def);
@@ -164,17 +166,18 @@ random_ops(unsigned nh_size)
 }
 
 static void
-real_table(const char *path)
+real_table(const char *path, enum vpk_fib6_type type)
 {
 	struct fib_file_routes rt;
 	char err[256];
-	struct pair p = { .n = 200000, .phase = "real IPv6 table" };
+	struct pair p = { .n = 200000, .phase = type == VPK_FIB6_BM6 ? "real IPv6 table bm6" : "real IPv6 table trie",
+			  .type = type };
 
 	if (vpk_fib_file_load_routes(path, 6, &rt, err, sizeof(err)) != 0) {
 		CHECK(0, "%s", err);
 		return;
 	}
-	struct vpk_fib6_conf conf = { .nh_size = 4, .num_tbl8 = 200000, .max_routes = (uint32_t)rt.n };
+	struct vpk_fib6_conf conf = { .type = type, .nh_size = 4, .num_tbl8 = 200000, .max_routes = (uint32_t)rt.n };
 	CHECK(vpk_fib6_create(&conf, &p.v) == 0, "vpk create");
 	p.d = dpdk6(4, 200000, (int)rt.n, 0);
 	CHECK(p.d != NULL, "rte_fib6_create: %d", rte_errno);
@@ -219,10 +222,12 @@ main(int argc, char **argv)
 		check_skip_all("rte_eal_init failed (no memory or not permitted here)");
 		return check_finish();
 	}
-	for (unsigned s = 2; s <= 8; s *= 2)
-		random_ops(s);
-	if (argc >= 2 && access(argv[1], R_OK) == 0)
-		real_table(argv[1]);
+	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
+		for (unsigned s = 2; s <= 8; s *= 2)
+			random_ops(s, t);
+		if (argc >= 2 && access(argv[1], R_OK) == 0)
+			real_table(argv[1], t);
+	}
 	rte_eal_cleanup();
 	return check_finish();
 }

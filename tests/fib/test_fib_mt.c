@@ -9,6 +9,12 @@
  * /25s between two /24s, reclaiming only after the reader passed quiescent
  * points, so parked groups are reused for the other /24 safely (the race
  * without deferral is too narrow to show here). IPv4 DIR-24-8, IPv6 trie.
+ * Then the IPv4 part again on VPK_FIB_BM16 with deferred freeing throughout
+ * (every update replaces the node of the 10.0/16 chunk; without deferral the
+ * freed node would be reused by the next update under the reader), reclaiming
+ * every 16 rounds after the reader passed two quiescent points. Then once
+ * more with IPv6 on bm6 (its nodes are rebuilt and republished by every
+ * change) with deferred freeing and IPv6 reclaims after quiescent points.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -102,29 +108,61 @@ p6(uint8_t ip[16], unsigned b7)
 	ip[7] = (uint8_t)b7;
 }
 
-int
-main(void)
+static bool reclaim6;   /* f6 defers frees: reclaim it with f4 */
+
+/* Wait until the reader finished two more passes, then reclaim: something must be parked. */
+static void
+quiesce_reclaim(bool four, bool six)
 {
-	struct vpk_fib_conf c4 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
-	struct vpk_fib6_conf c6 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	unsigned long c = atomic_load(&passes);
+
+	for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
+		;
+	if (four)
+		CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
+	if (six)
+		CHECK(vpk_fib6_reclaim(f6) > 0, "reclaim v6");
+}
+
+static struct vpk_fib6 *
+make6(enum vpk_fib6_type type)
+{
+	struct vpk_fib6_conf c6 = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	struct vpk_fib6 *f = NULL;
+	uint8_t ip[16];
+
+	CHECK(vpk_fib6_create(&c6, &f) == 0, "create v6");
+	if (f == NULL)
+		return NULL;
+	/* Byte 7 plays the role of the last IPv4 byte: 2001::/56 nh 1, .../58 at 64 nh 2, /57 nh 3. */
+	p6(ip, 0);
+	CHECK(vpk_fib6_add(f, ip, 56, 1) == 0 && vpk_fib6_add(f, ip, 57, 3) == 0, "v6 routes");
+	p6(ip, 64);
+	CHECK(vpk_fib6_add(f, ip, 58, 2) == 0, "v6 /58");
+	return f;
+}
+
+static void
+run4(enum vpk_fib_type type)
+{
+	struct vpk_fib_conf c4 = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
 	uint8_t ip[16];
 	pthread_t th;
+	bool bm = type == VPK_FIB_BM16;
 
-	check_init("fib_mt");
-	CHECK(vpk_fib_create(&c4, &f4) == 0 && vpk_fib6_create(&c6, &f6) == 0, "create");
+	CHECK(vpk_fib_create(&c4, &f4) == 0, "create");
 	/* IPv4: 10.0.0.0/24 nh 1, 10.0.0.64/26 nh 2 (keeps the group), 10.0.0.0/25 nh 3, 20.1/16 nh 6. */
 	CHECK(vpk_fib_add(f4, 0x0a000000, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000040, 26, 2) == 0 &&
 	      vpk_fib_add(f4, 0x0a000000, 25, 3) == 0 && vpk_fib_add(f4, 0x14010000, 16, 6) == 0 &&
 	      vpk_fib_add(f4, 0x0a000100, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000200, 24, 1) == 0 &&
 	      vpk_fib_add(f4, 0x0a000300, 24, 1) == 0, "v4 routes");
-	/* IPv6, byte 7 plays the role of the last IPv4 byte: 2001::/56 nh 1, .../58 at 64 nh 2, /57 nh 3. */
-	p6(ip, 0);
-	CHECK(vpk_fib6_add(f6, ip, 56, 1) == 0 && vpk_fib6_add(f6, ip, 57, 3) == 0, "v6 routes");
-	p6(ip, 64);
-	CHECK(vpk_fib6_add(f6, ip, 58, 2) == 0, "v6 /58");
+	if (bm)
+		CHECK(vpk_fib_set_deferred_free(f4, true) == 0, "defer on");
+	atomic_store(&stop, 0);
 	if (pthread_create(&th, NULL, reader, (void *)(uintptr_t)check_rand()) != 0) {
 		check_skip_all("cannot start a thread");
-		return check_finish();
+		vpk_fib_free(f4);
+		return;
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		uint64_t a = 3 + (r & 1);
@@ -143,6 +181,11 @@ main(void)
 			p6(ip, 192);
 			CHECK(vpk_fib6_del(f6, ip, 59) == 0, "del /59");
 		}
+		/* 2001::/20 around the /56: new run boundaries on byte 2, so bm6 builds and publishes a new node. */
+		p6(ip, 0);
+		CHECK(r % 2 == 0 ? vpk_fib6_add(f6, ip, 20, 6) == 0 : vpk_fib6_del(f6, ip, 20) == 0, "add/del /20");
+		if ((bm || reclaim6) && r % 16 == 15)
+			quiesce_reclaim(bm, reclaim6);
 	}
 	/* Phase 2: deferred freeing. The /25 of 10.0.2/24 is added and deleted (its group
 	 * parked), then 10.0.3/24 gets a /25 (a different group: the parked one is not
@@ -152,23 +195,48 @@ main(void)
 		uint32_t blk = r & 1 ? 0x0a000300 : 0x0a000200;
 		CHECK(vpk_fib_add(f4, blk, 25, r & 1 ? 9 : 8) == 0, "phase 2 add");
 		CHECK(vpk_fib_del(f4, blk, 25) == 0, "phase 2 del");
-		if (r % 16 == 15) {
-			unsigned long c = atomic_load(&passes);
-			for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
-				;
-			CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
-		}
+		if (r % 16 == 15)
+			quiesce_reclaim(true, false);
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
-	CHECK(atomic_load(&bad4) == 0, "IPv4: %lu of %lu lookups saw neither the old nor the new next hop",
-	      atomic_load(&bad4), atomic_load(&seen4));
-	CHECK(atomic_load(&bad6) == 0, "IPv6: %lu of %lu lookups saw neither the old nor the new next hop",
-	      atomic_load(&bad6), atomic_load(&seen6));
+	CHECK(atomic_load(&bad4) == 0, "IPv4 %s: %lu of %lu lookups saw neither the old nor the new next hop",
+	      vpk_fib_type_name(f4), atomic_load(&bad4), atomic_load(&seen4));
 	CHECK(atomic_load(&seen4) > 0, "the reader ran");
-	printf("reader: %lu IPv4 and %lu IPv6 lookups during %u update rounds\n", atomic_load(&seen4),
-	       atomic_load(&seen6), ROUNDS);
+	printf("reader: %lu IPv4 (%s) lookups during %u update rounds\n", atomic_load(&seen4),
+	       vpk_fib_type_name(f4), ROUNDS);
+	atomic_store(&bad4, 0);
+	atomic_store(&seen4, 0);
 	vpk_fib_free(f4);
+	f4 = NULL;
+}
+
+int
+main(void)
+{
+	check_init("fib_mt");
+	f6 = make6(VPK_FIB6_TRIE);
+	if (f6 == NULL)
+		return check_finish();
+	run4(VPK_FIB_DIR24_8);
+	run4(VPK_FIB_BM16);
+	CHECK(atomic_load(&bad6) == 0, "IPv6 trie: %lu of %lu lookups saw neither the old nor the new next hop",
+	      atomic_load(&bad6), atomic_load(&seen6));
+	printf("reader: %lu IPv6 (trie) lookups\n", atomic_load(&seen6));
+	vpk_fib6_free(f6);
+
+	f6 = make6(VPK_FIB6_BM6);
+	if (f6 == NULL)
+		return check_finish();
+	CHECK(vpk_fib6_set_deferred_free(f6, true) == 0, "v6 defer on");
+	reclaim6 = true;
+	atomic_store(&bad6, 0);
+	atomic_store(&seen6, 0);
+	run4(VPK_FIB_DIR24_8);
+	CHECK(atomic_load(&bad6) == 0, "IPv6 bm6: %lu of %lu lookups saw neither the old nor the new next hop",
+	      atomic_load(&bad6), atomic_load(&seen6));
+	CHECK(atomic_load(&seen6) > 0, "the reader ran on bm6");
+	printf("reader: %lu IPv6 (bm6) lookups\n", atomic_load(&seen6));
 	vpk_fib6_free(f6);
 	return check_finish();
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <vpk/fib.h>
 
@@ -82,6 +83,24 @@ by_addr(const void *a, const void *b)
 	return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
+/*
+ * The clock: TSC ticks (default), or with --cpu-time this thread's CPU time
+ * in TSC ticks (time spent descheduled on a shared machine not counted).
+ */
+static bool use_cpu_time;
+static double tsc_hz;
+
+static uint64_t
+now(void)
+{
+	struct timespec ts;
+
+	if (!use_cpu_time)
+		return bench_tsc();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)(((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) * tsc_hz);
+}
+
 /* Add then delete all routes in the given order; cycles per route. -1 on failure. */
 /* Groups: 65536 (research/fib.md §5), at most what the entry width can index. */
 static uint32_t
@@ -101,16 +120,16 @@ vpk_updates(enum vpk_fib_type type, unsigned nh_size, const struct gen_route4 *r
 
 	if (vpk_fib_create(&c, &f) != 0)
 		return -1;
-	uint64_t t0 = bench_tsc();
+	uint64_t t0 = now();
 	for (size_t i = 0; i < n; i++)
 		if (vpk_fib_add(f, rt[i].ip, rt[i].depth, rt[i].nh) != 0) {
 			vpk_fib_free(f);
 			return -1;
 		}
-	uint64_t t1 = bench_tsc();
+	uint64_t t1 = now();
 	for (size_t i = 0; i < n; i++)
 		vpk_fib_del(f, rt[i].ip, rt[i].depth);
-	uint64_t t2 = bench_tsc();
+	uint64_t t2 = now();
 	vpk_fib_free(f);
 	*add = (double)(t1 - t0) / (double)n;
 	*del = (double)(t2 - t1) / (double)n;
@@ -125,16 +144,16 @@ dpdk_updates(unsigned nh_size, const struct gen_route4 *rt, size_t n, double *ad
 
 	if (f == NULL)
 		return -1;
-	uint64_t t0 = bench_tsc();
+	uint64_t t0 = now();
 	for (size_t i = 0; i < n; i++)
 		if (dpdk_fib_add(f, rt[i].ip, rt[i].depth, rt[i].nh) != 0) {
 			dpdk_fib_free(f);
 			return -1;
 		}
-	uint64_t t1 = bench_tsc();
+	uint64_t t1 = now();
 	for (size_t i = 0; i < n; i++)
 		dpdk_fib_del(f, rt[i].ip, rt[i].depth);
-	uint64_t t2 = bench_tsc();
+	uint64_t t2 = now();
 	dpdk_fib_free(f);
 	*add = (double)(t1 - t0) / (double)n;
 	*del = (double)(t2 - t1) / (double)n;
@@ -145,23 +164,31 @@ static int
 cmd_bench_fib(int argc, char **argv)
 {
 	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' },
-		{ "seed", required_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+		{ "seed", required_argument, NULL, 'S' },
+		{ "cpu-time", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	const char *path = NULL;
 	unsigned sizes[4] = { 1, 2, 4, 8 }, nsizes = 4, passes = 5;
 	size_t nl = 10000000;
-	bool use_dpdk = true, updates = true;
+	bool use_dpdk = true, updates = true, want[2] = { true, true };        /* DIR-24-8, bm16 */
 	uint64_t seed = 1;
 	int c, code = VPK_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:l:e:R:Uh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:l:e:R:b:Uh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': path = optarg; break;
 		case 'l': nl = strtoull(optarg, NULL, 0); break;
 		case 'R': passes = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
 		case 'D': use_dpdk = false; break;
+		case 'C': use_cpu_time = true; break;
 		case 'U': updates = false; break;
+		case 'b':
+			want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
+			want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0;
+			if (!want[0] && !want[1])
+				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16' or 'all'", optarg);
+			break;
 		case 'e': {
 			int k = bench_parse_list(optarg, sizes, 4);
 			if (k <= 0)
@@ -174,7 +201,8 @@ cmd_bench_fib(int argc, char **argv)
 		}
 		case 'h':
 			printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
-			       "                     [--no-dpdk] [--seed N] [--json]\n");
+			       "                     [-b dir|bm16|all (vpk layouts, default all)] [--no-dpdk] [--seed N] [--json]\n"
+			       "                     [--cpu-time (cycles = thread CPU time x TSC rate)]\n");
 			return VPK_EXIT_OK;
 		default:
 			return VPK_EXIT_USAGE;
@@ -185,6 +213,7 @@ cmd_bench_fib(int argc, char **argv)
 	if (nl == 0 || passes == 0 || passes > 100)
 		return vpk_fail(VPK_EXIT_USAGE, "bench fib: -l and -R must be positive (-R <= 100)");
 
+	tsc_hz = bench_tsc_hz();
 	size_t nrt;
 	struct gen_route4 *rt = load(path, seed, &nrt, &code);
 	if (rt == NULL)
@@ -216,7 +245,7 @@ cmd_bench_fib(int argc, char **argv)
 		static const char *const vname[2] = { "vpk-dir24-8", "vpk-bm16" };
 		for (int t = 0; t < 2; t++) {
 			conf.type = t == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
-			if (t == 1 && sz > 4)
+			if ((t == 1 && sz > 4) || !want[t])
 				continue;
 			bool ok = vpk_fib_create(&conf, &vf[t]) == 0;
 			for (size_t i = 0; ok && i < nrt; i++)
@@ -287,12 +316,12 @@ cmd_bench_fib(int argc, char **argv)
 						vpk_fib_select(r[j].f, r[j].vi->name);
 					else
 						dpdk_fib_select(dfib, r[j].dt);
-					uint64_t t0 = bench_tsc();
+					uint64_t t0 = now();
 					if (r[j].vi)
 						vpk_fib_lookup_bulk(r[j].f, keys[k], out, nl);
 					else
 						dpdk_fib_lookup(dfib, keys[k], out, nl);
-					cyc[j][p] = (double)(bench_tsc() - t0) / (double)nl;
+					cyc[j][p] = (double)(now() - t0) / (double)nl;
 					bench_keep(out[nl - 1]);
 				}
 			for (size_t j = 0; j < nr && nrows < 512; j++)
@@ -311,9 +340,9 @@ cmd_bench_fib(int argc, char **argv)
 				gen_shuffle(o, nrt, sizeof(*o), seed + 99);
 			}
 			double a, d;
-			if (vpk_updates(VPK_FIB_DIR24_8, sz, o, nrt, &a, &d) == 0)
+			if (want[0] && vpk_updates(VPK_FIB_DIR24_8, sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "vpk-dir24-8", sh ? "shuffled" : "address", a, d };
-			if (sz <= 4 && vpk_updates(VPK_FIB_BM16, sz, o, nrt, &a, &d) == 0)
+			if (want[1] && sz <= 4 && vpk_updates(VPK_FIB_BM16, sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "vpk-bm16", sh ? "shuffled" : "address", a, d };
 			if (use_dpdk && dpdk_updates(sz, o, nrt, &a, &d) == 0)
 				upds[nupd++] = (struct upd){ sz, "rte_fib", sh ? "shuffled" : "address", a, d };
@@ -322,7 +351,7 @@ cmd_bench_fib(int argc, char **argv)
 		}
 	}
 
-	double ghz = bench_tsc_hz() / 1e9;
+	double ghz = tsc_hz / 1e9;
 	if (vpk_opts.json) {
 		struct json j;
 		json_init(&j, stdout);
@@ -334,6 +363,7 @@ cmd_bench_fib(int argc, char **argv)
 		json_dbl(&j, "tsc_ghz", ghz);
 		json_str(&j, "method", "whole-array lookup_bulk per pass, one TSC pair, variants interleaved; "
 				       "cycles/lookup median and min over passes");
+		json_str(&j, "clock", use_cpu_time ? "thread CPU time x TSC rate" : "TSC");
 		json_arr(&j, "lookup");
 		for (size_t i = 0; i < nrows; i++) {
 			json_obj(&j, NULL);

@@ -41,11 +41,15 @@ groups6(unsigned sz)
 	return m < TBL8 ? (uint32_t)m : TBL8;
 }
 
+#define NTYPES 2
+static const enum vpk_fib6_type types[NTYPES] = { VPK_FIB6_TRIE, VPK_FIB6_BM6 };
+static const char *const tnames[NTYPES] = { "vpk-trie", "vpk-bm6" };
+
 /* Add then delete everything; cycles per route, -1 if it does not fit. */
 static int
-upd(bool dpdk, unsigned sz, const struct gen_route6 *rt, size_t n, double *add, double *del)
+upd(bool dpdk, enum vpk_fib6_type type, unsigned sz, const struct gen_route6 *rt, size_t n, double *add, double *del)
 {
-	struct vpk_fib6_conf c = { .nh_size = sz, .num_tbl8 = groups6(sz), .max_routes = (uint32_t)n };
+	struct vpk_fib6_conf c = { .type = type, .nh_size = sz, .num_tbl8 = groups6(sz), .max_routes = (uint32_t)n };
 	struct vpk_fib6 *v = NULL;
 	struct dpdk_fib6 *d = NULL;
 	const char *why;
@@ -143,6 +147,8 @@ cmd_bench_fib6(int argc, char **argv)
 	}
 	uint64_t *out = malloc(nl * 8), *ref = malloc(nl * 8);
 	struct row6 rows[64];
+	if (keys[0] == NULL || keys[1] == NULL || out == NULL || ref == NULL)
+		return vpk_fail(VPK_EXIT_FAIL, "bench fib6: out of memory for %zu lookups", nl);
 	size_t nrows = 0;
 	double ghz = bench_tsc_hz() / 1e9;
 	struct json j;
@@ -160,15 +166,19 @@ cmd_bench_fib6(int argc, char **argv)
 	}
 	for (unsigned si = 0; si < nsizes; si++) {
 		unsigned sz = sizes[si];
-		struct vpk_fib6_conf conf = { .nh_size = sz, .num_tbl8 = groups6(sz), .max_routes = (uint32_t)nrt };
-		struct vpk_fib6 *fib = NULL;
+		struct vpk_fib6 *fibs[NTYPES] = { NULL };
+		struct vpk_fib6_stats sts[NTYPES] = { { 0 } };
 		struct dpdk_fib6 *dfib = NULL;
-		bool ok = vpk_fib6_create(&conf, &fib) == 0, dok = false;
-		for (size_t i = 0; ok && i < nrt; i++)
-			ok = vpk_fib6_add(fib, rt[i].ip, rt[i].depth, rt[i].nh) == 0;
-		struct vpk_fib6_stats st = { 0 };
-		if (fib != NULL)
-			vpk_fib6_get_stats(fib, &st);
+		bool oks[NTYPES], dok = false;
+		for (int ty = 0; ty < NTYPES; ty++) {
+			struct vpk_fib6_conf conf = { .type = types[ty], .nh_size = sz, .num_tbl8 = groups6(sz),
+						      .max_routes = (uint32_t)nrt };
+			oks[ty] = vpk_fib6_create(&conf, &fibs[ty]) == 0;
+			for (size_t i = 0; oks[ty] && i < nrt; i++)
+				oks[ty] = vpk_fib6_add(fibs[ty], rt[i].ip, rt[i].depth, rt[i].nh) == 0;
+			if (fibs[ty] != NULL)
+				vpk_fib6_get_stats(fibs[ty], &sts[ty]);
+		}
 		size_t dmem = 0;
 		if (use_dpdk) {
 			size_t h0 = dpdk_heap_used();
@@ -178,14 +188,16 @@ cmd_bench_fib6(int argc, char **argv)
 				dok = dpdk_fib6_add(dfib, rt[i].ip, rt[i].depth, rt[i].nh) == 0;
 			dmem = dpdk_heap_used() - h0;
 		}
-		struct { const char *impl, *name; const struct vpk_impl *vi; int dt; } r[8];
+		struct { const char *impl, *name; const struct vpk_impl *vi; struct vpk_fib6 *f; int dt; } r[16];
 		size_t nr = 0;
-		for (const struct vpk_impl *const *t = vpk_fib6_impls(VPK_FIB6_TRIE); ok && *t; t++)
-			if (vpk_impl_why_not(*t) == NULL) {
-				r[nr].impl = "vpk-trie";
-				r[nr].name = (*t)->name;
-				r[nr++].vi = *t;
-			}
+		for (int ty = 0; ty < NTYPES; ty++)
+			for (const struct vpk_impl *const *t = vpk_fib6_impls(types[ty]); oks[ty] && *t; t++)
+				if (vpk_impl_why_not(*t) == NULL) {
+					r[nr].impl = tnames[ty];
+					r[nr].name = (*t)->name;
+					r[nr].f = fibs[ty];
+					r[nr++].vi = *t;
+				}
 		for (int t = 1; dok && t <= 2; t++)
 			if (dpdk_fib6_select(dfib, t) == 0) {
 				r[nr].impl = "rte_fib6";
@@ -195,12 +207,12 @@ cmd_bench_fib6(int argc, char **argv)
 			}
 		nrows = 0;
 		for (int k = 0; k < 2 && nr > 0; k++) {
-			double cyc[8][100];
-			bool same[8];
+			double cyc[16][100];
+			bool same[16];
 			for (size_t x = 0; x < nr; x++) {
 				if (r[x].vi) {
-					vpk_fib6_select(fib, r[x].vi->name);
-					vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])keys[k], x == 0 ? ref : out, nl);
+					vpk_fib6_select(r[x].f, r[x].vi->name);
+					vpk_fib6_lookup_bulk(r[x].f, (const uint8_t (*)[16])keys[k], x == 0 ? ref : out, nl);
 				} else {
 					dpdk_fib6_select(dfib, r[x].dt);
 					dpdk_fib6_lookup(dfib, (const uint8_t (*)[16])keys[k], x == 0 ? ref : out, nl);
@@ -213,12 +225,12 @@ cmd_bench_fib6(int argc, char **argv)
 			for (unsigned p = 0; p < passes; p++)
 				for (size_t x = 0; x < nr; x++) {
 					if (r[x].vi)
-						vpk_fib6_select(fib, r[x].vi->name);
+						vpk_fib6_select(r[x].f, r[x].vi->name);
 					else
 						dpdk_fib6_select(dfib, r[x].dt);
 					uint64_t t0 = bench_tsc();
 					if (r[x].vi)
-						vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])keys[k], out, nl);
+						vpk_fib6_lookup_bulk(r[x].f, (const uint8_t (*)[16])keys[k], out, nl);
 					else
 						dpdk_fib6_lookup(dfib, (const uint8_t (*)[16])keys[k], out, nl);
 					cyc[x][p] = (double)(bench_tsc() - t0) / (double)nl;
@@ -228,9 +240,11 @@ cmd_bench_fib6(int argc, char **argv)
 				rows[nrows++] = (struct row6){ sz, r[x].impl, r[x].name, kname[k], bench_median(cyc[x], passes),
 							       bench_min(cyc[x], passes), same[x] };
 		}
-		vpk_fib6_free(fib);
+		for (int ty = 0; ty < NTYPES; ty++)
+			vpk_fib6_free(fibs[ty]);
 		dpdk_fib6_free(dfib);
-		double ua[2][2] = { { -1, -1 }, { -1, -1 } }, ud[2][2] = { { -1, -1 }, { -1, -1 } };
+		/* [order][trie, bm6, rte_fib6] */
+		double ua[2][3] = { { -1, -1, -1 }, { -1, -1, -1 } }, ud[2][3] = { { -1, -1, -1 }, { -1, -1, -1 } };
 		for (int sh = 0; updates && sh < 2; sh++) {
 			struct gen_route6 *o = rt;
 			if (sh) {
@@ -238,20 +252,23 @@ cmd_bench_fib6(int argc, char **argv)
 				memcpy(o, rt, nrt * sizeof(*o));
 				gen_shuffle(o, nrt, sizeof(*o), 99);
 			}
-			if (upd(false, sz, o, nrt, &ua[sh][0], &ud[sh][0]) != 0)
-				ua[sh][0] = ud[sh][0] = -1;
-			if (use_dpdk && upd(true, sz, o, nrt, &ua[sh][1], &ud[sh][1]) != 0)
-				ua[sh][1] = ud[sh][1] = -1;
+			for (int ty = 0; ty < NTYPES; ty++)
+				if (upd(false, types[ty], sz, o, nrt, &ua[sh][ty], &ud[sh][ty]) != 0)
+					ua[sh][ty] = ud[sh][ty] = -1;
+			if (use_dpdk && upd(true, VPK_FIB6_TRIE, sz, o, nrt, &ua[sh][2], &ud[sh][2]) != 0)
+				ua[sh][2] = ud[sh][2] = -1;
 			if (sh)
 				free(o);
 		}
 		if (vpk_opts.json) {
 			json_obj(&j, NULL);
 			json_u64(&j, "nh_size", sz);
-			json_bool(&j, "vpk_loaded", ok);
-			json_u64(&j, "vpk_tbl8_used", st.tbl8_used);
-			json_u64(&j, "vpk_dataplane_bytes", st.dataplane_touched);
-			json_u64(&j, "vpk_rib_bytes", st.rib_bytes);
+			json_bool(&j, "vpk_loaded", oks[0] && oks[1]);
+			json_u64(&j, "vpk_tbl8_used", sts[0].tbl8_used);
+			json_u64(&j, "vpk_dataplane_bytes", sts[0].dataplane_touched);
+			json_u64(&j, "vpk_rib_bytes", sts[0].rib_bytes);
+			json_u64(&j, "vpk_bm6_dataplane_bytes", sts[1].dataplane_touched);
+			json_u64(&j, "vpk_bm6_control_bytes", sts[1].rib_bytes);
 			json_bool(&j, "dpdk_loaded", dok);
 			json_u64(&j, "dpdk_heap_bytes", dmem);
 			json_arr(&j, "lookup");
@@ -271,24 +288,32 @@ cmd_bench_fib6(int argc, char **argv)
 			json_dbl(&j, "vpk_del_sorted", ud[0][0]);
 			json_dbl(&j, "vpk_add_shuffled", ua[1][0]);
 			json_dbl(&j, "vpk_del_shuffled", ud[1][0]);
-			json_dbl(&j, "dpdk_add_sorted", ua[0][1]);
-			json_dbl(&j, "dpdk_del_sorted", ud[0][1]);
-			json_dbl(&j, "dpdk_add_shuffled", ua[1][1]);
-			json_dbl(&j, "dpdk_del_shuffled", ud[1][1]);
+			json_dbl(&j, "bm6_add_sorted", ua[0][1]);
+			json_dbl(&j, "bm6_del_sorted", ud[0][1]);
+			json_dbl(&j, "bm6_add_shuffled", ua[1][1]);
+			json_dbl(&j, "bm6_del_shuffled", ud[1][1]);
+			json_dbl(&j, "dpdk_add_sorted", ua[0][2]);
+			json_dbl(&j, "dpdk_del_sorted", ud[0][2]);
+			json_dbl(&j, "dpdk_add_shuffled", ua[1][2]);
+			json_dbl(&j, "dpdk_del_shuffled", ud[1][2]);
 			json_end(&j);
 			json_end(&j);
 		} else {
-			printf("%u B: vpk %s (%u groups, dataplane %.1f MiB, RIB %.1f MiB); rte_fib6 %s (heap %.1f MiB at %u groups)\n",
-			       sz, ok ? "loaded" : "FAILED", st.tbl8_used, st.dataplane_touched / 1048576.0,
-			       st.rib_bytes / 1048576.0, dok ? "loaded" : use_dpdk ? "FAILED" : "skipped", dmem / 1048576.0,
-			       groups6(sz));
+			printf("%u B: vpk %s (%u groups, trie dataplane %.1f MiB, RIB %.1f MiB; bm6 dataplane %.2f MiB, "
+			       "control %.1f MiB); rte_fib6 %s (heap %.1f MiB at %u groups)\n",
+			       sz, oks[0] && oks[1] ? "loaded" : "FAILED", sts[0].tbl8_used, sts[0].dataplane_touched / 1048576.0,
+			       sts[0].rib_bytes / 1048576.0, sts[1].dataplane_touched / 1048576.0,
+			       sts[1].rib_bytes / 1048576.0, dok ? "loaded" : use_dpdk ? "FAILED" : "skipped",
+			       dmem / 1048576.0, groups6(sz));
 			for (size_t x = 0; x < nrows; x++)
 				printf("  %-9s %-9s %-9s %9.2f cyc (best %.2f) %7.1f Mlps%s\n", rows[x].impl, rows[x].variant,
 				       rows[x].keys, rows[x].med, rows[x].min, ghz * 1e3 / rows[x].med,
 				       rows[x].same ? "" : "  DIFFERENT RESULTS");
 			if (updates)
-				printf("  updates (cycles/route) sorted add/del: vpk %.0f/%.0f rte_fib6 %.0f/%.0f; shuffled: vpk %.0f/%.0f rte_fib6 %.0f/%.0f\n",
-				       ua[0][0], ud[0][0], ua[0][1], ud[0][1], ua[1][0], ud[1][0], ua[1][1], ud[1][1]);
+				printf("  updates (cycles/route) sorted add/del: trie %.0f/%.0f bm6 %.0f/%.0f rte_fib6 %.0f/%.0f; "
+				       "shuffled: trie %.0f/%.0f bm6 %.0f/%.0f rte_fib6 %.0f/%.0f\n",
+				       ua[0][0], ud[0][0], ua[0][1], ud[0][1], ua[0][2], ud[0][2], ua[1][0], ud[1][0],
+				       ua[1][1], ud[1][1], ua[1][2], ud[1][2]);
 		}
 	}
 	if (vpk_opts.json) {

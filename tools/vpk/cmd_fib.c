@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <vpk/fib.h>
+#include <vpk/fib6.h>
 
 #include "bench.h"
 #include "fib/fib_file.h"
@@ -31,7 +32,7 @@ VPK_CMD(fib, "fib", "FIB benchmark and checker (dpdk-test-fib options and format
 
 static const char usage[] =
 	"usage: vpk fib [-f routes] [-t lookups] [-n routes] [-l lookups] [-d depth:N|P%,...]\n"
-	"               [-r pct-random] [-k in-table|random|skewed] [-c] [-a] [-s] [-6] [-b dir|bm16|trie]\n"
+	"               [-r pct-random] [-k in-table|random|skewed] [-c] [-a] [-s] [-6] [-b dir|bm16|trie|bm6]\n"
 	"               [-e 1|2|4|8] [-g tbl8] [-w routes-out] [-u lookups-out] [-v all|variant,...]\n"
 	"               [-R passes] [--dpdk] [--seed N] [--nh-max N] [--json]\n";
 
@@ -157,8 +158,13 @@ cmd_fib(int argc, char **argv)
 				o.type = VPK_FIB_DIR24_8;
 			else if (strcmp(optarg, "bm16") == 0)
 				o.type = VPK_FIB_BM16;
-			else if (strcmp(optarg, "trie") != 0)
-				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: 'dir' or 'bm16' (IPv4), 'trie' (IPv6)", optarg);
+			else if (strcmp(optarg, "trie") == 0)
+				o.type6 = VPK_FIB6_TRIE;
+			else if (strcmp(optarg, "bm6") == 0)
+				o.type6 = VPK_FIB6_BM6;
+			else
+				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: 'dir' or 'bm16' (IPv4), 'trie' or 'bm6' (IPv6)",
+						optarg);
 			break;
 		case 'k':
 			if (gen_lookup_kind(optarg, &o.kind) != 0)

@@ -19,6 +19,7 @@ struct fib_opts {
 	bool cmp_ref, cmp_all, shuffle, dpdk, v6;
 	enum gen_lookup_kind kind;
 	enum vpk_fib_type type;
+	int type6;              /* enum vpk_fib6_type of -6 -b (0 = default) */
 	uint64_t seed, nh_max;
 };
 

@@ -121,7 +121,7 @@ fib_run6(struct fib_opts *o)
 		free(ips);
 		return code;
 	}
-	struct vpk_fib6_conf conf = { .nh_size = o->nh_size, .num_tbl8 = o->tbl8, .max_routes = (uint32_t)nrt + 1,
+	struct vpk_fib6_conf conf = { .type = (enum vpk_fib6_type)o->type6, .nh_size = o->nh_size, .num_tbl8 = o->tbl8, .max_routes = (uint32_t)nrt + 1,
 				      .isa = vpk_opts.isa };
 	struct vpk_fib6 *fib = NULL;
 	struct dpdk_fib6 *dfib = NULL;
@@ -159,7 +159,7 @@ fib_run6(struct fib_opts *o)
 
 	struct run6 run[8];
 	size_t nrun = 0;
-	for (const struct vpk_impl *const *t = vpk_fib6_impls(VPK_FIB6_TRIE); *t != NULL; t++) {
+	for (const struct vpk_impl *const *t = vpk_fib6_impls((enum vpk_fib6_type)o->type6); *t != NULL; t++) {
 		if (o->variants != NULL && strcmp(o->variants, "all") != 0) {
 			char list[128], key[40];
 			snprintf(list, sizeof(list), ",%s,", o->variants);
@@ -216,6 +216,7 @@ fib_run6(struct fib_opts *o)
 		json_init(&j, stdout);
 		json_obj(&j, NULL);
 		json_str(&j, "family", "ipv6");
+		json_str(&j, "type", vpk_fib6_type_name(fib));
 		json_u64(&j, "routes", nrt);
 		json_u64(&j, "lookups", nips);
 		json_u64(&j, "nh_size", o->nh_size);
@@ -245,8 +246,8 @@ fib_run6(struct fib_opts *o)
 		json_end(&j);
 		json_done(&j);
 	} else {
-		printf("IPv6: routes %zu, lookups %zu, entry %u B, tbl8 groups %u used of %u, TSC %.2f GHz\n", nrt, nips,
-		       o->nh_size, st.tbl8_used, st.tbl8_total, ghz);
+		printf("IPv6 %s: routes %zu, lookups %zu, entry %u B, tbl8 groups %u used of %u, TSC %.2f GHz\n",
+		       vpk_fib6_type_name(fib), nrt, nips, o->nh_size, st.tbl8_used, st.tbl8_total, ghz);
 		printf("memory: dataplane %.1f MiB touched, RIB %.1f MiB", st.dataplane_touched / 1048576.0,
 		       st.rib_bytes / 1048576.0);
 		if (dfib != NULL)

@@ -64,9 +64,16 @@ fwd_show_runtime(const struct vpk_graph *g)
 	}
 }
 
+/* The runtime's own drop reasons (struct vpk_graph_drops), as printed. */
+static const char *const graph_drop_reason[2] = {
+	"out of memory for frames (packets freed)",
+	"arc to a node missing from the graph (packets freed)",
+};
+
 static void
 show_errors(const struct vpk_graph *g)
 {
+	struct vpk_graph_drops d;
 	bool any = false;
 
 	printf("%12s  %-18s %s\n", "Count", "Node", "Reason");
@@ -82,6 +89,15 @@ show_errors(const struct vpk_graph *g)
 			if (c == 0)
 				continue;
 			printf("%12llu  %-18s %s\n", (unsigned long long)c, s.name, why);
+			any = true;
+		}
+	}
+	vpk_graph_get_drops(g, &d);
+	for (int k = 0; k < 2; k++) {
+		uint64_t c = k ? d.no_arc : d.no_memory;
+
+		if (c != 0) {
+			printf("%12llu  %-18s %s\n", (unsigned long long)c, "(graph)", graph_drop_reason[k]);
 			any = true;
 		}
 	}
@@ -274,6 +290,23 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 			json_u64(j, "count", c);
 			json_end(j);
 		}
+	}
+	for (int k = 0; k < 2; k++) {
+		uint64_t c = 0;
+
+		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+			struct vpk_graph_drops d;
+
+			vpk_graph_get_drops(vpk_fwd_worker_graph(f, w), &d);
+			c += k ? d.no_arc : d.no_memory;
+		}
+		if (c == 0)
+			continue;
+		json_obj(j, NULL);
+		json_str(j, "node", "(graph)");
+		json_str(j, "reason", graph_drop_reason[k]);
+		json_u64(j, "count", c);
+		json_end(j);
 	}
 	json_end(j);
 	if (vpk_fwd_n_workers(f) > 1) {

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Compressed IPv6 dataplane bm6 (bm6.h), control side: the node arena and
+ * its size-class allocator, node building from trie6 groups and tbl24
+ * slices, publication, retirement with optional deferral, and the table of
+ * lookup variants. One writer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/kern.h"
+#include "core/registry.h"
+#include "fib/bm6.h"
+#include "fib/ent.h"
+
+VPK_DECLARE_VARIANTS(struct bm6_impl, vpk_bm6_impl);
+
+const struct vpk_impl *const vpk_bm6_impls[] = {
+#ifdef VPK_HAVE_ISA_AVX512ICL
+	&vpk_bm6_impl_avx512icl.impl,
+#endif
+#ifdef VPK_HAVE_ISA_AVX512
+	&vpk_bm6_impl_avx512.impl,
+#endif
+#ifdef VPK_HAVE_ISA_AVX2
+	&vpk_bm6_impl_avx2.impl,
+#endif
+#ifdef VPK_HAVE_ISA_SSE42
+	&vpk_bm6_impl_sse42.impl,
+#endif
+	&vpk_bm6_impl_scalar.impl,
+	NULL,
+};
+
+VPK_KERNEL_REGISTER(fib6_bm6, "fib6-bm6",
+		    "IPv6 FIB lookup, 2^16 direct table + popcount-compressed 256-way byte nodes", vpk_bm6_impls);
+
+#define LINE 64u
+#define MAX_LINES (UINT64_C(1) << 25)   /* byte offsets of lines stay below 2^31 */
+
+static void *
+map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Entry size, and the largest node (a class holding header + 256 entries), in lines. */
+static unsigned
+ent_size(const struct bm6 *b)
+{
+	return b->ent64 ? 8 : 4;
+}
+
+static size_t
+max_node_lines(const struct bm6 *b)
+{
+	return b->ent64 ? 64 : 32;
+}
+
+static void on_free(void *ctx, uint32_t g);
+
+int
+vpk_bm6_init(struct bm6 *b, struct trie6 *t)
+{
+	memset(b, 0, sizeof(*b));
+	b->ent64 = t->nh_sz == 8;
+	uint64_t worst = ((uint64_t)t->num_tbl8 + BM6_SLICES) * max_node_lines(b);
+	b->lines_cap = (size_t)(4 * worst + 1 < MAX_LINES ? 4 * worst + 1 : MAX_LINES);
+	b->lines_top = 1;
+	b->direct = calloc(BM6_SLICES, b->ent64 ? 8 : 4);
+	b->arena = map_zero(b->lines_cap * LINE);
+	b->node_of = map_zero((size_t)t->num_tbl8 * 4);
+	b->slice_node = calloc(BM6_SLICES, 4);
+	b->track.gdirty = map_zero(t->num_tbl8);
+	b->track.glo = map_zero(t->num_tbl8);
+	b->track.ghi = map_zero(t->num_tbl8);
+	b->track.slo = calloc(BM6_SLICES, 1);
+	b->track.shi = calloc(BM6_SLICES, 1);
+	b->track.sdirty = calloc(BM6_SLICES / 64, 8);
+	b->track.slices = calloc(BM6_SLICES, 4);
+	if (b->direct == NULL || b->arena == NULL || b->node_of == NULL || b->slice_node == NULL ||
+	    b->track.gdirty == NULL || b->track.sdirty == NULL || b->track.slices == NULL || b->track.glo == NULL ||
+	    b->track.ghi == NULL || b->track.slo == NULL || b->track.shi == NULL) {
+		vpk_bm6_fini(b, t);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < BM6_SLICES; s++)
+		vpk_ent_set(b->direct, 2 + b->ent64, s, t->default_nh << 1);
+	b->track.on_free = on_free;
+	b->track.ctx = b;
+	t->track = &b->track;
+	return 0;
+}
+
+void
+vpk_bm6_fini(struct bm6 *b, struct trie6 *t)
+{
+	if (t != NULL && t->track == &b->track)
+		t->track = NULL;
+	if (b->arena != NULL)
+		munmap(b->arena, b->lines_cap * LINE);
+	if (b->node_of != NULL && t != NULL)
+		munmap(b->node_of, (size_t)t->num_tbl8 * 4);
+	if (t != NULL)
+		for (int k = 0; k < 3; k++) {
+			uint8_t *p = k == 0 ? b->track.gdirty : k == 1 ? b->track.glo : b->track.ghi;
+			if (p != NULL)
+				munmap(p, t->num_tbl8);
+		}
+	free(b->track.slo);
+	free(b->track.shi);
+	free(b->direct);
+	free(b->slice_node);
+	free(b->track.sdirty);
+	free(b->track.slices);
+	for (unsigned c = 0; c < BM6_CLASSES; c++)
+		free(b->free_[c].v);
+	free(b->parked.v);
+	free(b->retire.v);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Append; the vectors are sized ahead by vpk_bm6_room() callers' checks, but grow if needed. */
+static void
+vec_push(struct bm6_vec *v, uint32_t x)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 64;
+		uint32_t *p = realloc(v->v, cap * 4);
+		if (p == NULL)
+			return;         /* lose the line: the arena has slack for it (never reused) */
+		v->v = p;
+		v->cap = cap;
+	}
+	v->v[v->n++] = x;
+}
+
+static unsigned
+class_of_runs(const struct bm6 *b, unsigned runs)
+{
+	unsigned lines = (BM6_HDR + runs * ent_size(b) + LINE - 1) / LINE, c = 0;
+
+	while ((1u << c) < lines)
+		c++;
+	return c;
+}
+
+static size_t
+class_lines(unsigned c)
+{
+	return (size_t)1 << c;
+}
+
+static uint32_t
+line_alloc(struct bm6 *b, unsigned c)
+{
+	b->lines_live += class_lines(c);
+	if (b->free_[c].n > 0)
+		return b->free_[c].v[--b->free_[c].n];
+	uint32_t l = (uint32_t)b->lines_top;
+	b->lines_top += class_lines(c);
+	return l;
+}
+
+/* Population count without a libgcc call (the baseline build has no POPCNT). */
+static inline unsigned
+pc32(uint32_t x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+static const uint8_t *
+hdr(const struct bm6 *b, uint32_t line)
+{
+	return (const uint8_t *)b->arena + (size_t)line * LINE;
+}
+
+/* Bits 32j..32j+31 of a node's run bitmap (two 16-bit header words). */
+static uint32_t
+hdr_word(const uint8_t *h, unsigned j)
+{
+	const uint8_t *p = h + 6 * j;
+
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+}
+
+/* Run of entry i (1-based), from the header. */
+static unsigned
+hdr_rank(const uint8_t *h, unsigned i)
+{
+	const uint8_t *p = h + 3 * (i >> 4);
+	uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+
+	return p[2] + pc32(w & (0xffffu >> (15 - (i & 15))));
+}
+
+/* Runs of a built node, from its header. */
+static unsigned
+node_runs(const struct bm6 *b, uint32_t line)
+{
+	const uint8_t *h = hdr(b, line);
+	unsigned r = 0;
+
+	for (unsigned j = 0; j < 8; j++)
+		r += pc32(hdr_word(h, j));
+	return r;
+}
+
+static void
+retire(struct bm6 *b, uint32_t line)
+{
+	vec_push(&b->retire, line << 3 | class_of_runs(b, node_runs(b, line)));
+}
+
+static void
+on_free(void *ctx, uint32_t g)
+{
+	struct bm6 *b = ctx;
+
+	if (b->node_of[g] != 0)
+		retire(b, b->node_of[g]);
+	b->node_of[g] = 0;
+}
+
+/* Run bitmap of 256 entries; returns the number of runs. */
+static unsigned
+runs_of(const uint64_t *m, uint32_t w[8])
+{
+	unsigned runs = 0;
+
+	for (unsigned j = 0; j < 8; j++) {
+		uint32_t x = j == 0;
+		for (unsigned i = j == 0 ? 1 : 0; i < 32; i++)
+			x |= (uint32_t)(m[32 * j + i] != m[32 * j + i - 1]) << i;
+		w[j] = x;
+		runs += pc32(x);
+	}
+	return runs;
+}
+
+/*
+ * Same run bitmap as the node at `line`: store the entries that changed in
+ * place (each an atomic store; a reader sees its address's old or new
+ * entry) and return true. Else false: the node must be rebuilt.
+ */
+static bool
+patch(struct bm6 *b, uint32_t line, const uint64_t *m, const uint32_t w[8])
+{
+	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+
+	for (unsigned j = 0; j < 8; j++)
+		if (hdr_word(h, j) != w[j])
+			return false;
+	size_t r = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		if (!(w[i >> 5] & (1u << (i & 31))))
+			continue;
+		if (b->ent64) {
+			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
+			if (__atomic_load_n(p, __ATOMIC_RELAXED) != m[i])
+				__atomic_store_n(p, m[i], __ATOMIC_RELEASE);
+		} else {
+			uint32_t *p = (uint32_t *)(void *)(h + BM6_HDR) + r;
+			if (__atomic_load_n(p, __ATOMIC_RELAXED) != (uint32_t)m[i])
+				__atomic_store_n(p, (uint32_t)m[i], __ATOMIC_RELEASE);
+		}
+		r++;
+	}
+	return true;
+}
+
+/* Build a node from 256 entries (already in bm6 encoding) and their run bitmap; returns its line. */
+static uint32_t
+build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
+{
+	uint32_t line = line_alloc(b, class_of_runs(b, runs));
+	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+	size_t r = 0;
+	for (unsigned j = 0; j < 8; j++) {
+		for (unsigned k = 0; k < 2; k++) {     /* 16-bit words 2j, 2j + 1 */
+			uint8_t *p = h + 6 * j + 3 * k;
+			p[0] = (uint8_t)(w[j] >> 16 * k);
+			p[1] = (uint8_t)(w[j] >> (16 * k + 8));
+			p[2] = (uint8_t)(r + (k ? pc32(w[j] & 0xffff) : 0));     /* <= 240 */
+		}
+		for (uint32_t x = w[j]; x != 0; x &= x - 1, r++) {
+			unsigned i = 32 * j + (unsigned)__builtin_ctz(x);
+			if (b->ent64)
+				memcpy(h + BM6_HDR + 8 * r, &m[i], 8);
+			else
+				memcpy(h + BM6_HDR + 4 * r, &(uint32_t){ (uint32_t)m[i] }, 4);
+		}
+	}
+	return line;
+}
+
+static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g);
+
+/* bm6 encoding of trie entry e; a dirty child group is rebuilt first. */
+static uint64_t
+map1(struct bm6 *b, const struct trie6 *t, uint64_t e)
+{
+	if (!(e & 1))
+		return e;
+	uint32_t g = (uint32_t)(e >> 1);
+	uint32_t l = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g) : b->node_of[g];
+	return (uint64_t)l << 1 | 1;
+}
+
+/*
+ * Entries [lo, hi] of the 256 at tbl[base] were written; the node at `line`
+ * holds the old ones. If the run boundaries stay (checked over lo..hi+1),
+ * store the changed run entries in place and return true.
+ */
+static bool
+patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, unsigned lo, unsigned hi,
+	     uint32_t line)
+{
+	uint64_t m[256];
+	unsigned a = lo ? lo - 1 : 0, z = hi < 255 ? hi + 1 : 255;
+	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+
+	for (unsigned i = a; i <= z; i++)
+		m[i] = map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i));
+	for (unsigned i = a + 1; i <= z; i++)
+		if ((m[i] != m[i - 1]) != ((hdr_word(h, i >> 5) >> (i & 31)) & 1))
+			return false;
+	for (unsigned i = lo; i <= hi; i++) {
+		if (!((hdr_word(h, i >> 5) >> (i & 31)) & 1))
+			continue;
+		unsigned r = hdr_rank(h, i) - 1;
+		if (b->ent64) {
+			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
+			if (*p != m[i])
+				__atomic_store_n(p, m[i], __ATOMIC_RELEASE);
+		} else {
+			uint32_t *p = (uint32_t *)(void *)(h + BM6_HDR) + r;
+			if (*p != (uint32_t)m[i])
+				__atomic_store_n(p, (uint32_t)m[i], __ATOMIC_RELEASE);
+		}
+	}
+	return true;
+}
+
+/* bm6 encoding of 256 trie entries from tbl at index base; children rebuilt where dirty. */
+static void
+map_entries(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, uint64_t *m)
+{
+	uint64_t ext = 0;
+
+	switch (t->nh_log) {
+	case 1:
+		for (unsigned i = 0; i < 256; i++)
+			ext |= m[i] = ((const uint16_t *)tbl)[base + i];
+		break;
+	case 2:
+		for (unsigned i = 0; i < 256; i++)
+			ext |= m[i] = ((const uint32_t *)tbl)[base + i];
+		break;
+	default:
+		for (unsigned i = 0; i < 256; i++)
+			ext |= m[i] = ((const uint64_t *)tbl)[base + i];
+		break;
+	}
+	for (unsigned i = 0; (ext & 1) && i < 256; i++)
+		m[i] = map1(b, t, m[i]);
+}
+
+static uint32_t
+rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g)
+{
+	uint64_t m[256];
+
+	uint32_t w[8];
+
+	b->track.gdirty[g] = 0;
+	if (b->node_of[g] != 0 && patch_window(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, b->track.glo[g],
+					       b->track.ghi[g], b->node_of[g]))
+		return b->node_of[g];
+	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m);
+	unsigned runs = runs_of(m, w);
+	if (b->node_of[g] != 0) {
+		if (patch(b, b->node_of[g], m, w))
+			return b->node_of[g];
+		retire(b, b->node_of[g]);
+	}
+	b->node_of[g] = build(b, m, w, runs);
+	return b->node_of[g];
+}
+
+static void
+rebuild_slice(struct bm6 *b, const struct trie6 *t, uint32_t s)
+{
+	uint64_t m[256], e;
+	uint32_t w[8];
+
+	if (b->slice_node[s] != 0 &&
+	    patch_window(b, t, t->tbl24, (size_t)s * 256, b->track.slo[s], b->track.shi[s], b->slice_node[s]))
+		return;
+	map_entries(b, t, t->tbl24, (size_t)s * 256, m);
+	unsigned runs = runs_of(m, w);
+	uint32_t old = b->slice_node[s];
+	if (runs == 1 && !(m[0] & 1)) {
+		e = m[0];
+		b->slice_node[s] = 0;
+	} else {
+		if (old != 0 && patch(b, old, m, w))
+			return;
+		b->slice_node[s] = build(b, m, w, runs);
+		e = (uint64_t)b->slice_node[s] << 1 | 1;
+	}
+	/* Publish: the release store orders every node write above before it. */
+	vpk_ent_set(b->direct, 2 + b->ent64, s, e);
+	if (old != 0)
+		retire(b, old);
+}
+
+bool
+vpk_bm6_room(const struct bm6 *b, const struct trie6 *t, u128 first, u128 last, uint64_t more_groups)
+{
+	uint64_t groups = (uint64_t)t->tbl8_used + more_groups;
+	uint64_t slices = (uint64_t)(last >> 112) - (uint64_t)(first >> 112) + 1;
+
+	if (groups > t->num_tbl8)
+		groups = t->num_tbl8;
+	return (groups + slices) * max_node_lines(b) <= b->lines_cap - b->lines_top;
+}
+
+void
+vpk_bm6_sync(struct bm6 *b, struct trie6 *t)
+{
+	struct trie6_track *tr = &b->track;
+
+	for (uint32_t k = 0; k < tr->nslices; k++) {
+		uint32_t s = tr->slices[k];
+		rebuild_slice(b, t, s);
+		tr->sdirty[s >> 6] &= ~(UINT64_C(1) << (s & 63));
+	}
+	tr->nslices = 0;
+	/* Everything retired is unreachable from the direct table now. */
+	for (size_t k = 0; k < b->retire.n; k++) {
+		uint32_t x = b->retire.v[k];
+		if (b->defer) {
+			vec_push(&b->parked, x);
+		} else {
+			vec_push(&b->free_[x & 7], x >> 3);
+			b->lines_live -= class_lines(x & 7);
+		}
+	}
+	b->retire.n = 0;
+}
+
+uint32_t
+vpk_bm6_reclaim(struct bm6 *b)
+{
+	uint32_t n = (uint32_t)b->parked.n;
+
+	for (size_t k = 0; k < b->parked.n; k++) {
+		uint32_t x = b->parked.v[k];
+		vec_push(&b->free_[x & 7], x >> 3);
+		b->lines_live -= class_lines(x & 7);
+	}
+	b->parked.n = 0;
+	return n;
+}
+
+size_t
+vpk_bm6_bytes(const struct bm6 *b)
+{
+	return (size_t)BM6_SLICES * (b->ent64 ? 8 : 4) + b->lines_top * LINE;
+}
+
+uint64_t
+vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16])
+{
+	uint64_t e = vpk_ent_get(b->direct, 2 + b->ent64, (size_t)ip[0] << 8 | ip[1]);
+
+	for (unsigned k = 2; (e & 1) && k < 16; k++) {
+		const uint8_t *h = hdr(b, (uint32_t)(e >> 1));
+		unsigned r = hdr_rank(h, ip[k]);
+		uint32_t e32;
+		if (b->ent64) {
+			memcpy(&e, h + BM6_HDR + 8 * (r - 1), 8);
+		} else {
+			memcpy(&e32, h + BM6_HDR + 4 * (r - 1), 4);
+			e = e32;
+		}
+	}
+	return e >> 1;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_FIB_BM6_H
+#define VPK_FIB_BM6_H
+
+/*
+ * Compressed IPv6 dataplane "bm6" (VPK_FIB6_BM6): a 2^16-entry direct table
+ * on the first two address bytes, then one popcount-compressed 256-way node
+ * per address byte (bytes 2..15), in the spirit of Poptrie's leaf vectors
+ * and DXR's range compression. Derived from the trie (trie6.h) that the
+ * control plane keeps: the trie's change tracking names the slices and
+ * groups an update touched, and only those nodes are rebuilt.
+ *
+ * Entries (direct table and node entries) are 4 bytes for 2- and 4-byte
+ * next hops, 8 bytes for 8-byte ones:
+ *     bit0 = 0: next hop = value >> 1
+ *     bit0 = 1: node at arena line (value >> 1)
+ * A node starts on a 64-byte line: a 48-byte header, then one entry per run
+ * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
+ * more continue in the next lines of the node):
+ *     header bytes 3j, 3j+1: w[j], 16 bits of the run bitmap (bit i set where
+ *                            a run starts at entry 16j + i; bit 0 of w[0]
+ *                            always set), j = 0..15, little-endian
+ *     header byte 3j+2:      c[j], runs starting before entry 16j (<= 240)
+ *     entry of byte b (j = b >> 4):
+ *       run r = c[j] + popcount(w[j] & (0xffff >> (15 - (b & 15)))) (>= 1)
+ *       at byte 48 + (r - 1) * entry size of the node
+ * One 4-byte load gives w[j] and c[j] (one 32-bit gather per 16 lanes) and
+ * a small node is one line, so a level costs two gathers, usually in one
+ * line. An address outside every routed /16 is answered by the direct table
+ * alone (256 or 512 KiB, L2-resident).
+ *
+ * Concurrency: nodes are never changed once reachable. An update builds the
+ * changed nodes of a slice bottom-up in free arena space, publishes them
+ * with one atomic store of the slice's direct entry, then retires the old
+ * ones: to the free lists at once, or parked until vpk_bm6_reclaim() when
+ * deferred freeing is on (trie6 groups of the control copy are private and
+ * recycled at once).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vpk/isa.h>
+
+#include "fib/trie6.h"
+
+#define BM6_SLICES (1u << 16)
+#define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
+#define BM6_HDR 48u             /* header bytes; entries follow */
+
+struct bm6_vec {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct bm6 {
+	void *direct;           /* 2^16 entries */
+	void *arena;            /* 64-byte lines (< 2^25); line 0 unused */
+	unsigned ent64;         /* 0: 4-byte entries, 1: 8-byte */
+	size_t lines_cap, lines_top;    /* bump allocator, in lines */
+	size_t lines_live;
+	uint32_t *node_of;      /* trie6 group -> arena line of its node (0 = none) */
+	uint32_t *slice_node;   /* slice -> arena line of its node (0 = leaf) */
+	struct bm6_vec free_[BM6_CLASSES];
+	struct bm6_vec parked;  /* deferred: line << 3 | class */
+	struct bm6_vec retire;  /* this update: line << 3 | class */
+	bool defer;
+	struct trie6_track track;
+};
+
+typedef void (*bm6_lookup_fn)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n);
+
+/* Variants: index ent64 (4-byte, 8-byte entries). */
+struct bm6_impl {
+	struct vpk_impl impl;
+	bm6_lookup_fn lookup[2];
+};
+
+extern const struct vpk_impl *const vpk_bm6_impls[];
+
+/* Set up for trie t (already initialised) and attach the change tracking. 0 or -ENOMEM. */
+int vpk_bm6_init(struct bm6 *b, struct trie6 *t);
+void vpk_bm6_fini(struct bm6 *b, struct trie6 *t);
+/* Whether the arena surely has room for an update that may touch [first, last]. */
+bool vpk_bm6_room(const struct bm6 *b, const struct trie6 *t, u128 first, u128 last, uint64_t more_groups);
+/* Rebuild and publish what the trie writes since the last sync touched. */
+void vpk_bm6_sync(struct bm6 *b, struct trie6 *t);
+/* Return parked nodes to the free lists; returns how many. */
+uint32_t vpk_bm6_reclaim(struct bm6 *b);
+/* Bytes the lookup structure occupies (direct table + arena lines in use or parked). */
+size_t vpk_bm6_bytes(const struct bm6 *b);
+uint64_t vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16]);
+
+#endif

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bm6 lookup kernels (bm6.h layout), compiled once per ISA level.
+ *
+ *  - scalar / sse42: 8 addresses walked in lock step (their node and entry
+ *    loads overlap); sse42 differs by the POPCNT instruction.
+ *  - avx2: 4 blocks of 8 addresses in lock step (4-byte entries; 8-byte
+ *    entries take the scalar walk).
+ *  - avx512 / avx512icl: 4-byte entries: direct table for 16 addresses at a
+ *    time, then a queue of the addresses that continue, walked by 4 x 16
+ *    lanes that are refilled as soon as they finish (see vec_4); 8-byte
+ *    entries: 4 blocks of 16 in lock step. Popcount by nibble table
+ *    (avx512) or VPOPCNTD (avx512icl). A level costs two gathers: the
+ *    header word (bitmap word and count) and the entry.
+ * Every variant returns exactly what the scalar loop does.
+ */
+#include <string.h>
+
+#include "core/kern.h"
+#include "fib/bm6.h"
+#include "fib/v6vec.h"
+
+#define SB 8    /* scalar lock-step width */
+
+static inline __attribute__((always_inline)) uint32_t
+pop32(uint32_t x)
+{
+#ifdef __POPCNT__
+	return (uint32_t)__builtin_popcount(x);
+#else
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+#endif
+}
+
+static inline __attribute__((always_inline)) void
+st64(uint64_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline __attribute__((always_inline)) uint32_t
+ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* One byte level: entry of byte `by` in the node of entry e. */
+#define STEP(T, A, e, by)                                                                  \
+	({                                                                                 \
+		const uint8_t *h_ = (A) + (size_t)((e) >> 1) * 64;                         \
+		uint32_t q_ = ld32(h_ + 3 * ((by) >> 4));                                  \
+		unsigned r_ = (q_ >> 16 & 0xff) + pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
+		T v_;                                                                      \
+		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
+		v_;                                                                        \
+	})
+
+#define SCALAR_LOOKUP(T)                                                                   \
+	static inline __attribute__((always_inline)) void scalar_##T(const struct bm6 *b, const uint8_t (*ips)[16], \
+								       uint64_t *nhs, size_t n, size_t i) \
+	{                                                                                  \
+		const T *d = (const T *)b->direct;                                         \
+		const uint8_t *A = (const uint8_t *)b->arena;                              \
+		for (; i + SB <= n; i += SB) {                                             \
+			T e[SB];                                                           \
+			unsigned any = 0;                                                  \
+			for (unsigned l = 0; l < SB; l++) {                                \
+				e[l] = d[ips[i + l][0] << 8 | ips[i + l][1]];              \
+				any |= (unsigned)e[l];                                     \
+			}                                                                  \
+			for (unsigned k = 2; any & 1; k++) {                               \
+				any = 0;                                                   \
+				for (unsigned l = 0; l < SB; l++)                          \
+					if (e[l] & 1) {                                    \
+						e[l] = STEP(T, A, e[l], ips[i + l][k]);    \
+						any |= (unsigned)e[l];                     \
+					}                                                  \
+			}                                                                  \
+			for (unsigned l = 0; l < SB; l++)                                  \
+				st64(&nhs[i + l], (uint64_t)(e[l] >> 1));                  \
+		}                                                                          \
+		for (; i < n; i++) {                                                       \
+			const uint8_t *a = ips[i];                                         \
+			T e = d[a[0] << 8 | a[1]];                                         \
+			for (unsigned k = 2; e & 1; k++)                                   \
+				e = STEP(T, A, e, a[k]);                                   \
+			st64(&nhs[i], (uint64_t)(e >> 1));                                 \
+		}                                                                          \
+	}
+SCALAR_LOOKUP(uint32_t)
+SCALAR_LOOKUP(uint64_t)
+
+#define NB 4    /* vector blocks interleaved */
+
+#if VPK_VEC_BITS >= 512
+static inline __attribute__((always_inline)) __m512i
+pop16(__m512i x)
+{
+#ifdef __AVX512VPOPCNTDQ__
+	return _mm512_popcnt_epi32(x);
+#else
+	const __m512i lut = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+	const __m512i lo4 = _mm512_set1_epi8(0x0f);
+	__m512i c = _mm512_add_epi8(_mm512_shuffle_epi8(lut, _mm512_and_si512(x, lo4)),
+				    _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi32(x, 4), lo4)));
+	return _mm512_madd_epi16(_mm512_maddubs_epi16(c, _mm512_set1_epi8(1)), _mm512_set1_epi16(1));
+#endif
+}
+
+/*
+ * Entry index of byte `by` in the nodes at lines `line` (active lanes m), in
+ * entries of `sh` = log2(entry size) bytes from the arena start: the 4-byte
+ * (w[j], c[j]) of 16 lanes by one gather.
+ */
+static inline __attribute__((always_inline)) __m512i
+v_index(const void *A, __m512i line, __m512i by, __mmask16 m, int sh)
+{
+	const __m512i m15 = _mm512_set1_epi32(15);
+	__m512i j = _mm512_srli_epi32(by, 4);
+	__m512i q = _mm512_add_epi32(_mm512_slli_epi32(line, 6), _mm512_add_epi32(_mm512_slli_epi32(j, 1), j));
+	__m512i x = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, q, A, 1);
+	__m512i c = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0xff));
+	__m512i keep = _mm512_srlv_epi32(_mm512_set1_epi32(0xffff), _mm512_sub_epi32(m15, _mm512_and_si512(by, m15)));
+	__m512i first = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), _mm512_set1_epi32((int)(BM6_HDR >> sh) - 1));
+	return _mm512_add_epi32(_mm512_add_epi32(first, c), pop16(_mm512_and_si512(x, keep)));
+}
+
+/*
+ * 4-byte entries, in chunks of CH addresses. Phase 1: 16 addresses at a time
+ * through the direct table; leaves are stored, addresses that continue go
+ * to a queue (index, entry, the address as 4 dwords; register compress +
+ * store). Phase 2: NB blocks of 16 lanes walk the queue; a lane that reaches
+ * its leaf records (index, next hop) and is refilled from the queue at
+ * once, so every lane stays busy whatever the depths (no lock step on the
+ * deepest address of a block). Then the recorded next hops are stored.
+ */
+#define CH 512
+
+struct walk {
+	__m512i a[4], e, i, k;
+	__mmask16 act;
+};
+
+struct queue {
+	uint32_t a[4][CH + 16], e[CH + 16], i[CH + 16];
+	uint32_t di[CH + 16], dv[CH + 16];
+	size_t n, p, dn;
+};
+
+static inline __attribute__((always_inline)) void
+refill(struct walk *w, struct queue *q, __mmask16 lanes)
+{
+	unsigned avail = (unsigned)(q->n - q->p), want = (unsigned)__builtin_popcount(lanes);
+	unsigned cnt = want < avail ? want : avail;
+	if (cnt == 0)
+		return;
+	__mmask16 nm = (__mmask16)_pdep_u32((1u << cnt) - 1, lanes);
+	for (int j = 0; j < 4; j++)
+		w->a[j] = _mm512_mask_expand_epi32(w->a[j], nm, _mm512_loadu_si512((const void *)(q->a[j] + q->p)));
+	w->e = _mm512_mask_expand_epi32(w->e, nm, _mm512_loadu_si512((const void *)(q->e + q->p)));
+	w->i = _mm512_mask_expand_epi32(w->i, nm, _mm512_loadu_si512((const void *)(q->i + q->p)));
+	w->k = _mm512_mask_mov_epi32(w->k, nm, _mm512_set1_epi32(2));
+	w->act |= nm;
+	q->p += cnt;
+}
+
+static inline __attribute__((always_inline)) void
+walk_queue(const void *A, struct queue *q)
+{
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3), ff = _mm512_set1_epi32(0xff);
+	struct walk w[NB];
+	__mmask16 any = 0;
+
+	for (int b = 0; b < NB; b++) {
+		w[b].act = 0;
+		w[b].k = w[b].e = w[b].i = _mm512_setzero_si512();
+		for (int j = 0; j < 4; j++)
+			w[b].a[j] = _mm512_setzero_si512();
+		refill(&w[b], q, 0xffff);
+		any |= w[b].act;
+	}
+	while (any) {
+		any = 0;
+		for (int b = 0; b < NB; b++) {
+			struct walk *l = &w[b];
+			if (!l->act)
+				continue;
+			__m512i sel = _mm512_srli_epi32(l->k, 2), x = l->a[0];
+			x = _mm512_mask_mov_epi32(x, _mm512_cmpeq_epi32_mask(sel, one), l->a[1]);
+			x = _mm512_mask_mov_epi32(x, _mm512_cmpeq_epi32_mask(sel, _mm512_set1_epi32(2)), l->a[2]);
+			x = _mm512_mask_mov_epi32(x, _mm512_cmpeq_epi32_mask(sel, three), l->a[3]);
+			__m512i by = _mm512_and_si512(_mm512_srlv_epi32(x, _mm512_slli_epi32(_mm512_and_si512(l->k, three), 3)), ff);
+			__m512i ix = v_index(A, _mm512_srli_epi32(l->e, 1), by, l->act, 2);
+			l->e = _mm512_mask_i32gather_epi32(l->e, l->act, ix, A, 4);
+			l->k = _mm512_add_epi32(l->k, one);
+			__mmask16 fin = l->act & ~_mm512_test_epi32_mask(l->e, one);
+			if (fin) {
+				_mm512_storeu_si512((void *)(q->di + q->dn), _mm512_maskz_compress_epi32(fin, l->i));
+				_mm512_storeu_si512((void *)(q->dv + q->dn),
+						    _mm512_maskz_compress_epi32(fin, _mm512_srli_epi32(l->e, 1)));
+				q->dn += (unsigned)__builtin_popcount(fin);
+				l->act &= (__mmask16)~fin;
+				refill(l, q, fin);
+			}
+			any |= l->act;
+		}
+	}
+}
+
+static inline __attribute__((always_inline)) size_t
+vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
+	const void *A = b->arena, *d = b->direct;
+	struct queue q;
+	size_t nv = n & ~(size_t)15;
+
+	for (size_t c = 0; c < nv; c += CH) {
+		size_t len = nv - c < CH ? nv - c : CH;
+		q.n = q.p = q.dn = 0;
+		for (size_t p = 0; p < len; p += 16) {
+			struct v6blk a;
+			v6_load(&a, ips + c + p);
+			__m512i e = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a), d, 4);
+			__mmask16 m = _mm512_test_epi32_mask(e, one);
+			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e, 1));
+			_mm512_storeu_si512((void *)(nhs + c + p), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
+			_mm512_storeu_si512((void *)(nhs + c + p + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
+			if (m) {
+				for (int j = 0; j < 4; j++)
+					_mm512_storeu_si512((void *)(q.a[j] + q.n), _mm512_maskz_compress_epi32(m, v6_dword(&a, j)));
+				_mm512_storeu_si512((void *)(q.e + q.n), _mm512_maskz_compress_epi32(m, e));
+				_mm512_storeu_si512((void *)(q.i + q.n),
+						    _mm512_maskz_compress_epi32(m, _mm512_add_epi32(unt, _mm512_set1_epi32((int)p))));
+				q.n += (unsigned)__builtin_popcount(m);
+			}
+		}
+		if (q.n == 0)
+			continue;
+		walk_queue(A, &q);
+		for (size_t t = 0; t < q.dn; t++)
+			nhs[c + q.di[t]] = q.dv[t];
+	}
+	return nv;
+}
+
+/* 8-byte entries: each block's entries in two halves of 8 (transposed positions 0-7, 8-15). */
+static inline __attribute__((always_inline)) size_t
+vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	const __m512i one = _mm512_set1_epi64(1);
+	const __m512i unt_lo = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
+	const __m512i unt_hi = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
+	const void *A = b->arena, *d = b->direct;
+	size_t i = 0;
+
+	for (; i + 16 * NB <= n; i += 16 * NB) {
+		struct v6blk a[NB];
+		__m512i lo[NB], hi[NB];
+		__mmask16 m[NB], any = 0;
+		for (int k = 0; k < NB; k++) {
+			v6_load(&a[k], ips + i + 16 * k);
+			__m512i x = v6_idx(V6_IDX16, &a[k]);
+			lo[k] = _mm512_i32gather_epi64(_mm512_castsi512_si256(x), d, 8);
+			hi[k] = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(x, 1), d, 8);
+		}
+		for (int k = 0; k < NB; k++) {
+			m[k] = _mm512_kunpackb(_mm512_test_epi64_mask(hi[k], one), _mm512_test_epi64_mask(lo[k], one));
+			any |= m[k];
+		}
+		for (int lv = 2; any; lv++) {
+			any = 0;
+			for (int k = 0; k < NB; k++)
+				if (m[k]) {
+					__m512i line = _mm512_inserti64x4(
+						_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(lo[k], 1))),
+						_mm512_cvtepi64_epi32(_mm512_srli_epi64(hi[k], 1)), 1);
+					__m512i x = v_index(A, line, v6_pick(&a[k], lv), m[k], 3);
+					lo[k] = _mm512_mask_i32gather_epi64(lo[k], (__mmask8)m[k], _mm512_castsi512_si256(x), A, 8);
+					hi[k] = _mm512_mask_i32gather_epi64(hi[k], (__mmask8)(m[k] >> 8),
+									    _mm512_extracti64x4_epi64(x, 1), A, 8);
+				}
+			for (int k = 0; k < NB; k++) {
+				m[k] = _mm512_kunpackb(_mm512_test_epi64_mask(hi[k], one), _mm512_test_epi64_mask(lo[k], one));
+				any |= m[k];
+			}
+		}
+		for (int k = 0; k < NB; k++) {
+			__m512i l = _mm512_srli_epi64(lo[k], 1), h = _mm512_srli_epi64(hi[k], 1);
+			_mm512_storeu_si512((void *)(nhs + i + 16 * k), _mm512_permutex2var_epi64(l, unt_lo, h));
+			_mm512_storeu_si512((void *)(nhs + i + 16 * k + 8), _mm512_permutex2var_epi64(l, unt_hi, h));
+		}
+	}
+	return i;
+}
+#elif VPK_VEC_BITS >= 256
+static inline __attribute__((always_inline)) __m256i
+pop8(__m256i x)
+{
+	const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1,
+					     2, 2, 3, 2, 3, 3, 4);
+	const __m256i lo4 = _mm256_set1_epi8(0x0f);
+	__m256i c = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(x, lo4)),
+				    _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi32(x, 4), lo4)));
+	return _mm256_madd_epi16(_mm256_maddubs_epi16(c, _mm256_set1_epi8(1)), _mm256_set1_epi16(1));
+}
+
+static inline __attribute__((always_inline)) size_t
+vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	const __m256i one = _mm256_set1_epi32(1), m15 = _mm256_set1_epi32(15), lo16 = _mm256_set1_epi32(0xffff);
+	const __m256i unt = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	const __m256i hdr = _mm256_set1_epi32((int)(BM6_HDR / 4) - 1), ff = _mm256_set1_epi32(0xff);
+	const int *A = b->arena, *d = b->direct;
+	size_t i = 0;
+
+	for (; i + 8 * NB <= n; i += 8 * NB) {
+		struct v6blk a[NB];
+		__m256i e[NB], m[NB];
+		int any = 0;
+		for (int k = 0; k < NB; k++) {
+			v6_load(&a[k], ips + i + 8 * k);
+			e[k] = _mm256_i32gather_epi32(d, v6_idx(V6_IDX16, &a[k]), 4);
+		}
+		for (int k = 0; k < NB; k++) {
+			m[k] = _mm256_cmpeq_epi32(_mm256_and_si256(e[k], one), one);
+			any |= !_mm256_testz_si256(m[k], m[k]);
+		}
+		for (int lv = 2; any; lv++) {
+			any = 0;
+			for (int k = 0; k < NB; k++)
+				if (!_mm256_testz_si256(m[k], m[k])) {
+					__m256i by = v6_pick(&a[k], lv);
+					__m256i line = _mm256_srli_epi32(e[k], 1), j = _mm256_srli_epi32(by, 4);
+					__m256i q = _mm256_add_epi32(_mm256_slli_epi32(line, 6),
+								     _mm256_add_epi32(_mm256_slli_epi32(j, 1), j));
+					__m256i w = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), A, q, m[k], 1);
+					__m256i c = _mm256_and_si256(_mm256_srli_epi32(w, 16), ff);
+					__m256i keep = _mm256_srlv_epi32(lo16, _mm256_sub_epi32(m15, _mm256_and_si256(by, m15)));
+					__m256i x = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(line, 4), hdr),
+								     _mm256_add_epi32(c, pop8(_mm256_and_si256(w, keep))));
+					e[k] = _mm256_mask_i32gather_epi32(e[k], A, x, m[k], 4);
+					m[k] = _mm256_cmpeq_epi32(_mm256_and_si256(e[k], one), one);
+					any |= !_mm256_testz_si256(m[k], m[k]);
+				}
+		}
+		for (int k = 0; k < NB; k++) {
+			__m256i r = _mm256_permutevar8x32_epi32(_mm256_srli_epi32(e[k], 1), unt);
+			_mm256_storeu_si256((void *)(nhs + i + 8 * k), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(r)));
+			_mm256_storeu_si256((void *)(nhs + i + 8 * k + 4),
+					    _mm256_cvtepu32_epi64(_mm256_extracti128_si256(r, 1)));
+		}
+	}
+	return i;
+}
+
+static inline __attribute__((always_inline)) size_t
+vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	(void)b;
+	(void)ips;
+	(void)nhs;
+	(void)n;
+	return 0;       /* 4 lanes of 64-bit gathers: the scalar lock-step walk does as well */
+}
+#endif
+
+#if VPK_VEC_BITS >= 256
+#define BODY(T, V)                                                                         \
+	static void VPK_FN(lookup_##T)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
+	{                                                                                  \
+		scalar_##T(b, ips, nhs, n, V(b, ips, nhs, n));                             \
+	}
+BODY(uint32_t, vec_4)
+BODY(uint64_t, vec_8)
+#define WIDTH VPK_VEC_BITS
+#else
+#define BODY(T)                                                                            \
+	static void VPK_FN(lookup_##T)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
+	{                                                                                  \
+		scalar_##T(b, ips, nhs, n, 0);                                             \
+	}
+BODY(uint32_t)
+BODY(uint64_t)
+#define WIDTH (VPK_VEC_BITS ? VPK_VEC_BITS : 64)
+#endif
+
+const struct bm6_impl VPK_FN(vpk_bm6_impl) = {
+	.impl = VPK_IMPL_INIT(WIDTH),
+	.lookup = { VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },
+};

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vpk_fwd_exec_file() is all or nothing for routes and neighbors: a file
+ * whose every line is valid but that runs out of tbl8 groups half-way
+ * leaves the FIB and the neighbor table exactly as they were (routes it
+ * added are gone, routes it replaced or deleted are back, neighbors it
+ * changed are restored, interfaces it declared are removed), and the error
+ * names the file and line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <vpk/fib.h>
+#include <vpk/fwd.h>
+
+#include "fwd/fwd_priv.h"
+#include "lib/check.h"
+
+static int
+exec_text(struct vpk_fwd *f, const char *text, char *err, size_t len)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int rc = vpk_fwd_exec_file(f, in, "test.conf", err, len);
+
+	fclose(in);
+	return rc;
+}
+
+static uint64_t
+route_nh(struct vpk_fwd *f, const char *pfx, uint8_t len)
+{
+	uint32_t a, b, c, d;
+	uint64_t nh = 0;
+
+	sscanf(pfx, "%u.%u.%u.%u", &a, &b, &c, &d);
+	return vpk_fib_get(f->fib4, a << 24 | b << 16 | c << 8 | d, len, &nh) == 0 ? nh : 0;
+}
+
+int
+main(void)
+{
+	struct vpk_fwd_conf conf = { .num_tbl8 = 64, .n_bufs = 1024 };
+	struct vpk_fib_stats st0, st1;
+	struct vpk_adj adj1;
+	struct vpk_fwd *f;
+	uint32_t lookup[4] = { 0x0a000105, 0x0b000001, 0x0c000001, 0x0a000205 }, n_ifs;
+	uint64_t before[4], after[4];
+	char err[512], text[4096];
+	int rc, pos;
+
+	check_init("fwd.config");
+	CHECK(vpk_fwd_create(&conf, &f) == 0, "create");
+	rc = exec_text(f,
+		       "interface eth0\n"
+		       "interface eth1\n"
+		       "neighbor 1 02:00:00:00:00:01 dev eth0\n"
+		       "neighbor 2 02:00:00:00:00:02 dev eth1\n"
+		       "route add 11.0.0.0/8 via 1\n"
+		       "route add 12.0.0.0/8 via 2\n"
+		       "route add 10.0.1.0/25 via 2\n", err, sizeof(err));
+	CHECK(rc == 0, "base config: %s", err);
+	vpk_fib_get_stats(f->fib4, &st0);
+	vpk_fib_lookup_bulk(f->fib4, lookup, before, 4);
+	adj1 = f->adj[1];
+	n_ifs = (uint32_t)f->n_ifs;
+
+	/* Valid lines, but /25s in 64 new /24s need 64 more groups (64 in all, 1 used). */
+	pos = snprintf(text, sizeof(text),
+		       "interface eth2\n"
+		       "neighbor 1 02:00:00:00:00:99 dev eth2\n"
+		       "route add 11.0.0.0/8 via 2\n"          /* replaces */
+		       "route del 12.0.0.0/8\n"                /* deletes */
+		       "route add 10.0.0.0/8 via 1\n");        /* adds */
+	for (int i = 2; i < 66; i++)                            /* line 6 + 63 = 69 fails */
+		pos += snprintf(text + pos, sizeof(text) - (size_t)pos, "route add 10.0.%d.0/25 via 2\n", i);
+	rc = exec_text(f, text, err, sizeof(err));
+	CHECK(rc == -ENOSPC, "want -ENOSPC, got %d (%s)", rc, err);
+	CHECK(strstr(err, "test.conf:69:") != NULL && strstr(err, "undone") != NULL, "error text: %s", err);
+	vpk_fib_get_stats(f->fib4, &st1);
+	vpk_fib_lookup_bulk(f->fib4, lookup, after, 4);
+	CHECK(memcmp(before, after, sizeof(before)) == 0, "lookups changed by a failed file");
+	CHECK(route_nh(f, "11.0.0.0", 8) == 1, "replaced route not restored");
+	CHECK(route_nh(f, "12.0.0.0", 8) == 2, "deleted route not restored");
+	CHECK(route_nh(f, "10.0.0.0", 8) == 0, "added route not removed");
+	CHECK(route_nh(f, "10.0.2.0", 25) == 0, "added /25 not removed");
+	CHECK(st1.routes == st0.routes && st1.tbl8_used == st0.tbl8_used,
+	      "routes %u->%u, groups %u->%u", st0.routes, st1.routes, st0.tbl8_used, st1.tbl8_used);
+	CHECK(memcmp(&f->adj[1], &adj1, sizeof(adj1)) == 0, "neighbor 1 not restored");
+	CHECK(f->n_ifs == n_ifs, "interface eth2 not removed");
+
+	/* The same file without the line that does not fit applies completely. */
+	rc = exec_text(f,
+		       "route add 11.0.0.0/8 via 2\n"
+		       "route del 12.0.0.0/8\n"
+		       "route add 10.0.2.0/25 via 1\n"
+		       "route add 10.0.0.0/8 via 1\n", err, sizeof(err));
+	CHECK(rc == 0, "second file: %s", err);
+	CHECK(route_nh(f, "11.0.0.0", 8) == 2 && route_nh(f, "12.0.0.0", 8) == 0 &&
+	      route_nh(f, "10.0.2.0", 25) == 1 && route_nh(f, "10.0.0.0", 8) == 1, "second file not applied");
+	vpk_fwd_destroy(f);
+	return check_finish();
+}
