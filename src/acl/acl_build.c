@@ -71,10 +71,10 @@ struct bld {
 	uint8_t *spill;                 /* per box: moved to the next tree */
 	bool can_spill;                 /* a later tree exists */
 	unsigned max_trees;             /* of the current plan */
-	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x */
+	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x... */
+	uint32_t bigleaf;               /* ...in a node of at most this many rules */
 	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
 	int err;
-	uint32_t bigleaf;
 };
 
 static int
