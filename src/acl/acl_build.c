@@ -15,12 +15,13 @@
  *    and collected into the next one (EffiCuts' separable trees, Vamanan et
  *    al., SIGCOMM 2010, decided per node instead of up front). Nested
  *    prefixes thus end up in different trees instead of multiplying.
- *    The last tree cannot spill; it stops cutting where a cut would copy
- *    more than repl4/4 of its rules and leaves big leaves instead, which
- *    are scanned in rank order with an early exit.
+ *    The last tree cannot spill; in nodes of at most `big` rules it stops
+ *    cutting where a cut would copy more than repl4/4 of their rules and
+ *    leaves bigger leaves instead, scanned in rank order with an early exit.
  * 3. Leaves become blocks of 16 rules in rank order, keeping only the
  *    dimensions some rule of the block still has to check inside the leaf's
- *    box (the others are implied by the path).
+ *    box (the others are implied by the path); dimensions of <= 16 bits get
+ *    16-bit arrays.
  *
  * Cost: O(n log n) per tree level and dimension; no cross-product state, so
  * build time and memory stay near-linear (docs/acl.md has the figures).
@@ -33,7 +34,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "acl/acl_int.h"
+#include "acl/acl_bld.h"
 
 /*
  * Tuning (docs/acl.md has the measurements behind these values):
@@ -42,42 +43,15 @@
  * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
  *             (a /16 or shorter prefix, a range of >= 256 ports);
  * plans[]     (below acl_build_rt's helpers) how many trees, and when the
- *             last one, which cannot spill, stops cutting.
+ *             last one, which cannot spill, stops cutting (repl4, big).
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
 #define SPILL_MIN    8
 #define SPILL_FRAC   4
 
-/* ---- builder state ------------------------------------------------------- */
-
-struct bld {
-	const struct acl_nrules *nr;
-	uint32_t nd;
-	struct acl_mem *mt;
-	uint32_t *plo, *phi;            /* conservative interval per box and dim */
-	uint32_t dmax[ACL_MAX_DIMS];    /* largest key value per dim */
-	uint32_t *thr, *info;           /* nodes */
-	uint32_t nnodes, capnodes;
-	uint32_t *lent;                 /* leaf entries: box index */
-	uint32_t *lneed;                /* leaf entries: dims to check */
-	size_t nlent, caplent;
-	uint32_t *lstart, *lcnt;        /* per leaf */
-	uint32_t nleaves, capleaves;
-	uint32_t *sa, *sb;              /* scratch for split search */
-	uint32_t max_depth;
-	size_t limit_entries;           /* give up beyond this many leaf entries */
-	uint8_t *spill;                 /* per box: moved to the next tree */
-	bool can_spill;                 /* a later tree exists */
-	unsigned max_trees;             /* of the current plan */
-	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x */
-	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
-	int err;
-	uint32_t bigleaf;
-};
-
 static int
-grow(struct bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
+grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
 {
 	uint32_t ncap;
 
@@ -93,16 +67,49 @@ grow(struct bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
 	return 0;
 }
 
-static int
-cmp_u32(const void *a, const void *b)
+/* Sort a[0..n-1] ascending; tmp has room for n. LSD radix sort with 11-bit
+ * (below 4096 values 8-bit) digits, skipping passes whose digit is the same
+ * everywhere; insertion sort for short arrays. The split search sorts at
+ * every node and dimension: this was most of the build time with qsort(). */
+static void
+sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t cnt[2048];
 
-	return x < y ? -1 : x > y;
+	if (n <= 48) {
+		for (uint32_t i = 1; i < n; i++) {
+			uint32_t v = a[i], j = i;
+
+			for (; j > 0 && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+		return;
+	}
+	unsigned bits = n < 4096 ? 8 : 11, nb = 1u << bits, msk = nb - 1;
+
+	for (unsigned sh = 0; sh < 32; sh += bits) {
+		uint32_t sum = 0;
+
+		memset(cnt, 0, nb * sizeof(cnt[0]));
+		for (uint32_t i = 0; i < n; i++)
+			cnt[a[i] >> sh & msk]++;
+		if (cnt[a[0] >> sh & msk] == n)
+			continue;
+		for (uint32_t k = 0; k < nb; k++) {
+			uint32_t c = cnt[k];
+
+			cnt[k] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			tmp[cnt[a[i] >> sh & msk]++] = a[i];
+		memcpy(a, tmp, (size_t)n * 4);
+	}
 }
 
 static int
-new_leaf(struct bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, const uint32_t *blo,
+new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, const uint32_t *blo,
 	 const uint32_t *bhi)
 {
 	const struct acl_nrules *nr = b->nr;
@@ -151,7 +158,7 @@ new_leaf(struct bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, const 
 
 /* Best threshold on dim d: returns cost (max child), sets *t and *sum; UINT32_MAX if none. */
 static uint32_t
-best_cut(struct bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint32_t blo, uint32_t bhi,
+best_cut(struct acl_bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint32_t blo, uint32_t bhi,
 	 uint32_t *t_out, uint32_t *sum_out)
 {
 	uint32_t *ls = b->sa, *hs = b->sb, nd = b->nd;
@@ -165,8 +172,8 @@ best_cut(struct bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint32_t 
 		ls[k] = l < blo ? blo : l;
 		hs[k] = h > bhi ? bhi : h;
 	}
-	qsort(ls, cnt, 4, cmp_u32);
-	qsort(hs, cnt, 4, cmp_u32);
+	sort_u32(ls, cnt, b->sc);
+	sort_u32(hs, cnt, b->sc);
 	/* Candidates t in (blo, bhi]: every l > blo and every h + 1 <= bhi. nl = #l < t, nr = #h >= t. */
 	while (i < cnt || j < cnt) {
 		uint64_t tl = i < cnt ? ls[i] : UINT64_MAX;
@@ -196,7 +203,7 @@ best_cut(struct bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint32_t 
 }
 
 static int
-build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *blo, uint32_t *bhi,
+build_node(struct acl_bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *blo, uint32_t *bhi,
 	   uint32_t depth)
 {
 	const struct acl_nrules *nr = b->nr;
@@ -314,140 +321,6 @@ build_node(struct bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32_t *
 	return rc;
 }
 
-/* ---- runtime layout ------------------------------------------------------ */
-
-/* Dimensions that the block of leaf @p l starting at slot @p s must check,
- * and which of them need a mask. */
-static void
-blk_need(const struct bld *b, uint32_t l, uint32_t s, uint32_t *need, uint32_t *masked)
-{
-	const struct acl_nrules *nr = b->nr;
-
-	*need = *masked = 0;
-	for (uint32_t j = s; j < s + ACL_BLK && j < b->lcnt[l]; j++) {
-		size_t e = b->lstart[l] + j;
-		uint32_t r = b->lent[e];
-
-		*need |= b->lneed[e];
-		for (uint32_t d = 0; d < b->nd; d++)
-			if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * b->nd + d] != UINT32_MAX)
-				*masked |= 1u << d;
-	}
-}
-
-/* acl_blk.dim[] byte of dimension @p d. */
-static uint8_t
-dim_byte(const struct bld *b, uint32_t d, uint32_t masked)
-{
-	return (uint8_t)(d | ((masked >> d & 1) ? ACL_DIM_MASKED : 0) |
-			 (b->nr->dbits[d] <= 16 ? ACL_DIM_16 : 0));
-}
-
-static size_t
-blk_bytes(const struct bld *b, uint32_t need, uint32_t masked)
-{
-	size_t bytes = sizeof(struct acl_blk);
-
-	for (uint32_t d = 0; d < b->nd; d++)
-		if (need >> d & 1)
-			bytes += acl_dim_bytes(dim_byte(b, d, masked));
-	return bytes;
-}
-
-static size_t
-leaf_bytes(const struct bld *b, uint32_t l)
-{
-	size_t bytes = 0;
-
-	for (uint32_t s = 0; s < b->lcnt[l] || s == 0; s += ACL_BLK) {
-		uint32_t need, masked;
-
-		blk_need(b, l, s, &need, &masked);
-		bytes += blk_bytes(b, need, masked);
-	}
-	return bytes;
-}
-
-/* One dimension's arrays of a block (layout in acl_int.h). */
-static void
-emit_dim(const struct bld *b, uint32_t l, uint32_t s, uint32_t cnt, uint32_t d, uint8_t db, uint8_t *out)
-{
-	const struct acl_nrules *nr = b->nr;
-	uint32_t *w32 = (uint32_t *)(void *)out;
-	uint16_t *w16 = (uint16_t *)(void *)out;
-
-	memset(out, 0, acl_dim_bytes(db));
-	for (uint32_t j = 0; j < ACL_BLK; j++) {
-		uint32_t lo = 0, span = UINT32_MAX, m = UINT32_MAX;
-
-		if (j < cnt) {
-			size_t e = b->lstart[l] + s + j;
-			size_t o = (size_t)b->lent[e] * b->nd + d;
-
-			if (b->lneed[e] >> d & 1) {
-				lo = nr->lo[o];
-				span = nr->hi[o] - nr->lo[o];
-				m = nr->m[o];
-			}
-		}
-		if (db & ACL_DIM_16) {
-			w16[j] = (uint16_t)lo;
-			w16[ACL_BLK + j] = (uint16_t)span;
-			if (db & ACL_DIM_MASKED)
-				w16[2 * ACL_BLK + j] = (uint16_t)m;
-		} else {
-			w32[j] = lo;
-			w32[ACL_BLK + j] = span;
-			if (db & ACL_DIM_MASKED)
-				w32[2 * ACL_BLK + j] = m;
-		}
-	}
-}
-
-static void
-emit_leaf(const struct bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
-{
-	const struct acl_nrules *nr = b->nr;
-
-	for (uint32_t s = 0; s < b->lcnt[l] || s == 0; s += ACL_BLK) {
-		struct acl_blk *h = (struct acl_blk *)(void *)out;
-		uint32_t need, masked, k = 0, cnt = b->lcnt[l] - s;
-		size_t size;
-		uint8_t *arr;
-
-		if (cnt > ACL_BLK)
-			cnt = ACL_BLK;
-		blk_need(b, l, s, &need, &masked);
-		size = blk_bytes(b, need, masked);
-		memset(h, 0, sizeof(*h));
-		for (uint32_t j = 0; j < ACL_BLK; j++) {
-			h->rank[j] = UINT32_MAX;
-			if (j >= cnt)
-				continue;
-			uint32_t r = b->lent[b->lstart[l] + s + j];
-
-			h->rank[j] = nr->rank[r];
-			h->ud[j] = nr->ud[r];
-			h->valid |= (uint16_t)(1u << j);
-			for (uint32_t c = 0; c < ncat; c++)
-				if (nr->cats[r] >> c & 1)
-					h->cmask[c] |= (uint16_t)(1u << j);
-		}
-		arr = (uint8_t *)(h + 1);
-		for (uint32_t d = 0; d < b->nd; d++) {
-			if (!(need >> d & 1))
-				continue;
-			h->dim[k] = dim_byte(b, d, masked);
-			emit_dim(b, l, s, cnt, d, h->dim[k], arr);
-			arr += acl_dim_bytes(h->dim[k++]);
-		}
-		h->nd = (uint8_t)k;
-		h->lines = (uint8_t)(size / 64 | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
-		h->first_rank = h->rank[0];
-		out += size;
-	}
-}
-
 static uint64_t
 now_ns(void)
 {
@@ -527,7 +400,7 @@ int acl_build_plan_override = -1;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
-build_trees(struct bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
+build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
 	    uint32_t *bhi)
 {
 	const struct acl_nrules *nr = b->nr;
@@ -580,7 +453,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	     size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len)
 {
 	uint64_t t0 = now_ns();
-	struct bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
+	struct acl_bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
 	uint32_t n = nr->n, nd = nr->nd, ng = 0;
 	uint32_t *grp = NULL, *idx = NULL;
 	struct acl_tree trees[ACL_MAX_TREES];
@@ -598,9 +471,10 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	b.phi = acl_malloc(mt, (size_t)n * nd * 4 + 4);
 	b.sa = acl_malloc(mt, (size_t)n * 4 + 4);
 	b.sb = acl_malloc(mt, (size_t)n * 4 + 4);
+	b.sc = acl_malloc(mt, (size_t)n * 4 + 4);
 	grp = acl_malloc(mt, (size_t)n * 4 + 4);
 	idx = acl_malloc(mt, (size_t)n * 4 + 4);
-	if (!b.plo || !b.phi || !b.sa || !b.sb || !grp || !idx)
+	if (!b.plo || !b.phi || !b.sa || !b.sb || !b.sc || !grp || !idx)
 		goto out;
 	for (size_t k = 0; k < (size_t)n * nd; k++) {
 		uint32_t d = (uint32_t)(k % nd);
@@ -653,7 +527,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		}
 
 	for (uint32_t l = 0; l < b.nleaves; l++)
-		blkbytes += leaf_bytes(&b, l);
+		blkbytes += acl_leaf_bytes(&b, l);
 	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
 	off_leaf = off_nodes + (((size_t)b.nnodes * 8 + 63) & ~(size_t)63);
 	off_blk = off_leaf + (((size_t)b.nleaves * 8 + 63) & ~(size_t)63);
@@ -695,8 +569,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		for (uint32_t l = 0; l < b.nleaves; l++) {
 			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64);
 			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
-			emit_leaf(&b, l, p, ncat);
-			p += leaf_bytes(&b, l);
+			acl_leaf_emit(&b, l, p, ncat);
+			p += acl_leaf_bytes(&b, l);
 		}
 		for (uint32_t t = 0; t < ng; t++) {
 			rt->tree[t].thr = node;
@@ -719,6 +593,7 @@ out:
 	acl_free(mt, b.phi);
 	acl_free(mt, b.sa);
 	acl_free(mt, b.sb);
+	acl_free(mt, b.sc);
 	acl_free(mt, b.thr);
 	acl_free(mt, b.info);
 	acl_free(mt, b.lent);

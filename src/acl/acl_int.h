@@ -151,7 +151,7 @@ void acl_free(struct acl_mem *mt, void *p);
 int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
 		 size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len);
 void acl_rt_free(struct acl_rt *rt);
-/* Tests only: force build plan 0, 1 or 2 (acl_build.c plans[]); -1 = automatic. Not thread-safe. */
+/* Tests only: force the first one-tree plan (0), the 2-tree (1) or the 8-tree plan (2); -1 = automatic. Not thread-safe. */
 extern int acl_build_plan_override;
 
 /* Scalar helpers shared by every variant (acl_kern.c includes them). */

@@ -7,6 +7,7 @@
  * IPv6). Packets sit against guard pages (over-reads fault) and results are
  * poisoned past the end (over-writes are caught).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,8 +70,56 @@ run_variant(void *arg, const struct vpk_impl *impl)
 	free(got);
 }
 
+/*
+ * 16-bit dimensions (ports, protocol) are stored as 16-bit lo/span arrays in
+ * the leaves. Port ranges and packets at their corners (0, 1, 32767, 32768,
+ * 65534, 65535) and protocol masks, on rules whose addresses are mostly
+ * wildcards so that the ports decide.
+ */
+static const uint16_t port_lo[] = { 0, 0, 1, 65534, 65535, 0, 32768, 0, 1, 32767 };
+static const uint16_t port_hi[] = { 0, 1, 65534, 65535, 65535, 65535, 65535, 32767, 1, 32768 };
+static const uint16_t port_at[] = { 0, 1, 2, 32767, 32768, 65533, 65534, 65535 };
+#define NCORNER (sizeof(port_lo) / sizeof(port_lo[0]))
+
 static void
-one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span)
+corner_rules(struct ref_set *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vpk_acl_rule *r = ref_rule(s, i);
+
+		r->field[3].value = port_lo[i % NCORNER];
+		r->field[3].mask_range = port_hi[i % NCORNER];
+		r->field[4].value = port_lo[i / NCORNER % NCORNER];
+		r->field[4].mask_range = port_hi[i / NCORNER % NCORNER];
+		r->field[0].mask_range = i % 5 == 0 ? 0 : i % 5 == 1 ? 0x0f : 0xff;
+		r->field[0].value = (i % 3 == 0 ? 0 : i % 3 == 1 ? 6 : 255) & r->field[0].mask_range;
+		if (i % 4 != 0) {
+			r->field[1].mask_range = 0;     /* any source */
+			r->field[1].value = 0;
+		}
+		if (i % 4 == 1 || i % 4 == 2) {
+			r->field[2].mask_range = 0;     /* any destination */
+			r->field[2].value = 0;
+		}
+	}
+}
+
+static void
+corner_packet(uint8_t *pkt)
+{
+	uint16_t sp = port_at[check_rand_range(sizeof(port_at) / 2)];
+	uint16_t dp = port_at[check_rand_range(sizeof(port_at) / 2)];
+	static const uint8_t proto[] = { 0, 6, 255, 0x16 };
+
+	pkt[0] = proto[check_rand_range(4)];
+	pkt[12] = (uint8_t)(sp >> 8);
+	pkt[13] = (uint8_t)sp;
+	pkt[14] = (uint8_t)(dp >> 8);
+	pkt[15] = (uint8_t)dp;
+}
+
+static void
+one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, bool corners)
 {
 	struct ref_set s;
 	struct run r = { .s = &s };
@@ -79,6 +128,8 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span)
 
 	ref_set_init(&s, l, ncat);
 	ref_set_gen(&s, nrules, prio_span);
+	if (corners)
+		corner_rules(&s);
 	conf.num_fields = s.nf;
 	conf.defs = s.defs;
 	conf.num_categories = ncat;
@@ -92,6 +143,8 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span)
 	for (uint32_t i = 0; i < NPKT; i++) {
 		r.pkt[i] = check_guard_alloc(s.buflen);
 		ref_gen_packet(&s, r.pkt[i]);
+		if (corners && check_rand_range(4) != 0)
+			corner_packet(r.pkt[i]);
 		ref_classify(&s, r.pkt[i], r.want + i * 16, 16);
 	}
 	/* Automatic plan, then the forced 2- and 8-tree spilling plans, then a
@@ -137,11 +190,12 @@ main(void)
 {
 	check_init("acl_classify");
 	for (int l = 0; l < REF_NLAYOUTS; l++) {
-		one_set((enum ref_layout)l, 1, 40, 1000000);          /* small: single leaves */
-		one_set((enum ref_layout)l, 16, 300, 1000000);        /* 16 categories, trees */
-		one_set((enum ref_layout)l, 4, 300, 8);               /* many equal priorities */
+		one_set((enum ref_layout)l, 1, 40, 1000000, false);   /* small: single leaves */
+		one_set((enum ref_layout)l, 16, 300, 1000000, false); /* 16 categories, trees */
+		one_set((enum ref_layout)l, 4, 300, 8, false);        /* many equal priorities */
 	}
-	one_set(REF_IPV4, 3, 2000, 1000000);                          /* deeper trees, partitions */
-	one_set(REF_IPV4, 1, 0, 1);                                   /* empty rule set */
+	one_set(REF_IPV4, 3, 2000, 1000000, false);                   /* deeper trees, partitions */
+	one_set(REF_IPV4, 4, 400, 1000000, true);                     /* 16-bit corners */
+	one_set(REF_IPV4, 1, 0, 1, false);                            /* empty rule set */
 	return check_finish();
 }

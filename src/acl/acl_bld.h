@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_ACL_BLD_H
+#define VPK_ACL_BLD_H
+
+/*
+ * Builder state shared by the tree builder (acl_build.c) and the leaf
+ * layout (acl_leaf.c). Internal.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl_int.h"
+
+struct acl_bld {
+	const struct acl_nrules *nr;
+	uint32_t nd;
+	struct acl_mem *mt;
+	uint32_t *plo, *phi;            /* conservative interval per box and dim */
+	uint32_t dmax[ACL_MAX_DIMS];    /* largest key value per dim */
+	uint32_t *thr, *info;           /* nodes */
+	uint32_t nnodes, capnodes;
+	uint32_t *lent;                 /* leaf entries: box index */
+	uint32_t *lneed;                /* leaf entries: dims to check */
+	size_t nlent, caplent;
+	uint32_t *lstart, *lcnt;        /* per leaf */
+	uint32_t nleaves, capleaves;
+	uint32_t *sa, *sb, *sc;         /* scratch for split search */
+	uint32_t max_depth;
+	size_t limit_entries;           /* give up beyond this many leaf entries */
+	uint8_t *spill;                 /* per box: moved to the next tree */
+	bool can_spill;                 /* a later tree exists */
+	unsigned max_trees;             /* of the current plan */
+	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x... */
+	uint32_t bigleaf;               /* ...in a node of at most this many rules */
+	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
+	int err;
+};
+
+
+/* Bytes of leaf @p l's blocks in the runtime (acl_int.h has the layout). */
+size_t acl_leaf_bytes(const struct acl_bld *b, uint32_t l);
+/* Write leaf @p l's blocks (acl_leaf_bytes(b, l) bytes, 64-byte aligned) to @p out. */
+void acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat);
+
+#endif /* VPK_ACL_BLD_H */
