@@ -288,11 +288,11 @@ runs_of(const uint64_t *m, uint32_t w[8])
  * entry) and return true. Else false: the node must be rebuilt.
  */
 static bool
-patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsigned runs)
+patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsigned runs, bool slice)
 {
 	uint8_t *h = (uint8_t *)b->arena + (size_t)ref_line(ref) * LINE;
 
-	if (ref_dir(ref) || runs >= b->dir_runs)
+	if (ref_dir(ref) || (slice && runs >= b->dir_runs))
 		return false;   /* see patch_window() for direct nodes */
 	for (unsigned j = 0; j < 8; j++)
 		if (hdr_word(h, j) != w[j])
@@ -308,13 +308,13 @@ patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsig
 
 /*
  * Build a node from 256 entries (already in bm6 encoding) and their run
- * bitmap: direct (plain entries) from BM6_DIRECT_RUNS runs, else compressed.
- * Returns its ref.
+ * bitmap: a slice (byte 2) node with dir_runs runs or more is direct (plain
+ * entries), every other node compressed. Returns its ref.
  */
 static uint32_t
-build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
+build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, bool slice)
 {
-	bool dir = runs >= b->dir_runs;
+	bool dir = slice && runs >= b->dir_runs;
 	uint32_t line = line_alloc(b, dir ? dir_class(b) : class_of_runs(b, runs));
 	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
 	size_t r = 0;
@@ -431,11 +431,11 @@ rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g)
 	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m);
 	unsigned runs = runs_of(m, w);
 	if (b->node_of[g] != 0) {
-		if (patch(b, b->node_of[g], m, w, runs))
+		if (patch(b, b->node_of[g], m, w, runs, false))
 			return b->node_of[g];
 		retire(b, b->node_of[g]);
 	}
-	b->node_of[g] = build(b, m, w, runs);
+	b->node_of[g] = build(b, m, w, runs, false);
 	return b->node_of[g];
 }
 
@@ -455,9 +455,9 @@ rebuild_slice(struct bm6 *b, const struct trie6 *t, uint32_t s)
 		e = m[0];
 		b->slice_node[s] = 0;
 	} else {
-		if (old != 0 && patch(b, old, m, w, runs))
+		if (old != 0 && patch(b, old, m, w, runs, true))
 			return;
-		b->slice_node[s] = build(b, m, w, runs);
+		b->slice_node[s] = build(b, m, w, runs, true);
 		e = (uint64_t)b->slice_node[s] << 1 | 1;
 	}
 	/* Publish: the release store orders every node write above before it. */

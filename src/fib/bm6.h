@@ -14,9 +14,11 @@
  * next hops, 8 bytes for 8-byte ones:
  *     bit0 = 0: next hop = value >> 1
  *     bit0 = 1: node at arena line (value >> 2), direct if bit1 is set
- * A direct node (one with at least BM6_DIRECT_RUNS runs) is 256 plain
- * entries from its first line: a level costs one gather. A compressed node
- * starts on a 64-byte line: a 48-byte header, then one entry per run
+ * A byte-2 (slice) node with at least BM6_DIRECT_RUNS runs is direct: 256
+ * plain entries from its first line, so the dense /16s (2001::/16,
+ * 2a0x::/16, ...) cost one gather for byte 2, like the trie's tbl24. Only
+ * slice nodes are ever direct (the kernels check the kind at byte 2 only).
+ * A compressed node starts on a 64-byte line: a 48-byte header, then one entry per run
  * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
  * more continue in the next lines of the node):
  *     header bytes 3j, 3j+1: w[j], 16 bits of the run bitmap (bit i set where
@@ -49,7 +51,7 @@
 #define BM6_SLICES (1u << 16)
 #define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
 #define BM6_HDR 48u             /* header bytes; entries follow */
-#define BM6_DIRECT_RUNS 32u     /* nodes with this many runs are direct (kept down to half) */
+#define BM6_DIRECT_RUNS 32u     /* slice nodes with this many runs are direct (kept down to half) */
 
 struct bm6_vec {
 	uint32_t *v;
@@ -97,8 +99,8 @@ uint64_t vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16]);
 
 struct vpk_fib6;
 /*
- * Tests: set a bm6 FIB's direct-node threshold (>= 1; 1 makes every node
- * direct, > 256 none). Safe between updates: nodes change kind when next
+ * Tests: set a bm6 FIB's direct-node threshold (>= 1; 1 makes every slice
+ * node direct, > 256 none). Safe between updates: nodes change kind when next
  * rebuilt. 0, or -EINVAL if fib is not bm6 or runs is 0.
  */
 int vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs);

@@ -49,19 +49,26 @@ ld32(const uint8_t *p)
 	return v;
 }
 
-/* One byte level: entry of byte `by` in the node of entry e (direct or compressed). */
+/* One byte level: entry of byte `by` in the compressed node of entry e. */
 #define STEP(T, A, e, by)                                                                  \
 	({                                                                                 \
 		const uint8_t *h_ = (A) + (size_t)((e) >> 2) * 64;                         \
-		/* No branch (kinds mix unpredictably): masks select direct or compressed, */ \
-		/* and a direct node reads its entry's own line as the "header". */       \
-		size_t dm_ = (size_t)0 - (size_t)((e) >> 1 & 1), d_ = sizeof(T) * (by) & dm_; \
-		uint32_t q_ = ld32(h_ + (d_ | (3 * (size_t)((by) >> 4) & ~dm_)));         \
+		uint32_t q_ = ld32(h_ + 3 * ((by) >> 4));                                  \
 		unsigned r_ = (q_ >> 16 & 0xff) + pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
-		size_t o_ = d_ | ((BM6_HDR - sizeof(T) + sizeof(T) * r_) & ~dm_);         \
 		T v_;                                                                      \
-		memcpy(&v_, h_ + o_, sizeof(T));                                           \
+		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
 		v_;                                                                        \
+	})
+
+/* Byte 2: the slice node may be direct (bit 1; mostly the same kind, so a branch). */
+#define STEP2(T, A, e, by)                                                                 \
+	({                                                                                 \
+		T v2_;                                                                     \
+		if ((e) & 2)                                                               \
+			memcpy(&v2_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (by), sizeof(T)); \
+		else                                                                       \
+			v2_ = STEP(T, A, e, by);                                           \
+		v2_;                                                                       \
 	})
 
 #define SCALAR_LOOKUP(T)                                                                   \
@@ -81,7 +88,8 @@ ld32(const uint8_t *p)
 				any = 0;                                                   \
 				for (unsigned l = 0; l < SB; l++)                          \
 					if (e[l] & 1) {                                    \
-						e[l] = STEP(T, A, e[l], ips[i + l][k]);    \
+						e[l] = k == 2 ? STEP2(T, A, e[l], ips[i + l][k]) \
+							      : STEP(T, A, e[l], ips[i + l][k]); \
 						any |= (unsigned)e[l];                     \
 					}                                                  \
 			}                                                                  \
@@ -91,7 +99,9 @@ ld32(const uint8_t *p)
 		for (; i < n; i++) {                                                       \
 			const uint8_t *a = ips[i];                                         \
 			T e = d[a[0] << 8 | a[1]];                                         \
-			for (unsigned k = 2; e & 1; k++)                                   \
+			if (e & 1)                                                         \
+				e = STEP2(T, A, e, a[2]);                                  \
+			for (unsigned k = 3; e & 1; k++)                                   \
 				e = STEP(T, A, e, a[k]);                                   \
 			st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
@@ -119,16 +129,17 @@ pop16(__m512i x)
 /*
  * Entry index of byte `by` in the nodes of entries e (low 32 bits; active
  * lanes m), in entries of `sh` = log2(entry size) bytes from the arena
- * start: direct nodes index by the byte; compressed ones need the 4-byte
- * (w[j], c[j]) of their lanes by one gather, skipped when no lane has one.
+ * start. With `kinds` (byte 2, where slice nodes may be direct) a direct
+ * node's lanes index by the byte; compressed ones need the 4-byte (w[j],
+ * c[j]) of their lanes by one gather, skipped when no lane has one.
  */
 static inline __attribute__((always_inline)) __m512i
-v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh)
+v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
 {
 	const __m512i m15 = _mm512_set1_epi32(15);
 	__m512i line = _mm512_srli_epi32(e, 2);
 	__m512i ix = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), by);
-	__mmask16 cm = m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2));
+	__mmask16 cm = kinds ? m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2)) : m;
 	if (!cm)
 		return ix;
 	__m512i j = _mm512_srli_epi32(by, 4);
@@ -170,7 +181,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
-					__m512i x = v_index(A, e[k], v6_pick(&a[k], lv), m[k], 2);
+					__m512i x = v_index(A, e[k], v6_pick(&a[k], lv), m[k], 2, lv == 2);
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
 				}
@@ -215,7 +226,7 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 				if (m[k]) {
 					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
 									 _mm512_cvtepi64_epi32(hi[k]), 1);
-					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3);
+					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3, lv == 2);
 					lo[k] = _mm512_mask_i32gather_epi64(lo[k], (__mmask8)m[k], _mm512_castsi512_si256(x), A, 8);
 					hi[k] = _mm512_mask_i32gather_epi64(hi[k], (__mmask8)(m[k] >> 8),
 									    _mm512_extracti64x4_epi64(x, 1), A, 8);
@@ -274,7 +285,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					__m256i by = v6_pick(&a[k], lv);
 					__m256i line = _mm256_srli_epi32(e[k], 2), j = _mm256_srli_epi32(by, 4);
 					__m256i x = _mm256_add_epi32(_mm256_slli_epi32(line, 4), by);
-					__m256i cm = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(e[k], two), two), m[k]);
+					__m256i cm = lv > 2 ? m[k] : _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(e[k], two), two), m[k]);
 					if (!_mm256_testz_si256(cm, cm)) {
 						__m256i q = _mm256_add_epi32(_mm256_slli_epi32(line, 6),
 									     _mm256_add_epi32(_mm256_slli_epi32(j, 1), j));
