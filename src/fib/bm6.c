@@ -375,7 +375,7 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 			ent_store(b, h, i, map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i)));
 		/* Kept while it has half the threshold's runs (hysteresis), else rebuilt compressed. */
 		unsigned runs = 1;
-		for (unsigned i = 1; i < 256; i++)
+		for (unsigned i = 1; i < 256 && 2 * runs < b->dir_runs; i++)   /* stops once enough */
 			runs += b->ent64 ? ((const uint64_t *)(const void *)h)[i] != ((const uint64_t *)(const void *)h)[i - 1]
 					 : ((const uint32_t *)(const void *)h)[i] != ((const uint32_t *)(const void *)h)[i - 1];
 		return 2 * runs >= b->dir_runs;
@@ -528,12 +528,12 @@ vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16])
 
 	for (unsigned k = 2; (e & 1) && k < 16; k++) {
 		const uint8_t *h = hdr(b, (uint32_t)(e >> 2));
-		unsigned r = e & 2 ? ip[k] + 1u - BM6_HDR / ent_size(b) : hdr_rank(h, ip[k]);
+		size_t off = e & 2 ? (size_t)ent_size(b) * ip[k] : BM6_HDR + (size_t)ent_size(b) * (hdr_rank(h, ip[k]) - 1);
 		uint32_t e32;
 		if (b->ent64) {
-			memcpy(&e, h + BM6_HDR + 8 * (r - 1), 8);
+			memcpy(&e, h + off, 8);
 		} else {
-			memcpy(&e32, h + BM6_HDR + 4 * (r - 1), 4);
+			memcpy(&e32, h + off, 4);
 			e = e32;
 		}
 	}
