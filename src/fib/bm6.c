@@ -68,6 +68,7 @@ vpk_bm6_init(struct bm6 *b, struct trie6 *t)
 {
 	memset(b, 0, sizeof(*b));
 	b->ent64 = t->nh_sz == 8;
+	b->dir_runs = BM6_DIRECT_RUNS;
 	uint64_t worst = ((uint64_t)t->num_tbl8 + BM6_SLICES) * max_node_lines(b);
 	b->lines_cap = (size_t)(4 * worst + 1 < MAX_LINES ? 4 * worst + 1 : MAX_LINES);
 	b->lines_top = 1;
@@ -149,6 +150,26 @@ class_of_runs(const struct bm6 *b, unsigned runs)
 	return c;
 }
 
+/* Size class of a direct node (256 plain entries). */
+static unsigned
+dir_class(const struct bm6 *b)
+{
+	return b->ent64 ? 5 : 4;
+}
+
+/* A node ref (node_of, slice_node) is line << 1 | direct; its entry is ref << 1 | 1. */
+static uint32_t
+ref_line(uint32_t ref)
+{
+	return ref >> 1;
+}
+
+static bool
+ref_dir(uint32_t ref)
+{
+	return ref & 1;
+}
+
 static size_t
 class_lines(unsigned c)
 {
@@ -213,9 +234,26 @@ node_runs(const struct bm6 *b, uint32_t line)
 }
 
 static void
-retire(struct bm6 *b, uint32_t line)
+retire(struct bm6 *b, uint32_t ref)
 {
-	vec_push(&b->retire, line << 3 | class_of_runs(b, node_runs(b, line)));
+	uint32_t line = ref_line(ref);
+
+	vec_push(&b->retire, line << 3 | (ref_dir(ref) ? dir_class(b) : class_of_runs(b, node_runs(b, line))));
+}
+
+/* Store entry r of the entries at p (a reader sees the old or the new value). */
+static void
+ent_store(const struct bm6 *b, uint8_t *p, size_t r, uint64_t v)
+{
+	if (b->ent64) {
+		uint64_t *q = (uint64_t *)(void *)p + r;
+		if (__atomic_load_n(q, __ATOMIC_RELAXED) != v)
+			__atomic_store_n(q, v, __ATOMIC_RELEASE);
+	} else {
+		uint32_t *q = (uint32_t *)(void *)p + r;
+		if (__atomic_load_n(q, __ATOMIC_RELAXED) != (uint32_t)v)
+			__atomic_store_n(q, (uint32_t)v, __ATOMIC_RELEASE);
+	}
 }
 
 static void
@@ -250,10 +288,12 @@ runs_of(const uint64_t *m, uint32_t w[8])
  * entry) and return true. Else false: the node must be rebuilt.
  */
 static bool
-patch(struct bm6 *b, uint32_t line, const uint64_t *m, const uint32_t w[8])
+patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsigned runs, bool slice)
 {
-	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+	uint8_t *h = (uint8_t *)b->arena + (size_t)ref_line(ref) * LINE;
 
+	if (ref_dir(ref) || (slice && runs >= b->dir_runs))
+		return false;   /* see patch_window() for direct nodes */
 	for (unsigned j = 0; j < 8; j++)
 		if (hdr_word(h, j) != w[j])
 			return false;
@@ -261,27 +301,29 @@ patch(struct bm6 *b, uint32_t line, const uint64_t *m, const uint32_t w[8])
 	for (unsigned i = 0; i < 256; i++) {
 		if (!(w[i >> 5] & (1u << (i & 31))))
 			continue;
-		if (b->ent64) {
-			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
-			if (__atomic_load_n(p, __ATOMIC_RELAXED) != m[i])
-				__atomic_store_n(p, m[i], __ATOMIC_RELEASE);
-		} else {
-			uint32_t *p = (uint32_t *)(void *)(h + BM6_HDR) + r;
-			if (__atomic_load_n(p, __ATOMIC_RELAXED) != (uint32_t)m[i])
-				__atomic_store_n(p, (uint32_t)m[i], __ATOMIC_RELEASE);
-		}
-		r++;
+		ent_store(b, h + BM6_HDR, r++, m[i]);
 	}
 	return true;
 }
 
-/* Build a node from 256 entries (already in bm6 encoding) and their run bitmap; returns its line. */
+/*
+ * Build a node from 256 entries (already in bm6 encoding) and their run
+ * bitmap: a slice (byte 2) node with dir_runs runs or more is direct (plain
+ * entries), every other node compressed. Returns its ref.
+ */
 static uint32_t
-build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
+build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, bool slice)
 {
-	uint32_t line = line_alloc(b, class_of_runs(b, runs));
+	bool dir = slice && runs >= b->dir_runs;
+	uint32_t line = line_alloc(b, dir ? dir_class(b) : class_of_runs(b, runs));
 	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
 	size_t r = 0;
+
+	if (dir) {
+		for (unsigned i = 0; i < 256; i++)
+			ent_store(b, h, i, m[i]);
+		return line << 1 | 1;
+	}
 	for (unsigned j = 0; j < 8; j++) {
 		for (unsigned k = 0; k < 2; k++) {     /* 16-bit words 2j, 2j + 1 */
 			uint8_t *p = h + 6 * j + 3 * k;
@@ -297,7 +339,7 @@ build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs)
 				memcpy(h + BM6_HDR + 4 * r, &(uint32_t){ (uint32_t)m[i] }, 4);
 		}
 	}
-	return line;
+	return line << 1;
 }
 
 static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g);
@@ -309,23 +351,35 @@ map1(struct bm6 *b, const struct trie6 *t, uint64_t e)
 	if (!(e & 1))
 		return e;
 	uint32_t g = (uint32_t)(e >> 1);
-	uint32_t l = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g) : b->node_of[g];
-	return (uint64_t)l << 1 | 1;
+	uint32_t ref = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g) : b->node_of[g];
+	return (uint64_t)ref << 1 | 1;
 }
 
 /*
- * Entries [lo, hi] of the 256 at tbl[base] were written; the node at `line`
- * holds the old ones. If the run boundaries stay (checked over lo..hi+1),
- * store the changed run entries in place and return true.
+ * Entries [lo, hi] of the 256 at tbl[base] were written; the node `ref`
+ * holds the old ones. A direct node takes the changed entries in place and
+ * stays unless it has become sparse; a compressed one takes them if its
+ * run boundaries stay (checked over lo..hi+1). Then returns true, else the
+ * caller rebuilds the node.
  */
 static bool
 patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, unsigned lo, unsigned hi,
-	     uint32_t line)
+	     uint32_t ref)
 {
 	uint64_t m[256];
 	unsigned a = lo ? lo - 1 : 0, z = hi < 255 ? hi + 1 : 255;
-	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+	uint8_t *h = (uint8_t *)b->arena + (size_t)ref_line(ref) * LINE;
 
+	if (ref_dir(ref)) {
+		for (unsigned i = lo; i <= hi; i++)
+			ent_store(b, h, i, map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i)));
+		/* Kept while it has half the threshold's runs (hysteresis), else rebuilt compressed. */
+		unsigned runs = 1;
+		for (unsigned i = 1; i < 256 && 2 * runs < b->dir_runs; i++)   /* stops once enough */
+			runs += b->ent64 ? ((const uint64_t *)(const void *)h)[i] != ((const uint64_t *)(const void *)h)[i - 1]
+					 : ((const uint32_t *)(const void *)h)[i] != ((const uint32_t *)(const void *)h)[i - 1];
+		return 2 * runs >= b->dir_runs;
+	}
 	for (unsigned i = a; i <= z; i++)
 		m[i] = map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i));
 	for (unsigned i = a + 1; i <= z; i++)
@@ -334,16 +388,7 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 	for (unsigned i = lo; i <= hi; i++) {
 		if (!((hdr_word(h, i >> 5) >> (i & 31)) & 1))
 			continue;
-		unsigned r = hdr_rank(h, i) - 1;
-		if (b->ent64) {
-			uint64_t *p = (uint64_t *)(void *)(h + BM6_HDR) + r;
-			if (*p != m[i])
-				__atomic_store_n(p, m[i], __ATOMIC_RELEASE);
-		} else {
-			uint32_t *p = (uint32_t *)(void *)(h + BM6_HDR) + r;
-			if (*p != (uint32_t)m[i])
-				__atomic_store_n(p, (uint32_t)m[i], __ATOMIC_RELEASE);
-		}
+		ent_store(b, h + BM6_HDR, hdr_rank(h, i) - 1, m[i]);
 	}
 	return true;
 }
@@ -386,11 +431,11 @@ rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g)
 	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m);
 	unsigned runs = runs_of(m, w);
 	if (b->node_of[g] != 0) {
-		if (patch(b, b->node_of[g], m, w))
+		if (patch(b, b->node_of[g], m, w, runs, false))
 			return b->node_of[g];
 		retire(b, b->node_of[g]);
 	}
-	b->node_of[g] = build(b, m, w, runs);
+	b->node_of[g] = build(b, m, w, runs, false);
 	return b->node_of[g];
 }
 
@@ -410,9 +455,9 @@ rebuild_slice(struct bm6 *b, const struct trie6 *t, uint32_t s)
 		e = m[0];
 		b->slice_node[s] = 0;
 	} else {
-		if (old != 0 && patch(b, old, m, w))
+		if (old != 0 && patch(b, old, m, w, runs, true))
 			return;
-		b->slice_node[s] = build(b, m, w, runs);
+		b->slice_node[s] = build(b, m, w, runs, true);
 		e = (uint64_t)b->slice_node[s] << 1 | 1;
 	}
 	/* Publish: the release store orders every node write above before it. */
@@ -482,13 +527,13 @@ vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16])
 	uint64_t e = vpk_ent_get(b->direct, 2 + b->ent64, (size_t)ip[0] << 8 | ip[1]);
 
 	for (unsigned k = 2; (e & 1) && k < 16; k++) {
-		const uint8_t *h = hdr(b, (uint32_t)(e >> 1));
-		unsigned r = hdr_rank(h, ip[k]);
+		const uint8_t *h = hdr(b, (uint32_t)(e >> 2));
+		size_t off = e & 2 ? (size_t)ent_size(b) * ip[k] : BM6_HDR + (size_t)ent_size(b) * (hdr_rank(h, ip[k]) - 1);
 		uint32_t e32;
 		if (b->ent64) {
-			memcpy(&e, h + BM6_HDR + 8 * (r - 1), 8);
+			memcpy(&e, h + off, 8);
 		} else {
-			memcpy(&e32, h + BM6_HDR + 4 * (r - 1), 4);
+			memcpy(&e32, h + off, 4);
 			e = e32;
 		}
 	}

@@ -13,8 +13,12 @@
  * Entries (direct table and node entries) are 4 bytes for 2- and 4-byte
  * next hops, 8 bytes for 8-byte ones:
  *     bit0 = 0: next hop = value >> 1
- *     bit0 = 1: node at arena line (value >> 1)
- * A node starts on a 64-byte line: a 48-byte header, then one entry per run
+ *     bit0 = 1: node at arena line (value >> 2), direct if bit1 is set
+ * A byte-2 (slice) node with at least BM6_DIRECT_RUNS runs is direct: 256
+ * plain entries from its first line, so the dense /16s (2001::/16,
+ * 2a0x::/16, ...) cost one gather for byte 2, like the trie's tbl24. Only
+ * slice nodes are ever direct (the kernels check the kind at byte 2 only).
+ * A compressed node starts on a 64-byte line: a 48-byte header, then one entry per run
  * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
  * more continue in the next lines of the node):
  *     header bytes 3j, 3j+1: w[j], 16 bits of the run bitmap (bit i set where
@@ -47,6 +51,7 @@
 #define BM6_SLICES (1u << 16)
 #define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
 #define BM6_HDR 48u             /* header bytes; entries follow */
+#define BM6_DIRECT_RUNS 32u     /* slice nodes with this many runs are direct (kept down to half) */
 
 struct bm6_vec {
 	uint32_t *v;
@@ -59,12 +64,13 @@ struct bm6 {
 	unsigned ent64;         /* 0: 4-byte entries, 1: 8-byte */
 	size_t lines_cap, lines_top;    /* bump allocator, in lines */
 	size_t lines_live;
-	uint32_t *node_of;      /* trie6 group -> arena line of its node (0 = none) */
-	uint32_t *slice_node;   /* slice -> arena line of its node (0 = leaf) */
+	uint32_t *node_of;      /* trie6 group -> line << 1 | direct of its node (0 = none) */
+	uint32_t *slice_node;   /* slice -> line << 1 | direct of its node (0 = leaf) */
 	struct bm6_vec free_[BM6_CLASSES];
 	struct bm6_vec parked;  /* deferred: line << 3 | class */
 	struct bm6_vec retire;  /* this update: line << 3 | class */
 	bool defer;
+	unsigned dir_runs;      /* BM6_DIRECT_RUNS (tests lower it to exercise direct nodes) */
 	struct trie6_track track;
 };
 
@@ -90,5 +96,13 @@ uint32_t vpk_bm6_reclaim(struct bm6 *b);
 /* Bytes the lookup structure occupies (direct table + arena lines in use or parked). */
 size_t vpk_bm6_bytes(const struct bm6 *b);
 uint64_t vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16]);
+
+struct vpk_fib6;
+/*
+ * Tests: set a bm6 FIB's direct-node threshold (>= 1; 1 makes every slice
+ * node direct, > 256 none). Safe between updates: nodes change kind when next
+ * rebuilt. 0, or -EINVAL if fib is not bm6 or runs is 0.
+ */
+int vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs);
 
 #endif

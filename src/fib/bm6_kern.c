@@ -5,13 +5,13 @@
  *  - scalar / sse42: 8 addresses walked in lock step (their node and entry
  *    loads overlap); sse42 differs by the POPCNT instruction.
  *  - avx2: 4 blocks of 8 addresses in lock step (4-byte entries; 8-byte
- *    entries take the scalar walk).
- *  - avx512 / avx512icl: 4-byte entries: direct table for 16 addresses at a
- *    time, then a queue of the addresses that continue, walked by 4 x 16
- *    lanes that are refilled as soon as they finish (see vec_4); 8-byte
- *    entries: 4 blocks of 16 in lock step. Popcount by nibble table
- *    (avx512) or VPOPCNTD (avx512icl). A level costs two gathers: the
- *    header word (bitmap word and count) and the entry.
+ *    entries take the scalar walk); header gathers skipped as in avx512.
+ *  - avx512 / avx512icl: 4 blocks of 16 addresses, each in lock step
+ *    (4-byte entries: one 32-bit gather per level; 8-byte: two 64-bit
+ *    gathers of 8). Popcount by nibble table (avx512) or VPOPCNTD
+ *    (avx512icl). A level costs two gathers, the header word (bitmap word
+ *    and count) and the entry, or one (the entry) when every active lane
+ *    of the block is in a direct node.
  * Every variant returns exactly what the scalar loop does.
  */
 #include <string.h>
@@ -39,15 +39,26 @@ ld32(const uint8_t *p)
 	return v;
 }
 
-/* One byte level: entry of byte `by` in the node of entry e. */
+/* One byte level: entry of byte `by` in the compressed node of entry e. */
 #define STEP(T, A, e, by)                                                                  \
 	({                                                                                 \
-		const uint8_t *h_ = (A) + (size_t)((e) >> 1) * 64;                         \
+		const uint8_t *h_ = (A) + (size_t)((e) >> 2) * 64;                         \
 		uint32_t q_ = ld32(h_ + 3 * ((by) >> 4));                                  \
 		unsigned r_ = (q_ >> 16 & 0xff) + fib_pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
 		T v_;                                                                      \
 		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
 		v_;                                                                        \
+	})
+
+/* Byte 2: the slice node may be direct (bit 1; mostly the same kind, so a branch). */
+#define STEP2(T, A, e, by)                                                                 \
+	({                                                                                 \
+		T v2_;                                                                     \
+		if ((e) & 2)                                                               \
+			memcpy(&v2_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (by), sizeof(T)); \
+		else                                                                       \
+			v2_ = STEP(T, A, e, by);                                           \
+		v2_;                                                                       \
 	})
 
 #define SCALAR_LOOKUP(T)                                                                   \
@@ -67,7 +78,8 @@ ld32(const uint8_t *p)
 				any = 0;                                                   \
 				for (unsigned l = 0; l < SB; l++)                          \
 					if (e[l] & 1) {                                    \
-						e[l] = STEP(T, A, e[l], ips[i + l][k]);    \
+						e[l] = k == 2 ? STEP2(T, A, e[l], ips[i + l][k]) \
+							      : STEP(T, A, e[l], ips[i + l][k]); \
 						any |= (unsigned)e[l];                     \
 					}                                                  \
 			}                                                                  \
@@ -77,7 +89,9 @@ ld32(const uint8_t *p)
 		for (; i < n; i++) {                                                       \
 			const uint8_t *a = ips[i];                                         \
 			T e = d[a[0] << 8 | a[1]];                                         \
-			for (unsigned k = 2; e & 1; k++)                                   \
+			if (e & 1)                                                         \
+				e = STEP2(T, A, e, a[2]);                                  \
+			for (unsigned k = 3; e & 1; k++)                                   \
 				e = STEP(T, A, e, a[k]);                                   \
 			st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
@@ -103,141 +117,73 @@ pop16(__m512i x)
 }
 
 /*
- * Entry index of byte `by` in the nodes at lines `line` (active lanes m), in
- * entries of `sh` = log2(entry size) bytes from the arena start: the 4-byte
- * (w[j], c[j]) of 16 lanes by one gather.
+ * Entry index of byte `by` in the nodes of entries e (low 32 bits; active
+ * lanes m), in entries of `sh` = log2(entry size) bytes from the arena
+ * start. With `kinds` (byte 2, where slice nodes may be direct) a direct
+ * node's lanes index by the byte; compressed ones need the 4-byte (w[j],
+ * c[j]) of their lanes by one gather, skipped when no lane has one.
  */
 static inline __attribute__((always_inline)) __m512i
-v_index(const void *A, __m512i line, __m512i by, __mmask16 m, int sh)
+v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
 {
 	const __m512i m15 = _mm512_set1_epi32(15);
+	__m512i line = _mm512_srli_epi32(e, 2);
+	__m512i ix = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), by);
+	__mmask16 cm = kinds ? m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2)) : m;
+	if (!cm)
+		return ix;
 	__m512i j = _mm512_srli_epi32(by, 4);
 	__m512i q = _mm512_add_epi32(_mm512_slli_epi32(line, 6), _mm512_add_epi32(_mm512_slli_epi32(j, 1), j));
-	__m512i x = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, q, A, 1);
+	__m512i x = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), cm, q, A, 1);
 	__m512i c = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0xff));
 	__m512i keep = _mm512_srlv_epi32(_mm512_set1_epi32(0xffff), _mm512_sub_epi32(m15, _mm512_and_si512(by, m15)));
 	__m512i first = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), _mm512_set1_epi32((int)(BM6_HDR >> sh) - 1));
-	return _mm512_add_epi32(_mm512_add_epi32(first, c), pop16(_mm512_and_si512(x, keep)));
+	return _mm512_mask_add_epi32(ix, cm, _mm512_add_epi32(first, c), pop16(_mm512_and_si512(x, keep)));
 }
 
 /*
- * 4-byte entries, in chunks of CH addresses. Phase 1: 16 addresses at a time
- * through the direct table; leaves are stored, addresses that continue go
- * to a queue (index, entry, the address as 4 dwords; register compress +
- * store). Phase 2: NB blocks of 16 lanes walk the queue; a lane that reaches
- * its leaf records (index, next hop) and is refilled from the queue at
- * once, so every lane stays busy whatever the depths (no lock step on the
- * deepest address of a block). Then the recorded next hops are stored.
+ * 4-byte entries: NB blocks of 16 addresses, each walked level by level
+ * while any of its lanes continues (masked gathers; a level where every
+ * active lane is in a direct node costs one gather). Lock step beats the
+ * earlier queue with lane refill once the dense levels are direct nodes:
+ * it keeps the lanes of a block on one level, so the header gather is
+ * skipped more often, and has no queue traffic.
  */
-#define CH 512
-
-struct walk {
-	__m512i a[4], e, i, k;
-	__mmask16 act;
-};
-
-struct queue {
-	uint32_t a[4][CH + 16], e[CH + 16], i[CH + 16];
-	uint32_t di[CH + 16], dv[CH + 16];
-	size_t n, p, dn;
-};
-
-static inline __attribute__((always_inline)) void
-refill(struct walk *w, struct queue *q, __mmask16 lanes)
-{
-	unsigned avail = (unsigned)(q->n - q->p), want = (unsigned)__builtin_popcount(lanes);
-	unsigned cnt = want < avail ? want : avail;
-	if (cnt == 0)
-		return;
-	__mmask16 nm = (__mmask16)_pdep_u32((1u << cnt) - 1, lanes);
-	for (int j = 0; j < 4; j++)
-		w->a[j] = _mm512_mask_expand_epi32(w->a[j], nm, _mm512_loadu_si512((const void *)(q->a[j] + q->p)));
-	w->e = _mm512_mask_expand_epi32(w->e, nm, _mm512_loadu_si512((const void *)(q->e + q->p)));
-	w->i = _mm512_mask_expand_epi32(w->i, nm, _mm512_loadu_si512((const void *)(q->i + q->p)));
-	w->k = _mm512_mask_mov_epi32(w->k, nm, _mm512_set1_epi32(2));
-	w->act |= nm;
-	q->p += cnt;
-}
-
-static inline __attribute__((always_inline)) void
-walk_queue(const void *A, struct queue *q)
-{
-	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3), ff = _mm512_set1_epi32(0xff);
-	struct walk w[NB];
-	__mmask16 any = 0;
-
-	for (int b = 0; b < NB; b++) {
-		w[b].act = 0;
-		w[b].k = w[b].e = w[b].i = _mm512_setzero_si512();
-		for (int j = 0; j < 4; j++)
-			w[b].a[j] = _mm512_setzero_si512();
-		refill(&w[b], q, 0xffff);
-		any |= w[b].act;
-	}
-	while (any) {
-		any = 0;
-		for (int b = 0; b < NB; b++) {
-			struct walk *l = &w[b];
-			if (!l->act)
-				continue;
-			__m512i sel = _mm512_srli_epi32(l->k, 2), x = l->a[0];
-			x = _mm512_mask_mov_epi32(x, _mm512_cmpeq_epi32_mask(sel, one), l->a[1]);
-			x = _mm512_mask_mov_epi32(x, _mm512_cmpeq_epi32_mask(sel, _mm512_set1_epi32(2)), l->a[2]);
-			x = _mm512_mask_mov_epi32(x, _mm512_cmpeq_epi32_mask(sel, three), l->a[3]);
-			__m512i by = _mm512_and_si512(_mm512_srlv_epi32(x, _mm512_slli_epi32(_mm512_and_si512(l->k, three), 3)), ff);
-			__m512i ix = v_index(A, _mm512_srli_epi32(l->e, 1), by, l->act, 2);
-			l->e = _mm512_mask_i32gather_epi32(l->e, l->act, ix, A, 4);
-			l->k = _mm512_add_epi32(l->k, one);
-			__mmask16 fin = l->act & ~_mm512_test_epi32_mask(l->e, one);
-			if (fin) {
-				_mm512_storeu_si512((void *)(q->di + q->dn), _mm512_maskz_compress_epi32(fin, l->i));
-				_mm512_storeu_si512((void *)(q->dv + q->dn),
-						    _mm512_maskz_compress_epi32(fin, _mm512_srli_epi32(l->e, 1)));
-				q->dn += (unsigned)__builtin_popcount(fin);
-				l->act &= (__mmask16)~fin;
-				refill(l, q, fin);
-			}
-			any |= l->act;
-		}
-	}
-}
-
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi32(1);
 	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
 	const void *A = b->arena, *d = b->direct;
-	struct queue q;
-	size_t nv = n & ~(size_t)15;
+	size_t i = 0;
 
-	for (size_t c = 0; c < nv; c += CH) {
-		size_t len = nv - c < CH ? nv - c : CH;
-		q.n = q.p = q.dn = 0;
-		for (size_t p = 0; p < len; p += 16) {
-			struct v6blk a;
-			v6_load(&a, ips + c + p);
-			__m512i e = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a), d, 4);
-			__mmask16 m = _mm512_test_epi32_mask(e, one);
-			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e, 1));
-			_mm512_storeu_si512((void *)(nhs + c + p), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
-			_mm512_storeu_si512((void *)(nhs + c + p + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
-			if (m) {
-				for (int j = 0; j < 4; j++)
-					_mm512_storeu_si512((void *)(q.a[j] + q.n), _mm512_maskz_compress_epi32(m, v6_dword(&a, j)));
-				_mm512_storeu_si512((void *)(q.e + q.n), _mm512_maskz_compress_epi32(m, e));
-				_mm512_storeu_si512((void *)(q.i + q.n),
-						    _mm512_maskz_compress_epi32(m, _mm512_add_epi32(unt, _mm512_set1_epi32((int)p))));
-				q.n += (unsigned)__builtin_popcount(m);
-			}
+	for (; i + 16 * NB <= n; i += 16 * NB) {
+		struct v6blk a[NB];
+		__m512i e[NB];
+		__mmask16 m[NB], any = 0;
+		for (int k = 0; k < NB; k++) {
+			v6_load(&a[k], ips + i + 16 * k);
+			e[k] = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a[k]), d, 4);
 		}
-		if (q.n == 0)
-			continue;
-		walk_queue(A, &q);
-		for (size_t t = 0; t < q.dn; t++)
-			nhs[c + q.di[t]] = q.dv[t];
+		for (int k = 0; k < NB; k++)
+			any |= m[k] = _mm512_test_epi32_mask(e[k], one);
+		for (int lv = 2; any; lv++) {
+			any = 0;
+			for (int k = 0; k < NB; k++)
+				if (m[k]) {
+					__m512i x = v_index(A, e[k], v6_pick(&a[k], lv), m[k], 2, lv == 2);
+					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
+					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
+				}
+		}
+		for (int k = 0; k < NB; k++) {
+			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e[k], 1));
+			_mm512_storeu_si512((void *)(nhs + i + 16 * k), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
+			_mm512_storeu_si512((void *)(nhs + i + 16 * k + 8),
+					    _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
+		}
 	}
-	return nv;
+	return i;
 }
 
 /* 8-byte entries: each block's entries in two halves of 8 (transposed positions 0-7, 8-15). */
@@ -268,10 +214,9 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
-					__m512i line = _mm512_inserti64x4(
-						_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(lo[k], 1))),
-						_mm512_cvtepi64_epi32(_mm512_srli_epi64(hi[k], 1)), 1);
-					__m512i x = v_index(A, line, v6_pick(&a[k], lv), m[k], 3);
+					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
+									 _mm512_cvtepi64_epi32(hi[k]), 1);
+					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3, lv == 2);
 					lo[k] = _mm512_mask_i32gather_epi64(lo[k], (__mmask8)m[k], _mm512_castsi512_si256(x), A, 8);
 					hi[k] = _mm512_mask_i32gather_epi64(hi[k], (__mmask8)(m[k] >> 8),
 									    _mm512_extracti64x4_epi64(x, 1), A, 8);
@@ -307,6 +252,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	const __m256i one = _mm256_set1_epi32(1), m15 = _mm256_set1_epi32(15), lo16 = _mm256_set1_epi32(0xffff);
 	const __m256i unt = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
 	const __m256i hdr = _mm256_set1_epi32((int)(BM6_HDR / 4) - 1), ff = _mm256_set1_epi32(0xff);
+	const __m256i two = _mm256_set1_epi32(2);
 	const int *A = b->arena, *d = b->direct;
 	size_t i = 0;
 
@@ -327,14 +273,19 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++)
 				if (!_mm256_testz_si256(m[k], m[k])) {
 					__m256i by = v6_pick(&a[k], lv);
-					__m256i line = _mm256_srli_epi32(e[k], 1), j = _mm256_srli_epi32(by, 4);
-					__m256i q = _mm256_add_epi32(_mm256_slli_epi32(line, 6),
-								     _mm256_add_epi32(_mm256_slli_epi32(j, 1), j));
-					__m256i w = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), A, q, m[k], 1);
-					__m256i c = _mm256_and_si256(_mm256_srli_epi32(w, 16), ff);
-					__m256i keep = _mm256_srlv_epi32(lo16, _mm256_sub_epi32(m15, _mm256_and_si256(by, m15)));
-					__m256i x = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(line, 4), hdr),
-								     _mm256_add_epi32(c, pop8(_mm256_and_si256(w, keep))));
+					__m256i line = _mm256_srli_epi32(e[k], 2), j = _mm256_srli_epi32(by, 4);
+					__m256i x = _mm256_add_epi32(_mm256_slli_epi32(line, 4), by);
+					__m256i cm = lv > 2 ? m[k] : _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(e[k], two), two), m[k]);
+					if (!_mm256_testz_si256(cm, cm)) {
+						__m256i q = _mm256_add_epi32(_mm256_slli_epi32(line, 6),
+									     _mm256_add_epi32(_mm256_slli_epi32(j, 1), j));
+						__m256i w = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), A, q, cm, 1);
+						__m256i c = _mm256_and_si256(_mm256_srli_epi32(w, 16), ff);
+						__m256i keep = _mm256_srlv_epi32(lo16, _mm256_sub_epi32(m15, _mm256_and_si256(by, m15)));
+						__m256i y = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(line, 4), hdr),
+									     _mm256_add_epi32(c, pop8(_mm256_and_si256(w, keep))));
+						x = _mm256_blendv_epi8(x, y, cm);
+					}
 					e[k] = _mm256_mask_i32gather_epi32(e[k], A, x, m[k], 4);
 					m[k] = _mm256_cmpeq_epi32(_mm256_and_si256(e[k], one), one);
 					any |= !_mm256_testz_si256(m[k], m[k]);

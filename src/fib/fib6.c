@@ -79,6 +79,15 @@ vpk_fib6_impls(enum vpk_fib6_type type)
 	return type == VPK_FIB6_TRIE ? vpk_trie6_impls : type == VPK_FIB6_BM6 ? vpk_bm6_impls : NULL;
 }
 
+int
+vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || runs == 0)
+		return -EINVAL;
+	fib->bm.dir_runs = runs;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {

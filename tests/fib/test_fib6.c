@@ -4,8 +4,9 @@
  * (-ENOSPC before any change, recovery), and every usable lookup variant
  * against the reference LPM on random add/delete sequences (clustered
  * prefixes of every length incl. /0 and /128), every entry width, lengths
- * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page;
- * then the real RouteViews IPv6 table when present (argv[1]).
+ * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page
+ * (bm6: direct-node thresholds changed during the sequence, so nodes switch
+ * kind both ways); then the real RouteViews IPv6 table when present (argv[1]).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include <vpk/fib6.h>
 
+#include "fib/bm6.h"
 #include "fib/ref_lpm.h"
 #include "fib/table.h"
 #include "lib/check.h"
@@ -279,6 +281,11 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 		}
 		if (defer && step % 50 == 49)
 			vpk_fib6_reclaim(f);
+		if (type == VPK_FIB6_BM6 && step % 100 == 0) {
+			/* bm6 node kinds: all direct, mixed, none; changed mid-sequence. */
+			static const unsigned th[] = { 1, 2, 3, 8, BM6_DIRECT_RUNS, 300 };
+			CHECK(vpk_fib6_bm6_dir_runs(f, th[check_rand_range(6)]) == 0, "direct threshold");
+		}
 		if (step % 250 == 249) {
 			for (size_t i = 0; i < dd.nips; i++) {
 				uint64_t hi, lo;
