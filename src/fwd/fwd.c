@@ -7,6 +7,7 @@
  * applies the first, so a bad configuration changes nothing.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -164,16 +165,19 @@ parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
-static int
-parse_u32(const char *s, uint32_t max, uint32_t *out)
+int
+fwd_parse_u32(const char *s, unsigned long max, uint32_t *out)
 {
+	bool hex = s != NULL && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	char *end;
 	unsigned long v;
 
-	if (s == NULL || *s < '0' || *s > '9')
+	if (hex)
+		s += 2;
+	if (s == NULL || !(hex ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
 		return -EINVAL;
 	errno = 0;
-	v = strtoul(s, &end, 10);
+	v = strtoul(s, &end, hex ? 16 : 10);
 	if (errno != 0 || *end != '\0' || v > max)
 		return -EINVAL;
 	*out = (uint32_t)v;
@@ -195,7 +199,7 @@ parse_prefix4(const char *s, uint32_t *ip, uint8_t *len)
 	buf[slash - s] = '\0';
 	if (strchr(buf, ':') != NULL)
 		return 1;
-	if (inet_pton(AF_INET, buf, &a) != 1 || parse_u32(slash + 1, 32, &l) != 0)
+	if (inet_pton(AF_INET, buf, &a) != 1 || fwd_parse_u32(slash + 1, 32, &l) != 0)
 		return -EINVAL;
 	*ip = ntohl(a.s_addr);
 	if (l < 32)
@@ -216,7 +220,7 @@ parse_prefix6(const char *s, uint8_t ip[16], uint8_t *len)
 		return -EINVAL;
 	memcpy(buf, s, (size_t)(slash - s));
 	buf[slash - s] = '\0';
-	if (inet_pton(AF_INET6, buf, ip) != 1 || parse_u32(slash + 1, 128, &l) != 0)
+	if (inet_pton(AF_INET6, buf, ip) != 1 || fwd_parse_u32(slash + 1, 128, &l) != 0)
 		return -EINVAL;
 	for (unsigned b = l; b < 128; b++)
 		ip[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
@@ -234,7 +238,7 @@ find_if(const struct vpk_fwd *f, const char *s, uint32_t *out)
 			*out = (uint32_t)i;
 			return 0;
 		}
-	if (parse_u32(s, UINT32_MAX, &n) == 0 && n < f->n_ifs) {
+	if (fwd_parse_u32(s, UINT32_MAX, &n) == 0 && n < f->n_ifs) {
 		*out = n;
 		return 0;
 	}
@@ -347,7 +351,7 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 
 	if (argc != 5 || strcmp(argv[3], "dev") != 0)
 		return fwd_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
-	if (parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
+	if (fwd_parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
 		return fwd_errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
 	if (parse_mac(argv[2], mac) != 0)
 		return fwd_errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
@@ -365,82 +369,43 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	return 0;
 }
 
-static int
-cmd_route6(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
-{
-	uint8_t ip[16], plen;
-	uint32_t id;
-	int rc;
-
-	if (parse_prefix6(argv[2], ip, &plen) != 0)
-		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
-	if (strcmp(argv[1], "add") == 0) {
-		if (argc != 5 || strcmp(argv[3], "via") != 0)
-			return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
-		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
-			return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
-				    argv[4], f->conf.max_neighbors);
-		if (!apply)
-			return 0;
-		if (fwd_undo_route6(f, ip, plen) != 0)
-			return fwd_errf(err, len, -ENOMEM, "route add %s: out of memory", argv[2]);
-		rc = vpk_fib6_add(f->fib6, ip, plen, id);
-		return rc != 0 ? fwd_errf(err, len, rc, "route add %s: %s", argv[2],
-				      rc == -ENOSPC ? "out of tbl8 groups" : strerror(-rc)) : 0;
-	}
-	if (argc != 3)
-		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
-	if (!apply)
-		return 0;
-	if (fwd_undo_route6(f, ip, plen) != 0)
-		return fwd_errf(err, len, -ENOMEM, "route del %s: out of memory", argv[2]);
-	rc = vpk_fib6_del(f->fib6, ip, plen);
-	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2],
-			      rc == -ENOENT ? "no such route" : strerror(-rc)) : 0;
-}
-
-/* route add PREFIX via ID | route del PREFIX */
+/* route add PREFIX/LEN via ID | route del PREFIX/LEN (IPv4 or IPv6) */
 static int
 cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
-	uint32_t ip, id;
-	uint8_t plen;
+	uint8_t ip6[16], plen;
+	uint32_t ip4, id = 0;
+	bool add, v6;
 	int rc;
 
 	if (argc < 3 || (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "del") != 0))
 		return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
-	rc = parse_prefix4(argv[2], &ip, &plen);
-	if (rc == 1)
-		return cmd_route6(f, argc, argv, apply, err, len);
-	if (rc != 0)
+	add = strcmp(argv[1], "add") == 0;
+	rc = parse_prefix4(argv[2], &ip4, &plen);
+	v6 = rc == 1;
+	if (v6 && parse_prefix6(argv[2], ip6, &plen) != 0)
+		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
+	if (!v6 && rc != 0)
 		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
-	if (strcmp(argv[1], "add") == 0) {
-		if (argc != 5 || strcmp(argv[3], "via") != 0)
-			return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
-		if (parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0)
-			return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
-				    argv[4], f->conf.max_neighbors);
-		if (!apply)
-			return 0;
-		if (fwd_undo_route4(f, ip, plen) != 0)
-			return fwd_errf(err, len, -ENOMEM, "route add %s: out of memory", argv[2]);
-		rc = vpk_fib_add(f->fib4, ip, plen, id);
-		if (rc == -ENOSPC)
-			return fwd_errf(err, len, rc, "route add %s: out of tbl8 groups", argv[2]);
-		if (rc != 0)
-			return fwd_errf(err, len, rc, "route add %s: %s", argv[2], strerror(-rc));
-		return 0;
-	}
-	if (argc != 3)
+	if (add && (argc != 5 || strcmp(argv[3], "via") != 0))
+		return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+	if (add && (fwd_parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0))
+		return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+				argv[4], f->conf.max_neighbors);
+	if (!add && argc != 3)
 		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
-	if (fwd_undo_route4(f, ip, plen) != 0)
-		return fwd_errf(err, len, -ENOMEM, "route del %s: out of memory", argv[2]);
-	rc = vpk_fib_del(f->fib4, ip, plen);
-	if (rc == -ENOENT)
-		return fwd_errf(err, len, rc, "route del %s: no such route", argv[2]);
-	return rc != 0 ? fwd_errf(err, len, rc, "route del %s: %s", argv[2], strerror(-rc)) : 0;
+	if ((v6 ? fwd_undo_route6(f, ip6, plen) : fwd_undo_route4(f, ip4, plen)) != 0)
+		return fwd_errf(err, len, -ENOMEM, "route %s %s: out of memory", argv[1], argv[2]);
+	if (add)
+		rc = v6 ? vpk_fib6_add(f->fib6, ip6, plen, id) : vpk_fib_add(f->fib4, ip4, plen, id);
+	else
+		rc = v6 ? vpk_fib6_del(f->fib6, ip6, plen) : vpk_fib_del(f->fib4, ip4, plen);
+	if (rc == 0)
+		return 0;
+	return fwd_errf(err, len, rc, "route %s %s: %s", argv[1], argv[2],
+			rc == -ENOSPC ? "out of tbl8 groups" : rc == -ENOENT ? "no such route" : strerror(-rc));
 }
 
 /* True when @path has an l3fwd route line ('R' first): then it is read as an l3fwd file. */

@@ -19,25 +19,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fwd/fwd_priv.h"
-
-static int
-errf_io(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 const char fwd_pcap_input_name[] = "pcap-input";
 const char fwd_io_input_name[] = "io-input";
@@ -186,7 +172,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 		inputs += x->has_input;
 	}
 	if (want_input && inputs == 0)
-		return errf_io(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
+		return fwd_errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
 	return 0;
 }
 
@@ -215,7 +201,7 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 		crc = vpk_io_close(x->io, why, sizeof(why));
 		x->io = NULL;
 		if (crc != 0 && *rc == 0)
-			*rc = errf_io(err, len, crc, "%s", why);
+			*rc = fwd_errf(err, len, crc, "%s", why);
 	}
 }
 

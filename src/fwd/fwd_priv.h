@@ -106,6 +106,9 @@ typedef void (*fwd_free_hook)(struct vpk_fwd *f);
 /* Append a node (once) and optionally its configuration. @return 0 or -ENOSPC. */
 int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 
+/* fwd.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
+int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
+
 /* fwd.c: format a message into @err (if not NULL) and return @rc. */
 int fwd_errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

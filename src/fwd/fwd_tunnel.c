@@ -46,21 +46,6 @@ struct fwd_tun {
 };
 
 
-static int
-num(const char *s, unsigned long max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
 
 /* Address: 4 (IPv4, first 4 bytes of out) or 6; -EINVAL. */
 static int
@@ -86,7 +71,7 @@ prefix(const char *s, int fam, uint8_t out[16], uint8_t *plen)
 		return -EINVAL;
 	memcpy(buf, s, (size_t)(slash - s));
 	buf[slash - s] = '\0';
-	if (addr(buf, out) != fam || num(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
+	if (addr(buf, out) != fam || fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
 		return -EINVAL;
 	for (unsigned bit = l; bit < (fam == 4 ? 32u : 128u); bit++)
 		out[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
@@ -129,7 +114,7 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	int fs = 0, fd = 0;
 
 	if (argc == 3 && strcmp(argv[1], "port") == 0) {
-		if (num(argv[2], 65535, &x) != 0 || x == 0)
+		if (fwd_parse_u32(argv[2], 65535, &x) != 0 || x == 0)
 			return fwd_errf(err, len, -EINVAL, "vxlan port: '%s' is not a UDP port 1..65535", argv[2]);
 		if (!apply)
 			return 0;
@@ -169,7 +154,7 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 			if ((fd = addr(val, v.dst)) < 0 || zero(v.dst))
 				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: bad dst address '%s'", val);
 		} else if (strcmp(k, "vni") == 0) {
-			if (num(val, 0xffffff, &v.vni) != 0)
+			if (fwd_parse_u32(val, 0xffffff, &v.vni) != 0)
 				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: vni '%s' must be 0..16777215", val);
 		} else if (strcmp(k, "decap-next") == 0) {
 			if (strcmp(val, "l2") == 0)
@@ -245,7 +230,7 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 		if (addr(argv[i], p.seg[p.n_seg++]) != 6)
 			return fwd_errf(err, len, -EINVAL, "sr policy: bad segment '%s'", argv[i]);
 	}
-	if (via && (num(argv[argc - 1], f->conf.max_neighbors, &p.adj) != 0 || p.adj == 0))
+	if (via && (fwd_parse_u32(argv[argc - 1], f->conf.max_neighbors, &p.adj) != 0 || p.adj == 0))
 		return fwd_errf(err, len, -EINVAL, "sr policy: via '%s' must be a neighbor ID 1..%u", argv[argc - 1],
 			    f->conf.max_neighbors);
 	for (uint32_t k = 0; t != NULL && k < t->n_pol; k++)
@@ -301,7 +286,7 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 				return fwd_errf(err, len, -EINVAL, "sr steer: bad policy BSID '%s'", val);
 			have_pol = true;
 		} else if (strcmp(k, "via") == 0) {
-			if (num(val, f->conf.max_neighbors, &s.adj) != 0 || s.adj == 0)
+			if (fwd_parse_u32(val, f->conf.max_neighbors, &s.adj) != 0 || s.adj == 0)
 				return fwd_errf(err, len, -EINVAL, "sr steer: via '%s' must be a neighbor ID", val);
 			have_via = true;
 		} else if (strcmp(k, "nhtype") == 0) {
@@ -355,7 +340,7 @@ sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, siz
 	if (prefix(argv[3], 6, s.prefix, &s.plen) != 0 || s.plen > 56)
 		return fwd_errf(err, len, -EINVAL, "sr localsid: '%s': want an IPv6 prefix of length <= 56", argv[3]);
 	if (strcmp(argv[4], "v4src-position") == 0) {
-		if (num(argv[5], 96, &pos) != 0 || pos == 0)
+		if (fwd_parse_u32(argv[5], 96, &pos) != 0 || pos == 0)
 			return fwd_errf(err, len, -EINVAL, "sr localsid: v4src-position '%s' must be 1..96", argv[5]);
 		s.v4src_pos = (uint8_t)pos;
 	} else if (strcmp(argv[4], "v4src-addr") == 0) {

@@ -98,6 +98,15 @@ main(void)
 	CHECK(rc == 0, "second file: %s", err);
 	CHECK(route_nh(f, "11.0.0.0", 8) == 2 && route_nh(f, "12.0.0.0", 8) == 0 &&
 	      route_nh(f, "10.0.2.0", 25) == 1 && route_nh(f, "10.0.0.0", 8) == 1, "second file not applied");
+	/* Numbers: decimal or 0x-hex (one parser for every command); junk refused with the line. */
+	CHECK(vpk_fwd_exec(f, "route add 13.0.0.0/8 via 0x2", err, sizeof(err)) == 0 &&
+	      route_nh(f, "13.0.0.0", 8) == 2, "hex next hop: %s", err);
+	rc = exec_text(f, "route add 14.0.0.0/8 via 1\nroute add 15.0.0.0/8 via 0xg\n", err, sizeof(err));
+	CHECK(rc == -EINVAL && strstr(err, "test.conf:2:") != NULL && route_nh(f, "14.0.0.0", 8) == 0,
+	      "bad number: rc %d (%s)", rc, err);
+	CHECK(vpk_fwd_exec(f, "route add 2001:db8::/32 via 2", err, sizeof(err)) == 0, "IPv6 route: %s", err);
+	CHECK(vpk_fwd_exec(f, "route del 2001:db9::/32", err, sizeof(err)) == -ENOENT &&
+	      strstr(err, "no such route") != NULL, "IPv6 del of a missing route: %s", err);
 	vpk_fwd_destroy(f);
 	return check_finish();
 }
