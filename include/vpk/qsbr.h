@@ -68,21 +68,27 @@ VPK_API int vpk_qsbr_thread_unregister(struct vpk_qsbr *q, uint32_t id);
  * Reader @p id is about to read the shared structures (again). Call before
  * the first lookup and after every vpk_qsbr_thread_offline(). Includes a
  * full memory barrier so later reads cannot move before it.
+ * @return 0; -EINVAL (NULL q, id out of range); -ENOENT (id not registered).
  */
-VPK_API void vpk_qsbr_thread_online(struct vpk_qsbr *q, uint32_t id);
+VPK_API int vpk_qsbr_thread_online(struct vpk_qsbr *q, uint32_t id);
 
-/** Reader @p id holds no references and will not read until it goes online. */
-VPK_API void vpk_qsbr_thread_offline(struct vpk_qsbr *q, uint32_t id);
+/**
+ * Reader @p id holds no references and will not read until it goes online.
+ * @return 0; -EINVAL (NULL q, id out of range); -ENOENT (id not registered).
+ */
+VPK_API int vpk_qsbr_thread_offline(struct vpk_qsbr *q, uint32_t id);
 
 /**
  * Reader @p id passed a quiescent state: it holds no reference obtained
- * before this call. Inline fast path: one acquire load, one release store.
+ * before this call. Inline fast path: one acquire load, one release store,
+ * no checks: @p id must be registered and online (vpk_qsbr_thread_online()
+ * returned 0 for it).
  */
 static inline void vpk_qsbr_quiescent(struct vpk_qsbr *q, uint32_t id);
 
 /**
  * Writer: everything unpublished before this call is reclaimable once
- * vpk_qsbr_check() says the returned token is done.
+ * vpk_qsbr_check() says the returned token is done. (0 for a NULL q.)
  */
 VPK_API uint64_t vpk_qsbr_start(struct vpk_qsbr *q);
 
@@ -90,7 +96,7 @@ VPK_API uint64_t vpk_qsbr_start(struct vpk_qsbr *q);
  * Has every registered, online reader passed a quiescent state (or gone
  * offline) since vpk_qsbr_start() returned @p token?
  * @param wait  false: look once; true: spin (with sched_yield) until done.
- * @return 1 done, 0 not yet (only when !wait).
+ * @return 1 done, 0 not yet (only when !wait), -EINVAL for a NULL q.
  */
 VPK_API int vpk_qsbr_check(struct vpk_qsbr *q, uint64_t token, bool wait);
 

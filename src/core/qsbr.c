@@ -96,25 +96,45 @@ vpk_qsbr_thread_unregister(struct vpk_qsbr *q, uint32_t id)
 	return (old & bit) ? 0 : -ENOENT;
 }
 
-void
-vpk_qsbr_thread_online(struct vpk_qsbr *q, uint32_t id)
+/* 0, or why reader @p id cannot go online/offline. */
+static int
+reader_ok(const struct vpk_qsbr *q, uint32_t id)
 {
-	uint64_t t = __atomic_load_n(&HDR(q)->token, __ATOMIC_ACQUIRE);
-
-	__atomic_store_n(&HDR(q)->slot[id].cnt, t, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (q == NULL || id >= HDR(q)->max_threads)
+		return -EINVAL;
+	if (!(__atomic_load_n(&reg_words(q)[id / 64], __ATOMIC_ACQUIRE) & (1ull << (id % 64))))
+		return -ENOENT;
+	return 0;
 }
 
-void
+int
+vpk_qsbr_thread_online(struct vpk_qsbr *q, uint32_t id)
+{
+	int rc = reader_ok(q, id);
+	uint64_t t;
+
+	if (rc != 0)
+		return rc;
+	t = __atomic_load_n(&HDR(q)->token, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&HDR(q)->slot[id].cnt, t, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int
 vpk_qsbr_thread_offline(struct vpk_qsbr *q, uint32_t id)
 {
-	__atomic_store_n(&HDR(q)->slot[id].cnt, 0, __ATOMIC_RELEASE);
+	int rc = reader_ok(q, id);
+
+	if (rc == 0)
+		__atomic_store_n(&HDR(q)->slot[id].cnt, 0, __ATOMIC_RELEASE);
+	return rc;
 }
 
 uint64_t
 vpk_qsbr_start(struct vpk_qsbr *q)
 {
-	return __atomic_add_fetch(&HDR(q)->token, 1, __ATOMIC_SEQ_CST);
+	return q != NULL ? __atomic_add_fetch(&HDR(q)->token, 1, __ATOMIC_SEQ_CST) : 0;
 }
 
 /* 1 when reader @p id is offline or has seen @p token. */
@@ -129,8 +149,11 @@ reader_done(const struct vpk_qsbr *q, uint32_t id, uint64_t token)
 int
 vpk_qsbr_check(struct vpk_qsbr *q, uint64_t token, bool wait)
 {
-	uint32_t words = (HDR(q)->max_threads + 63) / 64;
+	uint32_t words;
 
+	if (q == NULL)
+		return -EINVAL;
+	words = (HDR(q)->max_threads + 63) / 64;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (uint32_t w = 0; w < words; w++) {
 		uint64_t m = __atomic_load_n(&reg_words(q)[w], __ATOMIC_ACQUIRE);

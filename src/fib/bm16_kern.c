@@ -34,19 +34,7 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 	return at + BM16_HDR_WORDS - 1 + cum + fib_pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
 }
 
-static inline __attribute__((always_inline)) uint32_t
-ld32(const uint32_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
-static inline __attribute__((always_inline)) void
-st64(uint64_t *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
 
 /*
  * Scalar: a software pipeline over keys, SD keys between stages:
@@ -73,14 +61,14 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 	nhs += i0;
 	for (size_t t = 0; t < cnt + 4 * sd; t++) {
 		if (t < cnt) {
-			uint32_t d = dir[ld32(&ips[t]) >> 16];
+			uint32_t d = dir[fib_ld32(&ips[t]) >> 16];
 			rd[t % SR] = d;
 			__builtin_prefetch(ar + ((d >> 1) & -(d & 1)));
 		}
 		if (t >= sd && t - sd < cnt) {
 			size_t j = t - sd;
 			uint32_t d = rd[j % SR];
-			uint32_t r = node_rank(ar, (d >> 1) & -(d & 1), (ld32(&ips[j]) >> 8) & 0xff);
+			uint32_t r = node_rank(ar, (d >> 1) & -(d & 1), (fib_ld32(&ips[j]) >> 8) & 0xff);
 			rr[j % SR] = r;
 			__builtin_prefetch(ar + r);
 		}
@@ -96,7 +84,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			size_t j = t - 3 * sd;
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0)) {
-				uint32_t r = node_rank(ar, v >> 1, ld32(&ips[j]) & 0xff);
+				uint32_t r = node_rank(ar, v >> 1, fib_ld32(&ips[j]) & 0xff);
 				rr[j % SR] = r;
 				__builtin_prefetch(ar + r);
 			}
@@ -106,7 +94,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0))
 				v = ar[rr[j % SR]];
-			st64(&nhs[j], v >> 1);
+			fib_st64(&nhs[j], v >> 1);
 		}
 	}
 }

@@ -24,26 +24,13 @@
 #define SB 8    /* scalar lock-step width */
 
 
-static inline __attribute__((always_inline)) void
-st64(uint64_t *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
 
-static inline __attribute__((always_inline)) uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* One byte level: entry of byte `by` in the compressed node of entry e. */
 #define STEP(T, A, e, by)                                                                  \
 	({                                                                                 \
 		const uint8_t *h_ = (A) + (size_t)((e) >> 2) * 64;                         \
-		uint32_t q_ = ld32(h_ + 3 * ((by) >> 4));                                  \
+		uint32_t q_ = fib_ld32(h_ + 3 * ((by) >> 4));                                  \
 		unsigned r_ = (q_ >> 16 & 0xff) + fib_pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
 		T v_;                                                                      \
 		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
@@ -84,7 +71,7 @@ ld32(const uint8_t *p)
 					}                                                  \
 			}                                                                  \
 			for (unsigned l = 0; l < SB; l++)                                  \
-				st64(&nhs[i + l], (uint64_t)(e[l] >> 1));                  \
+				fib_st64(&nhs[i + l], (uint64_t)(e[l] >> 1));                  \
 		}                                                                          \
 		for (; i < n; i++) {                                                       \
 			const uint8_t *a = ips[i];                                         \
@@ -93,7 +80,7 @@ ld32(const uint8_t *p)
 				e = STEP2(T, A, e, a[2]);                                  \
 			for (unsigned k = 3; e & 1; k++)                                   \
 				e = STEP(T, A, e, a[k]);                                   \
-			st64(&nhs[i], (uint64_t)(e >> 1));                                 \
+			fib_st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
 	}
 SCALAR_LOOKUP(uint32_t)

@@ -17,6 +17,7 @@
 
 #include "core/kern.h"
 #include "fib/dir24_8.h"
+#include "fib/fib_bits.h"
 
 #if VPK_VEC_BITS >= 256
 #include <immintrin.h>
@@ -25,19 +26,7 @@
 #define PF_DIST 16
 #define PF_BLOCKS 4     /* vector loops prefetch tbl24 64 keys ahead (measured: 2 < 4 > 8) */
 
-static inline __attribute__((always_inline)) uint32_t
-ld32(const uint32_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
-static inline __attribute__((always_inline)) void
-st64(uint64_t *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
 
 /* Scalar loop with software prefetch, for entry type T. */
 #define SCALAR_LOOKUP(T)                                                               \
@@ -47,15 +36,15 @@ st64(uint64_t *p, uint64_t v)
 		const T *t24 = (const T *)dp->tbl24;                                   \
 		const T *t8 = (const T *)dp->tbl8;                                     \
 		for (size_t k = i; k < n && k < i + PF_DIST; k++)                      \
-			__builtin_prefetch(&t24[ld32(&ips[k]) >> 8]);                  \
+			__builtin_prefetch(&t24[fib_ld32(&ips[k]) >> 8]);                  \
 		for (; i < n; i++) {                                                   \
-			uint32_t ip = ld32(&ips[i]);                                   \
+			uint32_t ip = fib_ld32(&ips[i]);                                   \
 			if (i + PF_DIST < n)                                           \
-				__builtin_prefetch(&t24[ld32(&ips[i + PF_DIST]) >> 8]); \
+				__builtin_prefetch(&t24[fib_ld32(&ips[i + PF_DIST]) >> 8]); \
 			uint64_t e = t24[ip >> 8];                                     \
 			if (e & 1)                                                     \
 				e = t8[(size_t)(e >> 1) * DIR24_8_GROUP + (ip & 0xff)]; \
-			st64(&nhs[i], e >> 1);                                         \
+			fib_st64(&nhs[i], e >> 1);                                         \
 		}                                                                      \
 	}
 

@@ -30,7 +30,7 @@ struct fib_rcu {
 static inline bool
 fib_rcu_due(struct fib_rcu *r, bool wait)
 {
-	if (r->q == NULL || !r->armed || !vpk_qsbr_check(r->q, r->token, wait))
+	if (r->q == NULL || !r->armed || vpk_qsbr_check(r->q, r->token, wait) != 1)
 		return false;
 	r->armed = false;
 	return true;

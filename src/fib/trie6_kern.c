@@ -16,15 +16,11 @@
 #include "core/kern.h"
 #include "fib/trie6.h"
 #include "fib/v6vec.h"
+#include "fib/fib_bits.h"
 
 #define PF_DIST 16
 #define V6_PF 64        /* avx512: tbl24 prefetch distance, addresses */
 
-static inline __attribute__((always_inline)) void
-st64(uint64_t *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
 
 #define SCALAR_LOOKUP(T)                                                                   \
 	static inline __attribute__((always_inline)) void scalar_##T(const struct trie6 *t, const uint8_t (*ips)[16],     \
@@ -42,7 +38,7 @@ st64(uint64_t *p, uint64_t v)
 			uint64_t e = t24[a[0] << 16 | a[1] << 8 | a[2]];                   \
 			for (unsigned k = 3; e & 1; k++)                                   \
 				e = t8[(size_t)(e >> 1) * TRIE6_GROUP + a[k]];             \
-			st64(&nhs[i], e >> 1);                                             \
+			fib_st64(&nhs[i], e >> 1);                                             \
 		}                                                                          \
 	}
 SCALAR_LOOKUP(uint16_t)

@@ -148,6 +148,12 @@ main(void)
 	CHECK(vpk_qsbr_thread_unregister(q, 5) == -ENOENT, "unregister unknown");
 	CHECK(vpk_qsbr_thread_unregister(q, 130) == -EINVAL, "unregister out of range");
 	CHECK(vpk_qsbr_thread_count(q) == 1, "count 1");
+	CHECK(vpk_qsbr_thread_online(q, 130) == -EINVAL && vpk_qsbr_thread_offline(q, 130) == -EINVAL,
+	      "online/offline: id out of range");
+	CHECK(vpk_qsbr_thread_online(q, 7) == -ENOENT && vpk_qsbr_thread_offline(q, 7) == -ENOENT,
+	      "online/offline: id not registered");
+	CHECK(vpk_qsbr_thread_online(NULL, 0) == -EINVAL && vpk_qsbr_check(NULL, 1, false) == -EINVAL &&
+	      vpk_qsbr_start(NULL) == 0, "NULL object");
 
 	/* token rules, one thread playing reader 129 and reader 3 */
 	t = vpk_qsbr_start(q);
