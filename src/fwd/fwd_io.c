@@ -250,6 +250,26 @@ fwd_io_idle(struct vpk_fwd *f)
 		(void)poll(pfd, n, 1);
 }
 
+int
+fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
+{
+	int got;
+
+	if (in->io == NULL || !in->has_input || in->rd_done)
+		return 0;
+	got = vpk_io_rx_burst(in->io, idx, want);
+	if (got >= 0)
+		return got;
+	/* End of a file or a live interface gone: stop reading it. A bad file
+	 * is an error of the run (the first one is reported). */
+	if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
+		f->io_rc = got;
+		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
+	}
+	in->rd_done = true;
+	return 0;
+}
+
 static uint32_t
 io_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
@@ -272,19 +292,7 @@ io_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n
 		int got;
 
 		f->rr = (f->rr + 1) % f->n_ifs;
-		if (in->io == NULL || !in->has_input || in->rd_done)
-			continue;
-		got = vpk_io_rx_burst(in->io, idx, want);
-		if (got < 0) {
-			/* End of a file or a live interface gone: stop reading it. A bad
-			 * file is an error of the run (the first one is reported). */
-			if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
-				f->io_rc = got;
-				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
-			}
-			in->rd_done = true;
-			continue;
-		}
+		got = fwd_if_rx(f, in, idx, want);
 		if (got == 0)
 			continue;
 		for (int i = 0; i < got; i++)

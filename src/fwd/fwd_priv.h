@@ -106,6 +106,11 @@ typedef void (*fwd_free_hook)(struct vpk_fwd *f);
 /* Append a node (once) and optionally its configuration. @return 0 or -ENOSPC. */
 int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
 
+/* fwd_io.c: read up to @want packets from interface @in (0 when it has no
+ * input or is done); end of file / interface gone marks it done, any other
+ * error also becomes the run's first error (f->io_rc, f->io_err). */
+int fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want);
+
 /* fwd.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
 int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
 

@@ -233,19 +233,7 @@ dispatch(struct vpk_fwd *f, struct fwd_wstate *ws)
 			struct fwd_if *in = &f->ifs[i];
 			int got;
 
-			if (in->io == NULL || !in->has_input || in->rd_done)
-				continue;
-			got = vpk_io_rx_burst(in->io, idx, VPK_FRAME_SIZE);
-			if (got < 0) {
-				/* End of a file or an interface gone: done with it; anything
-				 * else is the run's error (the first is reported). */
-				if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
-					f->io_rc = got;
-					snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
-				}
-				in->rd_done = true;
-				continue;
-			}
+			got = fwd_if_rx(f, in, idx, VPK_FRAME_SIZE);
 			if (got == 0)
 				continue;
 			got_any = true;
