@@ -182,23 +182,23 @@ INLINE uint32_t
 match_block(const struct acl_blk *h, const uint32_t *key, int w)
 {
 	const uint8_t *arr = (const uint8_t *)(h + 1);
-	uint32_t mt = h->valid;
+	uint32_t mt = h->valid, i = 0, nd = h->nd;
 
-	for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
+	/* The builder puts the 32-bit dimensions first (acl_leaf.c): two loops
+	 * without a per-dimension type branch. */
+	for (; i < nd && mt != 0 && !(h->dim[i] & ACL_DIM_16); i++) {
 		uint32_t d = h->dim[i];
+		const uint32_t *a = (const uint32_t *)(const void *)arr;
 
-		if (d & ACL_DIM_16) {
-			const uint16_t *a = (const uint16_t *)(const void *)arr;
+		mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 192 : 128;
+	}
+	for (; i < nd && mt != 0; i++) {
+		uint32_t d = h->dim[i];
+		const uint16_t *a = (const uint16_t *)(const void *)arr;
 
-			mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
-					  (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
-		} else {
-			const uint32_t *a = (const uint32_t *)(const void *)arr;
-
-			mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
-				      (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
-		}
-		arr += acl_dim_bytes(d);
+		mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 128 : 64;
 	}
 	return mt;
 }

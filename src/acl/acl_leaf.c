@@ -129,13 +129,16 @@ acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 					h->cmask[c] |= (uint16_t)(1u << j);
 		}
 		arr = (uint8_t *)(h + 1);
-		for (uint32_t d = 0; d < b->nd; d++) {
-			if (!(need >> d & 1))
-				continue;
-			h->dim[k] = dim_byte(b, d, masked);
-			emit_dim(b, l, s, cnt, d, h->dim[k], arr);
-			arr += acl_dim_bytes(h->dim[k++]);
-		}
+		/* 32-bit dimensions first, then the 16-bit ones: the scan's
+		 * per-dimension branches see one pattern per block shape. */
+		for (uint32_t pass = 0; pass < 2; pass++)
+			for (uint32_t d = 0; d < b->nd; d++) {
+				if (!(need >> d & 1) || (b->nr->dbits[d] <= 16) != (pass == 1))
+					continue;
+				h->dim[k] = dim_byte(b, d, masked);
+				emit_dim(b, l, s, cnt, d, h->dim[k], arr);
+				arr += acl_dim_bytes(h->dim[k++]);
+			}
 		h->nd = (uint8_t)k;
 		h->lines = (uint8_t)(size / 64 | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
 		h->first_rank = h->rank[0];
