@@ -164,12 +164,12 @@ accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *bran
 		uint32_t x = mt & h->cmask[c];
 
 		if (x != 0) {
-			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->ru[2 * j];
 
 			*found |= 1u << c;
 			if (r < brank[c]) {
 				brank[c] = r;
-				bud[c] = h->ud[j];
+				bud[c] = h->ru[2 * j + 1];
 			}
 		}
 	}
@@ -219,7 +219,7 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 	if (h->first_rank > worst)
 		return NULL;
 	mt = match_block(h, key, w);
-	if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0)
+	if (mt != 0 && (mt = acl_live_slots(dead, h->ru, mt)) != 0)
 		accept_block(h, mt, ncat, brank, bud, found);
 	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
 		return NULL;
