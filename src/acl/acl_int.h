@@ -44,6 +44,8 @@
 #define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
 #define ACL_DIM_ID     0x1f             /* acl_blk.dim[]: the dimension id */
 #define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
+#define ACL_LEAF_LSHIFT 26              /* acl_tree.leaf[2l]: its first block's lines, for the prefetch */
+#define ACL_LEAF_OFF   ((1u << ACL_LEAF_LSHIFT) - 1)   /* acl_tree.leaf[2l]: its first block */
 
 /* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
 struct acl_blk {
@@ -51,12 +53,12 @@ struct acl_blk {
 	uint16_t valid;                 /* bit j: slot j holds a rule */
 	uint8_t nd;                     /* active dimensions */
 	uint8_t lines;                  /* block size in 64-byte lines; | ACL_BLK_LAST on the leaf's last block */
-	uint32_t first_rank;            /* rank[0]: no rule of this or a later block ranks better */
+	uint32_t first_rank;            /* rank of slot 0: no rule of this or a later block ranks better */
 	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids | ACL_DIM_MASKED | ACL_DIM_16 */
 	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
-	/* lines 1-2: read on a match only */
-	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
-	uint32_t ud[ACL_BLK];           /* userdata */
+	/* lines 1-2: read on a match only; slot j's rank and userdata side by
+	 * side, so that a match reads one line */
+	uint32_t ru[2 * ACL_BLK];       /* ru[2j]: rank of slot j (UINT32_MAX if empty), ru[2j + 1]: userdata */
 };
 /*
  * Per active dimension, after the header, in dim[] order:
@@ -84,7 +86,8 @@ struct acl_tree {
 	uint32_t min_rank;              /* lowest rank in the tree */
 	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
 	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
-	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
+	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units (& ACL_LEAF_OFF) |
+					 * that block's size in lines (<= 63) << ACL_LEAF_LSHIFT, [2l+1] best rank */
 	const uint8_t *blocks;          /* 64-byte aligned */
 };
 
@@ -171,16 +174,17 @@ acl_load_dim(const uint8_t *p, const struct acl_dimsrc *s)
 }
 
 /*
- * The matched slots @p mt of a block (ranks @p rank) minus those of deleted
- * rules. Called once per block with a match; free when nothing is deleted.
+ * The matched slots @p mt of a block (ranks at @p ru[2j], acl_blk.ru) minus
+ * those of deleted rules. Called once per block with a match; free when
+ * nothing is deleted.
  */
 static inline uint32_t
-acl_live_slots(const struct acl_dead *dd, const uint32_t *rank, uint32_t mt)
+acl_live_slots(const struct acl_dead *dd, const uint32_t *ru, uint32_t mt)
 {
 	if (dd == NULL)
 		return mt;
 	for (uint32_t x = mt; x != 0; x &= x - 1) {
-		uint32_t j = (uint32_t)__builtin_ctz(x), r = rank[j], k = r >> dd->shift;
+		uint32_t j = (uint32_t)__builtin_ctz(x), r = ru[2 * j], k = r >> dd->shift;
 
 		if ((r & dd->low) == 0 && k < dd->n && (dd->bits[k >> 6] >> (k & 63) & 1))
 			mt &= ~(1u << j);

@@ -28,6 +28,7 @@
 #endif
 
 #define CHUNK 64
+#define PREFETCH_LINES 6   /* of each reached leaf's first block, at walk time (docs/acl.md) */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -164,12 +165,12 @@ accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *bran
 		uint32_t x = mt & h->cmask[c];
 
 		if (x != 0) {
-			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->ru[2 * j];
 
 			*found |= 1u << c;
 			if (r < brank[c]) {
 				brank[c] = r;
-				bud[c] = h->ud[j];
+				bud[c] = h->ru[2 * j + 1];
 			}
 		}
 	}
@@ -182,23 +183,23 @@ INLINE uint32_t
 match_block(const struct acl_blk *h, const uint32_t *key, int w)
 {
 	const uint8_t *arr = (const uint8_t *)(h + 1);
-	uint32_t mt = h->valid;
+	uint32_t mt = h->valid, i = 0, nd = h->nd;
 
-	for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
+	/* The builder puts the 32-bit dimensions first (acl_leaf.c): two loops
+	 * without a per-dimension type branch. */
+	for (; i < nd && mt != 0 && !(h->dim[i] & ACL_DIM_16); i++) {
 		uint32_t d = h->dim[i];
+		const uint32_t *a = (const uint32_t *)(const void *)arr;
 
-		if (d & ACL_DIM_16) {
-			const uint16_t *a = (const uint16_t *)(const void *)arr;
+		mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 192 : 128;
+	}
+	for (; i < nd && mt != 0; i++) {
+		uint32_t d = h->dim[i];
+		const uint16_t *a = (const uint16_t *)(const void *)arr;
 
-			mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
-					  (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
-		} else {
-			const uint32_t *a = (const uint32_t *)(const void *)arr;
-
-			mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
-				      (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
-		}
-		arr += acl_dim_bytes(d);
+		mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 128 : 64;
 	}
 	return mt;
 }
@@ -219,7 +220,7 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 	if (h->first_rank > worst)
 		return NULL;
 	mt = match_block(h, key, w);
-	if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0)
+	if (mt != 0 && (mt = acl_live_slots(dead, h->ru, mt)) != 0)
 		accept_block(h, mt, ncat, brank, bud, found);
 	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
 		return NULL;
@@ -532,14 +533,17 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				walk_scalar(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
 			for (uint32_t p = 0; p < cn; p++) {
 				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)lf[p];
-				const uint8_t *bp = rt->tree[t].blocks + (size_t)le[0] * 64;
+				const uint8_t *bp = rt->tree[t].blocks + (size_t)(le[0] & ACL_LEAF_OFF) * 64;
+				uint32_t nl = le[0] >> ACL_LEAF_LSHIFT;
 
-				lf[p] = le[0];
+				lf[p] = le[0] & ACL_LEAF_OFF;
 				lr[t * CHUNK + p] = le[1];
-				__builtin_prefetch(bp);
-				__builtin_prefetch(bp + 192);
-				__builtin_prefetch(bp + 256);
-				__builtin_prefetch(bp + 320);
+				/* The first block's lines (header, ranks, userdata and the
+				 * first dimensions' arrays), not beyond: prefetching past the
+				 * block, or more of it, measured slower. */
+				nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
+				for (uint32_t k = 0; k < nl; k++)
+					__builtin_prefetch(bp + 64 * k);
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
