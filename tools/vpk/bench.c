@@ -54,7 +54,7 @@ bench_cpu_s(void)
 }
 
 uint64_t
-bench_thread_cpu_ticks(void)
+bench_cpu_tsc(void)
 {
 	struct timespec ts;
 

@@ -23,7 +23,7 @@ double bench_now_s(void);
 double bench_cpu_s(void);
 /* This thread's CPU time in TSC ticks: time spent descheduled on a shared
  * machine is not counted (`--cpu-time` in the benches). */
-uint64_t bench_thread_cpu_ticks(void);
+uint64_t bench_cpu_tsc(void);
 /* Median / min / max of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 double bench_min(const double *v, size_t n);
