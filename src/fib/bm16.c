@@ -275,13 +275,20 @@ put_flat(struct bm16 *b, const uint32_t *v, unsigned runs)
 	return at << 2 | BM16_FLAT | 1;
 }
 
+/* The run (0..runs-1) holding entry x of the compressed node n. */
+static inline unsigned
+node_get_run(const uint32_t *n, unsigned x)
+{
+	unsigned cum = ((const uint8_t *)(n + 8))[x >> 5];
+
+	return cum - 1 + fib_pop32(n[x >> 5] & (~UINT32_C(0) >> (31 - (x & 31))));
+}
+
 /* Entry x of the compressed node n. */
 static inline uint32_t
 node_get(const uint32_t *n, unsigned x)
 {
-	unsigned cum = ((const uint8_t *)(n + 8))[x >> 5];
-
-	return n[BM16_HDR_WORDS + cum - 1 + fib_pop32(n[x >> 5] & (~UINT32_C(0) >> (31 - (x & 31))))];
+	return n[BM16_HDR_WORDS + node_get_run(n, x)];
 }
 
 /*
@@ -318,6 +325,12 @@ encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
 		memcpy(bm, o, sizeof(bm));
 		uint32_t prev = lo ? node_get(o, lo - 1) : ~nv[0];
 		for (unsigned p = lo; p <= end; p++) {
+			if ((p & 31) == 0 && p > lo && p + 31 <= hi) {
+				bm[p >> 5] = run_starts(nv, p >> 5);    /* a whole word inside (nv[p - 1] too) */
+				p += 31;
+				prev = nv[p];
+				continue;
+			}
 			uint32_t cur = p <= hi ? nv[p] : node_get(o, p);
 			uint32_t bit = UINT32_C(1) << (p & 31);
 			bm[p >> 5] = cur != prev ? bm[p >> 5] | bit : bm[p >> 5] & ~bit;
@@ -337,10 +350,11 @@ encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
 	unsigned post = old_runs - old_mid_end, runs = pre + nmid + post;
 	if (runs == 1 || runs >= b->flat_min) {
 		if (o != NULL) {        /* every entry, for a leaf or a flat node */
-			for (unsigned i = 0; i < lo; i++)
-				nv[i] = node_get(o, i);
-			for (unsigned i = hi + 1; i < 256; i++)
-				nv[i] = node_get(o, i);
+			for (unsigned i = 0, k = BM16_HDR_WORDS - 1; i < 256; i++) {
+				k += o[i >> 5] >> (i & 31) & 1;
+				if (i < lo || i > hi)
+					nv[i] = o[k];
+			}
 		}
 		if (runs == 1 && !(nv[0] & 1))
 			return nv[0] == old ? BM16_SAME : nv[0];   /* a leaf */
@@ -419,9 +433,20 @@ put(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, ui
 
 	if ((old & 3) == (BM16_FLAT | 1))
 		return put_in_flat(b, sp, old, src, t0, lo, hi);
-	const uint32_t *o = (old & 1) ? b->arena + (old >> 2) : NULL;
+	if (!(old & 1)) {
+		for (unsigned i = lo; i <= hi; i++) {
+			v[i] = want(b, sp, src[i], old, t0 == NO24 ? NO24 : t0 + i);
+			if (v[i] == BM16_NOMEM)
+				return BM16_NOMEM;
+		}
+		return encode(b, old, lo, hi, v);
+	}
+	/* The old entries of [lo, hi] in order: run k advances at every run start. */
+	const uint32_t *o = b->arena + (old >> 2);
+	unsigned k = BM16_HDR_WORDS + node_get_run(o, lo);
 	for (unsigned i = lo; i <= hi; i++) {
-		v[i] = want(b, sp, src[i], o ? node_get(o, i) : old, t0 == NO24 ? NO24 : t0 + i);
+		k += i > lo && (o[i >> 5] >> (i & 31) & 1);
+		v[i] = want(b, sp, src[i], o[k], t0 == NO24 ? NO24 : t0 + i);
 		if (v[i] == BM16_NOMEM)
 			return BM16_NOMEM;
 	}
