@@ -433,20 +433,26 @@ put(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, ui
 
 	if ((old & 3) == (BM16_FLAT | 1))
 		return put_in_flat(b, sp, old, src, t0, lo, hi);
-	if (!(old & 1)) {
-		for (unsigned i = lo; i <= hi; i++) {
-			v[i] = want(b, sp, src[i], old, t0 == NO24 ? NO24 : t0 + i);
-			if (v[i] == BM16_NOMEM)
-				return BM16_NOMEM;
-		}
+	const uint32_t *o = (old & 1) ? b->arena + (old >> 2) : NULL;
+	/*
+	 * Usually no entry of [lo, hi] is or was a /32-level node: then the new
+	 * entries are src's as they are (a copy; a wide range costs little).
+	 */
+	uint32_t ext = 0;
+	memcpy(v + lo, src + lo, (hi - lo + 1) * sizeof(uint32_t));
+	if (t0 != NO24)
+		for (unsigned i = lo; i <= hi; i++)
+			ext |= v[i];
+	if (o != NULL)
+		for (unsigned k = node_get_run(o, lo), e = node_get_run(o, hi); k <= e; k++)
+			ext |= o[BM16_HDR_WORDS + k];
+	if (!(ext & 1))
 		return encode(b, old, lo, hi, v);
-	}
 	/* The old entries of [lo, hi] in order: run k advances at every run start. */
-	const uint32_t *o = b->arena + (old >> 2);
-	unsigned k = BM16_HDR_WORDS + node_get_run(o, lo);
+	unsigned k = o ? BM16_HDR_WORDS + node_get_run(o, lo) : 0;
 	for (unsigned i = lo; i <= hi; i++) {
-		k += i > lo && (o[i >> 5] >> (i & 31) & 1);
-		v[i] = want(b, sp, src[i], o[k], t0 == NO24 ? NO24 : t0 + i);
+		k += o && i > lo && (o[i >> 5] >> (i & 31) & 1);
+		v[i] = want(b, sp, src[i], o ? o[k] : old, t0 == NO24 ? NO24 : t0 + i);
 		if (v[i] == BM16_NOMEM)
 			return BM16_NOMEM;
 	}
