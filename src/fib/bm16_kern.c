@@ -43,9 +43,9 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 static inline __attribute__((always_inline)) uint32_t
 locate(const uint32_t *arena, uint32_t e, unsigned x)
 {
-	uint32_t r = node_rank(arena, (e & 3) == 1 ? e >> 2 : 0, x);
-
-	return (e & 3) == (BM16_FLAT | 1) ? (e >> 2) + x : r;
+	if ((e & 3) == (BM16_FLAT | 1))
+		return (e >> 2) + x;
+	return node_rank(arena, (e >> 2) & -(e & 1), x);        /* a leaf: the zero header */
 }
 
 /* The line worth prefetching for entry x of e: a flat node's entry, a compressed node's header, else word 0. */
