@@ -4,8 +4,7 @@
  *
  *  - scalar / sse42: a software pipeline over keys (direct entry -> node
  *    header -> value, each stage prefetching what the next one reads; a flat
- *    node's value line is prefetched with the direct entry); sse42 has the
- *    popcnt instruction.
+ *    node has no header); sse42 has the popcnt instruction.
  *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16, VPOPCNTD): the same
  *    pipeline over blocks of lanes: gathers of the direct entries, of the
  *    bitmap word and run count, of the value, masked to the lanes that need
@@ -43,9 +42,18 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 static inline __attribute__((always_inline)) uint32_t
 locate(const uint32_t *arena, uint32_t e, unsigned x)
 {
+#ifdef __POPCNT__
+	/* A cheap rank: branch-free (a flat node or a leaf ranks in the zero header). */
+	uint32_t flat = -(e >> 1 & e & 1);
+	uint32_t r = node_rank(arena, (e >> 2) & -(e & 1) & ~flat, x);
+
+	return (r & ~flat) | (((e >> 2) + x) & flat);
+#else
+	/* A SWAR rank costs more than a mispredicted branch now and then. */
 	if ((e & 3) == (BM16_FLAT | 1))
 		return (e >> 2) + x;
 	return node_rank(arena, (e >> 2) & -(e & 1), x);        /* a leaf: the zero header */
+#endif
 }
 
 /* The line worth prefetching for entry x of e: a flat node's entry, a compressed node's header, else word 0. */
@@ -59,8 +67,7 @@ first_line(uint32_t e, unsigned x)
 
 /*
  * Scalar: a software pipeline over keys, SD keys between stages:
- *   1. key j+4SD: direct entry (L2-resident) -> prefetch its node header
- *      (a flat node: its entry);
+ *   1. key j+4SD: direct entry (L2-resident) -> prefetch its node header;
  *   2. key j+3SD: rank from the header (flat: none) -> prefetch the value;
  *   3. key j+2SD: the value; a /32-level node -> prefetch its header;
  *   4. key j+SD:  (/32 level only) rank -> prefetch the value;
@@ -86,7 +93,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			uint32_t ip = fib_ld32(&ips[t]);
 			uint32_t d = dir[ip >> 16];
 			rd[t % SR] = d;
-			__builtin_prefetch(ar + first_line(d, (ip >> 8) & 0xff));
+			__builtin_prefetch(ar + ((d >> 2) & -(d & 1)));     /* header line, or a flat node's first */
 		}
 		if (t >= sd && t - sd < cnt) {
 			size_t j = t - sd;
