@@ -338,9 +338,19 @@ encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
 		}
 		for (unsigned w = wl; w <= wh; w++) {
 			same = same && bm[w] == o[w];
+			/* Walk the old run starts of the word alongside: ob's lowest bit is run k. */
+			uint32_t ob = o[w];
+			unsigned k = BM16_HDR_WORDS + ((const uint8_t *)(o + 8))[w];
 			for (uint32_t bits = bm[w]; bits; bits &= bits - 1) {
-				unsigned p = 32 * w + (unsigned)__builtin_ctz(bits);
-				mid[nmid++] = p >= lo && p <= hi ? nv[p] : node_get(o, p);
+				unsigned j = (unsigned)__builtin_ctz(bits), p = 32 * w + j;
+				for (; ob && (unsigned)__builtin_ctz(ob) < j; ob &= ob - 1)
+					k++;
+				if (p >= lo && p <= hi)
+					mid[nmid++] = nv[p];
+				else if (ob && (unsigned)__builtin_ctz(ob) == j)
+					mid[nmid++] = o[k];             /* an old run start */
+				else
+					mid[nmid++] = node_get(o, p);   /* (a new start after the range) */
 			}
 		}
 		if (same && nmid == old_mid_end - pre &&
