@@ -35,10 +35,10 @@
  * another /24 could read that /24's next hop. For lock-free readers turn on
  * vpk_fib_set_deferred_free() and call vpk_fib_reclaim() after every reader
  * has passed a quiescent state (the caller's RCU/QSBR/epoch scheme).
- * VPK_FIB_BM16 too: a changed /16 chunk is built aside and published by one
- * atomic store; the nodes it replaced are freed at once, or parked by
- * deferred freeing until vpk_fib_reclaim() (they do not count against
- * num_tbl8).
+ * VPK_FIB_BM16 too: a changed compressed node is built aside and published
+ * by one atomic store, a flat (dense) node changes entry by entry with
+ * atomic stores; the nodes replaced are freed at once, or parked by deferred
+ * freeing until vpk_fib_reclaim() (they do not count against num_tbl8).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,7 +55,7 @@ enum vpk_fib_type {
 	VPK_FIB_TYPE_DEFAULT = 0,   /**< The best layout (currently DIR-24-8). */
 	VPK_FIB_DIR24_8,            /**< rte_fib's DIR-24-8: 2^24 tbl24 + 256-entry tbl8 groups. */
 	VPK_FIB_BM16,               /**< Compressed: 2^16 direct table + popcount-compressed /24 and
-				         /32 nodes (a few MiB for a full table); nh_size 1, 2 or 4.
+				         /32 nodes, dense ones flat (9 MiB for a full table); nh_size 1, 2 or 4.
 				         The control plane keeps a DIR-24-8 copy (4-byte entries,
 				         2^20 groups, mapped lazily) to derive it from. */
 	VPK_FIB_TYPE_COUNT

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bm16 compressed IPv4 dataplane, control side (bm16.h): recompression of
- * /16 chunks from the DIR-24-8 tables, the node arena (one reserved mapping
- * that never moves, free lists per node size in 64-byte lines, deferred
- * freeing for lock-free readers), and the table of lookup variants.
+ * bm16 compressed IPv4 dataplane, control side (bm16.h): the changed range
+ * of /16 chunks carried over from the DIR-24-8 tables (compressed nodes
+ * patched copy-on-write, flat nodes in place, kinds switched by run count),
+ * the node arena (one reserved mapping that never moves, free lists per node
+ * size in 64-byte lines, deferred freeing for lock-free readers), and the
+ * table of lookup variants.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -70,6 +72,17 @@ vpk_bm16_init(struct bm16 *b, uint64_t default_nh)
 	}
 	if (b->arena == NULL)
 		return -ENOMEM;
+	/* Run counts of flat nodes, one per arena line (control plane only; pages on first touch). */
+	b->flat_runs_len = b->arena_cap / BM16_LINE_WORDS * sizeof(uint16_t);
+	void *rc = mmap(NULL, b->flat_runs_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			-1, 0);
+	if (rc == MAP_FAILED) {
+		munmap(b->map, b->map_len);
+		memset(b, 0, sizeof(*b));
+		return -ENOMEM;
+	}
+	b->flat_runs_of = rc;
+	b->flat_min = BM16_FLAT_MIN;
 	b->top = BM16_LINE_WORDS;       /* word 0 means "no node" and is a zero header */
 	for (uint32_t i = 0; i < (1u << 16); i++)
 		b->direct[i] = (uint32_t)(default_nh << 1);
@@ -81,9 +94,12 @@ vpk_bm16_fini(struct bm16 *b)
 {
 	if (b->map != NULL)
 		munmap(b->map, b->map_len);
+	if (b->flat_runs_of != NULL)
+		munmap(b->flat_runs_of, b->flat_runs_len);
 	for (unsigned c = 0; c <= BM16_MAX_LINES; c++)
 		free(b->free[c].at);
 	free(b->pending);
+	free(b->retire);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -121,7 +137,7 @@ push(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
 	return 0;
 }
 
-/* Arena word of a fresh node of `lines` lines, or 0 when exhausted. */
+/* Arena word of a fresh node of `lines` lines, or 0 when exhausted (bm16.h: entries hold word << 2). */
 static uint32_t
 node_alloc(struct bm16 *b, unsigned lines)
 {
@@ -131,7 +147,7 @@ node_alloc(struct bm16 *b, unsigned lines)
 		at = b->free[lines].at[--b->free[lines].n];
 	} else {
 		size_t need = (size_t)lines * BM16_LINE_WORDS;
-		if (b->top + need > b->arena_cap || b->top + need > (UINT32_C(1) << 31))
+		if (b->top + need > b->arena_cap || b->top + need > BM16_MAX_WORDS)
 			return 0;
 		at = (uint32_t)b->top;
 		b->top += need;
@@ -141,10 +157,12 @@ node_alloc(struct bm16 *b, unsigned lines)
 	return at;
 }
 
+/* Entry `e` (a node entry, bm16.h) back to the free list of its size. */
 static void
-node_release(struct bm16 *b, uint32_t at)
+node_release(struct bm16 *b, uint32_t e)
 {
-	unsigned lines = node_lines(node_runs(b->arena + at));
+	uint32_t at = e >> 2;
+	unsigned lines = (e & BM16_FLAT) ? BM16_FLAT_LINES : node_lines(node_runs(b->arena + at));
 
 	/* If the free list cannot grow, the node is leaked (still correct). */
 	if (push(&b->free[lines].at, &b->free[lines].n, &b->free[lines].cap, at) == 0) {
@@ -155,12 +173,12 @@ node_release(struct bm16 *b, uint32_t at)
 
 /* A node readers may still hold: freed now, or parked until vpk_bm16_reclaim(). */
 static void
-node_retire(struct bm16 *b, uint32_t at)
+node_retire(struct bm16 *b, uint32_t e)
 {
-	if (at == 0)
+	if (!(e & 1))
 		return;
-	if (!b->defer || push(&b->pending, &b->npending, &b->pending_cap, at) != 0)
-		node_release(b, at);    /* (parking failed for lack of memory: free at once) */
+	if (!b->defer || push(&b->pending, &b->npending, &b->pending_cap, e) != 0)
+		node_release(b, e);     /* (parking failed for lack of memory: free at once) */
 }
 
 size_t
@@ -174,7 +192,7 @@ vpk_bm16_reclaim(struct bm16 *b)
 	return n;
 }
 
-/* Bitmap word w of 256 values: bit j set where v[32w + j] starts a run. */
+/* Bitmap word w of 256 values: bit j set where v[32w + j] starts a run (v[32w - 1] is read for w > 0). */
 static uint32_t
 run_starts(const uint32_t v[256], unsigned w)
 {
@@ -194,48 +212,168 @@ run_starts(const uint32_t v[256], unsigned w)
 	return bits;
 }
 
-#define BM16_SAME UINT32_MAX
+/* What a put() works on: the DIR-24-8 copy, the changed addresses [first, last]. */
+struct span {
+	const struct dir24_8 *dp;
+	uint32_t first, last;
+};
+
+#define NO24 UINT32_MAX         /* put() at the /32 level */
+
+static uint32_t put(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, uint32_t t0,
+		    unsigned lo, unsigned hi);
+
+/* Queue a replaced node for retirement once the chunk is published; false when out of memory. */
+static bool
+queue_retire(struct bm16 *b, uint32_t o)
+{
+	return push(&b->retire, &b->nretire, &b->retire_cap, o) == 0;
+}
+
+/* want() for an ext value at the /24 level: the /32-level node of its group. */
+static uint32_t
+want_ext(struct bm16 *b, const struct span *sp, uint32_t s, uint32_t o, uint32_t t)
+{
+	const uint32_t *grp = (const uint32_t *)sp->dp->tbl8 + (size_t)(s >> 1) * 256;
+	unsigned lo = sp->first >> 8 == t ? sp->first & 255 : 0;
+	unsigned hi = sp->last >> 8 == t ? sp->last & 255 : 255;
+	uint32_t e = put(b, sp, o, grp, NO24, (o & 1) ? lo : 0, (o & 1) ? hi : 255);
+
+	if (e == BM16_SAME)
+		return o;
+	if (e != BM16_NOMEM && (o & 1) && !queue_retire(b, o))
+		return BM16_NOMEM;
+	return e;
+}
 
 /*
- * A fresh node holding the 256 values v. When `old` (arena word, 0 = none)
- * is a node whose entries equal v outside [lo, hi], only the bitmap words
- * those entries can affect (lo >> 5 .. (hi + 1) >> 5) are recomputed; the
- * runs before and after them are copied from the old node. Returns the
- * node's arena word, BM16_SAME when it would equal `old`, 0 when the arena
- * is exhausted.
+ * The entry for DIR-24-8 value s (`value << 1 | ext`) whose bm16 entry was o:
+ * at the /24 level (t = absolute /24 number) an ext value becomes the /32-level
+ * node of its group (o's node updated, or a fresh one). When the result replaces
+ * a node, that node is queued for retirement.
+ */
+static inline __attribute__((always_inline)) uint32_t
+want(struct bm16 *b, const struct span *sp, uint32_t s, uint32_t o, uint32_t t)
+{
+	if ((s & 1) && t != NO24)
+		return want_ext(b, sp, s, o, t);
+	if (__builtin_expect(o & 1, 0) && !queue_retire(b, o))
+		return BM16_NOMEM;      /* (a leaf replaces a /32-level node) */
+	return s;
+}
+
+/* A flat node holding v (all 256 entries valid), `runs` runs. */
+static uint32_t
+put_flat(struct bm16 *b, const uint32_t *v, unsigned runs)
+{
+	uint32_t at = node_alloc(b, BM16_FLAT_LINES);
+
+	if (at == 0)
+		return BM16_NOMEM;
+	memcpy(b->arena + at, v, 256 * sizeof(uint32_t));
+	b->flat_runs_of[at / BM16_LINE_WORDS] = (uint16_t)runs;
+	return at << 2 | BM16_FLAT | 1;
+}
+
+/* The run (0..runs-1) holding entry x of the compressed node n. */
+static inline unsigned
+node_get_run(const uint32_t *n, unsigned x)
+{
+	unsigned cum = ((const uint8_t *)(n + 8))[x >> 5];
+
+	return cum - 1 + fib_pop32(n[x >> 5] & (~UINT32_C(0) >> (31 - (x & 31))));
+}
+
+/* Entry x of the compressed node n. */
+static inline uint32_t
+node_get(const uint32_t *n, unsigned x)
+{
+	return n[BM16_HDR_WORDS + node_get_run(n, x)];
+}
+
+/*
+ * The entry replacing `old` (a leaf or a compressed node) whose entries
+ * [lo, hi] become nv[lo..hi] (nv has room for 256). A compressed old node is
+ * patched: only the run-start bits of [lo, hi + 1] are recomputed, the run
+ * values of the other words are copied. BM16_SAME: the result equals old.
  */
 static uint32_t
-node_put(struct bm16 *b, const uint32_t *v, uint32_t old, unsigned lo, unsigned hi)
+encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
 {
-	const uint32_t *o = old ? b->arena + old : NULL;
+	const uint32_t *o = (old & 1) ? b->arena + (old >> 2) : NULL;
 	unsigned wl = 0, wh = 7, pre = 0, old_mid_end = 0, old_runs = 0, nmid = 0;
 	uint32_t bm[8], mid[256];
 	bool same = o != NULL;
 
-	if (o != NULL) {
+	if (o == NULL) {                /* a leaf: every entry is old outside [lo, hi] */
+		for (unsigned i = 0; i < lo; i++)
+			nv[i] = old;
+		for (unsigned i = hi + 1; i < 256; i++)
+			nv[i] = old;
+		for (unsigned w = 0; w < 8; w++) {
+			bm[w] = run_starts(nv, w);
+			for (uint32_t bits = bm[w]; bits; bits &= bits - 1)
+				mid[nmid++] = nv[32 * w + (unsigned)__builtin_ctz(bits)];
+		}
+	} else {
+		unsigned end = hi < 255 ? hi + 1 : 255;
 		wl = lo >> 5;
-		wh = (hi + 1) >> 5 > 7 ? 7 : (hi + 1) >> 5;
+		wh = end >> 5;
 		old_runs = node_runs(o);
 		pre = ((const uint8_t *)(o + 8))[wl];
 		old_mid_end = wh == 7 ? old_runs : ((const uint8_t *)(o + 8))[wh + 1];
-	}
-	for (unsigned w = 0; w < 8; w++) {
-		if (w < wl || w > wh) {
-			bm[w] = o[w];
-			continue;
+		memcpy(bm, o, sizeof(bm));
+		uint32_t prev = lo ? node_get(o, lo - 1) : ~nv[0];
+		for (unsigned p = lo; p <= end; p++) {
+			if ((p & 31) == 0 && p > lo && p + 31 <= hi) {
+				bm[p >> 5] = run_starts(nv, p >> 5);    /* a whole word inside (nv[p - 1] too) */
+				p += 31;
+				prev = nv[p];
+				continue;
+			}
+			uint32_t cur = p <= hi ? nv[p] : node_get(o, p);
+			uint32_t bit = UINT32_C(1) << (p & 31);
+			bm[p >> 5] = cur != prev ? bm[p >> 5] | bit : bm[p >> 5] & ~bit;
+			prev = cur;
 		}
-		bm[w] = run_starts(v, w);
-		same = same && bm[w] == o[w];
-		for (uint32_t bits = bm[w]; bits; bits &= bits - 1)
-			mid[nmid++] = v[32 * w + (unsigned)__builtin_ctz(bits)];
+		for (unsigned w = wl; w <= wh; w++) {
+			same = same && bm[w] == o[w];
+			/* Walk the old run starts of the word alongside: ob's lowest bit is run k. */
+			uint32_t ob = o[w];
+			unsigned k = BM16_HDR_WORDS + ((const uint8_t *)(o + 8))[w];
+			for (uint32_t bits = bm[w]; bits; bits &= bits - 1) {
+				unsigned j = (unsigned)__builtin_ctz(bits), p = 32 * w + j;
+				for (; ob && (unsigned)__builtin_ctz(ob) < j; ob &= ob - 1)
+					k++;
+				if (p >= lo && p <= hi)
+					mid[nmid++] = nv[p];
+				else if (ob && (unsigned)__builtin_ctz(ob) == j)
+					mid[nmid++] = o[k];             /* an old run start */
+				else
+					mid[nmid++] = node_get(o, p);   /* (a new start after the range) */
+			}
+		}
+		if (same && nmid == old_mid_end - pre &&
+		    memcmp(mid, o + BM16_HDR_WORDS + pre, nmid * sizeof(uint32_t)) == 0)
+			return BM16_SAME;
 	}
-	if (same && nmid == old_mid_end - pre &&
-	    memcmp(mid, o + BM16_HDR_WORDS + pre, nmid * sizeof(uint32_t)) == 0)
-		return BM16_SAME;
 	unsigned post = old_runs - old_mid_end, runs = pre + nmid + post;
+	if (runs == 1 || runs >= b->flat_min) {
+		if (o != NULL) {        /* every entry, for a leaf or a flat node */
+			for (unsigned i = 0, k = BM16_HDR_WORDS - 1; i < 256; i++) {
+				k += o[i >> 5] >> (i & 31) & 1;
+				if (i < lo || i > hi)
+					nv[i] = o[k];
+			}
+		}
+		if (runs == 1 && !(nv[0] & 1))
+			return nv[0] == old ? BM16_SAME : nv[0];   /* a leaf */
+		if (runs >= b->flat_min)
+			return put_flat(b, nv, runs);
+	}
 	uint32_t at = node_alloc(b, node_lines(runs));
 	if (at == 0)
-		return 0;
+		return BM16_NOMEM;
 	uint32_t *n = b->arena + at;
 	uint8_t cum[8];
 	for (unsigned w = 0, k = 0; w < 8; w++) {
@@ -249,102 +387,116 @@ node_put(struct bm16 *b, const uint32_t *v, uint32_t old, unsigned lo, unsigned 
 	memcpy(n + BM16_HDR_WORDS + pre, mid, nmid * sizeof(uint32_t));
 	if (post)
 		memcpy(n + BM16_HDR_WORDS + pre + nmid, o + BM16_HDR_WORDS + old_mid_end, post * sizeof(uint32_t));
-	return at;
+	return at << 2 | 1;
 }
 
 /*
- * Recompress chunk c; /24s lo24..hi24 (absolute /24 numbers) changed and get
- * new /32-level nodes, the others keep theirs. The DIR-24-8 copy has 4-byte
- * entries (fib.c), whose plain encoding nh << 1 is already bm16's.
+ * A flat node changes in place: each changed entry is one atomic store (a
+ * reader sees its address's old or new entry), and its run count is kept
+ * from the boundaries around [lo, hi]. Below half the flat threshold (or at
+ * one run) it is rebuilt as a compressed node or a leaf instead.
  */
-static int
-chunk_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t c, uint32_t lo24, uint32_t hi24)
+static uint32_t
+put_in_flat(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, uint32_t t0,
+	    unsigned lo, unsigned hi)
+{
+	uint32_t *f = b->arena + (old >> 2);
+	uint32_t v[256];
+	int delta = 0;
+
+	for (unsigned i = lo; i <= hi; i++) {
+		v[i] = want(b, sp, src[i], f[i], t0 == NO24 ? NO24 : t0 + i);
+		if (v[i] == BM16_NOMEM)
+			return BM16_NOMEM;
+	}
+	for (unsigned j = lo ? lo : 1; j <= hi + 1 && j < 256; j++) {
+		uint32_t nj = j <= hi ? v[j] : f[j], np = j > lo ? v[j - 1] : f[j - 1];
+		delta += (nj != np) - (f[j] != f[j - 1]);
+	}
+	uint16_t *rc = &b->flat_runs_of[(old >> 2) / BM16_LINE_WORDS];
+	int runs = (int)*rc + delta;
+	if (runs <= 1 || (unsigned)runs < b->flat_min / 2) {
+		if (lo > 0)
+			memcpy(v, f, lo * sizeof(uint32_t));
+		if (hi < 255)
+			memcpy(v + hi + 1, f + hi + 1, (255 - hi) * sizeof(uint32_t));
+		uint32_t e = encode(b, 0, 0, 255, v);   /* (old = leaf 0: "same" means leaf 0) */
+		return e == BM16_SAME ? 0 : e;
+	}
+	for (unsigned i = lo; i <= hi; i++)
+		if (v[i] != f[i])
+			__atomic_store_n(&f[i], v[i], __ATOMIC_RELEASE);
+	*rc = (uint16_t)runs;
+	return BM16_SAME;
+}
+
+/*
+ * The entry replacing `old` for the 256 DIR-24-8 values src, of which
+ * [lo, hi] may have changed; t0: the absolute /24 number of entry 0 at the
+ * /24 level, NO24 at the /32 level. BM16_SAME: old stays (unchanged, or a
+ * flat node changed in place); BM16_NOMEM: the arena is exhausted.
+ */
+static uint32_t
+put(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, uint32_t t0, unsigned lo, unsigned hi)
 {
 	uint32_t v[256];
-	uint32_t fresh[256], retire[256], keep[256];
-	unsigned nfresh = 0, nretire = 0;
-	uint32_t old = b->direct[c], any_ext = 0, diff = 0;
-	unsigned lo = lo24 > c * 256 ? lo24 - c * 256 : 0;
-	unsigned hi = hi24 < c * 256 + 255 ? hi24 - c * 256 : 255;
 
-	const uint32_t *src = (const uint32_t *)dp->tbl24 + (size_t)c * 256;
-	for (int i = 0; i < 256; i++) {
-		any_ext |= src[i];
-		diff |= src[i] ^ src[0];
+	if ((old & 3) == (BM16_FLAT | 1))
+		return put_in_flat(b, sp, old, src, t0, lo, hi);
+	const uint32_t *o = (old & 1) ? b->arena + (old >> 2) : NULL;
+	/*
+	 * Usually no entry of [lo, hi] is or was a /32-level node: then the new
+	 * entries are src's as they are (a copy; a wide range costs little).
+	 */
+	uint32_t ext = 0;
+	memcpy(v + lo, src + lo, (hi - lo + 1) * sizeof(uint32_t));
+	if (t0 != NO24)
+		for (unsigned i = lo; i <= hi; i++)
+			ext |= v[i];
+	if (o != NULL)
+		for (unsigned k = node_get_run(o, lo), e = node_get_run(o, hi); k <= e; k++)
+			ext |= o[BM16_HDR_WORDS + k];
+	if (!(ext & 1))
+		return encode(b, old, lo, hi, v);
+	/* The old entries of [lo, hi] in order: run k advances at every run start. */
+	unsigned k = o ? BM16_HDR_WORDS + node_get_run(o, lo) : 0;
+	for (unsigned i = lo; i <= hi; i++) {
+		k += o && i > lo && (o[i >> 5] >> (i & 31) & 1);
+		v[i] = want(b, sp, src[i], o ? o[k] : old, t0 == NO24 ? NO24 : t0 + i);
+		if (v[i] == BM16_NOMEM)
+			return BM16_NOMEM;
 	}
-	if (any_ext & 1) {      /* group indexes become /32-level node words */
-		memcpy(v, src, sizeof(v));
-		src = v;
-	}
-	/* The old node's /32-level nodes: kept outside [lo, hi], retired inside. */
-	bool old_ext = (old & 1) && (b->has_ext[c / 64] >> (c % 64) & 1);
-	if (old_ext) {
-		const uint32_t *n = b->arena + (old >> 1);
-		memset(keep, 0, sizeof(keep));
-		for (unsigned w = 0, k = 0; w < 8; w++)
-			for (uint32_t bits = n[w]; bits; bits &= bits - 1) {
-				unsigned pos = 32 * w + (unsigned)__builtin_ctz(bits);
-				uint32_t o = n[BM16_HDR_WORDS + k++];
-				if (!(o & 1))
-					continue;
-				if (pos >= lo && pos <= hi)
-					retire[nretire++] = o >> 1;
-				else
-					keep[pos] = o;
-			}
-	}
-	for (unsigned i = 0; (any_ext & 1) && i < 256; i++) {
-		if (!(v[i] & 1))
-			continue;
-		uint32_t o = old_ext ? keep[i] : 0;
-		if (o & 1) {
-			v[i] = o;               /* untouched /24: keep its /32-level node */
-			continue;
-		}
-		uint32_t at = node_put(b, (const uint32_t *)dp->tbl8 + (size_t)(v[i] >> 1) * 256, 0, 0, 255);
-		if (at == 0)
-			goto nomem;
-		fresh[nfresh++] = at;
-		v[i] = at << 1 | 1;
-		if (i < lo || i > hi)
-			lo = 0, hi = 255;       /* not in the old node (never expected): encode it all */
-	}
-	uint32_t nu;
-	if (diff == 0 && !(src[0] & 1)) {
-		nu = src[0];
-	} else {
-		uint32_t at = node_put(b, src, old & 1 ? old >> 1 : 0, lo, hi);
-		if (at == BM16_SAME)
-			return 0;       /* same node: nothing to publish */
-		if (at == 0)
-			goto nomem;
-		nu = at << 1 | 1;
-	}
-	if (nu == old)
-		return 0;
-	__atomic_store_n(&b->direct[c], nu, __ATOMIC_RELEASE);
-	if ((nu & 1) && (any_ext & 1))
-		b->has_ext[c / 64] |= UINT64_C(1) << (c % 64);
-	else
-		b->has_ext[c / 64] &= ~(UINT64_C(1) << (c % 64));
-	if (old & 1)
-		node_retire(b, old >> 1);
-	for (unsigned i = 0; i < nretire; i++)
-		node_retire(b, retire[i]);
-	return 0;
-nomem:
-	for (unsigned i = 0; i < nfresh; i++)
-		node_release(b, fresh[i]);      /* never published */
-	return -ENOMEM;
+	return encode(b, old, lo, hi, v);
 }
 
 int
 vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32_t last)
 {
+	const struct span sp = { dp, first, last };
+
 	for (uint32_t c = first >> 16; c <= last >> 16; c++) {
-		int rc = chunk_update(b, dp, c, first >> 8, last >> 8);
-		if (rc != 0)
-			return rc;
+		uint32_t old = b->direct[c];
+		unsigned lo = c == first >> 16 ? (first >> 8) & 255 : 0;
+		unsigned hi = c == last >> 16 ? (last >> 8) & 255 : 255;
+
+		b->nretire = 0;
+		uint32_t nu = put(b, &sp, old, (const uint32_t *)dp->tbl24 + (size_t)c * 256, c << 8, lo, hi);
+		if (nu == BM16_NOMEM) {
+			/*
+			 * The FIB stops using bm16 (fib.c answers from the DIR-24-8
+			 * copy): the nodes built so far and those queued for
+			 * retirement (maybe still reachable) are left as they are.
+			 */
+			b->nretire = 0;
+			return -ENOMEM;
+		}
+		if (nu != BM16_SAME) {
+			__atomic_store_n(&b->direct[c], nu, __ATOMIC_RELEASE);
+			node_retire(b, old);
+		}
+		for (size_t i = 0; i < b->nretire; i++)
+			node_retire(b, b->retire[i]);
 	}
+	b->nretire = 0;
 	return 0;
 }

@@ -9,9 +9,12 @@
  * from the DIR-24-8 tables the control plane keeps (dir24_8.h): after every
  * change the touched /16 chunks are recompressed.
  *
- *   direct[ip >> 16]: u32   bit0 = 0: next hop = value >> 1
- *                           bit0 = 1: node at arena word (value >> 1)
- *   node (u32 words, 64-byte aligned):
+ *   direct[ip >> 16]: u32   bit0 = 0: next hop = value >> 1 (a leaf)
+ *                           bit0 = 1: node at arena word (value >> 2),
+ *                           bit1 = 1: a flat node, else a compressed one
+ *   flat node (a dense chunk: at least flat_min runs, kept down to half):
+ *                           256 u32 entries, entry x at word x
+ *   compressed node (u32 words, 64-byte aligned):
  *                           bm[8] (8 x 32 bits: bit j of word h set where a
  *                           run of equal entries starts at index 32h + j;
  *                           bit 0 of word 0 always set)
@@ -20,10 +23,12 @@
  *                           val[runs] (u32, same encoding as direct; at the
  *                           /24 level bit0 = 1 points to a /32-level node)
  *   entry x of a node = val[cum[x >> 5] + popcount(bm[x >> 5] & ~0u >> (31 - x % 32)) - 1]
- *   A lookup reads one header line (bitmap word + run count) and one value.
+ *   A lookup reads one header line (bitmap word + run count) and one value,
+ *   or in a flat node the entry alone.
  *
- * The real RouteViews table (606 k routes) takes a few MiB instead of 64+ MiB,
- * so random lookups hit L2/LLC instead of DRAM. Next hops must fit 31 bits
+ * The real RouteViews table (606 k routes) takes 9 MiB (4.5 without flat
+ * nodes) instead of 64+ MiB, so random lookups hit L2/LLC instead of DRAM.
+ * Next hops must fit 31 bits
  * (entry widths 1, 2 and 4 bytes).
  */
 #include <stdbool.h>
@@ -37,14 +42,20 @@
 #define BM16_HDR_WORDS 10u      /* 8 words of bitmap + 2 words of run counts */
 #define BM16_LINE_WORDS 16u     /* nodes start on 64-byte lines */
 #define BM16_MAX_LINES 17u      /* 10 + 256 words */
+#define BM16_FLAT 2u            /* entry bit: a flat node */
+#define BM16_FLAT_LINES 16u     /* 256 words */
+#define BM16_FLAT_MIN 32u       /* nodes with this many runs are flat (kept down to half) */
+#define BM16_MAX_WORDS ((UINT32_C(1) << 30) - 64)      /* entries hold word << 2 */
+#define BM16_SAME UINT32_MAX    /* put(): the old entry stays */
+#define BM16_NOMEM (UINT32_MAX - 2)     /* put(): the arena is exhausted (no valid node entry) */
 
 /*
  * Concurrency (one writer, lock-free readers): the arena is one reserved
- * mapping that never moves; a node is never changed once published. A
- * changed /16 chunk gets a new /24-level node (and new /32-level nodes for
- * the /24s the change touched), published by one release store of its
- * direct entry; the nodes it replaced are then freed, or parked until
- * vpk_bm16_reclaim() when deferral is on.
+ * mapping that never moves. A compressed node is never changed once
+ * published: a change builds a new one (copy-on-write), published by one
+ * release store of its parent entry. A flat node is changed in place, one
+ * atomic store per changed entry. Replaced nodes are then freed, or parked
+ * until vpk_bm16_reclaim() when deferral is on.
  */
 struct bm16 {
 	void *map;              /* the reservation holding both */
@@ -55,11 +66,15 @@ struct bm16 {
 	size_t top;             /* words handed out so far (bump) */
 	size_t live_lines;      /* lines in published or building nodes */
 	struct { uint32_t *at; size_t n, cap; } free[BM16_MAX_LINES + 1];  /* per line count */
-	uint32_t *pending;      /* parked nodes (arena words) while deferral is on */
+	uint32_t *pending;      /* parked nodes (their entries) while deferral is on */
 	size_t npending, pending_cap;
 	bool defer;
 	size_t nodes;
-	uint64_t has_ext[(1u << 16) / 64];     /* chunk's node holds /32-level nodes */
+	uint32_t *retire;       /* entries replaced by the update in progress */
+	size_t nretire, retire_cap;
+	uint16_t *flat_runs_of; /* runs of the flat node at line l (mapped, control plane) */
+	size_t flat_runs_len;
+	unsigned flat_min;      /* BM16_FLAT_MIN (tests change it to exercise both kinds) */
 };
 typedef void (*bm16_lookup_fn)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n);
 
@@ -75,15 +90,23 @@ int vpk_bm16_init(struct bm16 *b, uint64_t default_nh);
 void vpk_bm16_fini(struct bm16 *b);
 /*
  * The DIR-24-8 tables (4-byte entries) changed in addresses [first, last]:
- * recompress the /16 chunks they span, rebuilding the /32-level nodes of the
- * /24s in the range only; a chunk whose node comes out equal is left alone.
- * 0 or -ENOMEM (arena exhausted: the chunks before the failing one are
- * updated, the rest are not).
+ * carry the change over to the /16 chunks they span (only the /24 and /32
+ * entries in the range are read; a node that comes out equal is left alone).
+ * 0 or -ENOMEM (arena exhausted: the FIB must stop using bm16, whose chunks
+ * may then be partly updated).
  */
 int vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, uint32_t last);
 /* Free the parked nodes (every reader has quiesced since they were replaced); returns how many. */
 size_t vpk_bm16_reclaim(struct bm16 *b);
 /* Bytes the lookup structure occupies (direct table + live nodes, whole lines). */
 size_t vpk_bm16_bytes(const struct bm16 *b);
+
+struct vpk_fib;
+/*
+ * Tests: set a bm16 FIB's flat-node threshold (>= 1; 1 makes every node flat,
+ * > 256 none). Safe between updates: nodes change kind when next rebuilt.
+ * 0, or -EINVAL if fib is not bm16 or runs is 0.
+ */
+int vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs);
 
 #endif

@@ -2,9 +2,9 @@
 /*
  * bm16 lookup kernels (layout in bm16.h), compiled once per ISA level.
  *
- *  - scalar / sse42: a three-stage software pipeline over keys (direct
- *    entry -> node header -> value, each stage prefetching what the next one
- *    reads, 8 keys apart); sse42 has the popcnt instruction.
+ *  - scalar / sse42: a software pipeline over keys (direct entry -> node
+ *    header -> value, each stage prefetching what the next one reads; a flat
+ *    node has no header); sse42 has the popcnt instruction.
  *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16, VPOPCNTD): the same
  *    pipeline over blocks of lanes: gathers of the direct entries, of the
  *    bitmap word and run count, of the value, masked to the lanes that need
@@ -34,12 +34,41 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 	return at + BM16_HDR_WORDS - 1 + cum + fib_pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
 }
 
+/*
+ * Arena word of entry x of entry e (bm16.h): a flat node's word x, a
+ * compressed node's rank; a leaf gives word 9 (of the zero header at word 0).
+ * Branch-free: the rank of a flat node or a leaf reads that zero header.
+ */
+static inline __attribute__((always_inline)) uint32_t
+locate(const uint32_t *arena, uint32_t e, unsigned x)
+{
+#ifdef __POPCNT__
+	/* A cheap rank: branch-free (a flat node or a leaf ranks in the zero header). */
+	uint32_t flat = -(e >> 1 & e & 1);
+	uint32_t r = node_rank(arena, (e >> 2) & -(e & 1) & ~flat, x);
+
+	return (r & ~flat) | (((e >> 2) + x) & flat);
+#else
+	/* A SWAR rank costs more than a mispredicted branch now and then. */
+	if ((e & 3) == (BM16_FLAT | 1))
+		return (e >> 2) + x;
+	return node_rank(arena, (e >> 2) & -(e & 1), x);        /* a leaf: the zero header */
+#endif
+}
+
+/* The line worth prefetching for entry x of e: a flat node's entry, a compressed node's header, else word 0. */
+static inline __attribute__((always_inline)) uint32_t
+first_line(uint32_t e, unsigned x)
+{
+	return ((e >> 2) + (x & -((e >> 1) & 1))) & -(e & 1);
+}
+
 
 
 /*
  * Scalar: a software pipeline over keys, SD keys between stages:
  *   1. key j+4SD: direct entry (L2-resident) -> prefetch its node header;
- *   2. key j+3SD: rank from the header -> prefetch the value;
+ *   2. key j+3SD: rank from the header (flat: none) -> prefetch the value;
  *   3. key j+2SD: the value; a /32-level node -> prefetch its header;
  *   4. key j+SD:  (/32 level only) rank -> prefetch the value;
  *   5. key j:     (/32 level only) the value; store.
@@ -61,14 +90,15 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 	nhs += i0;
 	for (size_t t = 0; t < cnt + 4 * sd; t++) {
 		if (t < cnt) {
-			uint32_t d = dir[fib_ld32(&ips[t]) >> 16];
+			uint32_t ip = fib_ld32(&ips[t]);
+			uint32_t d = dir[ip >> 16];
 			rd[t % SR] = d;
-			__builtin_prefetch(ar + ((d >> 1) & -(d & 1)));
+			__builtin_prefetch(ar + ((d >> 2) & -(d & 1)));     /* header line, or a flat node's first */
 		}
 		if (t >= sd && t - sd < cnt) {
 			size_t j = t - sd;
 			uint32_t d = rd[j % SR];
-			uint32_t r = node_rank(ar, (d >> 1) & -(d & 1), (fib_ld32(&ips[j]) >> 8) & 0xff);
+			uint32_t r = locate(ar, d, (fib_ld32(&ips[j]) >> 8) & 0xff);
 			rr[j % SR] = r;
 			__builtin_prefetch(ar + r);
 		}
@@ -78,13 +108,13 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			v = (d & 1) ? v : d;
 			rd[j % SR] = v;
 			if (__builtin_expect(v & 1, 0))
-				__builtin_prefetch(ar + (v >> 1));
+				__builtin_prefetch(ar + first_line(v, fib_ld32(&ips[j]) & 0xff));
 		}
 		if (t >= 3 * sd && t - 3 * sd < cnt) {
 			size_t j = t - 3 * sd;
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0)) {
-				uint32_t r = node_rank(ar, v >> 1, fib_ld32(&ips[j]) & 0xff);
+				uint32_t r = locate(ar, v, fib_ld32(&ips[j]) & 0xff);
 				rr[j % SR] = r;
 				__builtin_prefetch(ar + r);
 			}
@@ -131,14 +161,52 @@ rank16(const uint32_t *arena, __mmask16 m, __m512i base, __m512i x)
 	return _mm512_add_epi32(_mm512_add_epi32(base, _mm512_set1_epi32(BM16_HDR_WORDS - 1)), _mm512_add_epi32(cum, pop));
 }
 
+/*
+ * Arena word of entry x of the entries e (locate() on 16 lanes); *cmp: the
+ * lanes in compressed nodes (their value line is not known before this).
+ */
+static inline __attribute__((always_inline)) __m512i
+locate16(const uint32_t *arena, __m512i e, __m512i x, __mmask16 *cmp)
+{
+	const __m512i three = _mm512_set1_epi32(3);
+	__mmask16 node = _mm512_test_epi32_mask(e, _mm512_set1_epi32(1));
+	__mmask16 flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
+	__m512i at = _mm512_srli_epi32(e, 2);
+
+	*cmp = node & (__mmask16)~flat;
+	__m512i r = rank16(arena, *cmp, _mm512_maskz_mov_epi32(*cmp, at), x);
+	return _mm512_mask_add_epi32(r, flat, at, x);
+}
+
+/* first_line() on 16 lanes; *node: the lanes in nodes. */
+static inline __attribute__((always_inline)) __m512i
+first16(__m512i e, __m512i x, __mmask16 *node)
+{
+	const __m512i three = _mm512_set1_epi32(3);
+	__mmask16 flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
+
+	*node = _mm512_test_epi32_mask(e, _mm512_set1_epi32(1));
+	return _mm512_add_epi32(_mm512_srli_epi32(e, 2), _mm512_maskz_mov_epi32(flat, x));
+}
+
+/*
+ * Prefetch the arena words `at` of the lanes in m: packed to the front, four
+ * at a time (fewer prefetches than lanes: a flat node's value line was
+ * already prefetched with the direct entry, a leaf needs none).
+ */
 static inline __attribute__((always_inline)) void
-prefetch16(const uint32_t *arena, __m512i at)
+prefetch16(const uint32_t *arena, __mmask16 m, __m512i at)
 {
 	uint32_t a[16] __attribute__((aligned(64)));
+	unsigned n = (unsigned)__builtin_popcount(m);
 
-	_mm512_store_si512((void *)a, at);
-	for (int l = 0; l < 16; l++)
+	_mm512_store_si512((void *)a, _mm512_maskz_compress_epi32(m, at));
+	for (unsigned l = 0; l < n; l += 4) {
 		__builtin_prefetch(arena + a[l]);
+		__builtin_prefetch(arena + a[l + 1]);
+		__builtin_prefetch(arena + a[l + 2]);
+		__builtin_prefetch(arena + a[l + 3]);
+	}
 }
 
 /*
@@ -167,17 +235,17 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * t));
 			__m512i d = _mm512_i32gather_epi32(_mm512_srli_epi32(ip, 16), b->direct, 4);
 			rd[t % VR] = d;
-			prefetch16(ar, _mm512_maskz_srli_epi32(_mm512_test_epi32_mask(d, one), d, 1));
+			__mmask16 m;
+			__m512i f = first16(d, _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff), &m);
+			prefetch16(ar, m, f);
 		}
 		if (t >= vd && t - vd < nb) {
 			size_t k = t - vd;
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
-			__m512i d = rd[k % VR];
-			__mmask16 m = _mm512_test_epi32_mask(d, one);
-			__m512i r = rank16(ar, m, _mm512_maskz_srli_epi32(m, d, 1),
-					   _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff));
+			__mmask16 m;
+			__m512i r = locate16(ar, rd[k % VR], _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff), &m);
 			rr[k % VR] = r;
-			prefetch16(ar, r);
+			prefetch16(ar, m, r);
 		}
 		if (t >= 2 * vd && t - 2 * vd < nb) {
 			size_t k = t - 2 * vd;
@@ -187,17 +255,21 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			rd[k % VR] = d;
 			m = _mm512_test_epi32_mask(d, one);
 			rm[k % VR] = m;
-			if (m)
-				prefetch16(ar, _mm512_maskz_srli_epi32(m, d, 1));
+			if (m) {
+				__mmask16 mm;
+				__m512i f = first16(d, _mm512_and_si512(_mm512_loadu_si512((const void *)(ips + 16 * k)), ff), &mm);
+				prefetch16(ar, mm, f);
+			}
 		}
 		if (t >= 3 * vd && t - 3 * vd < nb) {
 			size_t k = t - 3 * vd;
 			__mmask16 m = rm[k % VR];
 			if (m) {
 				__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
-				__m512i r = rank16(ar, m, _mm512_maskz_srli_epi32(m, rd[k % VR], 1), _mm512_and_si512(ip, ff));
+				__mmask16 mm;
+				__m512i r = locate16(ar, rd[k % VR], _mm512_and_si512(ip, ff), &mm);
 				rr[k % VR] = r;
-				prefetch16(ar, r);
+				prefetch16(ar, mm, r);
 			}
 		}
 		if (t >= 4 * vd) {
@@ -244,6 +316,31 @@ rank8(const uint32_t *arena, __m256i m, __m256i base, __m256i x)
 	return _mm256_add_epi32(_mm256_add_epi32(base, _mm256_set1_epi32(BM16_HDR_WORDS - 1)), _mm256_add_epi32(cum, pop));
 }
 
+/* locate() on 8 lanes. */
+static inline __attribute__((always_inline)) __m256i
+locate8(const uint32_t *arena, __m256i e, __m256i x)
+{
+	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
+	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
+	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
+	__m256i cmp = _mm256_andnot_si256(flat, node);
+	__m256i at = _mm256_srli_epi32(e, 2);
+	__m256i r = rank8(arena, cmp, _mm256_and_si256(cmp, at), x);
+
+	return _mm256_blendv_epi8(r, _mm256_add_epi32(at, x), flat);
+}
+
+/* first_line() on 8 lanes. */
+static inline __attribute__((always_inline)) __m256i
+first8(__m256i e, __m256i x)
+{
+	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
+	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
+	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
+
+	return _mm256_and_si256(node, _mm256_add_epi32(_mm256_srli_epi32(e, 2), _mm256_and_si256(flat, x)));
+}
+
 static inline __attribute__((always_inline)) void
 prefetch8(const uint32_t *arena, __m256i at)
 {
@@ -275,16 +372,12 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * t));
 			__m256i d = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(ip, 16), 4);
 			rd[t % VR] = d;
-			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-			prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
+			prefetch8(ar, first8(d, _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff)));
 		}
 		if (t >= vd && t - vd < nb) {
 			size_t k = t - vd;
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
-			__m256i d = rd[k % VR];
-			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-			__m256i r = rank8(ar, m, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)),
-					  _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff));
+			__m256i r = locate8(ar, rd[k % VR], _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff));
 			rr[k % VR] = r;
 			prefetch8(ar, r);
 		}
@@ -297,15 +390,13 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
 			rm[k % VR] = !_mm256_testz_si256(m, m);
 			if (rm[k % VR])
-				prefetch8(ar, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)));
+				prefetch8(ar, first8(d, _mm256_and_si256(_mm256_loadu_si256((const void *)(ips + 8 * k)), ff)));
 		}
 		if (t >= 3 * vd && t - 3 * vd < nb) {
 			size_t k = t - 3 * vd;
 			if (rm[k % VR]) {
 				__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
-				__m256i d = rd[k % VR];
-				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-				__m256i r = rank8(ar, m, _mm256_and_si256(m, _mm256_srli_epi32(d, 1)), _mm256_and_si256(ip, ff));
+				__m256i r = locate8(ar, rd[k % VR], _mm256_and_si256(ip, ff));
 				rr[k % VR] = r;
 				prefetch8(ar, r);
 			}

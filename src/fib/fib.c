@@ -76,6 +76,15 @@ vpk_fib_impls(enum vpk_fib_type type)
 	}
 }
 
+int
+vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs)
+{
+	if (fib == NULL || fib->type != VPK_FIB_BM16 || runs == 0)
+		return -EINVAL;
+	fib->bm.flat_min = runs;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib *fib, const struct vpk_impl *impl)
 {

@@ -11,6 +11,7 @@
 
 #include <vpk/fib.h>
 
+#include "fib/bm16.h"
 #include "fib/dir24_8.h"
 #include "fib/ref_lpm.h"
 #include "lib/check.h"
@@ -367,6 +368,11 @@ test_random(unsigned nh_size)
 			CHECK(vpk_fib_del(f, live[k].ip, live[k].depth) == -ENOENT, "del twice");
 			live[k] = live[--nlive];
 		}
+		if (g_type == VPK_FIB_BM16 && step % 100 == 0) {
+			/* bm16 node kinds: all flat, mixed, none; changed mid-sequence. */
+			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 300 };
+			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(6)]) == 0, "flat threshold");
+		}
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
 	}
@@ -434,5 +440,14 @@ main(void)
 	struct vpk_fib_conf c8 = { .type = VPK_FIB_BM16, .nh_size = 8, .num_tbl8 = 64, .max_routes = 8 };
 	struct vpk_fib *f8;
 	CHECK(vpk_fib_create(&c8, &f8) == -EINVAL, "bm16 with 8-byte next hops");
+	c8.nh_size = 4;
+	CHECK(vpk_fib_create(&c8, &f8) == 0, "bm16 create");
+	CHECK(vpk_fib_bm16_flat_min(f8, 0) == -EINVAL && vpk_fib_bm16_flat_min(NULL, 1) == -EINVAL,
+	      "flat threshold 0 / NULL");
+	vpk_fib_free(f8);
+	g_type = VPK_FIB_DIR24_8;
+	f8 = mk(4, 64, 0, 8);
+	CHECK(f8 == NULL || vpk_fib_bm16_flat_min(f8, 1) == -EINVAL, "flat threshold on DIR-24-8");
+	vpk_fib_free(f8);
 	return check_finish();
 }

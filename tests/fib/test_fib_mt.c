@@ -12,7 +12,10 @@
  * Then the IPv4 part again on VPK_FIB_BM16 with deferred freeing throughout
  * (every update replaces the node of the 10.0/16 chunk; without deferral the
  * freed node would be reused by the next update under the reader), reclaiming
- * every 16 rounds after the reader passed two quiescent points. Then once
+ * every 16 rounds after the reader passed two quiescent points, switching
+ * the flat-node threshold between 1 (every node flat: entries change in
+ * place) and 300 (none: nodes are rebuilt and republished) every 64 rounds,
+ * so nodes also change kind under the reader. Then once
  * more with IPv6 on bm6 (its nodes are rebuilt and republished by every
  * change) with deferred freeing and IPv6 reclaims after quiescent points.
  */
@@ -23,6 +26,7 @@
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
 
+#include "fib/bm16.h"
 #include "lib/check.h"
 
 #ifdef VPK_DEBUG
@@ -166,6 +170,8 @@ run4(enum vpk_fib_type type)
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		uint64_t a = 3 + (r & 1);
+		if (bm && r % 64 == 0)
+			CHECK(vpk_fib_bm16_flat_min(f4, r / 64 % 2 ? 300 : 1) == 0, "flat threshold");
 		CHECK(vpk_fib_add(f4, 0x0a000000, 25, a) == 0, "replace /25");
 		CHECK(vpk_fib_add(f4, 0x14010000, 16, 6 + (r & 1)) == 0, "replace /16");
 		p6(ip, 0);
