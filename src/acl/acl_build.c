@@ -537,7 +537,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		rc = -ERANGE;
 		goto out;
 	}
-	if (blkbytes / 64 > UINT32_MAX) {
+	if (blkbytes / 64 > ACL_LEAF_OFF) {
 		setwhy(why, len, "runtime too large");
 		rc = -ENOMEM;
 		goto out;
@@ -567,9 +567,12 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			node[2 * i + 1] = b.info[i];
 		}
 		for (uint32_t l = 0; l < b.nleaves; l++) {
-			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64);
-			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
+			uint32_t lines;
+
 			acl_leaf_emit(&b, l, p, ncat);
+			lines = ((const struct acl_blk *)(const void *)p)->lines & ~ACL_BLK_LAST;
+			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64) | (lines < 63 ? lines : 63) << ACL_LEAF_LSHIFT;
+			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
 			p += acl_leaf_bytes(&b, l);
 		}
 		for (uint32_t t = 0; t < ng; t++) {

@@ -44,6 +44,8 @@
 #define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
 #define ACL_DIM_ID     0x1f             /* acl_blk.dim[]: the dimension id */
 #define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
+#define ACL_LEAF_LSHIFT 26              /* acl_tree.leaf[2l]: its first block's lines, for the prefetch */
+#define ACL_LEAF_OFF   ((1u << ACL_LEAF_LSHIFT) - 1)   /* acl_tree.leaf[2l]: its first block */
 
 /* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
 struct acl_blk {
@@ -85,7 +87,8 @@ struct acl_tree {
 	uint32_t min_rank;              /* lowest rank in the tree */
 	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
 	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
-	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units, [2l+1] best rank */
+	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units (& ACL_LEAF_OFF) |
+					 * that block's size in lines (<= 63) << ACL_LEAF_LSHIFT, [2l+1] best rank */
 	const uint8_t *blocks;          /* 64-byte aligned */
 };
 

@@ -28,6 +28,7 @@
 #endif
 
 #define CHUNK 64
+#define PREFETCH_LINES 6   /* of each reached leaf's first block, at walk time (docs/acl.md) */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -532,14 +533,17 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				walk_scalar(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
 			for (uint32_t p = 0; p < cn; p++) {
 				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)lf[p];
-				const uint8_t *bp = rt->tree[t].blocks + (size_t)le[0] * 64;
+				const uint8_t *bp = rt->tree[t].blocks + (size_t)(le[0] & ACL_LEAF_OFF) * 64;
+				uint32_t nl = le[0] >> ACL_LEAF_LSHIFT;
 
-				lf[p] = le[0];
+				lf[p] = le[0] & ACL_LEAF_OFF;
 				lr[t * CHUNK + p] = le[1];
-				__builtin_prefetch(bp);
-				__builtin_prefetch(bp + 192);
-				__builtin_prefetch(bp + 256);
-				__builtin_prefetch(bp + 320);
+				/* The first block's lines (header, ranks, userdata and the
+				 * first dimensions' arrays), not beyond: prefetching past the
+				 * block, or more of it, measured slower. */
+				nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
+				for (uint32_t k = 0; k < nl; k++)
+					__builtin_prefetch(bp + 64 * k);
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
