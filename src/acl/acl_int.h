@@ -61,7 +61,8 @@ struct acl_blk {
 	uint32_t ru[2 * ACL_BLK];       /* ru[2j]: rank of slot j (UINT32_MAX if empty), ru[2j + 1]: userdata */
 };
 /*
- * Per active dimension, after the header, in dim[] order:
+ * Per active dimension, after the header, in dim[] order (the 32-bit
+ * dimensions first, then the 16-bit ones: the scan runs one loop per kind):
  *   32-bit dimension: u32 lo[16], span[16] (= hi - lo), then m[16] if masked (2 or 3 lines);
  *   16-bit dimension (ACL_DIM_16, keys < 2^16): u16 lo[16], span[16] (one line), then
  *   m[16] and 32 bytes of padding if masked (two lines).

@@ -2,10 +2,11 @@
 /*
  * ACL build, leaf layout: a leaf's rules (in rank order) become blocks of 16
  * slots: a header line (valid mask, active dimensions, size, per-category
- * masks, first rank), two lines of (rank, userdata) pairs, then per dimension that
- * some rule of the block still has to check inside the leaf's box its
- * lo/span (and, for partial bit masks, m) arrays: u32 for 32-bit
- * dimensions, u16 for dimensions of <= 16 bits (acl_int.h, docs/acl.md).
+ * masks, first rank), two lines of (rank, userdata) pairs, then per
+ * dimension that some rule of the block still has to check inside the
+ * leaf's box its lo/span (and, for partial bit masks, m) arrays: u32 for
+ * 32-bit dimensions, first, then u16 for dimensions of <= 16 bits
+ * (acl_int.h, docs/acl.md).
  */
 #include <string.h>
 
