@@ -86,9 +86,42 @@
 SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
+/*
+ * Tail of a vector block: finish lanes `m` (bit p = transposed position p,
+ * `pos` maps it to the address index in the block) from level lv by the
+ * scalar walk, in lock step. In-table blocks are walked while any lane
+ * continues, and one deep lane (a /64 or /128 among /48s) would cost two
+ * 16-lane gathers per level; once few lanes are left (bm6.tail_n, from
+ * level bm6.tail_lv) the scalar steps are cheaper.
+ */
+#define TAIL(T)                                                                            \
+	static inline __attribute__((always_inline)) void tail_##T(const struct bm6 *b, const uint8_t (*ips)[16], \
+								     T *e, unsigned m, int lv, unsigned (*pos)(unsigned)) \
+	{                                                                                  \
+		const uint8_t *A = (const uint8_t *)b->arena;                              \
+		for (int k = lv; m != 0; k++) {                                            \
+			unsigned left = 0;                                                 \
+			for (unsigned x = m; x != 0; x &= x - 1) {                         \
+				unsigned p = (unsigned)__builtin_ctz(x), by = ips[pos(p)][k];  \
+				e[p] = k == 2 ? STEP2(T, A, e[p], by) : STEP(T, A, e[p], by); \
+				left |= (unsigned)(e[p] & 1) << p;                         \
+			}                                                                  \
+			m = left;                                                          \
+		}                                                                          \
+	}
+TAIL(uint32_t)
+TAIL(uint64_t)
+
 #define NB 4    /* vector blocks interleaved */
 
 #if VPK_VEC_BITS >= 512
+/* Transposed position p of a 16-address block (v6vec.h) -> address index. */
+static inline __attribute__((always_inline)) unsigned
+pos16(unsigned p)
+{
+	return 4 * (p & 3) + (p >> 2);
+}
+
 static inline __attribute__((always_inline)) __m512i
 pop16(__m512i x)
 {
@@ -158,6 +191,14 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
+					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
+						uint32_t t[16];
+						_mm512_storeu_si512((void *)t, e[k]);
+						tail_uint32_t(b, ips + i + 16 * k, t, m[k], lv, pos16);
+						e[k] = _mm512_loadu_si512((const void *)t);
+						m[k] = 0;
+						continue;
+					}
 					__m512i x = v_index(A, e[k], v6_pick(&a[k], lv), m[k], 2, lv == 2);
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
@@ -201,6 +242,15 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
+					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
+						uint64_t t[16];
+						_mm512_storeu_si512((void *)t, lo[k]);
+						_mm512_storeu_si512((void *)(t + 8), hi[k]);
+						tail_uint64_t(b, ips + i + 16 * k, t, m[k], lv, pos16);
+						lo[k] = _mm512_loadu_si512((const void *)t);
+						hi[k] = _mm512_loadu_si512((const void *)(t + 8));
+						continue;       /* m[k] is recomputed below */
+					}
 					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
 									 _mm512_cvtepi64_epi32(hi[k]), 1);
 					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3, lv == 2);
@@ -222,6 +272,13 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	return i;
 }
 #elif VPK_VEC_BITS >= 256
+/* Transposed position p of an 8-address block (v6vec.h) -> address index. */
+static inline __attribute__((always_inline)) unsigned
+pos8(unsigned p)
+{
+	return 2 * (p & 3) + (p >> 2);
+}
+
 static inline __attribute__((always_inline)) __m256i
 pop8(__m256i x)
 {
@@ -259,6 +316,15 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (!_mm256_testz_si256(m[k], m[k])) {
+					unsigned mk = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m[k]));
+					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(mk) <= b->tail_n / 2) {
+						uint32_t t[8];
+						_mm256_storeu_si256((void *)t, e[k]);
+						tail_uint32_t(b, ips + i + 8 * k, t, mk, lv, pos8);
+						e[k] = _mm256_loadu_si256((const void *)t);
+						m[k] = _mm256_setzero_si256();
+						continue;
+					}
 					__m256i by = v6_pick(&a[k], lv);
 					__m256i line = _mm256_srli_epi32(e[k], 2), j = _mm256_srli_epi32(by, 4);
 					__m256i x = _mm256_add_epi32(_mm256_slli_epi32(line, 4), by);

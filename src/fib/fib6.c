@@ -88,6 +88,16 @@ vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs)
 	return 0;
 }
 
+int
+vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || lv < 2)
+		return -EINVAL;
+	fib->bm.tail_lv = lv;
+	fib->bm.tail_n = n;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {

@@ -6,7 +6,7 @@
  * prefixes of every length incl. /0 and /128), every entry width, lengths
  * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page
  * (bm6: direct-node thresholds changed during the sequence, so nodes switch
- * kind both ways); then the real RouteViews IPv6 table when present (argv[1]).
+ * kind both ways, and the vector kernels' scalar tail threshold); then the real RouteViews IPv6 table when present (argv[1]).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -285,6 +285,10 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 			/* bm6 node kinds: all direct, mixed, none; changed mid-sequence. */
 			static const unsigned th[] = { 1, 2, 3, 8, BM6_DIRECT_RUNS, 300 };
 			CHECK(vpk_fib6_bm6_dir_runs(f, th[check_rand_range(6)]) == 0, "direct threshold");
+			/* Vector blocks finished by scalar steps: never, from byte 2 or 3 with few lanes left, at once. */
+			static const unsigned tl[][2] = { { 2, 0 }, { 2, 4 }, { 3, 4 }, { 3, 8 }, { 2, 16 }, { 5, 2 } };
+			unsigned x = (unsigned)check_rand_range(6);
+			CHECK(vpk_fib6_bm6_tail(f, tl[x][0], tl[x][1]) == 0, "tail threshold");
 		}
 		if (step % 250 == 249) {
 			for (size_t i = 0; i < dd.nips; i++) {
