@@ -37,7 +37,7 @@ struct vpk_fib6 {
 };
 
 /* The layout VPK_FIB6_TYPE_DEFAULT stands for. */
-#define FIB6_DEFAULT VPK_FIB6_TRIE
+#define FIB6_DEFAULT VPK_FIB6_BM6
 
 uint64_t
 vpk_fib6_max_nh(unsigned nh_size)
