@@ -420,10 +420,27 @@ test_table(const char *path, enum vpk_fib6_type type)
 	vpk_fib6_free(f);
 }
 
+/* VPK_FIB6_TYPE_DEFAULT: bm6, the trie at 2-byte next hops; its variant list is bm6's. */
+static void
+test_default(void)
+{
+	for (unsigned sz = 2; sz <= 8; sz *= 2) {
+		struct vpk_fib6_conf c = { .nh_size = sz, .num_tbl8 = 16, .max_routes = 16 };
+		struct vpk_fib6 *f;
+		CHECK(vpk_fib6_create(&c, &f) == 0, "create default %u", sz);
+		CHECK(strcmp(vpk_fib6_type_name(f), sz == 2 ? "trie" : "bm6") == 0, "default at %u bytes: %s", sz,
+		      vpk_fib6_type_name(f));
+		vpk_fib6_free(f);
+	}
+	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_DEFAULT) == vpk_fib6_impls(VPK_FIB6_BM6), "default variants");
+	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_COUNT) == NULL, "unknown type");
+}
+
 int
 main(int argc, char **argv)
 {
 	check_init("fib6");
+	test_default();
 	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
 		test_api(t);
 		for (unsigned s = 2; s <= 8; s *= 2)

@@ -33,6 +33,15 @@ bench_tsc_hz(void)
 	return hz;
 }
 
+uint64_t
+bench_cpu_tsc(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)(((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) * bench_tsc_hz());
+}
+
 static int
 cmp_dbl(const void *a, const void *b)
 {

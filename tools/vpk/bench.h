@@ -17,6 +17,8 @@
 uint64_t bench_tsc(void);
 /* TSC ticks per second, measured once against CLOCK_MONOTONIC (~50 ms). */
 double bench_tsc_hz(void);
+/* This thread's CPU time in TSC ticks (time spent descheduled on a shared machine not counted). */
+uint64_t bench_cpu_tsc(void);
 /* Median / min / max of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 double bench_min(const double *v, size_t n);
