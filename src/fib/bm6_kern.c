@@ -87,24 +87,27 @@ SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
 /*
- * Tail of a vector block: finish lanes `m` (bit p = transposed position p,
- * `pos` maps it to the address index in the block) from level lv by the
- * scalar walk, in lock step. In-table blocks are walked while any lane
- * continues, and one deep lane (a /64 or /128 among /48s) would cost two
- * 16-lane gathers per level; once few lanes are left (bm6.tail_n, from
- * level bm6.tail_lv) the scalar steps are cheaper.
+ * Tails of the vector blocks: once few lanes of a block continue (at most
+ * bm6.tail_n, from level bm6.tail_lv), the block stops and its lanes are
+ * parked (entry e[p], next byte k[p], bit p of m; `pos` maps p to the
+ * address index in the group); after the group's vector walk the parked
+ * lanes of all its blocks are walked here in lock step, so their dependent
+ * loads overlap. A deep lane (a /64 or /128 among /48s) would otherwise keep
+ * its block stepping with 16-lane gathers.
  */
 #define TAIL(T)                                                                            \
 	static inline __attribute__((always_inline)) void tail_##T(const struct bm6 *b, const uint8_t (*ips)[16], \
-								     T *e, unsigned m, int lv, unsigned (*pos)(unsigned)) \
+								     T *e, uint8_t *k, uint64_t m,   \
+								     unsigned (*pos)(unsigned))      \
 	{                                                                                  \
 		const uint8_t *A = (const uint8_t *)b->arena;                              \
-		for (int k = lv; m != 0; k++) {                                            \
-			unsigned left = 0;                                                 \
-			for (unsigned x = m; x != 0; x &= x - 1) {                         \
-				unsigned p = (unsigned)__builtin_ctz(x), by = ips[pos(p)][k];  \
-				e[p] = k == 2 ? STEP2(T, A, e[p], by) : STEP(T, A, e[p], by); \
-				left |= (unsigned)(e[p] & 1) << p;                         \
+		while (m != 0) {                                                           \
+			uint64_t left = 0;                                                 \
+			for (uint64_t x = m; x != 0; x &= x - 1) {                         \
+				unsigned p = (unsigned)__builtin_ctzll(x), by = ips[pos(p)][k[p]]; \
+				e[p] = k[p] == 2 ? STEP2(T, A, e[p], by) : STEP(T, A, e[p], by); \
+				k[p]++;                                                    \
+				left |= (uint64_t)(e[p] & 1) << p;                         \
 			}                                                                  \
 			m = left;                                                          \
 		}                                                                          \
@@ -119,7 +122,7 @@ TAIL(uint64_t)
 static inline __attribute__((always_inline)) unsigned
 pos16(unsigned p)
 {
-	return 4 * (p & 3) + (p >> 2);
+	return (p & ~15u) + 4 * (p & 3) + (p >> 2 & 3);
 }
 
 static inline __attribute__((always_inline)) __m512i
@@ -181,6 +184,9 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		struct v6blk a[NB];
 		__m512i e[NB];
 		__mmask16 m[NB], any = 0;
+		uint32_t te[16 * NB];
+		uint8_t tk[16 * NB];
+		uint64_t tm = 0;
 		for (int k = 0; k < NB; k++) {
 			v6_load(&a[k], ips + i + 16 * k);
 			e[k] = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a[k]), d, 4);
@@ -192,10 +198,9 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
 					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
-						uint32_t t[16];
-						_mm512_storeu_si512((void *)t, e[k]);
-						tail_uint32_t(b, ips + i + 16 * k, t, m[k], lv, pos16);
-						e[k] = _mm512_loadu_si512((const void *)t);
+						_mm512_storeu_si512((void *)(te + 16 * k), e[k]);
+						memset(tk + 16 * k, lv, 16);
+						tm |= (uint64_t)m[k] << 16 * k;
 						m[k] = 0;
 						continue;
 					}
@@ -203,6 +208,11 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
 				}
+		}
+		if (tm != 0) {
+			tail_uint32_t(b, ips + i, te, tk, tm, pos16);
+			for (int k = 0; k < NB; k++)
+				e[k] = _mm512_mask_loadu_epi32(e[k], (__mmask16)(tm >> 16 * k), te + 16 * k);
 		}
 		for (int k = 0; k < NB; k++) {
 			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e[k], 1));
@@ -228,6 +238,8 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		struct v6blk a[NB];
 		__m512i lo[NB], hi[NB];
 		__mmask16 m[NB], any = 0;
+		uint64_t te[16 * NB], tm = 0;
+		uint8_t tk[16 * NB];
 		for (int k = 0; k < NB; k++) {
 			v6_load(&a[k], ips + i + 16 * k);
 			__m512i x = v6_idx(V6_IDX16, &a[k]);
@@ -243,13 +255,13 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
 					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
-						uint64_t t[16];
-						_mm512_storeu_si512((void *)t, lo[k]);
-						_mm512_storeu_si512((void *)(t + 8), hi[k]);
-						tail_uint64_t(b, ips + i + 16 * k, t, m[k], lv, pos16);
-						lo[k] = _mm512_loadu_si512((const void *)t);
-						hi[k] = _mm512_loadu_si512((const void *)(t + 8));
-						continue;       /* m[k] is recomputed below */
+						_mm512_storeu_si512((void *)(te + 16 * k), lo[k]);
+						_mm512_storeu_si512((void *)(te + 16 * k + 8), hi[k]);
+						memset(tk + 16 * k, lv, 16);
+						tm |= (uint64_t)m[k] << 16 * k;
+						lo[k] = _mm512_and_si512(lo[k], _mm512_set1_epi64(~1ll));       /* m[k] becomes 0 below */
+						hi[k] = _mm512_and_si512(hi[k], _mm512_set1_epi64(~1ll));
+						continue;
 					}
 					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
 									 _mm512_cvtepi64_epi32(hi[k]), 1);
@@ -261,6 +273,13 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++) {
 				m[k] = _mm512_kunpackb(_mm512_test_epi64_mask(hi[k], one), _mm512_test_epi64_mask(lo[k], one));
 				any |= m[k];
+			}
+		}
+		if (tm != 0) {
+			tail_uint64_t(b, ips + i, te, tk, tm, pos16);
+			for (int k = 0; k < NB; k++) {
+				lo[k] = _mm512_mask_loadu_epi64(lo[k], (__mmask8)(tm >> 16 * k), te + 16 * k);
+				hi[k] = _mm512_mask_loadu_epi64(hi[k], (__mmask8)(tm >> (16 * k + 8)), te + 16 * k + 8);
 			}
 		}
 		for (int k = 0; k < NB; k++) {
@@ -276,7 +295,7 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 static inline __attribute__((always_inline)) unsigned
 pos8(unsigned p)
 {
-	return 2 * (p & 3) + (p >> 2);
+	return (p & ~7u) + 2 * (p & 3) + (p >> 2 & 1);
 }
 
 static inline __attribute__((always_inline)) __m256i
@@ -304,6 +323,9 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		struct v6blk a[NB];
 		__m256i e[NB], m[NB];
 		int any = 0;
+		uint32_t te[8 * NB];
+		uint8_t tk[8 * NB];
+		uint64_t tm = 0;
 		for (int k = 0; k < NB; k++) {
 			v6_load(&a[k], ips + i + 8 * k);
 			e[k] = _mm256_i32gather_epi32(d, v6_idx(V6_IDX16, &a[k]), 4);
@@ -318,10 +340,9 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 				if (!_mm256_testz_si256(m[k], m[k])) {
 					unsigned mk = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m[k]));
 					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(mk) <= b->tail_n / 2) {
-						uint32_t t[8];
-						_mm256_storeu_si256((void *)t, e[k]);
-						tail_uint32_t(b, ips + i + 8 * k, t, mk, lv, pos8);
-						e[k] = _mm256_loadu_si256((const void *)t);
+						_mm256_storeu_si256((void *)(te + 8 * k), e[k]);
+						memset(tk + 8 * k, lv, 8);
+						tm |= (uint64_t)mk << 8 * k;
 						m[k] = _mm256_setzero_si256();
 						continue;
 					}
@@ -343,6 +364,12 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					m[k] = _mm256_cmpeq_epi32(_mm256_and_si256(e[k], one), one);
 					any |= !_mm256_testz_si256(m[k], m[k]);
 				}
+		}
+		if (tm != 0) {
+			tail_uint32_t(b, ips + i, te, tk, tm, pos8);
+			for (int k = 0; k < NB; k++)
+				if ((tm >> 8 * k) & 0xff)
+					e[k] = _mm256_loadu_si256((const void *)(te + 8 * k));
 		}
 		for (int k = 0; k < NB; k++) {
 			__m256i r = _mm256_permutevar8x32_epi32(_mm256_srli_epi32(e[k], 1), unt);
