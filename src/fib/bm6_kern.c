@@ -175,21 +175,25 @@ v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
 	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
 	const void *A = b->arena, *d = b->direct;
 	size_t i = 0;
 
 	for (; i + 16 * NB <= n; i += 16 * NB) {
-		struct v6blk a[NB];
-		__m512i e[NB];
+		__m512i dw[NB][4], e[NB];
 		__mmask16 m[NB], any = 0;
 		uint32_t te[16 * NB];
 		uint8_t tk[16 * NB];
 		uint64_t tm = 0;
 		for (int k = 0; k < NB; k++) {
-			v6_load(&a[k], ips + i + 16 * k);
-			e[k] = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a[k]), d, 4);
+			struct v6blk a;
+			v6_load(&a, ips + i + 16 * k);
+			for (int j = 0; j < 4; j++)
+				dw[k][j] = v6_dword(&a, j);
+			__m512i x = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(dw[k][0], ff), 8),
+						    _mm512_and_si512(_mm512_srli_epi32(dw[k][0], 8), ff));
+			e[k] = _mm512_i32gather_epi32(x, d, 4);
 		}
 		for (int k = 0; k < NB; k++)
 			any |= m[k] = _mm512_test_epi32_mask(e[k], one);
@@ -204,7 +208,8 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 						m[k] = 0;
 						continue;
 					}
-					__m512i x = v_index(A, e[k], v6_pick(&a[k], lv), m[k], 2, lv == 2);
+					__m512i by = _mm512_and_si512(_mm512_srl_epi32(dw[k][lv >> 2], _mm_cvtsi32_si128(8 * (lv & 3))), ff);
+					__m512i x = v_index(A, e[k], by, m[k], 2, lv == 2);
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
 				}
