@@ -52,8 +52,8 @@
 #define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
 #define BM6_HDR 48u             /* header bytes; entries follow */
 #define BM6_DIRECT_RUNS 32u     /* slice nodes with this many runs are direct (kept down to half) */
-#define BM6_TAIL_LV 3u
-#define BM6_TAIL_N 4u
+#define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
+#define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 
 struct bm6_vec {
 	uint32_t *v;

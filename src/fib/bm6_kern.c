@@ -12,6 +12,8 @@
  *    (avx512icl). A level costs two gathers, the header word (bitmap word
  *    and count) and the entry, or one (the entry) when every active lane
  *    of the block is in a direct node.
+ *  - vector variants: from level 3 on, a block with few lanes left stops;
+ *    those lanes are finished by the scalar step after the group (TAIL).
  * Every variant returns exactly what the scalar loop does.
  */
 #include <string.h>

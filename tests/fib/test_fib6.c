@@ -6,7 +6,8 @@
  * prefixes of every length incl. /0 and /128), every entry width, lengths
  * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page
  * (bm6: direct-node thresholds changed during the sequence, so nodes switch
- * kind both ways, and the vector kernels' scalar tail threshold); then the real RouteViews IPv6 table when present (argv[1]).
+ * kind both ways, and the vector kernels' scalar tail threshold); then the
+ * real RouteViews IPv6 table when present (argv[1]), and the default layout.
  */
 #include <errno.h>
 #include <stdlib.h>
