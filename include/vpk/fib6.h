@@ -49,7 +49,7 @@ struct vpk_fib6;
 
 /** Dataplane layouts. */
 enum vpk_fib6_type {
-	VPK_FIB6_TYPE_DEFAULT = 0,  /**< The best layout (currently the trie). */
+	VPK_FIB6_TYPE_DEFAULT = 0,  /**< The best layout: bm6 (the trie for 2-byte next hops). */
 	VPK_FIB6_TRIE,              /**< rte_fib6's tbl24 + chained tbl8 groups. */
 	VPK_FIB6_BM6,               /**< 2^16 direct table + popcount-compressed byte nodes (a few MiB). */
 	VPK_FIB6_TYPE_COUNT
@@ -152,7 +152,7 @@ VPK_API int vpk_fib6_reclaim(struct vpk_fib6 *fib);
 /** QSBR-driven reclamation, as vpk_fib_attach_qsbr(). @return 0 or -EINVAL. */
 VPK_API int vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync);
 
-/** Lookup variants of a layout, best first, NULL-terminated. */
+/** Lookup variants of a layout (VPK_FIB6_TYPE_DEFAULT: bm6's), best first, NULL-terminated; NULL for an unknown type. */
 VPK_API const struct vpk_impl *const *vpk_fib6_impls(enum vpk_fib6_type type);
 
 #endif /* VPK_FIB6_H */

@@ -52,6 +52,8 @@
 #define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
 #define BM6_HDR 48u             /* header bytes; entries follow */
 #define BM6_DIRECT_RUNS 32u     /* slice nodes with this many runs are direct (kept down to half) */
+#define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
+#define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 
 struct bm6_vec {
 	uint32_t *v;
@@ -71,6 +73,8 @@ struct bm6 {
 	struct bm6_vec retire;  /* this update: line << 3 | class */
 	bool defer;
 	unsigned dir_runs;      /* BM6_DIRECT_RUNS (tests lower it to exercise direct nodes) */
+	unsigned tail_lv, tail_n;       /* vector kernels: finish a block by scalar steps from byte tail_lv
+					 * once at most tail_n lanes continue (BM6_TAIL_LV, BM6_TAIL_N) */
 	struct trie6_track track;
 };
 
@@ -104,5 +108,11 @@ struct vpk_fib6;
  * rebuilt. 0, or -EINVAL if fib is not bm6 or runs is 0.
  */
 int vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs);
+/*
+ * Tests and A/B runs: the vector kernels finish a block by scalar steps from
+ * address byte lv (>= 2) once at most n lanes continue (n / 2 for 8-lane
+ * blocks; 0: never, 16: at once). 0, or -EINVAL if fib is not bm6 or lv < 2.
+ */
+int vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n);
 
 #endif

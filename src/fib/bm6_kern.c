@@ -12,6 +12,8 @@
  *    (avx512icl). A level costs two gathers, the header word (bitmap word
  *    and count) and the entry, or one (the entry) when every active lane
  *    of the block is in a direct node.
+ *  - vector variants: from level 3 on, a block with few lanes left stops;
+ *    those lanes are finished by the scalar step after the group (TAIL).
  * Every variant returns exactly what the scalar loop does.
  */
 #include <string.h>
@@ -86,9 +88,45 @@
 SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
+/*
+ * Tails of the vector blocks: once few lanes of a block continue (at most
+ * bm6.tail_n, from level bm6.tail_lv), the block stops and its lanes are
+ * parked (entry e[p], next byte k[p], bit p of m; `pos` maps p to the
+ * address index in the group); after the group's vector walk the parked
+ * lanes of all its blocks are walked here in lock step, so their dependent
+ * loads overlap. A deep lane (a /64 or /128 among /48s) would otherwise keep
+ * its block stepping with 16-lane gathers.
+ */
+#define TAIL(T)                                                                            \
+	static inline __attribute__((always_inline)) void tail_##T(const struct bm6 *b, const uint8_t (*ips)[16], \
+								     T *e, uint8_t *k, uint64_t m,   \
+								     unsigned (*pos)(unsigned))      \
+	{                                                                                  \
+		const uint8_t *A = (const uint8_t *)b->arena;                              \
+		while (m != 0) {                                                           \
+			uint64_t left = 0;                                                 \
+			for (uint64_t x = m; x != 0; x &= x - 1) {                         \
+				unsigned p = (unsigned)__builtin_ctzll(x), by = ips[pos(p)][k[p]]; \
+				e[p] = k[p] == 2 ? STEP2(T, A, e[p], by) : STEP(T, A, e[p], by); \
+				k[p]++;                                                    \
+				left |= (uint64_t)(e[p] & 1) << p;                         \
+			}                                                                  \
+			m = left;                                                          \
+		}                                                                          \
+	}
+TAIL(uint32_t)
+TAIL(uint64_t)
+
 #define NB 4    /* vector blocks interleaved */
 
 #if VPK_VEC_BITS >= 512
+/* Transposed position p of a 16-address block (v6vec.h) -> address index. */
+static inline __attribute__((always_inline)) unsigned
+pos16(unsigned p)
+{
+	return (p & ~15u) + 4 * (p & 3) + (p >> 2 & 3);
+}
+
 static inline __attribute__((always_inline)) __m512i
 pop16(__m512i x)
 {
@@ -139,18 +177,25 @@ v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
 	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
 	const void *A = b->arena, *d = b->direct;
 	size_t i = 0;
 
 	for (; i + 16 * NB <= n; i += 16 * NB) {
-		struct v6blk a[NB];
-		__m512i e[NB];
+		__m512i dw[NB][4], e[NB];
 		__mmask16 m[NB], any = 0;
+		uint32_t te[16 * NB];
+		uint8_t tk[16 * NB];
+		uint64_t tm = 0;
 		for (int k = 0; k < NB; k++) {
-			v6_load(&a[k], ips + i + 16 * k);
-			e[k] = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a[k]), d, 4);
+			struct v6blk a;
+			v6_load(&a, ips + i + 16 * k);
+			for (int j = 0; j < 4; j++)
+				dw[k][j] = v6_dword(&a, j);
+			__m512i x = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(dw[k][0], ff), 8),
+						    _mm512_and_si512(_mm512_srli_epi32(dw[k][0], 8), ff));
+			e[k] = _mm512_i32gather_epi32(x, d, 4);
 		}
 		for (int k = 0; k < NB; k++)
 			any |= m[k] = _mm512_test_epi32_mask(e[k], one);
@@ -158,10 +203,23 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
-					__m512i x = v_index(A, e[k], v6_pick(&a[k], lv), m[k], 2, lv == 2);
+					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
+						_mm512_storeu_si512((void *)(te + 16 * k), e[k]);
+						memset(tk + 16 * k, lv, 16);
+						tm |= (uint64_t)m[k] << 16 * k;
+						m[k] = 0;
+						continue;
+					}
+					__m512i by = _mm512_and_si512(_mm512_srl_epi32(dw[k][lv >> 2], _mm_cvtsi32_si128(8 * (lv & 3))), ff);
+					__m512i x = v_index(A, e[k], by, m[k], 2, lv == 2);
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
 				}
+		}
+		if (tm != 0) {
+			tail_uint32_t(b, ips + i, te, tk, tm, pos16);
+			for (int k = 0; k < NB; k++)
+				e[k] = _mm512_mask_loadu_epi32(e[k], (__mmask16)(tm >> 16 * k), te + 16 * k);
 		}
 		for (int k = 0; k < NB; k++) {
 			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e[k], 1));
@@ -187,6 +245,8 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		struct v6blk a[NB];
 		__m512i lo[NB], hi[NB];
 		__mmask16 m[NB], any = 0;
+		uint64_t te[16 * NB], tm = 0;
+		uint8_t tk[16 * NB];
 		for (int k = 0; k < NB; k++) {
 			v6_load(&a[k], ips + i + 16 * k);
 			__m512i x = v6_idx(V6_IDX16, &a[k]);
@@ -201,6 +261,15 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
+					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
+						_mm512_storeu_si512((void *)(te + 16 * k), lo[k]);
+						_mm512_storeu_si512((void *)(te + 16 * k + 8), hi[k]);
+						memset(tk + 16 * k, lv, 16);
+						tm |= (uint64_t)m[k] << 16 * k;
+						lo[k] = _mm512_and_si512(lo[k], _mm512_set1_epi64(~1ll));       /* m[k] becomes 0 below */
+						hi[k] = _mm512_and_si512(hi[k], _mm512_set1_epi64(~1ll));
+						continue;
+					}
 					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
 									 _mm512_cvtepi64_epi32(hi[k]), 1);
 					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3, lv == 2);
@@ -213,6 +282,13 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 				any |= m[k];
 			}
 		}
+		if (tm != 0) {
+			tail_uint64_t(b, ips + i, te, tk, tm, pos16);
+			for (int k = 0; k < NB; k++) {
+				lo[k] = _mm512_mask_loadu_epi64(lo[k], (__mmask8)(tm >> 16 * k), te + 16 * k);
+				hi[k] = _mm512_mask_loadu_epi64(hi[k], (__mmask8)(tm >> (16 * k + 8)), te + 16 * k + 8);
+			}
+		}
 		for (int k = 0; k < NB; k++) {
 			__m512i l = _mm512_srli_epi64(lo[k], 1), h = _mm512_srli_epi64(hi[k], 1);
 			_mm512_storeu_si512((void *)(nhs + i + 16 * k), _mm512_permutex2var_epi64(l, unt_lo, h));
@@ -222,6 +298,13 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	return i;
 }
 #elif VPK_VEC_BITS >= 256
+/* Transposed position p of an 8-address block (v6vec.h) -> address index. */
+static inline __attribute__((always_inline)) unsigned
+pos8(unsigned p)
+{
+	return (p & ~7u) + 2 * (p & 3) + (p >> 2 & 1);
+}
+
 static inline __attribute__((always_inline)) __m256i
 pop8(__m256i x)
 {
@@ -247,6 +330,9 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		struct v6blk a[NB];
 		__m256i e[NB], m[NB];
 		int any = 0;
+		uint32_t te[8 * NB];
+		uint8_t tk[8 * NB];
+		uint64_t tm = 0;
 		for (int k = 0; k < NB; k++) {
 			v6_load(&a[k], ips + i + 8 * k);
 			e[k] = _mm256_i32gather_epi32(d, v6_idx(V6_IDX16, &a[k]), 4);
@@ -259,6 +345,14 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (!_mm256_testz_si256(m[k], m[k])) {
+					unsigned mk = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m[k]));
+					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(mk) <= b->tail_n / 2) {
+						_mm256_storeu_si256((void *)(te + 8 * k), e[k]);
+						memset(tk + 8 * k, lv, 8);
+						tm |= (uint64_t)mk << 8 * k;
+						m[k] = _mm256_setzero_si256();
+						continue;
+					}
 					__m256i by = v6_pick(&a[k], lv);
 					__m256i line = _mm256_srli_epi32(e[k], 2), j = _mm256_srli_epi32(by, 4);
 					__m256i x = _mm256_add_epi32(_mm256_slli_epi32(line, 4), by);
@@ -277,6 +371,12 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					m[k] = _mm256_cmpeq_epi32(_mm256_and_si256(e[k], one), one);
 					any |= !_mm256_testz_si256(m[k], m[k]);
 				}
+		}
+		if (tm != 0) {
+			tail_uint32_t(b, ips + i, te, tk, tm, pos8);
+			for (int k = 0; k < NB; k++)
+				if ((tm >> 8 * k) & 0xff)
+					e[k] = _mm256_loadu_si256((const void *)(te + 8 * k));
 		}
 		for (int k = 0; k < NB; k++) {
 			__m256i r = _mm256_permutevar8x32_epi32(_mm256_srli_epi32(e[k], 1), unt);

@@ -36,8 +36,13 @@ struct vpk_fib6 {
 	struct fib_rcu rcu;              /* QSBR link (fib_rcu.h) */
 };
 
-/* The layout VPK_FIB6_TYPE_DEFAULT stands for. */
-#define FIB6_DEFAULT VPK_FIB6_TRIE
+/*
+ * The layout VPK_FIB6_TYPE_DEFAULT stands for: bm6, except at 2-byte next
+ * hops, where the trie's 2-byte entries (bm6 keeps 4-byte ones) make it as
+ * fast in-table (docs/fib.md). vpk_fib6_impls() lists bm6's variants.
+ */
+#define FIB6_DEFAULT VPK_FIB6_BM6
+#define FIB6_DEFAULT_2B VPK_FIB6_TRIE
 
 uint64_t
 vpk_fib6_max_nh(unsigned nh_size)
@@ -88,6 +93,16 @@ vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs)
 	return 0;
 }
 
+int
+vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || lv < 2)
+		return -EINVAL;
+	fib->bm.tail_lv = lv;
+	fib->bm.tail_n = n;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {
@@ -111,7 +126,8 @@ vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 	if (max_nh == 0 || conf->default_nh > max_nh || conf->max_routes == 0 || conf->num_tbl8 == 0 ||
 	    conf->num_tbl8 > max_nh || conf->num_tbl8 > TRIE6_MAX_TBL8 || (unsigned)conf->isa >= VPK_ISA_COUNT)
 		return -EINVAL;
-	enum vpk_fib6_type type = conf->type == VPK_FIB6_TYPE_DEFAULT ? FIB6_DEFAULT : conf->type;
+	enum vpk_fib6_type type = conf->type != VPK_FIB6_TYPE_DEFAULT ? conf->type
+				  : conf->nh_size == 2 ? FIB6_DEFAULT_2B : FIB6_DEFAULT;
 	rc = vpk_impl_pick(vpk_fib6_impls(type), conf->isa, &impl);
 	if (rc != 0)
 		return rc;

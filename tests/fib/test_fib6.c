@@ -6,7 +6,8 @@
  * prefixes of every length incl. /0 and /128), every entry width, lengths
  * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page
  * (bm6: direct-node thresholds changed during the sequence, so nodes switch
- * kind both ways); then the real RouteViews IPv6 table when present (argv[1]).
+ * kind both ways, and the vector kernels' scalar tail threshold); then the
+ * real RouteViews IPv6 table when present (argv[1]), and the default layout.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -285,6 +286,10 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 			/* bm6 node kinds: all direct, mixed, none; changed mid-sequence. */
 			static const unsigned th[] = { 1, 2, 3, 8, BM6_DIRECT_RUNS, 300 };
 			CHECK(vpk_fib6_bm6_dir_runs(f, th[check_rand_range(6)]) == 0, "direct threshold");
+			/* Vector blocks finished by scalar steps: never, from byte 2 or 3 with few lanes left, at once. */
+			static const unsigned tl[][2] = { { 2, 0 }, { 2, 4 }, { 3, 4 }, { 3, 8 }, { 2, 16 }, { 5, 2 } };
+			unsigned x = (unsigned)check_rand_range(6);
+			CHECK(vpk_fib6_bm6_tail(f, tl[x][0], tl[x][1]) == 0, "tail threshold");
 		}
 		if (step % 250 == 249) {
 			for (size_t i = 0; i < dd.nips; i++) {
@@ -416,10 +421,27 @@ test_table(const char *path, enum vpk_fib6_type type)
 	vpk_fib6_free(f);
 }
 
+/* VPK_FIB6_TYPE_DEFAULT: bm6, the trie at 2-byte next hops; its variant list is bm6's. */
+static void
+test_default(void)
+{
+	for (unsigned sz = 2; sz <= 8; sz *= 2) {
+		struct vpk_fib6_conf c = { .nh_size = sz, .num_tbl8 = 16, .max_routes = 16 };
+		struct vpk_fib6 *f;
+		CHECK(vpk_fib6_create(&c, &f) == 0, "create default %u", sz);
+		CHECK(strcmp(vpk_fib6_type_name(f), sz == 2 ? "trie" : "bm6") == 0, "default at %u bytes: %s", sz,
+		      vpk_fib6_type_name(f));
+		vpk_fib6_free(f);
+	}
+	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_DEFAULT) == vpk_fib6_impls(VPK_FIB6_BM6), "default variants");
+	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_COUNT) == NULL, "unknown type");
+}
+
 int
 main(int argc, char **argv)
 {
 	check_init("fib6");
+	test_default();
 	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
 		test_api(t);
 		for (unsigned s = 2; s <= 8; s *= 2)
