@@ -93,12 +93,7 @@ static double tsc_hz;
 static uint64_t
 now(void)
 {
-	struct timespec ts;
-
-	if (!use_cpu_time)
-		return bench_tsc();
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)(((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) * tsc_hz);
+	return use_cpu_time ? bench_cpu_tsc() : bench_tsc();
 }
 
 /* Add then delete all routes in the given order; cycles per route. -1 on failure. */
