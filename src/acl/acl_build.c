@@ -47,7 +47,7 @@
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
-#define SPILL_MIN    8
+#define SPILL_MIN    16
 #define SPILL_FRAC   4
 
 static int
@@ -443,7 +443,7 @@ static const struct {
 	{ 1, 6, 256, 30 },
 	{ 1, 6, 1024, 12 },
 	{ 2, 6, 1024, 10 },
-	{ ACL_BUILD_TREES, 5, 1024, 0 },
+	{ ACL_BUILD_TREES, 5, 512, 0 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
 
