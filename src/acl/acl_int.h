@@ -56,12 +56,12 @@ struct acl_blk {
 	uint16_t valid;                 /* bit j: slot j holds a rule */
 	uint8_t nd;                     /* active dimensions */
 	uint8_t lines;                  /* block size in 64-byte lines; | ACL_BLK_LAST on the leaf's last block */
-	uint32_t first_rank;            /* rank[0]: no rule of this or a later block ranks better */
+	uint32_t first_rank;            /* rank of slot 0: no rule of this or a later block ranks better */
 	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids | ACL_DIM_MASKED | ACL_DIM_16 */
 	uint16_t cmask[VPK_ACL_MAX_CATEGORIES]; /* bit j: rule j competes in category c */
-	/* lines 1-2: read on a match only */
-	uint32_t rank[ACL_BLK];         /* rank of each rule (UINT32_MAX in empty slots) */
-	uint32_t ud[ACL_BLK];           /* userdata */
+	/* lines 1-2: read on a match only; slot j's rank and userdata side by
+	 * side, so that a match reads one line */
+	uint32_t ru[2 * ACL_BLK];       /* ru[2j]: rank of slot j (UINT32_MAX if empty), ru[2j + 1]: userdata */
 };
 /*
  * Per active dimension, after the header, in dim[] order:
@@ -182,16 +182,17 @@ acl_load_dim(const uint8_t *p, const struct acl_dimsrc *s)
 }
 
 /*
- * The matched slots @p mt of a block (ranks @p rank) minus those of deleted
- * rules. Called once per block with a match; free when nothing is deleted.
+ * The matched slots @p mt of a block (ranks at @p ru[2j], acl_blk.ru) minus
+ * those of deleted rules. Called once per block with a match; free when
+ * nothing is deleted.
  */
 static inline uint32_t
-acl_live_slots(const struct acl_dead *dd, const uint32_t *rank, uint32_t mt)
+acl_live_slots(const struct acl_dead *dd, const uint32_t *ru, uint32_t mt)
 {
 	if (dd == NULL)
 		return mt;
 	for (uint32_t x = mt; x != 0; x &= x - 1) {
-		uint32_t j = (uint32_t)__builtin_ctz(x), r = rank[j], k = r >> dd->shift;
+		uint32_t j = (uint32_t)__builtin_ctz(x), r = ru[2 * j], k = r >> dd->shift;
 
 		if ((r & dd->low) == 0 && k < dd->n && (dd->bits[k >> 6] >> (k & 63) & 1))
 			mt &= ~(1u << j);

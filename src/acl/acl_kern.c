@@ -165,12 +165,12 @@ accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *bran
 		uint32_t x = mt & h->cmask[c];
 
 		if (x != 0) {
-			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->rank[j];
+			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->ru[2 * j];
 
 			*found |= 1u << c;
 			if (r < brank[c]) {
 				brank[c] = r;
-				bud[c] = h->ud[j];
+				bud[c] = h->ru[2 * j + 1];
 			}
 		}
 	}
@@ -183,23 +183,23 @@ INLINE uint32_t
 match_block(const struct acl_blk *h, const uint32_t *key, int w)
 {
 	const uint8_t *arr = (const uint8_t *)(h + 1);
-	uint32_t mt = h->valid;
+	uint32_t mt = h->valid, i = 0, nd = h->nd;
 
-	for (uint32_t i = 0; i < h->nd && mt != 0; i++) {
+	/* The builder puts the 32-bit dimensions first (acl_leaf.c): two loops
+	 * without a per-dimension type branch. */
+	for (; i < nd && mt != 0 && !(h->dim[i] & ACL_DIM_16); i++) {
 		uint32_t d = h->dim[i];
+		const uint32_t *a = (const uint32_t *)(const void *)arr;
 
-		if (d & ACL_DIM_16) {
-			const uint16_t *a = (const uint16_t *)(const void *)arr;
+		mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 192 : 128;
+	}
+	for (; i < nd && mt != 0; i++) {
+		uint32_t d = h->dim[i];
+		const uint16_t *a = (const uint16_t *)(const void *)arr;
 
-			mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
-					  (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
-		} else {
-			const uint32_t *a = (const uint32_t *)(const void *)arr;
-
-			mt &= match16(key[d & ACL_DIM_ID], a, a + ACL_BLK,
-				      (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
-		}
-		arr += acl_dim_bytes(d);
+		mt &= match16_w16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 128 : 64;
 	}
 	return mt;
 }
@@ -220,7 +220,7 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 	if (h->first_rank > worst)
 		return NULL;
 	mt = match_block(h, key, w);
-	if (mt != 0 && (mt = acl_live_slots(dead, h->rank, mt)) != 0)
+	if (mt != 0 && (mt = acl_live_slots(dead, h->ru, mt)) != 0)
 		accept_block(h, mt, ncat, brank, bud, found);
 	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
 		return NULL;

@@ -2,7 +2,7 @@
 /*
  * ACL build, leaf layout: a leaf's rules (in rank order) become blocks of 16
  * slots: a header line (valid mask, active dimensions, size, per-category
- * masks, first rank), the rank and userdata lines, then per dimension that
+ * masks, first rank), two lines of (rank, userdata) pairs, then per dimension that
  * some rule of the block still has to check inside the leaf's box its
  * lo/span (and, for partial bit masks, m) arrays: u32 for 32-bit
  * dimensions, u16 for dimensions of <= 16 bits (acl_int.h, docs/acl.md).
@@ -116,29 +116,32 @@ acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 		size = blk_bytes(b, need, masked);
 		memset(h, 0, sizeof(*h));
 		for (uint32_t j = 0; j < ACL_BLK; j++) {
-			h->rank[j] = UINT32_MAX;
+			h->ru[2 * j] = UINT32_MAX;
 			if (j >= cnt)
 				continue;
 			uint32_t r = b->lent[b->lstart[l] + s + j];
 
-			h->rank[j] = nr->rank[r];
-			h->ud[j] = nr->ud[r];
+			h->ru[2 * j] = nr->rank[r];
+			h->ru[2 * j + 1] = nr->ud[r];
 			h->valid |= (uint16_t)(1u << j);
 			for (uint32_t c = 0; c < ncat; c++)
 				if (nr->cats[r] >> c & 1)
 					h->cmask[c] |= (uint16_t)(1u << j);
 		}
 		arr = (uint8_t *)(h + 1);
-		for (uint32_t d = 0; d < b->nd; d++) {
-			if (!(need >> d & 1))
-				continue;
-			h->dim[k] = dim_byte(b, d, masked);
-			emit_dim(b, l, s, cnt, d, h->dim[k], arr);
-			arr += acl_dim_bytes(h->dim[k++]);
-		}
+		/* 32-bit dimensions first, then the 16-bit ones: the scan's
+		 * per-dimension branches see one pattern per block shape. */
+		for (uint32_t pass = 0; pass < 2; pass++)
+			for (uint32_t d = 0; d < b->nd; d++) {
+				if (!(need >> d & 1) || (b->nr->dbits[d] <= 16) != (pass == 1))
+					continue;
+				h->dim[k] = dim_byte(b, d, masked);
+				emit_dim(b, l, s, cnt, d, h->dim[k], arr);
+				arr += acl_dim_bytes(h->dim[k++]);
+			}
 		h->nd = (uint8_t)k;
 		h->lines = (uint8_t)(size / 64 | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
-		h->first_rank = h->rank[0];
+		h->first_rank = h->ru[0];
 		out += size;
 	}
 }

@@ -16,19 +16,9 @@
 #include <string.h>
 
 #include "acl/acl_rules.h"
+#include "core/errf.h"
 
-static int
-fail(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+#define fail(why, len, ...) vpk_errf(why, len, -EINVAL, __VA_ARGS__)
 
 int
 acl_layout_check(const struct vpk_acl_field_def *defs, uint32_t nf, char *why, size_t len)

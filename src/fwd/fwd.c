@@ -18,19 +18,6 @@
 #define MAX_ARGS 16
 
 int
-fwd_errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
-int
 vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 {
 	struct vpk_fwd_conf c = conf != NULL ? *conf : (struct vpk_fwd_conf){ 0 };
@@ -184,48 +171,33 @@ fwd_parse_u32(const char *s, unsigned long max, uint32_t *out)
 	return 0;
 }
 
-/* "a.b.c.d/len" -> host-order address (host bits cleared) and length. 1 = IPv6 text. */
-static int
-parse_prefix4(const char *s, uint32_t *ip, uint8_t *len)
+/* "ADDR/LEN" -> family (4 or 6; an IPv4 address fills out[0..3]), the
+ * address in network order with the host bits cleared, and the length. */
+int
+fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen)
 {
 	char buf[64];
 	const char *slash = strchr(s, '/');
-	struct in_addr a;
 	uint32_t l;
+	int fam;
 
 	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
 		return -EINVAL;
 	memcpy(buf, s, (size_t)(slash - s));
 	buf[slash - s] = '\0';
-	if (strchr(buf, ':') != NULL)
-		return 1;
-	if (inet_pton(AF_INET, buf, &a) != 1 || fwd_parse_u32(slash + 1, 32, &l) != 0)
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, buf, out) == 1)
+		fam = 4;
+	else if (inet_pton(AF_INET6, buf, out) == 1)
+		fam = 6;
+	else
 		return -EINVAL;
-	*ip = ntohl(a.s_addr);
-	if (l < 32)
-		*ip &= l == 0 ? 0 : ~((UINT32_C(1) << (32 - l)) - 1);
-	*len = (uint8_t)l;
-	return 0;
-}
-
-/* "2001:db8::/32" -> 16 network-order bytes (host bits cleared) and length. */
-static int
-parse_prefix6(const char *s, uint8_t ip[16], uint8_t *len)
-{
-	char buf[64];
-	const char *slash = strchr(s, '/');
-	uint32_t l;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+	if (fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
 		return -EINVAL;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	if (inet_pton(AF_INET6, buf, ip) != 1 || fwd_parse_u32(slash + 1, 128, &l) != 0)
-		return -EINVAL;
-	for (unsigned b = l; b < 128; b++)
-		ip[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
-	*len = (uint8_t)l;
-	return 0;
+	for (unsigned bit = l; bit < (fam == 4 ? 32u : 128u); bit++)
+		out[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
+	*plen = (uint8_t)l;
+	return fam;
 }
 
 static int
@@ -265,19 +237,19 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	char *in_dup, *out_dup, *live_dup;
 
 	if (argc < 2 || argc % 2 != 0)
-		return fwd_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
+		return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
 			    "| interface NAME live DEV [io af_packet|af_xdp]");
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
-		return fwd_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
+		return vpk_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
 	exists = find_if(f, argv[1], &dummy) == 0;
 	if (!exists && f->n_ifs == FWD_MAX_IFS)
-		return fwd_errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
+		return vpk_errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
 	mac[5] = (uint8_t)(f->n_ifs + 1);
 	for (int i = 2; i < argc; i += 2) {
 		if (strcmp(argv[i], "mac") == 0) {
 			if (parse_mac(argv[i + 1], mac) != 0)
-				return fwd_errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
+				return vpk_errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
 					    argv[i + 1]);
 			mac_set = true;
 		} else if (strcmp(argv[i], "in") == 0) {
@@ -288,14 +260,14 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			live = argv[i + 1];
 		} else if (strcmp(argv[i], "io") == 0) {
 			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
-				return fwd_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
+				return vpk_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
 			io_set = true;
 		} else {
-			return fwd_errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
+			return vpk_errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
 	}
 	if (live != NULL && (in != NULL || out != NULL))
-		return fwd_errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
+		return vpk_errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
 	if (!apply)
 		return 0;
 	in_dup = dup_str(in);
@@ -305,7 +277,7 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		free(in_dup);
 		free(out_dup);
 		free(live_dup);
-		return fwd_errf(err, len, -ENOMEM, "interface: out of memory");
+		return vpk_errf(err, len, -ENOMEM, "interface: out of memory");
 	}
 	if (exists) {
 		/* Updating a declared interface: only what the line names changes. */
@@ -350,17 +322,17 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 	uint8_t mac[6];
 
 	if (argc != 5 || strcmp(argv[3], "dev") != 0)
-		return fwd_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
+		return vpk_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
 	if (fwd_parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
-		return fwd_errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
+		return vpk_errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
 	if (parse_mac(argv[2], mac) != 0)
-		return fwd_errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
+		return vpk_errf(err, len, -EINVAL, "neighbor: bad MAC '%s'", argv[2]);
 	if (find_if(f, argv[4], &ifx) != 0)
-		return fwd_errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
+		return vpk_errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
 	if (!apply)
 		return 0;
 	if (fwd_undo_neighbor(f, id) != 0)
-		return fwd_errf(err, len, -ENOMEM, "neighbor: out of memory");
+		return vpk_errf(err, len, -ENOMEM, "neighbor: out of memory");
 	memcpy(f->adj[id].dst_mac, mac, 6);
 	memcpy(f->adj[id].src_mac, f->ifs[ifx].mac, 6);
 	f->adj[id].tx_if = ifx;
@@ -379,32 +351,32 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	int rc;
 
 	if (argc < 3 || (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "del") != 0))
-		return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
+		return vpk_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID | route del PREFIX/LEN");
 	add = strcmp(argv[1], "add") == 0;
-	rc = parse_prefix4(argv[2], &ip4, &plen);
-	v6 = rc == 1;
-	if (v6 && parse_prefix6(argv[2], ip6, &plen) != 0)
-		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want an IPv6 address/len)", argv[2]);
-	if (!v6 && rc != 0)
-		return fwd_errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len)", argv[2]);
+	rc = fwd_parse_prefix(argv[2], ip6, &plen);
+	if (rc < 0)
+		return vpk_errf(err, len, -EINVAL, "route: bad prefix '%s' (want a.b.c.d/len or an IPv6 address/len)",
+				argv[2]);
+	v6 = rc == 6;
+	ip4 = (uint32_t)ip6[0] << 24 | (uint32_t)ip6[1] << 16 | (uint32_t)ip6[2] << 8 | ip6[3];
 	if (add && (argc != 5 || strcmp(argv[3], "via") != 0))
-		return fwd_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
+		return vpk_errf(err, len, -EINVAL, "usage: route add PREFIX/LEN via ID");
 	if (add && (fwd_parse_u32(argv[4], f->conf.max_neighbors, &id) != 0 || id == 0))
-		return fwd_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
+		return vpk_errf(err, len, -EINVAL, "route: next hop '%s' must be a neighbor ID 1..%u",
 				argv[4], f->conf.max_neighbors);
 	if (!add && argc != 3)
-		return fwd_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
+		return vpk_errf(err, len, -EINVAL, "usage: route del PREFIX/LEN");
 	if (!apply)
 		return 0;
 	if ((v6 ? fwd_undo_route6(f, ip6, plen) : fwd_undo_route4(f, ip4, plen)) != 0)
-		return fwd_errf(err, len, -ENOMEM, "route %s %s: out of memory", argv[1], argv[2]);
+		return vpk_errf(err, len, -ENOMEM, "route %s %s: out of memory", argv[1], argv[2]);
 	if (add)
 		rc = v6 ? vpk_fib6_add(f->fib6, ip6, plen, id) : vpk_fib_add(f->fib4, ip4, plen, id);
 	else
 		rc = v6 ? vpk_fib6_del(f->fib6, ip6, plen) : vpk_fib_del(f->fib4, ip4, plen);
 	if (rc == 0)
 		return 0;
-	return fwd_errf(err, len, rc, "route %s %s: %s", argv[1], argv[2],
+	return vpk_errf(err, len, rc, "route %s %s: %s", argv[1], argv[2],
 			rc == -ENOSPC ? "out of tbl8 groups" : rc == -ENOENT ? "no such route" : strerror(-rc));
 }
 
@@ -436,17 +408,17 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
 	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
-		return fwd_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
+		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
 	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
 				 0, &r, &n, why, sizeof(why));
 	if (rc != 0)
-		return fwd_errf(err, len, rc, "acl load: %s", why);
+		return vpk_errf(err, len, rc, "acl load: %s", why);
 	if (apply)
 		rc = fwd_acl_install(f, r, n, ipv6, why, sizeof(why));
 	free(r);
-	return rc != 0 ? fwd_errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
+	return rc != 0 ? vpk_errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
 }
 
 static int
@@ -456,17 +428,17 @@ cmd_show(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 
 	if (!(argc == 2 && (strcmp(argv[1], "runtime") == 0 || strcmp(argv[1], "errors") == 0)) &&
 	    !(argc == 3 && strcmp(argv[1], "node") == 0))
-		return fwd_errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
+		return vpk_errf(err, len, -EINVAL, "usage: show runtime | show errors | show node NAME");
 	if (argc == 3 && vpk_node_find(argv[2]) == NULL)
-		return fwd_errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
+		return vpk_errf(err, len, -ENOENT, "show node: no node '%s'", argv[2]);
 	if (f->n_shows == FWD_MAX_SHOWS)
-		return fwd_errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
+		return vpk_errf(err, len, -ENOSPC, "show: at most %u show commands", FWD_MAX_SHOWS);
 	if (!apply)
 		return 0;
 	snprintf(line, sizeof(line), "%s%s%s", argv[1], argc == 3 ? " " : "", argc == 3 ? argv[2] : "");
 	f->shows[f->n_shows] = strdup(line);
 	if (f->shows[f->n_shows] == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	f->n_shows++;
 	return 0;
 }
@@ -517,11 +489,11 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	int argc;
 
 	if (strlen(text) >= sizeof(buf))
-		return fwd_errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
+		return vpk_errf(err, len, -EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
 	strcpy(buf, text);
 	argc = split(buf, argv);
 	if (argc < 0)
-		return fwd_errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
+		return vpk_errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
 	if (argc == 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -530,7 +502,7 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
 		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
 			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
-	return fwd_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
+	return vpk_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
 }
 
 int
@@ -539,7 +511,7 @@ vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
 	int rc;
 
 	if (f == NULL || line == NULL)
-		return fwd_errf(err, err_len, -EINVAL, "no forwarder or line");
+		return vpk_errf(err, err_len, -EINVAL, "no forwarder or line");
 	rc = exec_line(f, line, false, err, err_len);
 	return rc != 0 ? rc : exec_line(f, line, true, err, err_len);
 }
@@ -553,31 +525,31 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 	size_t ifs_before = f->n_ifs, shows_before = f->n_shows;
 
 	if (f == NULL || in == NULL)
-		return fwd_errf(err, err_len, -EINVAL, "no forwarder or file");
+		return vpk_errf(err, err_len, -EINVAL, "no forwarder or file");
 	name = name != NULL ? name : "<config>";
 	while (fgets(buf, sizeof(buf), in) != NULL) {
 		if (strchr(buf, '\n') == NULL && !feof(in)) {
-			rc = fwd_errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
+			rc = vpk_errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
 			goto out;
 		}
 		if (n == cap) {
 			char **l = realloc(lines, (cap = cap ? 2 * cap : 64) * sizeof(*l));
 
 			if (l == NULL) {
-				rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+				rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 				goto out;
 			}
 			lines = l;
 		}
 		lines[n] = strdup(buf);
 		if (lines[n] == NULL) {
-			rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+			rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 			goto out;
 		}
 		n++;
 	}
 	if (ferror(in)) {
-		rc = fwd_errf(err, err_len, -EIO, "%s: read error", name);
+		rc = vpk_errf(err, err_len, -EIO, "%s: read error", name);
 		goto out;
 	}
 	/*
@@ -596,12 +568,12 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 		decl = argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0);
 		rc = exec_line(f, lines[i], decl, why, sizeof(why));
 		if (rc != 0) {
-			fwd_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
+			vpk_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto undo;
 		}
 	}
 	if (fwd_undo_begin(f) != 0) {
-		rc = fwd_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
+		rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 		goto undo;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -619,10 +591,10 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 			size_t bad = fwd_undo_end(f, true);
 
 			if (bad == 0)
-				fwd_errf(err, err_len, rc, "%s:%zu: %s (routes and neighbors of this file undone)",
+				vpk_errf(err, err_len, rc, "%s:%zu: %s (routes and neighbors of this file undone)",
 					 name, i + 1, why);
 			else
-				fwd_errf(err, err_len, rc, "%s:%zu: %s (%zu changes could not be undone)",
+				vpk_errf(err, err_len, rc, "%s:%zu: %s (%zu changes could not be undone)",
 					 name, i + 1, why, bad);
 			goto undo;
 		}

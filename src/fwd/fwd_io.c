@@ -172,7 +172,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 		inputs += x->has_input;
 	}
 	if (want_input && inputs == 0)
-		return fwd_errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
+		return vpk_errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
 	return 0;
 }
 
@@ -201,7 +201,7 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 		crc = vpk_io_close(x->io, why, sizeof(why));
 		x->io = NULL;
 		if (crc != 0 && *rc == 0)
-			*rc = fwd_errf(err, len, crc, "%s", why);
+			*rc = vpk_errf(err, len, crc, "%s", why);
 	}
 }
 

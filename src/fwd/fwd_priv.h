@@ -13,6 +13,8 @@
 #include <vpk/nodes.h>
 #include <vpk/pcap.h>
 
+#include "core/errf.h"
+
 #define FWD_MAX_IFS 64
 #define FWD_NAME_MAX 32
 #define FWD_MAX_SHOWS 32
@@ -114,8 +116,10 @@ int fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want
 /* fwd.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
 int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
 
-/* fwd.c: format a message into @err (if not NULL) and return @rc. */
-int fwd_errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* fwd.c: "ADDR/LEN" -> 4 or 6 (the family), network-order address with the
+ * host bits cleared (IPv4 in out[0..3]) and length; -EINVAL. */
+int fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen);
+
 
 /*
  * Input nodes of the forwarder (pcap/io, mem, ring, rss-mem, wide-*): one

@@ -151,7 +151,7 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const cha
 	gc.n_node_conf = n_nc;
 	rc = vpk_graph_create(&gc, out);
 	if (rc != 0)
-		fwd_errf(err, len, rc, "%s", vpk_graph_last_error());
+		vpk_errf(err, len, rc, "%s", vpk_graph_last_error());
 	return rc;
 }
 
@@ -175,7 +175,7 @@ select_variants(struct vpk_fwd *f, char *err, size_t len)
 			continue;
 		rc = vpk_acl_set_impl(a->acl, want);
 		if (rc != 0)
-			return fwd_errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
+			return vpk_errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
 				    vpk_get_max_simd_bitwidth());
 	}
 	return 0;
@@ -238,7 +238,7 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 		s.forwarded = fwd_node_error(f->graph, "interface-output", 0);
 		s.dropped = fwd_node_error(f->graph, "error-drop", 0);
 	}
-	rc = f->io_rc != 0 ? fwd_errf(err, len, f->io_rc, "%s", f->io_err) : 0;
+	rc = f->io_rc != 0 ? vpk_errf(err, len, f->io_rc, "%s", f->io_err) : 0;
 	fwd_io_close(f, &rc, err, len);
 	if (st != NULL)
 		*st = s;

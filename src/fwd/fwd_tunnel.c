@@ -63,20 +63,7 @@ addr(const char *s, uint8_t out[16])
 static int
 prefix(const char *s, int fam, uint8_t out[16], uint8_t *plen)
 {
-	char buf[64];
-	const char *slash = strchr(s, '/');
-	uint32_t l;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	if (addr(buf, out) != fam || fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
-		return -EINVAL;
-	for (unsigned bit = l; bit < (fam == 4 ? 32u : 128u); bit++)
-		out[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
-	*plen = (uint8_t)l;
-	return 0;
+	return fwd_parse_prefix(s, out, plen) == fam ? 0 : -EINVAL;
 }
 
 static struct fwd_tun *
@@ -115,26 +102,26 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 
 	if (argc == 3 && strcmp(argv[1], "port") == 0) {
 		if (fwd_parse_u32(argv[2], 65535, &x) != 0 || x == 0)
-			return fwd_errf(err, len, -EINVAL, "vxlan port: '%s' is not a UDP port 1..65535", argv[2]);
+			return vpk_errf(err, len, -EINVAL, "vxlan port: '%s' is not a UDP port 1..65535", argv[2]);
 		if (!apply)
 			return 0;
 		if ((t = tun_get(f)) == NULL)
-			return fwd_errf(err, len, -ENOMEM, "out of memory");
+			return vpk_errf(err, len, -ENOMEM, "out of memory");
 		t->vxc.port = (uint16_t)x;
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "mode") == 0) {
 		if (strcmp(argv[2], "rfc") != 0 && strcmp(argv[2], "strict") != 0)
-			return fwd_errf(err, len, -EINVAL, "vxlan mode: want rfc or strict, not '%s'", argv[2]);
+			return vpk_errf(err, len, -EINVAL, "vxlan mode: want rfc or strict, not '%s'", argv[2]);
 		if (!apply)
 			return 0;
 		if ((t = tun_get(f)) == NULL)
-			return fwd_errf(err, len, -ENOMEM, "out of memory");
+			return vpk_errf(err, len, -ENOMEM, "out of memory");
 		t->vxc.mode = strcmp(argv[2], "strict") == 0 ? VPK_VXLAN_STRICT : VPK_VXLAN_RFC;
 		return 0;
 	}
 	if (argc < 2 || strcmp(argv[1], "tunnel") != 0)
-		return fwd_errf(err, len, -EINVAL, "usage: vxlan tunnel src A dst B vni N [decap-next l2|ip4|ip6] "
+		return vpk_errf(err, len, -EINVAL, "usage: vxlan tunnel src A dst B vni N [decap-next l2|ip4|ip6] "
 			    "[encap PREFIX/LEN] [del] | vxlan port N | vxlan mode rfc|strict");
 	v.vni = UINT32_MAX;
 	for (int i = 2; i < argc; i++) {
@@ -145,17 +132,17 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 			continue;
 		}
 		if (val == NULL)
-			return fwd_errf(err, len, -EINVAL, "vxlan tunnel: '%s' needs a value", k);
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: '%s' needs a value", k);
 		i++;
 		if (strcmp(k, "src") == 0) {
 			if ((fs = addr(val, v.src)) < 0 || zero(v.src))
-				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: bad src address '%s'", val);
+				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: bad src address '%s'", val);
 		} else if (strcmp(k, "dst") == 0) {
 			if ((fd = addr(val, v.dst)) < 0 || zero(v.dst))
-				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: bad dst address '%s'", val);
+				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: bad dst address '%s'", val);
 		} else if (strcmp(k, "vni") == 0) {
 			if (fwd_parse_u32(val, 0xffffff, &v.vni) != 0)
-				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: vni '%s' must be 0..16777215", val);
+				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: vni '%s' must be 0..16777215", val);
 		} else if (strcmp(k, "decap-next") == 0) {
 			if (strcmp(val, "l2") == 0)
 				v.decap_next = VPK_VXLAN_NEXT_L2;
@@ -164,21 +151,21 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 			else if (strcmp(val, "ip6") == 0)
 				v.decap_next = VPK_VXLAN_NEXT_IP6;
 			else
-				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: decap-next '%s': want l2, ip4 or ip6", val);
+				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: decap-next '%s': want l2, ip4 or ip6", val);
 		} else if (strcmp(k, "encap") == 0) {
 			uint8_t p[16];
 
 			if (prefix(val, 4, p, &v.encap_plen) != 0 || v.encap_plen == 0)
-				return fwd_errf(err, len, -EINVAL, "vxlan tunnel: encap '%s': want an IPv4 prefix a.b.c.d/1..32", val);
+				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: encap '%s': want an IPv4 prefix a.b.c.d/1..32", val);
 			v.encap_prefix = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 		} else {
-			return fwd_errf(err, len, -EINVAL, "vxlan tunnel: unknown keyword '%s'", k);
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: unknown keyword '%s'", k);
 		}
 	}
 	if (fs == 0 || fd == 0 || v.vni == UINT32_MAX)
-		return fwd_errf(err, len, -EINVAL, "vxlan tunnel: src, dst and vni are required");
+		return vpk_errf(err, len, -EINVAL, "vxlan tunnel: src, dst and vni are required");
 	if (fs != fd)
-		return fwd_errf(err, len, -EINVAL, "vxlan tunnel: src and dst must both be IPv4 or both IPv6");
+		return vpk_errf(err, len, -EINVAL, "vxlan tunnel: src and dst must both be IPv4 or both IPv6");
 	v.is_ip6 = fs == 6;
 	t = f->tunnels;
 	for (uint32_t i = 0; t != NULL && i < t->vxc.n_tunnels; i++) {
@@ -187,7 +174,7 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 		if (o->is_ip6 == v.is_ip6 && memcmp(o->src, v.src, 16) == 0 &&
 		    memcmp(o->dst, v.dst, 16) == 0 && o->vni == v.vni) {
 			if (!del)
-				return fwd_errf(err, len, -EEXIST, "vxlan tunnel: src %s dst %s vni %u exists",
+				return vpk_errf(err, len, -EEXIST, "vxlan tunnel: src %s dst %s vni %u exists",
 					    argv[3], argv[5], v.vni);
 			if (apply) {
 				memmove(o, o + 1, (t->vxc.n_tunnels - i - 1) * sizeof(*o));
@@ -197,15 +184,15 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 		}
 	}
 	if (del && apply)       /* the check pass of a file runs before earlier lines apply */
-		return fwd_errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel");
+		return vpk_errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel");
 	if (del)
 		return 0;
 	if (t != NULL && t->vxc.n_tunnels == TUN_MAX_VXLAN)
-		return fwd_errf(err, len, -ENOSPC, "vxlan tunnel: at most %u tunnels", TUN_MAX_VXLAN);
+		return vpk_errf(err, len, -ENOSPC, "vxlan tunnel: at most %u tunnels", TUN_MAX_VXLAN);
 	if (!apply)
 		return 0;
 	if ((t = tun_get(f)) == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	t->vx[t->vxc.n_tunnels++] = v;
 	return 0;
 }
@@ -221,27 +208,27 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	int end = via ? argc - 2 : argc;
 
 	if (argc < 6 || strcmp(argv[2], "bsid") != 0 || strcmp(argv[4], "segments") != 0 || end < 6)
-		return fwd_errf(err, len, -EINVAL, "usage: sr policy bsid B segments S1 [S2 ..] [via ID]");
+		return vpk_errf(err, len, -EINVAL, "usage: sr policy bsid B segments S1 [S2 ..] [via ID]");
 	if (addr(argv[3], p.bsid) != 6)
-		return fwd_errf(err, len, -EINVAL, "sr policy: bad BSID '%s' (want an IPv6 address)", argv[3]);
+		return vpk_errf(err, len, -EINVAL, "sr policy: bad BSID '%s' (want an IPv6 address)", argv[3]);
 	for (i = 5; i < end; i++) {
 		if (p.n_seg == VPK_SR_MAX_SEGS)
-			return fwd_errf(err, len, -EINVAL, "sr policy: at most %u segments", VPK_SR_MAX_SEGS);
+			return vpk_errf(err, len, -EINVAL, "sr policy: at most %u segments", VPK_SR_MAX_SEGS);
 		if (addr(argv[i], p.seg[p.n_seg++]) != 6)
-			return fwd_errf(err, len, -EINVAL, "sr policy: bad segment '%s'", argv[i]);
+			return vpk_errf(err, len, -EINVAL, "sr policy: bad segment '%s'", argv[i]);
 	}
 	if (via && (fwd_parse_u32(argv[argc - 1], f->conf.max_neighbors, &p.adj) != 0 || p.adj == 0))
-		return fwd_errf(err, len, -EINVAL, "sr policy: via '%s' must be a neighbor ID 1..%u", argv[argc - 1],
+		return vpk_errf(err, len, -EINVAL, "sr policy: via '%s' must be a neighbor ID 1..%u", argv[argc - 1],
 			    f->conf.max_neighbors);
 	for (uint32_t k = 0; t != NULL && k < t->n_pol; k++)
 		if (memcmp(t->pol[k].bsid, p.bsid, 16) == 0)
-			return fwd_errf(err, len, -EEXIST, "sr policy: BSID %s exists", argv[3]);
+			return vpk_errf(err, len, -EEXIST, "sr policy: BSID %s exists", argv[3]);
 	if (t != NULL && t->n_pol == TUN_MAX_SR)
-		return fwd_errf(err, len, -ENOSPC, "sr policy: at most %u policies", TUN_MAX_SR);
+		return vpk_errf(err, len, -ENOSPC, "sr policy: at most %u policies", TUN_MAX_SR);
 	if (!apply)
 		return 0;
 	if ((t = tun_get(f)) == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	t->pol[t->n_pol++] = p;
 	return 0;
 }
@@ -255,7 +242,7 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 	bool have_sr = false, have_src = false, have_pol = false, have_via = false;
 
 	if (argc < 4 || strcmp(argv[2], "gtp4-d") != 0 || prefix(argv[3], 4, p4, &plen4) != 0)
-		return fwd_errf(err, len, -EINVAL, "usage: sr steer gtp4-d A.B.C.D/LEN sr-prefix P/L v6src-prefix P/L "
+		return vpk_errf(err, len, -EINVAL, "usage: sr steer gtp4-d A.B.C.D/LEN sr-prefix P/L v6src-prefix P/L "
 			    "[policy BSID | via ID] [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in]");
 	s.prefix4 = (uint32_t)p4[0] << 24 | (uint32_t)p4[1] << 16 | (uint32_t)p4[2] << 8 | p4[3];
 	s.plen4 = plen4;
@@ -269,25 +256,25 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 			continue;
 		}
 		if (val == NULL)
-			return fwd_errf(err, len, -EINVAL, "sr steer: '%s' needs a value", k);
+			return vpk_errf(err, len, -EINVAL, "sr steer: '%s' needs a value", k);
 		i++;
 		if (strcmp(k, "sr-prefix") == 0) {
 			if (prefix(val, 6, s.sr_prefix, &s.sr_plen) != 0 || s.sr_plen > 56)
-				return fwd_errf(err, len, -EINVAL, "sr steer: sr-prefix '%s': want an IPv6 prefix of "
+				return vpk_errf(err, len, -EINVAL, "sr steer: sr-prefix '%s': want an IPv6 prefix of "
 					    "length <= 56 (32 + 40 bits must follow it)", val);
 			have_sr = true;
 		} else if (strcmp(k, "v6src-prefix") == 0) {
 			if (prefix(val, 6, s.v6src, &s.v6src_plen) != 0 || s.v6src_plen > 96)
-				return fwd_errf(err, len, -EINVAL, "sr steer: v6src-prefix '%s': want an IPv6 prefix of "
+				return vpk_errf(err, len, -EINVAL, "sr steer: v6src-prefix '%s': want an IPv6 prefix of "
 					    "length <= 96", val);
 			have_src = true;
 		} else if (strcmp(k, "policy") == 0) {
 			if (addr(val, bsid) != 6)
-				return fwd_errf(err, len, -EINVAL, "sr steer: bad policy BSID '%s'", val);
+				return vpk_errf(err, len, -EINVAL, "sr steer: bad policy BSID '%s'", val);
 			have_pol = true;
 		} else if (strcmp(k, "via") == 0) {
 			if (fwd_parse_u32(val, f->conf.max_neighbors, &s.adj) != 0 || s.adj == 0)
-				return fwd_errf(err, len, -EINVAL, "sr steer: via '%s' must be a neighbor ID", val);
+				return vpk_errf(err, len, -EINVAL, "sr steer: via '%s' must be a neighbor ID", val);
 			have_via = true;
 		} else if (strcmp(k, "nhtype") == 0) {
 			if (strcmp(val, "auto") == 0)
@@ -297,13 +284,13 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 			else if (strcmp(val, "ipv6") == 0)
 				s.nhtype = VPK_GTP4D_NH_IP6;
 			else
-				return fwd_errf(err, len, -EINVAL, "sr steer: nhtype '%s': want auto, ipv4 or ipv6", val);
+				return vpk_errf(err, len, -EINVAL, "sr steer: nhtype '%s': want auto, ipv4 or ipv6", val);
 		} else {
-			return fwd_errf(err, len, -EINVAL, "sr steer: unknown keyword '%s'", k);
+			return vpk_errf(err, len, -EINVAL, "sr steer: unknown keyword '%s'", k);
 		}
 	}
 	if (!have_sr || !have_src || (have_pol && have_via))
-		return fwd_errf(err, len, -EINVAL, "sr steer: sr-prefix and v6src-prefix are required; policy and via "
+		return vpk_errf(err, len, -EINVAL, "sr steer: sr-prefix and v6src-prefix are required; policy and via "
 			    "exclude each other (the policy has its own via)");
 	if (have_pol && apply) {        /* the check pass of a file runs before earlier lines apply */
 		uint32_t k;
@@ -312,16 +299,16 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 			if (memcmp(t->pol[k].bsid, bsid, 16) == 0)
 				break;
 		if (t == NULL || k == t->n_pol)
-			return fwd_errf(err, len, -ENOENT, "sr steer: no policy with BSID %s (define it first)",
+			return vpk_errf(err, len, -ENOENT, "sr steer: no policy with BSID %s (define it first)",
 				    argv[argc - 1]);
 		s.policy = &t->pol[k];
 	}
 	if (t != NULL && t->gdc.n_steer == TUN_MAX_SR)
-		return fwd_errf(err, len, -ENOSPC, "sr steer: at most %u steering entries", TUN_MAX_SR);
+		return vpk_errf(err, len, -ENOSPC, "sr steer: at most %u steering entries", TUN_MAX_SR);
 	if (!apply)
 		return 0;
 	if ((t = tun_get(f)) == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	t->steer[t->gdc.n_steer++] = s;
 	return 0;
 }
@@ -335,27 +322,27 @@ sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, siz
 	uint32_t pos;
 
 	if (argc != 6 || strcmp(argv[2], "end-m-gtp4-e") != 0)
-		return fwd_errf(err, len, -EINVAL, "usage: sr localsid end-m-gtp4-e PREFIX/LEN "
+		return vpk_errf(err, len, -EINVAL, "usage: sr localsid end-m-gtp4-e PREFIX/LEN "
 			    "(v4src-position BITS | v4src-addr A.B.C.D)");
 	if (prefix(argv[3], 6, s.prefix, &s.plen) != 0 || s.plen > 56)
-		return fwd_errf(err, len, -EINVAL, "sr localsid: '%s': want an IPv6 prefix of length <= 56", argv[3]);
+		return vpk_errf(err, len, -EINVAL, "sr localsid: '%s': want an IPv6 prefix of length <= 56", argv[3]);
 	if (strcmp(argv[4], "v4src-position") == 0) {
 		if (fwd_parse_u32(argv[5], 96, &pos) != 0 || pos == 0)
-			return fwd_errf(err, len, -EINVAL, "sr localsid: v4src-position '%s' must be 1..96", argv[5]);
+			return vpk_errf(err, len, -EINVAL, "sr localsid: v4src-position '%s' must be 1..96", argv[5]);
 		s.v4src_pos = (uint8_t)pos;
 	} else if (strcmp(argv[4], "v4src-addr") == 0) {
 		if (addr(argv[5], a) != 4)
-			return fwd_errf(err, len, -EINVAL, "sr localsid: bad v4src-addr '%s'", argv[5]);
+			return vpk_errf(err, len, -EINVAL, "sr localsid: bad v4src-addr '%s'", argv[5]);
 		memcpy(s.v4src, a, 4);
 	} else {
-		return fwd_errf(err, len, -EINVAL, "sr localsid: want v4src-position or v4src-addr, not '%s'", argv[4]);
+		return vpk_errf(err, len, -EINVAL, "sr localsid: want v4src-position or v4src-addr, not '%s'", argv[4]);
 	}
 	if (t != NULL && t->gec.n_sid == TUN_MAX_SR)
-		return fwd_errf(err, len, -ENOSPC, "sr localsid: at most %u localsids", TUN_MAX_SR);
+		return vpk_errf(err, len, -ENOSPC, "sr localsid: at most %u localsids", TUN_MAX_SR);
 	if (!apply)
 		return 0;
 	if ((t = tun_get(f)) == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	t->sid[t->gec.n_sid++] = s;
 	return 0;
 }
@@ -369,7 +356,7 @@ cmd_sr(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t l
 		return sr_steer(f, argc, argv, apply, err, len);
 	if (argc >= 2 && strcmp(argv[1], "localsid") == 0)
 		return sr_localsid(f, argc, argv, apply, err, len);
-	return fwd_errf(err, len, -EINVAL, "usage: sr policy ... | sr steer gtp4-d ... | sr localsid end-m-gtp4-e ...");
+	return vpk_errf(err, len, -EINVAL, "usage: sr policy ... | sr steer gtp4-d ... | sr localsid end-m-gtp4-e ...");
 }
 
 const struct fwd_cmd fwd_cmd_vxlan = { "vxlan", cmd_vxlan };
@@ -410,7 +397,7 @@ fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 		rc |= fwd_graph_add(fg, "srv6-gtp4-d", &t->gdc);
 	if (t->gec.n_sid)
 		rc |= fwd_graph_add(fg, "srv6-end-m-gtp4-e", &t->gec);
-	return rc != 0 ? fwd_errf(err, len, -ENOSPC, "tunnels: too many graph nodes") : 0;
+	return rc != 0 ? vpk_errf(err, len, -ENOSPC, "tunnels: too many graph nodes") : 0;
 }
 
 void

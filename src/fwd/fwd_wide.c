@@ -278,19 +278,19 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 
 	pthread_once(&reg_once, do_register);
 	if (reg_rc != 0)
-		return fwd_errf(err, len, reg_rc, "cannot register the wide-core nodes");
+		return vpk_errf(err, len, reg_rc, "cannot register the wide-core nodes");
 	wd = calloc(1, sizeof(*wd));
 	if (wd == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	ws->wide = wd;
 	wd->ws = ws;
 	rc = parse_cpus(f->conf.wide_cores, wd->cpus, &wd->n_cpus);
 	if (rc != 0)
-		return fwd_errf(err, len, -EINVAL, "--wide-cores=%s: want CPU numbers like 1 or 2-3,6",
+		return vpk_errf(err, len, -EINVAL, "--wide-cores=%s: want CPU numbers like 1 or 2-3,6",
 				f->conf.wide_cores);
 	for (unsigned i = 0; i < wd->n_cpus; i++)
 		if (ncpu > 0 && wd->cpus[i] >= (unsigned)ncpu)
-			return fwd_errf(err, len, -EINVAL, "--wide-cores: CPU %u is not online (0..%ld)",
+			return vpk_errf(err, len, -EINVAL, "--wide-cores: CPU %u is not online (0..%ld)",
 					wd->cpus[i], ncpu - 1);
 	for (long c = 0; c < ncpu; c++) {
 		bool wide = false;
@@ -304,11 +304,11 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 		size_t l = strcspn(nodes, ",");
 
 		if (l == 0 || l >= VPK_NODE_NAME_MAX || wd->n_names == MAX_WIDE_NODES)
-			return fwd_errf(err, len, -EINVAL, "--wide-nodes: bad list");
+			return vpk_errf(err, len, -EINVAL, "--wide-nodes: bad list");
 		memcpy(wd->names[wd->n_names], nodes, l);
 		wd->names[wd->n_names][l] = '\0';
 		if (vpk_node_find(wd->names[wd->n_names]) == NULL)
-			return fwd_errf(err, len, -EINVAL, "--wide-nodes: no node '%s'", wd->names[wd->n_names]);
+			return vpk_errf(err, len, -EINVAL, "--wide-nodes: no node '%s'", wd->names[wd->n_names]);
 		wd->n_names++;
 		nodes += l;
 		if (*nodes == ',')
@@ -316,12 +316,12 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 	}
 	wd->rings = calloc(2 * (size_t)ws->n, sizeof(*wd->rings));
 	if (wd->rings == NULL)
-		return fwd_errf(err, len, -ENOMEM, "out of memory");
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	for (unsigned w = 0; w < 2 * ws->n; w++) {
 		wd->rings[w].size = ring;
 		wd->rings[w].slot = malloc((size_t)ring * sizeof(struct wide_msg));
 		if (wd->rings[w].slot == NULL)
-			return fwd_errf(err, len, -ENOMEM, "out of memory");
+			return vpk_errf(err, len, -ENOMEM, "out of memory");
 	}
 	/* Shared objects used by nodes that stay on the normal workers run narrow too. */
 	if (!is_wide(wd, "ip4-lookup"))
@@ -378,7 +378,7 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 		for (unsigned i = 0; i < wd->n_names; i++) {
 			rc = vpk_graph_set_remote(wk->g, wd->names[i], to_wide, wk);
 			if (rc != 0 && rc != -EINVAL)   /* -EINVAL: that node is not in this graph */
-				return fwd_errf(err, len, rc, "cannot hand off node %s", wd->names[i]);
+				return vpk_errf(err, len, rc, "cannot hand off node %s", wd->names[i]);
 		}
 	}
 	for (unsigned k = 0; k < wd->n_cpus; k++) {
@@ -418,7 +418,7 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 	}
 	for (unsigned k = 0; k < wd->n_cpus; k++) {
 		if (pthread_create(&wd->ww[k].th, NULL, wide_main, &wd->ww[k]) != 0)
-			return fwd_errf(err, len, -EAGAIN, "cannot start wide worker %u", k);
+			return vpk_errf(err, len, -EAGAIN, "cannot start wide worker %u", k);
 		wd->ww[k].started = true;
 	}
 	return 0;

@@ -45,19 +45,19 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 	int rc;
 
 	if (pool == NULL || conf == NULL || out == NULL)
-		return io_errf(err, len, -EINVAL, "io: NULL argument");
+		return vpk_errf(err, len, -EINVAL, "io: NULL argument");
 	t = conf->type;
 	if (t == VPK_IO_AUTO)
 		t = conf->rx_pcap != NULL || conf->tx_pcap != NULL ? VPK_IO_PCAP : VPK_IO_AF_PACKET;
 	if (backend(t) == NULL)
-		return io_errf(err, len, -EINVAL, "io: unknown backend %d", (int)conf->type);
+		return vpk_errf(err, len, -EINVAL, "io: unknown backend %d", (int)conf->type);
 	if (t != VPK_IO_PCAP && (conf->ifname == NULL || conf->ifname[0] == '\0' || strlen(conf->ifname) >= 16))
-		return io_errf(err, len, -EINVAL, "io: a live port needs an interface name of 1..15 characters");
+		return vpk_errf(err, len, -EINVAL, "io: a live port needs an interface name of 1..15 characters");
 	if (t == VPK_IO_PCAP && conf->rx_pcap == NULL && conf->tx_pcap == NULL)
-		return io_errf(err, len, -EINVAL, "io: a pcap port needs an rx or a tx file");
+		return vpk_errf(err, len, -EINVAL, "io: a pcap port needs an rx or a tx file");
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
-		return io_errf(err, len, -ENOMEM, "io: out of memory");
+		return vpk_errf(err, len, -ENOMEM, "io: out of memory");
 	p->ops = backend(t);
 	p->pool = pool;
 	p->base = vpk_pool_base(pool);
@@ -68,7 +68,7 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 	rc = io_desc_kern_get(conf->isa, &p->k);
 	if (rc != 0) {
 		free(p);
-		return io_errf(err, len, rc, "io: descriptor kernels: no %s variant usable here",
+		return vpk_errf(err, len, rc, "io: descriptor kernels: no %s variant usable here",
 			       vpk_isa_name(conf->isa));
 	}
 	rc = p->ops->open(p, err, len);
@@ -189,7 +189,7 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 	int rc;
 
 	if (b == NULL)
-		return io_errf(err, len, -ENOMEM, "io: out of memory");
+		return vpk_errf(err, len, -ENOMEM, "io: out of memory");
 	if (p->conf.rx_pcap != NULL) {
 		rc = vpk_pcap_reader_open(p->conf.rx_pcap, p->conf.port_id, &b->rd, err, len);
 		if (rc != 0)
@@ -220,7 +220,7 @@ pcap_close(struct vpk_io_port *p, char *err, size_t len)
 	rc = vpk_pcap_writer_close(b->wr, err, len);
 	if (b->wr_rc != 0) {
 		rc = b->wr_rc;
-		io_errf(err, len, rc, "%s", p->err);
+		vpk_errf(err, len, rc, "%s", p->err);
 	}
 	free(b);
 	return rc;

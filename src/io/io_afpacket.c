@@ -55,19 +55,19 @@ afp_open(struct vpk_io_port *p, char *err, size_t len)
 		return rc;
 	b = calloc(1, sizeof(*b));
 	if (b == NULL)
-		return io_errf(err, len, -ENOMEM, "af_packet %s: out of memory", p->ifname);
+		return vpk_errf(err, len, -ENOMEM, "af_packet %s: out of memory", p->ifname);
 	/* Protocol 0: nothing is queued before the ring exists and bind() names ETH_P_ALL. */
 	p->fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (p->fd < 0) {
 		rc = -errno;
 		free(b);
 		if (rc == -EPERM || rc == -EACCES)
-			return io_errf(err, len, -EPERM, "af_packet %s: not permitted (needs CAP_NET_RAW): %s",
+			return vpk_errf(err, len, -EPERM, "af_packet %s: not permitted (needs CAP_NET_RAW): %s",
 				       p->ifname, strerror(-rc));
-		return io_errf(err, len, rc, "af_packet %s: socket: %s", p->ifname, strerror(-rc));
+		return vpk_errf(err, len, rc, "af_packet %s: socket: %s", p->ifname, strerror(-rc));
 	}
 	if (setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &ver, sizeof(ver)) != 0) {
-		rc = io_errf(err, len, -errno, "af_packet %s: ring setup failed: TPACKET_V3: %s", p->ifname,
+		rc = vpk_errf(err, len, -errno, "af_packet %s: ring setup failed: TPACKET_V3: %s", p->ifname,
 			     strerror(errno));
 		goto fail;
 	}
@@ -82,7 +82,7 @@ afp_open(struct vpk_io_port *p, char *err, size_t len)
 	req.tp_frame_nr = req.tp_block_nr * (BLOCK_SIZE / FRAME_SIZE);
 	req.tp_retire_blk_tov = RETIRE_MS;
 	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) != 0) {
-		rc = io_errf(err, len, -errno, "af_packet %s: ring setup failed: PACKET_RX_RING %u x %u KB: %s",
+		rc = vpk_errf(err, len, -errno, "af_packet %s: ring setup failed: PACKET_RX_RING %u x %u KB: %s",
 			     p->ifname, req.tp_block_nr, BLOCK_SIZE >> 10, strerror(errno));
 		goto fail;
 	}
@@ -91,7 +91,7 @@ afp_open(struct vpk_io_port *p, char *err, size_t len)
 	b->ring = mmap(NULL, b->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
 	if (b->ring == MAP_FAILED) {
 		b->ring = NULL;
-		rc = io_errf(err, len, -errno, "af_packet %s: ring setup failed: mmap %zu bytes: %s", p->ifname,
+		rc = vpk_errf(err, len, -errno, "af_packet %s: ring setup failed: mmap %zu bytes: %s", p->ifname,
 			     b->ring_len, strerror(errno));
 		goto fail;
 	}
@@ -100,14 +100,14 @@ afp_open(struct vpk_io_port *p, char *err, size_t len)
 	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = (int)ifindex;
 	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
-		rc = io_errf(err, len, -errno, "af_packet %s: bind: %s", p->ifname, strerror(errno));
+		rc = vpk_errf(err, len, -errno, "af_packet %s: bind: %s", p->ifname, strerror(errno));
 		goto fail;
 	}
 	if (p->conf.fanout_group != 0) {
 		int arg = p->conf.fanout_group | (p->conf.fanout_mode << 16);
 
 		if (setsockopt(p->fd, SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg)) != 0) {
-			rc = io_errf(err, len, -errno, "af_packet %s: PACKET_FANOUT group %u mode %u: %s",
+			rc = vpk_errf(err, len, -errno, "af_packet %s: PACKET_FANOUT group %u mode %u: %s",
 				     p->ifname, p->conf.fanout_group, p->conf.fanout_mode, strerror(errno));
 			goto fail;
 		}

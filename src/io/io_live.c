@@ -13,7 +13,7 @@ io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len)
 {
 	*ifindex = if_nametoindex(p->ifname);
 	if (*ifindex == 0)
-		return io_errf(err, len, -ENODEV, "%s %s: no such interface (in this network namespace)",
+		return vpk_errf(err, len, -ENODEV, "%s %s: no such interface (in this network namespace)",
 			       p->ops->name, p->ifname);
 	return 0;
 }

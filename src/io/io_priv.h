@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <vpk/io.h>
+#include "core/errf.h"
 #include "io/desc_kern.h"
 
 struct vpk_io_port;
@@ -36,20 +37,6 @@ struct vpk_io_port {
 };
 
 extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
-
-/* snprintf into err (may be NULL) and return rc. */
-static inline int __attribute__((format(printf, 4, 5)))
-io_errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* Shared by the live backends (io_live.c). */
 int io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len);

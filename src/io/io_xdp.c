@@ -196,7 +196,7 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	libbpf_set_print(keep_bpf_msg);
 	lib_msg[0] = '\0';
 	if (stride < UMEM_MIN_CHUNK || stride > pg)
-		return io_errf(err, len, -EINVAL, "af_xdp %s: pool stride %u bytes: a UMEM chunk must be %u..%lu",
+		return vpk_errf(err, len, -EINVAL, "af_xdp %s: pool stride %u bytes: a UMEM chunk must be %u..%lu",
 			       p->ifname, stride, UMEM_MIN_CHUNK, (unsigned long)pg);
 	/* Ring sizes: powers of two. */
 	while (ring & (ring - 1))
@@ -205,14 +205,14 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 		txr += txr & -txr;
 	b = calloc(1, sizeof(*b));
 	if (b == NULL)
-		return io_errf(err, len, -ENOMEM, "af_xdp %s: out of memory", p->ifname);
+		return vpk_errf(err, len, -ENOMEM, "af_xdp %s: out of memory", p->ifname);
 	b->delta = base & (pg - 1);
 	size = (b->delta + (size_t)vpk_pool_size(p->pool) * stride + pg - 1) & ~(pg - 1);
 	b->owned_words = ((size_t)vpk_pool_size(p->pool) * stride / 64 + 63) / 64 + 1;
 	b->owned = calloc(b->owned_words, sizeof(uint64_t));
 	if (b->owned == NULL) {
 		free(b);
-		return io_errf(err, len, -ENOMEM, "af_xdp %s: out of memory", p->ifname);
+		return vpk_errf(err, len, -ENOMEM, "af_xdp %s: out of memory", p->ifname);
 	}
 	memset(&uc, 0, sizeof(uc));
 	uc.fill_size = ring;
@@ -223,7 +223,7 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	rc = xsk_umem__create(&b->umem, (void *)(base - b->delta), size, &b->fq, &b->cq, &uc);
 	if (rc != 0) {
 		rc = rc < 0 ? rc : -rc;
-		io_errf(err, len, rc == -EPERM ? -EPERM : rc, "af_xdp %s: UMEM of %zu bytes: %s%s", p->ifname, size,
+		vpk_errf(err, len, rc == -EPERM ? -EPERM : rc, "af_xdp %s: UMEM of %zu bytes: %s%s", p->ifname, size,
 			strerror(-rc), rc == -EPERM ? ": not permitted (AF_XDP needs root, or CAP_NET_RAW + CAP_IPC_LOCK); use af_packet"
 				     : "");
 		goto fail;
@@ -241,7 +241,7 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	}
 	if (rc != 0) {
 		rc = rc < 0 ? rc : -rc;
-		io_errf(err, len, rc, "af_xdp %s queue %u: socket / XDP program setup failed: %s%s%s%s", p->ifname,
+		vpk_errf(err, len, rc, "af_xdp %s queue %u: socket / XDP program setup failed: %s%s%s%s", p->ifname,
 			p->conf.queue, strerror(-rc),
 			rc == -EPERM ? ": bpf() not permitted (needs root or CAP_BPF + CAP_NET_ADMIN); use af_packet"
 				     : "", lib_why()[0] ? "; libxdp: " : "", lib_why());
@@ -401,7 +401,7 @@ const struct io_ops io_xdp_ops = {
 static int
 xdp_open(struct vpk_io_port *p, char *err, size_t len)
 {
-	return io_errf(err, len, -ENOTSUP, "af_xdp %s: vpk was built without libxdp/libbpf (install libxdp-dev "
+	return vpk_errf(err, len, -ENOTSUP, "af_xdp %s: vpk was built without libxdp/libbpf (install libxdp-dev "
 		       "libbpf-dev and rebuild); use af_packet", p->ifname);
 }
 

@@ -17,6 +17,13 @@
 uint64_t bench_tsc(void);
 /* TSC ticks per second, measured once against CLOCK_MONOTONIC (~50 ms). */
 double bench_tsc_hz(void);
+/* Wall-clock seconds (CLOCK_MONOTONIC). */
+double bench_now_s(void);
+/* CPU seconds of this process (user + system, every thread). */
+double bench_cpu_s(void);
+/* This thread's CPU time in TSC ticks: time spent descheduled on a shared
+ * machine is not counted (`--cpu-time` in the benches). */
+uint64_t bench_cpu_tsc(void);
 /* Median / min / max of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 double bench_min(const double *v, size_t n);

@@ -23,32 +23,12 @@
 #include <vpk/acl.h>
 #include <vpk/acl_file.h>
 
+#include "bench.h"
 #include "json.h"
 #include "tool.h"
 
 static int cmd_acl(int argc, char **argv);
 VPK_CMD(acl, "acl", "ACL build + classify benchmark and checker (dpdk-test-acl options and files)", cmd_acl);
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* TSC ticks per second, measured against CLOCK_MONOTONIC over 50 ms. */
-static double
-tsc_hz(void)
-{
-	double t0 = now_s();
-	uint64_t c0 = __rdtsc();
-
-	while (now_s() - t0 < 0.05)
-		;
-	return (double)(__rdtsc() - c0) / (now_s() - t0);
-}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -160,7 +140,7 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 	size_t calls = (size_t)o->iter * ((np + step - 1) / step), k = 0;
 	uint64_t *cyc = malloc((calls + 1) * sizeof(*cyc));
 	struct result r = { .name = vpk_acl_impl_name(acl), .ran = true };
-	double t0 = now_s(), last = t0;
+	double t0 = bench_now_s(), last = t0;
 
 	for (uint64_t it = 0; it < o->iter; it++) {
 		for (uint32_t i = 0; i < np; i += step) {
@@ -170,10 +150,10 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 			vpk_acl_classify_bulk(acl, ptrs + i, res + (size_t)i * cats, n, cats);
 			cyc[k++] = (__rdtsc() - c0) * 1024 / n;
 		}
-		if (progress && now_s() - last > 1.0) {
+		if (progress && bench_now_s() - last > 1.0) {
 			fprintf(stderr, "vpk acl: %s: iteration %llu of %llu\n", r.name,
 				(unsigned long long)it + 1, (unsigned long long)o->iter);
-			last = now_s();
+			last = bench_now_s();
 		}
 	}
 	qsort(cyc, k, sizeof(*cyc), cmp_u64);
@@ -252,9 +232,9 @@ cmd_acl(int argc, char **argv)
 	}
 	if (nr >= 20000 && !vpk_opts.json)
 		fprintf(stderr, "vpk acl: building %u rules...\n", nr);
-	t0 = now_s();
+	t0 = bench_now_s();
 	rc = vpk_acl_build(acl);
-	tb = now_s() - t0;
+	tb = bench_now_s() - t0;
 	if (rc < 0) {
 		exit_code = vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc),
 				     vpk_acl_last_error(acl));
@@ -263,7 +243,7 @@ cmd_acl(int argc, char **argv)
 	if (tb > 1.0 && !vpk_opts.json)
 		fprintf(stderr, "vpk acl: build took %.1f s\n", tb);
 	vpk_acl_get_stats(acl, &st);
-	hz = tsc_hz();
+	hz = bench_tsc_hz();
 
 	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL && np > 0; im++) {
 		const char *name = (*im)->name;

@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_packet.h>
 
 #include <vpk/io.h>
+#include "bench.h"
 #include "json.h"
 #include "tool.h"
 
@@ -40,25 +40,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double
-cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
 }
 
 static void
@@ -212,7 +193,7 @@ worker_main(void *arg)
 			pass += (unsigned)got;
 		}
 		if (pass > 0) {
-			w->t_last = now_s();
+			w->t_last = bench_now_s();
 			if (w->t_first == 0)
 				w->t_first = w->t_last;
 		}
@@ -222,7 +203,7 @@ worker_main(void *arg)
 			struct pollfd pfd[MAX_PORTS];
 			nfds_t nf = 0;
 
-			if (sh->duration > 0 && now_s() - sh->t0 >= sh->duration)
+			if (sh->duration > 0 && bench_now_s() - sh->t0 >= sh->duration)
 				break;
 			for (size_t i = 0; i < n_ports; i++) {
 				vpk_io_flush(w->ports[i].io);
@@ -231,7 +212,7 @@ worker_main(void *arg)
 			}
 			if (nf > 0)
 				(void)poll(pfd, nf, 1);
-		} else if (sh->duration > 0 && (w->rx & 0x3ff) < pass && now_s() - sh->t0 >= sh->duration) {
+		} else if (sh->duration > 0 && (w->rx & 0x3ff) < pass && bench_now_s() - sh->t0 >= sh->duration) {
 			break;
 		}
 	}
@@ -408,8 +389,8 @@ cmd_iofwd(int argc, char **argv)
 		}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	sh.t0 = t_stat = now_s();
-	c0 = cpu_s();
+	sh.t0 = t_stat = bench_now_s();
+	c0 = bench_cpu_s();
 	for (unsigned k = 0; k < nw; k++)
 		if (pthread_create(&wk[k].th, NULL, worker_main, &wk[k]) != 0) {
 			stop = 1;
@@ -426,7 +407,7 @@ cmd_iofwd(int argc, char **argv)
 		if (all)
 			break;
 		poll(NULL, 0, 20);
-		t = now_s();
+		t = bench_now_s();
 		if (period > 0 && t - t_stat >= period) {
 			fprintf(stderr, "iofwd: %.1f s\n", t - sh.t0);
 			print_stats(wk, nw, n_ports, last, t - t_stat, false);
@@ -445,7 +426,7 @@ cmd_iofwd(int argc, char **argv)
 	if (rc != VPK_EXIT_OK)
 		goto out;
 	{
-		double cpu = cpu_s() - c0, active = t_last - t_first;
+		double cpu = bench_cpu_s() - c0, active = t_last - t_first;
 		struct json j;
 
 		if (vpk_opts.json) {
