@@ -47,7 +47,7 @@
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
-#define SPILL_MIN    8
+#define SPILL_MIN    16
 #define SPILL_FRAC   4
 
 static int
@@ -375,6 +375,57 @@ acl_rt_free(struct acl_rt *rt)
 }
 
 /*
+ * Root table of the tree at @p root over dimension @p d (width @p bits):
+ * entry k is where a walk of a key whose top bits are k arrives after the
+ * top levels that cut d with the whole slice on one side. Returns the sum
+ * of the levels saved over all entries.
+ */
+static uint64_t
+root_table(const struct acl_bld *b, uint32_t root, uint32_t d, uint32_t bits, uint32_t *tab)
+{
+	uint32_t k = bits < ACL_RTAB_BITS ? bits : ACL_RTAB_BITS, sh = bits - k;
+	uint64_t saved = 0;
+
+	for (uint32_t e = 0; e < ACL_RTAB_SIZE; e++) {
+		uint64_t lo = (uint64_t)(e & ((1u << k) - 1)) << sh, hi = lo + ((uint64_t)1 << sh) - 1;
+		uint32_t x = root;
+
+		for (;;) {
+			uint32_t ix = b->info[x], t = b->thr[x];
+
+			if ((ix & ACL_LEAF_BIT) || (ix & 31) != d || (lo < t && hi >= t))
+				break;
+			x = (ix >> 5) + (lo >= t);
+			saved++;
+		}
+		tab[e] = x;
+	}
+	return saved;
+}
+
+/* Pick each tree's root-table dimension (the one saving the most levels). */
+static void
+root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32_t *tabs)
+{
+	for (uint32_t t = 0; t < ng; t++) {
+		uint32_t *tab = tabs + (size_t)t * ACL_RTAB_SIZE, bd = 0;
+		uint64_t best = 0;
+
+		for (uint32_t d = 0; d < b->nd; d++) {
+			uint64_t sv = root_table(b, trees[t].root, d, b->nr->dbits[d], tab);
+
+			if (d == 0 || sv > best) {
+				best = sv;
+				bd = d;
+			}
+		}
+		root_table(b, trees[t].root, bd, b->nr->dbits[bd], tab);
+		trees[t].rdim = bd;
+		trees[t].rshift = b->nr->dbits[bd] - (b->nr->dbits[bd] < ACL_RTAB_BITS ? b->nr->dbits[bd] : ACL_RTAB_BITS);
+	}
+}
+
+/*
  * Plans, tried in order: one tree first (the fastest when the rules allow
  * it), then more trees with spilling. A plan is abandoned when its leaves
  * need more than max_copies copies per rule. The last tree of a plan (which
@@ -392,7 +443,7 @@ static const struct {
 	{ 1, 6, 256, 30 },
 	{ 1, 6, 1024, 12 },
 	{ 2, 6, 1024, 10 },
-	{ ACL_BUILD_TREES, 5, 1024, 0 },
+	{ ACL_BUILD_TREES, 5, 512, 0 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
 
@@ -458,7 +509,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	uint32_t *grp = NULL, *idx = NULL;
 	struct acl_tree trees[ACL_MAX_TREES];
 	uint32_t blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
-	size_t bytes, off_nodes, off_leaf, off_blk, blkbytes = 0;
+	size_t bytes, off_nodes, off_rtab, off_leaf, off_blk, blkbytes = 0;
 	struct acl_rt *rt;
 	uint8_t *mem;
 	int rc = -ENOMEM;
@@ -529,7 +580,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	for (uint32_t l = 0; l < b.nleaves; l++)
 		blkbytes += acl_leaf_bytes(&b, l);
 	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
-	off_leaf = off_nodes + (((size_t)b.nnodes * 8 + 63) & ~(size_t)63);
+	off_rtab = off_nodes + (((size_t)b.nnodes * 8 + 63) & ~(size_t)63);
+	off_leaf = off_rtab + (size_t)ng * ACL_RTAB_SIZE * 4;
 	off_blk = off_leaf + (((size_t)b.nleaves * 8 + 63) & ~(size_t)63);
 	bytes = off_blk + blkbytes;
 	if (max_size != 0 && bytes > max_size) {
@@ -559,7 +611,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	memcpy(rt->src, src, sizeof(rt->src));
 	{
 		uint32_t *node = (uint32_t *)(mem + off_nodes);
-		uint32_t *leaf = (uint32_t *)(mem + off_leaf);
+		uint32_t *leaf = (uint32_t *)(mem + off_leaf), *rtab = (uint32_t *)(mem + off_rtab);
 		uint8_t *blk = mem + off_blk, *p = blk;
 
 		for (uint32_t i = 0; i < b.nnodes; i++) {
@@ -575,7 +627,9 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
 			p += acl_leaf_bytes(&b, l);
 		}
+		root_tables(&b, rt->tree, ng, rtab);
 		for (uint32_t t = 0; t < ng; t++) {
+			rt->tree[t].rtab = rtab + (size_t)t * ACL_RTAB_SIZE;
 			rt->tree[t].thr = node;
 			rt->tree[t].info = node + 1;
 			rt->tree[t].leaf = leaf;

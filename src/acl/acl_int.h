@@ -44,6 +44,9 @@
 #define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
 #define ACL_DIM_ID     0x1f             /* acl_blk.dim[]: the dimension id */
 #define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
+#define ACL_RTAB_BITS  10               /* acl_tree.rtab: 2^10 start nodes per tree */
+#define ACL_RTAB_SIZE  (1u << ACL_RTAB_BITS)
+#define ACL_RTAB_MASK  (ACL_RTAB_SIZE - 1)
 #define ACL_LEAF_LSHIFT 26              /* acl_tree.leaf[2l]: its first block's lines, for the prefetch */
 #define ACL_LEAF_OFF   ((1u << ACL_LEAF_LSHIFT) - 1)   /* acl_tree.leaf[2l]: its first block */
 
@@ -85,6 +88,11 @@ struct acl_dimsrc {
 struct acl_tree {
 	uint32_t root;                  /* node index */
 	uint32_t min_rank;              /* lowest rank in the tree */
+	/* Root table: a walk starts at node rtab[(key[rdim] >> rshift) & ACL_RTAB_MASK],
+	 * the deepest node whose box holds that whole slice of rdim: the top
+	 * levels that cut rdim are looked up at once (same leaves as from root). */
+	const uint32_t *rtab;           /* ACL_RTAB_SIZE entries */
+	uint32_t rdim, rshift;
 	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
 	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
 	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units (& ACL_LEAF_OFF) |

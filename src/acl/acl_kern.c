@@ -264,15 +264,22 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 
 /* ---- tree walks: leaf[p] for packets 0..n-1 ------------------------------ */
 
+/* Where packet p's walk starts: the tree's root table (acl_int.h). */
+INLINE uint32_t
+walk_start(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t p)
+{
+	return tr->rtab[(keys[p * nd + tr->rdim] >> tr->rshift) & ACL_RTAB_MASK];
+}
+
 INLINE void
-walk_scalar(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
-	    uint32_t *leaf)
+walk_scalar(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t n, uint32_t *leaf)
 {
 	const uint32_t *thr = tr->thr, *info = tr->info;
 	uint32_t p = 0;
 
 	for (; p + 4 <= n; p += 4) {
-		uint32_t a = root, b = root, c = root, d = root;
+		uint32_t a = walk_start(tr, keys, nd, p), b = walk_start(tr, keys, nd, p + 1);
+		uint32_t c = walk_start(tr, keys, nd, p + 2), d = walk_start(tr, keys, nd, p + 3);
 		uint32_t ia = info[2 * a], ib = info[2 * b], ic = info[2 * c], id = info[2 * d];
 
 		while (!(ia & ib & ic & id & ACL_LEAF_BIT)) {
@@ -299,7 +306,7 @@ walk_scalar(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint
 		leaf[p + 3] = id & ~ACL_LEAF_BIT;
 	}
 	for (; p < n; p++) {
-		uint32_t x = root, ix = info[2 * x];
+		uint32_t x = walk_start(tr, keys, nd, p), ix = info[2 * x];
 
 		while (!(ix & ACL_LEAF_BIT)) {
 			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[2 * x]);
@@ -356,44 +363,73 @@ key16(__m512i info, __mmask16 m, const uint32_t *keys, const uint32_t *keyt, uin
 	return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(row, d), keys, 4);
 }
 
+/* One level for the 16 lanes in *m: gather their nodes, retire the lanes
+ * that reached a leaf, step the others to the child their key selects. */
 INLINE void
-walk_x32(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
-	 uint32_t n, uint32_t *leaf)
+step16(const uint32_t *nodes, __m512i *x, __m512i *in, __mmask16 *m, const uint32_t *keys, const uint32_t *keyt,
+       uint32_t nd, uint32_t p)
 {
-	const __m512i one = _mm512_set1_epi32(1);
+	__m512i t, k, c;
 
+	*in = node16(nodes, *x, *m, *in, &t);
+	*m &= (__mmask16)~_mm512_movepi32_mask(*in);
+	k = key16(*in, *m, keys, keyt, nd, p);
+	c = _mm512_srli_epi32(*in, 5);
+	c = _mm512_mask_add_epi32(c, _mm512_cmpge_epu32_mask(k, t), c, _mm512_set1_epi32(1));
+	*x = _mm512_mask_mov_epi32(*x, *m, c);
+}
+
+/* Start nodes of the lanes in m (packets p..p+15): root table entries. */
+INLINE __m512i
+start16(const struct acl_tree *tr, const uint32_t *keyt, __mmask16 m, uint32_t p)
+{
+	__m512i k = _mm512_maskz_loadu_epi32(m, keyt + tr->rdim * CHUNK + p);
+
+	k = _mm512_and_si512(_mm512_srl_epi32(k, _mm_cvtsi32_si128((int)tr->rshift)),
+			     _mm512_set1_epi32((int)ACL_RTAB_MASK));
+	return _mm512_i32gather_epi32(k, tr->rtab, 4);
+}
+
+/*
+ * x32 walk of trees ta and tb (tb may be NULL) for packets 0..n-1, 32 at a
+ * time: four independent chains (2 trees x 16 lanes x 2) of dependent node
+ * gathers per loop, so that their latencies overlap.
+ */
+INLINE void
+walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *keys, const uint32_t *keyt,
+	 uint32_t nd, uint32_t n, uint32_t *la, uint32_t *lb)
+{
 	for (uint32_t p = 0; p < n; p += 32) {
 		uint32_t na = n - p > 16 ? 16 : n - p, nb = n - p > 32 ? 16 : n - p - na;
-		__mmask16 aa = (__mmask16)((1u << na) - 1), ab = (__mmask16)((1u << nb) - 1);
-		__m512i xa = _mm512_set1_epi32((int)root), xb = xa;
-		__m512i ia = _mm512_setzero_si512(), ib = ia, ta, tb;
+		__mmask16 ma = (__mmask16)((1u << na) - 1), mb = (__mmask16)((1u << nb) - 1);
+		__mmask16 m0 = ma, m1 = mb, m2 = tb != NULL ? ma : 0, m3 = tb != NULL ? mb : 0;
+		__m512i x0 = start16(ta, keyt, m0, p), x1 = start16(ta, keyt, m1, p + 16), x2 = x0, x3 = x1;
+		__m512i i0 = _mm512_setzero_si512(), i1 = i0, i2 = i0, i3 = i0;
 
-		while (aa | ab) {
-			ia = node16(tr->thr, xa, aa, ia, &ta);
-			ib = node16(tr->thr, xb, ab, ib, &tb);
-			aa &= (__mmask16)~_mm512_movepi32_mask(ia);
-			ab &= (__mmask16)~_mm512_movepi32_mask(ib);
-			__m512i ka = key16(ia, aa, keys, keyt, nd, p);
-			__m512i kb = key16(ib, ab, keys, keyt, nd, p + 16);
-			__m512i ca = _mm512_srli_epi32(ia, 5), cb = _mm512_srli_epi32(ib, 5);
-
-			ca = _mm512_mask_add_epi32(ca, _mm512_cmpge_epu32_mask(ka, ta), ca, one);
-			cb = _mm512_mask_add_epi32(cb, _mm512_cmpge_epu32_mask(kb, tb), cb, one);
-			xa = _mm512_mask_mov_epi32(xa, aa, ca);
-			xb = _mm512_mask_mov_epi32(xb, ab, cb);
+		if (tb != NULL) {
+			x2 = start16(tb, keyt, m2, p);
+			x3 = start16(tb, keyt, m3, p + 16);
 		}
-		ia = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ia);
-		ib = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), ib);
-		_mm512_mask_storeu_epi32(leaf + p, (__mmask16)((1u << na) - 1), ia);
-		if (nb)
-			_mm512_mask_storeu_epi32(leaf + p + 16, (__mmask16)((1u << nb) - 1), ib);
+		while (m0 | m1 | m2 | m3) {
+			step16(ta->thr, &x0, &i0, &m0, keys, keyt, nd, p);
+			step16(ta->thr, &x1, &i1, &m1, keys, keyt, nd, p + 16);
+			if (m2 | m3) {
+				step16(tb->thr, &x2, &i2, &m2, keys, keyt, nd, p);
+				step16(tb->thr, &x3, &i3, &m3, keys, keyt, nd, p + 16);
+			}
+		}
+		_mm512_mask_storeu_epi32(la + p, ma, i0);
+		_mm512_mask_storeu_epi32(la + p + 16, mb, i1);
+		if (tb != NULL) {
+			_mm512_mask_storeu_epi32(lb + p, ma, i2);
+			_mm512_mask_storeu_epi32(lb + p + 16, mb, i3);
+		}
 	}
 }
 
 /* x16: 2 x 8 lanes of ymm with AVX-512VL masks. */
 INLINE void
-walk_x16(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
-	 uint32_t *leaf)
+walk_x16(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t n, uint32_t *leaf)
 {
 	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
 
@@ -406,9 +442,14 @@ walk_x16(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_
 		__m256i ba = _mm256_mullo_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32((int)p)),
 						_mm256_set1_epi32((int)nd));
 		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32((int)(8 * nd)));
-		__m256i xa = _mm256_set1_epi32((int)root), xb = xa;
+		__m256i xa, xb;
 		__m256i ia = _mm256_setzero_si256(), ib = ia;
+		uint32_t st[16];
 
+		for (uint32_t i = 0; i < 16; i++)
+			st[i] = i < na + nb ? walk_start(tr, keys, nd, p + i) : 0;
+		xa = _mm256_loadu_si256((const __m256i *)st);
+		xb = _mm256_loadu_si256((const __m256i *)(st + 8));
 		while (aa | ab) {
 			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 8);
 			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 8);
@@ -437,8 +478,7 @@ walk_x16(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_
 #elif VPK_VEC_BITS >= 256
 /* AVX2: 2 x 8 lanes, vpgatherdd with vector masks. */
 INLINE void
-walk_avx2(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32_t nd, uint32_t n,
-	  uint32_t *leaf)
+walk_avx2(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t n, uint32_t *leaf)
 {
 	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -452,9 +492,13 @@ walk_avx2(const struct acl_tree *tr, uint32_t root, const uint32_t *keys, uint32
 		__m256i ba = _mm256_mullo_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32((int)p)),
 						_mm256_set1_epi32((int)nd));
 		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32((int)(8 * nd)));
-		__m256i xa = _mm256_set1_epi32((int)root), xb = xa;
+		__m256i xa, xb;
 		__m256i ia = _mm256_setzero_si256(), ib = ia;
 
+		for (uint32_t i = 0; i < 16; i++)
+			tmp[i] = i < na + nb ? walk_start(tr, keys, nd, p + i) : 0;
+		xa = _mm256_loadu_si256((const __m256i *)tmp);
+		xb = _mm256_loadu_si256((const __m256i *)(tmp + 8));
 		while (!_mm256_testz_si256(_mm256_or_si256(aa, ab), _mm256_or_si256(aa, ab))) {
 			ia = _mm256_mask_i32gather_epi32(ia, info, xa, aa, 8);
 			ib = _mm256_mask_i32gather_epi32(ib, info, xb, ab, 8);
@@ -520,19 +564,23 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			uint32_t *lf = leaf + t * CHUNK;
 
 #if VPK_VEC_BITS >= 512
-			if (w == 512)
-				walk_x32(&rt->tree[t], rt->tree[t].root, keys, keyt, nd, cn, lf);
-			else if (w == 256)
-				walk_x16(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
+			if (w == 512) {
+				/* two trees at a time (the second one's leaves are
+				 * prefetched in the next round) */
+				if (t % 2 == 0)
+					walk_x32(&rt->tree[t], t + 1 < rt->ntrees ? &rt->tree[t + 1] : NULL, keys, keyt, nd,
+						 cn, lf, lf + CHUNK);
+			} else if (w == 256)
+				walk_x16(&rt->tree[t], keys, nd, cn, lf);
 			else
 #elif VPK_VEC_BITS >= 256
 			if (w >= 256)
-				walk_avx2(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
+				walk_avx2(&rt->tree[t], keys, nd, cn, lf);
 			else
 #endif
-				walk_scalar(&rt->tree[t], rt->tree[t].root, keys, nd, cn, lf);
+				walk_scalar(&rt->tree[t], keys, nd, cn, lf);
 			for (uint32_t p = 0; p < cn; p++) {
-				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)lf[p];
+				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)(lf[p] & ~ACL_LEAF_BIT);
 				const uint8_t *bp = rt->tree[t].blocks + (size_t)(le[0] & ACL_LEAF_OFF) * 64;
 				uint32_t nl = le[0] >> ACL_LEAF_LSHIFT;
 
