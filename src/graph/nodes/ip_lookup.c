@@ -8,7 +8,8 @@
  * route" (the FIB's default next hop is 0; adjacencies are numbered from 1),
  * dropped with its own counter.
  *
- * ip6-lookup: the same with the IPv6 FIB (tbl24 + tbl8 trie): the frame's
+ * ip6-lookup: the same with the IPv6 FIB (its default layout: bm6 at the
+ * forwarder's 4-byte next hops): the frame's
  * destination addresses (16 network-order bytes each, copied out of the
  * headers) in one vpk_fib6_lookup_bulk() call.
  */
