@@ -29,6 +29,7 @@
 
 #define CHUNK 64
 #define PREFETCH_LINES 6   /* of each reached leaf's first block, at walk time (docs/acl.md) */
+#define LEAF_GATHER_TREES 2 /* x32: gather leaf table entries in the walk up to this many trees */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -412,8 +413,9 @@ leaf16(const uint32_t *ltab, __m512i info, __mmask16 m, uint32_t *lf, uint32_t *
  * x32 walk of trees ta and tb (tb may be NULL) for packets 0..n-1, 32 at a
  * time: four independent chains (2 trees x 16 lanes x 2) of dependent node
  * gathers per loop, so that their latencies overlap. Stores each packet's
- * leaf table entry (la/lb: word 0, ra/rb: best rank), gathered from the
- * leaf lanes (1-3 % faster than scalar loads after the walk, docs/acl.md).
+ * leaf (la/lb) or, when ra != NULL, its leaf table entry (la/lb: word 0,
+ * ra/rb: best rank) gathered from the leaf lanes: faster than the scalar
+ * loads after the walk on one-tree runtimes, slower with 8 trees (docs/acl.md).
  */
 INLINE void
 walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *keys, const uint32_t *keyt,
@@ -438,11 +440,20 @@ walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *k
 				step16(tb->thr, &x3, &i3, &m3, keys, keyt, nd, p + 16);
 			}
 		}
-		leaf16(ta->leaf, i0, ma, la + p, ra + p);
-		leaf16(ta->leaf, i1, mb, la + p + 16, ra + p + 16);
+		if (ra != NULL) {
+			leaf16(ta->leaf, i0, ma, la + p, ra + p);
+			leaf16(ta->leaf, i1, mb, la + p + 16, ra + p + 16);
+			if (tb != NULL) {
+				leaf16(tb->leaf, i2, ma, lb + p, rb + p);
+				leaf16(tb->leaf, i3, mb, lb + p + 16, rb + p + 16);
+			}
+			continue;
+		}
+		_mm512_mask_storeu_epi32(la + p, ma, i0);
+		_mm512_mask_storeu_epi32(la + p + 16, mb, i1);
 		if (tb != NULL) {
-			leaf16(tb->leaf, i2, ma, lb + p, rb + p);
-			leaf16(tb->leaf, i3, mb, lb + p + 16, rb + p + 16);
+			_mm512_mask_storeu_epi32(lb + p, ma, i2);
+			_mm512_mask_storeu_epi32(lb + p + 16, mb, i3);
 		}
 	}
 }
@@ -602,15 +613,19 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			if (w == 512) {
 				/* two trees at a time (the second one's leaves are
 				 * prefetched in the next round) */
+				int gl = rt->ntrees <= LEAF_GATHER_TREES;
+
 				if (t % 2 == 0)
 					walk_x32(&rt->tree[t], t + 1 < rt->ntrees ? &rt->tree[t + 1] : NULL, keys, keyt, nd,
-						 cn, lf, lf + CHUNK, lr + t * CHUNK, lr + t * CHUNK + CHUNK);
-				/* lf[] holds leaf table word 0, lr[] the best ranks */
-				for (uint32_t p = 0; p < cn; p++) {
-					prefetch_leaf(rt->tree[t].blocks, lf[p]);
-					lf[p] &= ACL_LEAF_OFF;
+						 cn, lf, lf + CHUNK, gl ? lr + t * CHUNK : NULL, lr + t * CHUNK + CHUNK);
+				if (gl) {
+					/* lf[] holds leaf table word 0, lr[] the best ranks */
+					for (uint32_t p = 0; p < cn; p++) {
+						prefetch_leaf(rt->tree[t].blocks, lf[p]);
+						lf[p] &= ACL_LEAF_OFF;
+					}
+					continue;
 				}
-				continue;
 			} else if (w == 256)
 				walk_x16(&rt->tree[t], keys, nd, cn, lf);
 			else
