@@ -29,6 +29,7 @@
 
 #define CHUNK 64
 #define PREFETCH_LINES 6   /* of each reached leaf's first block, at walk time (docs/acl.md) */
+#define LEAF_GATHER_TREES 2 /* x32: gather leaf table entries in the walk up to this many trees */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -390,14 +391,35 @@ start16(const struct acl_tree *tr, const uint32_t *keyt, __mmask16 m, uint32_t p
 	return _mm512_i32gather_epi32(k, tr->rtab, 4);
 }
 
+/* The leaf table entries of the 16 leaves in info (lanes in m), by two
+ * 64-bit gathers: lf[] gets word 0 (first block | its lines), lr[] word 1
+ * (best rank). */
+INLINE void
+leaf16(const uint32_t *ltab, __m512i info, __mmask16 m, uint32_t *lf, uint32_t *lr)
+{
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+	__m512i l = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), info);
+	__m512i g0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
+						 _mm512_castsi512_si256(l), ltab, 8);
+	__m512i g1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
+						 _mm512_extracti64x4_epi64(l, 1), ltab, 8);
+
+	_mm512_mask_storeu_epi32(lf, m, _mm512_permutex2var_epi32(g0, even, g1));
+	_mm512_mask_storeu_epi32(lr, m, _mm512_permutex2var_epi32(g0, odd, g1));
+}
+
 /*
  * x32 walk of trees ta and tb (tb may be NULL) for packets 0..n-1, 32 at a
  * time: four independent chains (2 trees x 16 lanes x 2) of dependent node
- * gathers per loop, so that their latencies overlap.
+ * gathers per loop, so that their latencies overlap. Stores each packet's
+ * leaf (la/lb) or, when ra != NULL, its leaf table entry (la/lb: word 0,
+ * ra/rb: best rank) gathered from the leaf lanes: faster than the scalar
+ * loads after the walk on one-tree runtimes, slower with 8 trees (docs/acl.md).
  */
 INLINE void
 walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *keys, const uint32_t *keyt,
-	 uint32_t nd, uint32_t n, uint32_t *la, uint32_t *lb)
+	 uint32_t nd, uint32_t n, uint32_t *la, uint32_t *lb, uint32_t *ra, uint32_t *rb)
 {
 	for (uint32_t p = 0; p < n; p += 32) {
 		uint32_t na = n - p > 16 ? 16 : n - p, nb = n - p > 32 ? 16 : n - p - na;
@@ -417,6 +439,15 @@ walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *k
 				step16(tb->thr, &x2, &i2, &m2, keys, keyt, nd, p);
 				step16(tb->thr, &x3, &i3, &m3, keys, keyt, nd, p + 16);
 			}
+		}
+		if (ra != NULL) {
+			leaf16(ta->leaf, i0, ma, la + p, ra + p);
+			leaf16(ta->leaf, i1, mb, la + p + 16, ra + p + 16);
+			if (tb != NULL) {
+				leaf16(tb->leaf, i2, ma, lb + p, rb + p);
+				leaf16(tb->leaf, i3, mb, lb + p + 16, rb + p + 16);
+			}
+			continue;
 		}
 		_mm512_mask_storeu_epi32(la + p, ma, i0);
 		_mm512_mask_storeu_epi32(la + p + 16, mb, i1);
@@ -530,6 +561,21 @@ walk_avx2(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t
 
 /* ---- the classify body, one instance per variant ------------------------ */
 
+/* Prefetch the first block of a leaf (@p le0: its leaf table word 0): its
+ * lines (header, ranks, userdata and the first dimensions' arrays) up to
+ * PREFETCH_LINES, not beyond: prefetching past the block, or more of it,
+ * measured slower. */
+INLINE void
+prefetch_leaf(const uint8_t *blocks, uint32_t le0)
+{
+	const uint8_t *bp = blocks + (size_t)(le0 & ACL_LEAF_OFF) * 64;
+	uint32_t nl = le0 >> ACL_LEAF_LSHIFT;
+
+	nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
+	for (uint32_t k = 0; k < nl; k++)
+		__builtin_prefetch(bp + 64 * k);
+}
+
 INLINE void
 classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
 	      uint32_t categories, uint32_t ncat, int w)
@@ -567,9 +613,19 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			if (w == 512) {
 				/* two trees at a time (the second one's leaves are
 				 * prefetched in the next round) */
+				int gl = rt->ntrees <= LEAF_GATHER_TREES;
+
 				if (t % 2 == 0)
 					walk_x32(&rt->tree[t], t + 1 < rt->ntrees ? &rt->tree[t + 1] : NULL, keys, keyt, nd,
-						 cn, lf, lf + CHUNK);
+						 cn, lf, lf + CHUNK, gl ? lr + t * CHUNK : NULL, lr + t * CHUNK + CHUNK);
+				if (gl) {
+					/* lf[] holds leaf table word 0, lr[] the best ranks */
+					for (uint32_t p = 0; p < cn; p++) {
+						prefetch_leaf(rt->tree[t].blocks, lf[p]);
+						lf[p] &= ACL_LEAF_OFF;
+					}
+					continue;
+				}
 			} else if (w == 256)
 				walk_x16(&rt->tree[t], keys, nd, cn, lf);
 			else
@@ -581,17 +637,10 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				walk_scalar(&rt->tree[t], keys, nd, cn, lf);
 			for (uint32_t p = 0; p < cn; p++) {
 				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)(lf[p] & ~ACL_LEAF_BIT);
-				const uint8_t *bp = rt->tree[t].blocks + (size_t)(le[0] & ACL_LEAF_OFF) * 64;
-				uint32_t nl = le[0] >> ACL_LEAF_LSHIFT;
 
+				prefetch_leaf(rt->tree[t].blocks, le[0]);
 				lf[p] = le[0] & ACL_LEAF_OFF;
 				lr[t * CHUNK + p] = le[1];
-				/* The first block's lines (header, ranks, userdata and the
-				 * first dimensions' arrays), not beyond: prefetching past the
-				 * block, or more of it, measured slower. */
-				nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
-				for (uint32_t k = 0; k < nl; k++)
-					__builtin_prefetch(bp + 64 * k);
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
