@@ -37,6 +37,28 @@ route_nh(struct vpk_fwd *f, const char *pfx, uint8_t len)
 	return vpk_fib_get(f->fib4, a << 24 | b << 16 | c << 8 | d, len, &nh) == 0 ? nh : 0;
 }
 
+/* fwd_parse_prefix(): the one "ADDR/LEN" parser of routes and tunnel commands. */
+static void
+test_prefixes(void)
+{
+	static const char *const bad[] = {
+		"10.0.0.0", "10.0.0.0/", "10.0.0.0/33", "10.0.0.0/8x", "10.0.0.0/-1", "/8", "10.0.0.256/8",
+		"10.0.0/8", "::/129", "2001:db8::g/32", "2001:db8::/ 32", "",
+		"0123456789012345678901234567890123456789012345678901234567890123456789/8",
+	};
+	uint8_t a[16], len;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(fwd_parse_prefix(bad[i], a, &len) == -EINVAL, "'%s' accepted", bad[i]);
+	CHECK(fwd_parse_prefix("10.1.2.3/12", a, &len) == 4 && len == 12 && a[0] == 10 && a[1] == 0 &&
+	      a[2] == 0 && a[3] == 0, "10.1.2.3/12: host bits not cleared");
+	CHECK(fwd_parse_prefix("0.0.0.0/0", a, &len) == 4 && len == 0, "0.0.0.0/0");
+	CHECK(fwd_parse_prefix("255.255.255.255/0x20", a, &len) == 4 && len == 32 && a[3] == 255, "/0x20");
+	CHECK(fwd_parse_prefix("2001:db8:ffff::1/36", a, &len) == 6 && len == 36 && a[0] == 0x20 &&
+	      a[3] == 0xb8 && a[4] == 0xf0 && a[5] == 0 && a[15] == 0, "2001:db8:ffff::1/36");
+	CHECK(fwd_parse_prefix("::1/128", a, &len) == 6 && len == 128 && a[15] == 1, "::1/128");
+}
+
 int
 main(void)
 {
@@ -50,6 +72,7 @@ main(void)
 	int rc, pos;
 
 	check_init("fwd.config");
+	test_prefixes();
 	CHECK(vpk_fwd_create(&conf, &f) == 0, "create");
 	rc = exec_text(f,
 		       "interface eth0\n"
