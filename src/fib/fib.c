@@ -403,23 +403,36 @@ vpk_fib_reclaim(struct vpk_fib *fib)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
+struct route_op {
+	struct vpk_fib *fib;
+	bool add;
+	uint32_t ip;
+	uint8_t depth;
+	uint64_t nh;
+};
+
+static int
+route_op_run(void *arg)
+{
+	struct route_op *o = arg;
+
+	return o->add ? add_route(o->fib, o->ip, o->depth, o->nh) : del_route(o->fib, o->ip, o->depth);
+}
+
+static int
+route_op_reclaim(void *arg)
+{
+	return vpk_fib_reclaim(((struct route_op *)arg)->fib);
+}
+
 static int
 update(struct vpk_fib *fib, bool add, uint32_t ip, uint8_t depth, uint64_t nh)
 {
-	int rc;
+	struct route_op o = { fib, add, ip, depth, nh };
 
 	if (fib == NULL)
 		return -EINVAL;
-	if (fib_rcu_due(&fib->rcu, false))
-		vpk_fib_reclaim(fib);
-	rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
-	if (fib_rcu_retry(&fib->rcu, rc)) {
-		vpk_fib_reclaim(fib);
-		rc = add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth);
-	}
-	if (rc == 0 && fib_rcu_changed(&fib->rcu))
-		vpk_fib_reclaim(fib);
-	return rc;
+	return fib_rcu_update(&fib->rcu, route_op_run, route_op_reclaim, &o);
 }
 
 int
@@ -439,8 +452,8 @@ vpk_fib_attach_qsbr(struct vpk_fib *fib, struct vpk_qsbr *q, bool sync)
 {
 	if (fib == NULL)
 		return -EINVAL;
-	if (fib->rcu.q != NULL && fib_rcu_due(&fib->rcu, true))
-		vpk_fib_reclaim(fib);         /* detaching or switching: settle the parked memory */
-	fib->rcu = (struct fib_rcu){ .q = q, .sync = sync };
+	struct route_op o = { .fib = fib };
+
+	fib_rcu_attach(&fib->rcu, q, sync, route_op_reclaim, &o);
 	return vpk_fib_set_deferred_free(fib, q != NULL);
 }

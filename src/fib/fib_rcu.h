@@ -14,6 +14,7 @@
  *   - sync mode: every update waits for the readers and reclaims before it
  *     returns (DPDK's RTE_FIB_QSBR_MODE_SYNC).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,6 +55,38 @@ static inline bool
 fib_rcu_retry(struct fib_rcu *r, int rc)
 {
 	return (rc == -ENOSPC || rc == -ENOMEM) && fib_rcu_due(r, true);
+}
+
+/*
+ * One route change under the link, the same policy for every FIB: reclaim
+ * what is due, run @op, on -ENOSPC/-ENOMEM wait for the readers, reclaim
+ * and run it once more, then take a token (sync mode: wait and reclaim).
+ * @op and @reclaim get @arg.
+ */
+static inline int
+fib_rcu_update(struct fib_rcu *r, int (*op)(void *arg), int (*reclaim)(void *arg), void *arg)
+{
+	int rc;
+
+	if (fib_rcu_due(r, false))
+		reclaim(arg);
+	rc = op(arg);
+	if (fib_rcu_retry(r, rc)) {
+		reclaim(arg);
+		rc = op(arg);
+	}
+	if (rc == 0 && fib_rcu_changed(r))
+		reclaim(arg);
+	return rc;
+}
+
+/* Attach @q (NULL detaches): the old link's parked memory is settled first. */
+static inline void
+fib_rcu_attach(struct fib_rcu *r, struct vpk_qsbr *q, bool sync, int (*reclaim)(void *arg), void *arg)
+{
+	if (r->q != NULL && fib_rcu_due(r, true))
+		reclaim(arg);
+	*r = (struct fib_rcu){ .q = q, .sync = sync };
 }
 
 #endif
