@@ -419,36 +419,13 @@ vpk_fib6_reclaim(struct vpk_fib6 *fib)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
-struct route_op {
-	struct vpk_fib6 *fib;
-	bool add;
-	const uint8_t *ip;
-	uint8_t depth;
-	uint64_t nh;
-};
-
-static int
-route_op_run(void *arg)
-{
-	struct route_op *o = arg;
-
-	return o->add ? add_route(o->fib, o->ip, o->depth, o->nh) : del_route(o->fib, o->ip, o->depth);
-}
-
-static int
-route_op_reclaim(void *arg)
-{
-	return vpk_fib6_reclaim(((struct route_op *)arg)->fib);
-}
-
 static int
 update(struct vpk_fib6 *fib, bool add, const uint8_t ip[16], uint8_t depth, uint64_t nh)
 {
-	struct route_op o = { fib, add, ip, depth, nh };
-
 	if (fib == NULL)
 		return -EINVAL;
-	return fib_rcu_update(&fib->rcu, route_op_run, route_op_reclaim, &o);
+	return FIB_RCU_UPDATE(&fib->rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
+			      vpk_fib6_reclaim(fib));
 }
 
 int
@@ -468,8 +445,6 @@ vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync)
 {
 	if (fib == NULL)
 		return -EINVAL;
-	struct route_op o = { .fib = fib };
-
-	fib_rcu_attach(&fib->rcu, q, sync, route_op_reclaim, &o);
+	FIB_RCU_ATTACH(&fib->rcu, q, sync, vpk_fib6_reclaim(fib));
 	return vpk_fib6_set_deferred_free(fib, q != NULL);
 }

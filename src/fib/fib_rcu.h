@@ -61,32 +61,31 @@ fib_rcu_retry(struct fib_rcu *r, int rc)
  * One route change under the link, the same policy for every FIB: reclaim
  * what is due, run @op, on -ENOSPC/-ENOMEM wait for the readers, reclaim
  * and run it once more, then take a token (sync mode: wait and reclaim).
- * @op and @reclaim get @arg.
+ * @op and @reclaim are expressions (evaluated up to twice / three times), so
+ * the route code is inlined as if written out: a version with function
+ * pointers made DIR-24-8 adds ~10 % slower.
  */
-static inline int
-fib_rcu_update(struct fib_rcu *r, int (*op)(void *arg), int (*reclaim)(void *arg), void *arg)
-{
-	int rc;
-
-	if (fib_rcu_due(r, false))
-		reclaim(arg);
-	rc = op(arg);
-	if (fib_rcu_retry(r, rc)) {
-		reclaim(arg);
-		rc = op(arg);
-	}
-	if (rc == 0 && fib_rcu_changed(r))
-		reclaim(arg);
-	return rc;
-}
+#define FIB_RCU_UPDATE(r, op, reclaim)                          \
+	__extension__({                                         \
+		int rc_;                                        \
+		if (fib_rcu_due((r), false))                    \
+			(void)(reclaim);                        \
+		rc_ = (op);                                     \
+		if (fib_rcu_retry((r), rc_)) {                  \
+			(void)(reclaim);                        \
+			rc_ = (op);                             \
+		}                                               \
+		if (rc_ == 0 && fib_rcu_changed(r))             \
+			(void)(reclaim);                        \
+		rc_;                                            \
+	})
 
 /* Attach @q (NULL detaches): the old link's parked memory is settled first. */
-static inline void
-fib_rcu_attach(struct fib_rcu *r, struct vpk_qsbr *q, bool sync, int (*reclaim)(void *arg), void *arg)
-{
-	if (r->q != NULL && fib_rcu_due(r, true))
-		reclaim(arg);
-	*r = (struct fib_rcu){ .q = q, .sync = sync };
-}
+#define FIB_RCU_ATTACH(r, q_, sync_, reclaim)                    \
+	do {                                                    \
+		if ((r)->q != NULL && fib_rcu_due((r), true))   \
+			(void)(reclaim);                        \
+		*(r) = (struct fib_rcu){ .q = (q_), .sync = (sync_) }; \
+	} while (0)
 
 #endif
