@@ -54,6 +54,7 @@
 #define BM6_DIRECT_RUNS 32u     /* slice nodes with this many runs are direct (kept down to half) */
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
+#define BM6_TAIL_Q 5u           /* avx512, 4-byte entries: lanes parked from byte 5 on are queued */
 
 struct bm6_vec {
 	uint32_t *v;
@@ -75,6 +76,8 @@ struct bm6 {
 	unsigned dir_runs;      /* BM6_DIRECT_RUNS (tests lower it to exercise direct nodes) */
 	unsigned tail_lv, tail_n;       /* vector kernels: finish a block by scalar steps from byte tail_lv
 					 * once at most tail_n lanes continue (BM6_TAIL_LV, BM6_TAIL_N) */
+	unsigned tail_q;        /* avx512, 4-byte entries: lanes parked from this byte on are queued
+				 * across groups and walked 16 at a time (BM6_TAIL_Q) */
 	struct trie6_track track;
 };
 
@@ -114,5 +117,12 @@ int vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs);
  * blocks; 0: never, 16: at once). 0, or -EINVAL if fib is not bm6 or lv < 2.
  */
 int vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n);
+/*
+ * Tests and A/B runs: the avx512 4-byte kernel queues the lanes it parks
+ * from address byte lv on (> 15: never) and walks them 16 at a time with
+ * gathers; the others take scalar steps at the end of their group. 0, or
+ * -EINVAL if fib is not bm6 or lv < 2.
+ */
+int vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv);
 
 #endif

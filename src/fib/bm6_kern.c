@@ -13,7 +13,11 @@
  *    and count) and the entry, or one (the entry) when every active lane
  *    of the block is in a direct node.
  *  - vector variants: from level 3 on, a block with few lanes left stops;
- *    those lanes are finished by the scalar step after the group (TAIL).
+ *    those lanes are finished by the scalar step after the group (TAIL);
+ *    avx512 with 4-byte entries queues the ones parked from byte tail_q on
+ *    across groups and walks them 16 at a time with gathers (tq_vec).
+ *  - every variant prefetches the addresses and next-hop lines PF_AHEAD
+ *    addresses ahead.
  * Every variant returns exactly what the scalar loop does.
  */
 #include <string.h>
@@ -32,7 +36,9 @@
  * (random addresses, most answered by the direct table: 2.4 -> 1.3 ns per
  * lookup with 2 M addresses; docs/fib.md). One prefetch per 64-byte line.
  */
+#ifndef PF_AHEAD
 #define PF_AHEAD 256u
+#endif
 #ifndef BM6_PF_NHS
 #define BM6_PF_NHS 1
 #endif
@@ -72,6 +78,18 @@ pf_ahead(const uint8_t (*ips)[16], uint64_t *nhs, size_t i, size_t cnt, size_t n
 		else                                                                       \
 			v2_ = STEP(T, A, e, by);                                           \
 		v2_;                                                                       \
+	})
+
+/* One step from byte k (k advanced): at byte 2 the slice node may be direct (bit 1; a branch). */
+#define STEPK(T, A, e, ip, k)                                                              \
+	({                                                                                 \
+		T s_;                                                                      \
+		if ((k) == 2 && ((e) & 2))                                                 \
+			memcpy(&s_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (ip)[2], sizeof(T)); \
+		else                                                                       \
+			s_ = STEP(T, A, e, (ip)[k]);                                       \
+		(k)++;                                                                     \
+		s_;                                                                        \
 	})
 
 #define SCALAR_LOOKUP(T)                                                                   \
@@ -142,6 +160,61 @@ SCALAR_LOOKUP(uint64_t)
 TAIL(uint32_t)
 TAIL(uint64_t)
 
+#if VPK_VEC_BITS >= 512
+/*
+ * avx512, 4-byte entries: the parked lanes (see TAIL) go to a queue
+ * (entry, next byte, address index) that outlives the group instead: once
+ * it holds 16, tq_vec() walks 16 of them together with gathers; what is
+ * left after the last group takes the scalar steps. A lane's result is
+ * stored when it finishes, always after its group's own store (lanes parked
+ * in a group join the queue after that store). Deep lanes of several
+ * groups (the /64s and /128s among the /48s) so share gathers instead of a
+ * scalar step each.
+ */
+#define TQ_N 256u
+#define TQ_LEFT 4u      /* tq_vec stops at this many lanes left */
+struct tq {
+	uint32_t e[TQ_N];
+	uint32_t ix[TQ_N];
+	uint8_t k[TQ_N + 16];   /* + 16: whole-vector stores at the end */
+	unsigned n;
+};
+
+/* One scalar step of every queued lane; finished lanes are stored. */
+static inline __attribute__((always_inline)) void
+tq_step(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
+{
+	unsigned j = 0;
+
+	for (unsigned p = 0; p < q->n; p++) {
+		uint32_t ix = q->ix[p];
+		unsigned k = q->k[p];
+		uint32_t e = STEPK(uint32_t, A, q->e[p], ips[ix], k);
+		if (e & 1) {
+			q->e[j] = e;
+			q->k[j] = (uint8_t)k;
+			q->ix[j++] = ix;
+		} else {
+			fib_st64(&nhs[ix], (uint64_t)(e >> 1));
+		}
+	}
+	q->n = j;
+}
+
+/* End of a group: the older lanes join this group's (together the queue of the next group). */
+static __attribute__((noinline)) void
+VPK_FN(tq_join)(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *old, struct tq *nw)
+{
+	while (old->n + nw->n > TQ_N - 64)
+		tq_step(A, ips, nhs, old);
+	memcpy(nw->e + nw->n, old->e, old->n * 4);
+	memcpy(nw->ix + nw->n, old->ix, old->n * 4);
+	memcpy(nw->k + nw->n, old->k, old->n);
+	nw->n += old->n;
+	old->n = 0;
+}
+#endif
+
 #define NB 4    /* vector blocks interleaved */
 
 #if VPK_VEC_BITS >= 512
@@ -192,6 +265,52 @@ v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
 }
 
 /*
+ * The tail of the 4-byte walk, once 16 lanes are queued: the last 16 are
+ * walked together (each with its own next byte k and address index: a
+ * gather of the address bytes, the header word and the entry per level)
+ * until at most `left` continue, which go back to the queue; finished
+ * lanes are scattered to nhs. Deep lanes of several groups share gathers
+ * instead of a scalar step each.
+ */
+static __attribute__((noinline)) void
+VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
+{
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
+	unsigned n = q->n - 16;
+	__m512i e = _mm512_loadu_si512((const void *)(q->e + n));
+	__m512i ix = _mm512_loadu_si512((const void *)(q->ix + n));
+	__m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(q->k + n)));
+	__m512i base = _mm512_slli_epi32(ix, 4);
+	__mmask16 m = 0xffff;
+
+	q->n = n;
+	while ((unsigned)__builtin_popcount(m) > left) {
+		/* address byte k, from the aligned dword holding it */
+		__m512i dw = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(base, _mm512_andnot_si512(three, k)),
+							 (const void *)ips, 1);
+		__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k, three), 3)),
+					      _mm512_set1_epi32(0xff));
+		/* lanes parked at byte 2 (tail_lv 2) may be in direct slice nodes; bit 1 is 0 below byte 2 */
+		__m512i x = v_index(A, e, by, m, 2, true);
+		e = _mm512_mask_i32gather_epi32(e, m, x, A, 4);
+		k = _mm512_mask_add_epi32(k, m, k, one);
+		__mmask16 done = _mm512_mask_testn_epi32_mask(m, e, one);
+		if (done) {
+			__m512i r = _mm512_srli_epi32(e, 1);
+			_mm512_mask_i32scatter_epi64(nhs, (__mmask8)done, _mm512_castsi512_si256(ix),
+						     _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)), 8);
+			_mm512_mask_i32scatter_epi64(nhs, (__mmask8)(done >> 8), _mm512_extracti64x4_epi64(ix, 1),
+						     _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)), 8);
+			m &= (__mmask16)~done;
+		}
+	}
+	_mm512_mask_compressstoreu_epi32(q->e + q->n, m, e);
+	_mm512_mask_compressstoreu_epi32(q->ix + q->n, m, ix);
+	_mm_storeu_si128((void *)(q->k + q->n), _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(m, k)));
+	q->n += (unsigned)__builtin_popcount(m);
+}
+
+/*
  * 4-byte entries: NB blocks of 16 addresses, each walked level by level
  * while any of its lanes continues (masked gathers; a level where every
  * active lane is in a direct node costs one gather). Lock step beats the
@@ -205,8 +324,10 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
 	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
 	const void *A = b->arena, *d = b->direct;
+	struct tq qa, qb, *old = &qa, *nw = &qb;
 	size_t i = 0;
 
+	qa.n = qb.n = 0;
 	for (; i + 16 * NB <= n; i += 16 * NB) {
 		pf_ahead(ips, nhs, i, 16 * NB, n);
 		__m512i dw[NB][4], e[NB];
@@ -229,10 +350,20 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
+					/* The last few lanes of the block: parked for the tail (the deep ones: the queue). */
 					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
-						_mm512_storeu_si512((void *)(te + 16 * k), e[k]);
-						memset(tk + 16 * k, lv, 16);
-						tm |= (uint64_t)m[k] << 16 * k;
+						if (lv < (int)b->tail_q) {
+							_mm512_storeu_si512((void *)(te + 16 * k), e[k]);
+							memset(tk + 16 * k, lv, 16);
+							tm |= (uint64_t)m[k] << 16 * k;
+							m[k] = 0;
+							continue;
+						}
+						_mm512_mask_compressstoreu_epi32(nw->e + nw->n, m[k], e[k]);
+						_mm512_mask_compressstoreu_epi32(nw->ix + nw->n, m[k],
+										 _mm512_add_epi32(unt, _mm512_set1_epi32((int)(i + 16 * k))));
+						memset(nw->k + nw->n, lv, 16);
+						nw->n += (unsigned)__builtin_popcount(m[k]);
 						m[k] = 0;
 						continue;
 					}
@@ -253,7 +384,16 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			_mm512_storeu_si512((void *)(nhs + i + 16 * k + 8),
 					    _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
 		}
+		if (old->n != 0)
+			VPK_FN(tq_join)(A, ips, nhs, old, nw);
+		struct tq *t = old;
+		old = nw;
+		nw = t;
+		while (old->n >= 16)
+			VPK_FN(tq_vec)(A, ips, nhs, old, TQ_LEFT);
 	}
+	while (old->n)
+		tq_step(A, ips, nhs, old);
 	return i;
 }
 

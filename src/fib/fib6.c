@@ -103,6 +103,15 @@ vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n)
 	return 0;
 }
 
+int
+vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || lv < 2)
+		return -EINVAL;
+	fib->bm.tail_q = lv;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {

@@ -286,10 +286,13 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 			/* bm6 node kinds: all direct, mixed, none; changed mid-sequence. */
 			static const unsigned th[] = { 1, 2, 3, 8, BM6_DIRECT_RUNS, 300 };
 			CHECK(vpk_fib6_bm6_dir_runs(f, th[check_rand_range(6)]) == 0, "direct threshold");
-			/* Vector blocks finished by scalar steps: never, from byte 2 or 3 with few lanes left, at once. */
-			static const unsigned tl[][2] = { { 2, 0 }, { 2, 4 }, { 3, 4 }, { 3, 8 }, { 2, 16 }, { 5, 2 } };
-			unsigned x = (unsigned)check_rand_range(6);
+			/* Vector blocks finished by scalar steps: never, from byte 2 or 3 with few lanes left, at once;
+			 * the parked lanes queued across groups (avx512, 4 B) from byte 2, 3, 5 or never. */
+			static const unsigned tl[][3] = { { 2, 0, 5 }, { 2, 4, 2 }, { 3, 4, 5 }, { 3, 8, 3 },
+							  { 2, 16, 2 }, { 5, 2, 16 }, { 3, 16, 3 } };
+			unsigned x = (unsigned)check_rand_range(7);
 			CHECK(vpk_fib6_bm6_tail(f, tl[x][0], tl[x][1]) == 0, "tail threshold");
+			CHECK(vpk_fib6_bm6_tail_queue(f, tl[x][2]) == 0, "tail queue");
 		}
 		if (step % 250 == 249) {
 			for (size_t i = 0; i < dd.nips; i++) {
@@ -317,6 +320,15 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 				dd.want[i] = ref_lookup(&ref, hi, lo);
 			}
 			check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
+			if (type == VPK_FIB6_BM6) {
+				/* Every lane parked at byte 2 (direct slice nodes there) or 3 and queued. */
+				for (unsigned lv = 2; lv <= 3; lv++) {
+					CHECK(vpk_fib6_bm6_tail(f, lv, 16) == 0 && vpk_fib6_bm6_tail_queue(f, lv) == 0, "tail");
+					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
+				}
+				CHECK(vpk_fib6_bm6_tail(f, BM6_TAIL_LV, BM6_TAIL_N) == 0 &&
+				      vpk_fib6_bm6_tail_queue(f, BM6_TAIL_Q) == 0, "tail");
+			}
 		}
 	}
 	for (size_t k = 0; k < nlive; k++)
