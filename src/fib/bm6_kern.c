@@ -162,8 +162,9 @@ TAIL(uint64_t)
 
 #if VPK_VEC_BITS >= 512
 /*
- * avx512, 4-byte entries: the parked lanes (see TAIL) go to a queue
- * (entry, next byte, address index) that outlives the group instead: once
+ * avx512, 4-byte entries: the lanes parked from byte tail_q on (see TAIL)
+ * go to a queue (entry, next byte, address index) that outlives the group
+ * instead (indices are 32-bit: calls are cut into chunks of TQ_CHUNK): once
  * it holds 16, tq_vec() walks 16 of them together with gathers; what is
  * left after the last group takes the scalar steps. A lane's result is
  * stored when it finishes, always after its group's own store (lanes parked
@@ -173,6 +174,7 @@ TAIL(uint64_t)
  */
 #define TQ_N 256u
 #define TQ_LEFT 4u      /* tq_vec stops at this many lanes left */
+#define TQ_CHUNK ((size_t)1 << 26)      /* addresses per chunk: 16 x index stays below 2^31 */
 struct tq {
 	uint32_t e[TQ_N];
 	uint32_t ix[TQ_N];
@@ -319,7 +321,7 @@ VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq
  * skipped more often, and has no queue traffic.
  */
 static inline __attribute__((always_inline)) size_t
-vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
 	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
@@ -395,6 +397,16 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	while (old->n)
 		tq_step(A, ips, nhs, old);
 	return i;
+}
+
+static inline __attribute__((always_inline)) size_t
+vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	size_t i = 0;
+
+	while (n - i > TQ_CHUNK)
+		i += vec_4_chunk(b, ips + i, nhs + i, TQ_CHUNK);
+	return i + vec_4_chunk(b, ips + i, nhs + i, n - i);
 }
 
 /* 8-byte entries: each block's entries in two halves of 8 (transposed positions 0-7, 8-15). */
