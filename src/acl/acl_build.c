@@ -443,7 +443,7 @@ static const struct {
 	{ 1, 6, 256, 30 },
 	{ 1, 6, 1024, 12 },
 	{ 2, 6, 1024, 10 },
-	{ ACL_BUILD_TREES, 5, 512, 0 },
+	{ ACL_BUILD_TREES, 5, 256, 0 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
 
@@ -538,12 +538,14 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		goto out;
 	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
 	 * 100k: 19 copies per rule in one tree), so skip them there. The last
-	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k. */
+	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 7 trees
+	 * whose last one cuts nodes above 256 rules (not 512) are 7 % faster
+	 * again (docs/acl.md, session 6). */
 	for (unsigned pl = n > 32768 ? NPLANS - 1 : 0; pl < NPLANS; pl++) {
 		bool last = pl + 1 == NPLANS;
 
 		if (acl_build_plan_override >= 0) {
-			/* 0: the first one-tree plan, 1: two trees, 2: eight trees */
+			/* 0: the first one-tree plan, 1: two trees, 2: ACL_BUILD_TREES trees */
 			pl = acl_build_plan_override == 0 ? 0 : (unsigned)(NPLANS - 3 + acl_build_plan_override);
 			last = true;
 		}

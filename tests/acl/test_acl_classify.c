@@ -147,7 +147,7 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 			corner_packet(r.pkt[i]);
 		ref_classify(&s, r.pkt[i], r.want + i * 16, 16);
 	}
-	/* Automatic plan, then the forced 2- and 8-tree spilling plans, then a
+	/* Automatic plan, then the forced 2- and 7-tree spilling plans, then a
 	 * full build of most rules plus single-rule delta builds of the rest. */
 	static const int plans[] = { -1, 1, 2, 3 };
 

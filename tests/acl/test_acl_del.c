@@ -520,7 +520,7 @@ main(void)
 	}
 	random_ops(REF_IPV4, 1, 2000, 1000000, 15, -1);               /* bigger trees */
 	random_ops(REF_IPV4, 4, 600, 1000000, 30, 1);                 /* full build: 2 spill trees */
-	random_ops(REF_IPV6, 4, 600, 50, 30, 2);                      /* full build: up to 8 trees */
+	random_ops(REF_IPV6, 4, 600, 50, 30, 2);                      /* full build: up to 7 trees */
 	for (int l = 0; l < REF_NLAYOUTS; l++)
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();
