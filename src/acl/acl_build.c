@@ -11,7 +11,7 @@
  * 2. Spilling instead of copying: rules that span the whole node in the
  *    dimension being cut, and are wide there (a /16 or shorter prefix, a
  *    range of >= 256 ports), would be copied into every leaf below. When at
- *    least SPILL_MIN of them meet at a node they are removed from this tree
+ *    least `spill` of them (16-32, per plan) meet at a node they are removed from this tree
  *    and collected into the next one (EffiCuts' separable trees, Vamanan et
  *    al., SIGCOMM 2010, decided per node instead of up front). Nested
  *    prefixes thus end up in different trees instead of multiplying.
@@ -39,15 +39,15 @@
 /*
  * Tuning (docs/acl.md has the measurements behind these values):
  * LEAF_RULES  a node with at most this many rules becomes a leaf (one block);
- * SPILL_MIN   spill when at least this many rules span a cut...
- * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
- *             (a /16 or shorter prefix, a range of >= 256 ports);
- * plans[]     (below acl_build_rt's helpers) how many trees, and when the
- *             last one, which cannot spill, stops cutting (repl4, big).
+ * SPILL_FRAC  spill only rules at least 2^(width * (8 - SPILL_FRAC) / 8)
+ *             wide in the cut dimension (a /16 or shorter prefix, a range of
+ *             >= 256 ports);
+ * plans[]     (below acl_build_rt's helpers) how many trees, how many such
+ *             rules must span a cut to spill (spill), and when the last
+ *             tree, which cannot spill, stops cutting (repl4, big).
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
-#define SPILL_MIN    16
 #define SPILL_FRAC   4
 
 static int
@@ -265,7 +265,7 @@ build_node(struct acl_bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32
 			span += b->plo[o] <= blo[bestd] && b->phi[o] >= bhi[bestd] &&
 				(uint64_t)b->phi[o] - b->plo[o] >= b->spill_w[bestd];
 		}
-		if (span >= SPILL_MIN) {
+		if (span >= b->spill_min) {
 			for (uint32_t i = 0; i < cnt; i++) {
 				size_t o = (size_t)idx[i] * nd + bestd;
 
@@ -436,18 +436,19 @@ root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32
  * copies would run away (docs/acl.md, "plans").
  */
 static const struct {
-	unsigned max_trees, repl4, big, max_copies;
+	unsigned max_trees, repl4, big, max_copies, spill;
 } plans[] = {
-	{ 1, 6, 32, 16 },
-	{ 1, 6, 128, 24 },
-	{ 1, 6, 256, 30 },
-	{ 1, 6, 1024, 12 },
-	{ 2, 6, 1024, 10 },
-	{ ACL_BUILD_TREES, 5, 256, 0 },
+	{ 1, 6, 32, 16, 0 },
+	{ 1, 6, 128, 24, 0 },
+	{ 1, 6, 256, 30, 0 },
+	{ 1, 6, 1024, 12, 0 },
+	{ 2, 6, 1024, 10, 16 },
+	{ ACL_BUILD_TREES, 5, 256, 0, 32 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
 
 int acl_build_plan_override = -1;
+unsigned acl_build_spill_override;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
@@ -538,9 +539,9 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		goto out;
 	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
 	 * 100k: 19 copies per rule in one tree), so skip them there. The last
-	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 7 trees
-	 * whose last one cuts nodes above 256 rules (not 512) are 7 % faster
-	 * again (docs/acl.md, session 6). */
+	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 6 trees
+	 * spilling at >= 32 wide rules (not 16) whose last one cuts nodes above
+	 * 256 rules (not 512) are 12-18 % faster again (docs/acl.md, session 6). */
 	for (unsigned pl = n > 32768 ? NPLANS - 1 : 0; pl < NPLANS; pl++) {
 		bool last = pl + 1 == NPLANS;
 
@@ -556,6 +557,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		b.max_trees = plans[pl].max_trees;
 		b.repl4 = plans[pl].repl4;
 		b.bigleaf = plans[pl].big;
+		b.spill_min = acl_build_spill_override ? acl_build_spill_override : plans[pl].spill;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
