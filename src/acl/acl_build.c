@@ -443,9 +443,12 @@ static const struct {
 	{ 1, 6, 256, 30, 0 },
 	{ 1, 6, 1024, 12, 0 },
 	{ 2, 6, 1024, 10, 16 },
-	{ ACL_BUILD_TREES, 5, 256, 0, 32 },
+	{ 6, 5, 256, 8, 32 },
+	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
+#define PLAN_TWO  4                     /* the two-tree plan */
+#define PLAN_MANY 5                     /* the first many-tree plan */
 
 int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
@@ -541,13 +544,17 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	 * 100k: 19 copies per rule in one tree), so skip them there. The last
 	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 6 trees
 	 * spilling at >= 32 wide rules (not 16) whose last one cuts nodes above
-	 * 256 rules (not 512) are 12-18 % faster again (docs/acl.md, session 6). */
-	for (unsigned pl = n > 32768 ? NPLANS - 1 : 0; pl < NPLANS; pl++) {
+	 * 256 rules (not 512) are 12-20 % faster again, but where that last tree
+	 * gathers too many rules of mixed shapes its forced cuts copy them
+	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
+	 * instead (docs/acl.md, session 6). */
+	for (unsigned pl = n > 32768 ? PLAN_MANY : 0; pl < NPLANS; pl++) {
 		bool last = pl + 1 == NPLANS;
 
 		if (acl_build_plan_override >= 0) {
-			/* 0: the first one-tree plan, 1: two trees, 2: ACL_BUILD_TREES trees */
-			pl = acl_build_plan_override == 0 ? 0 : (unsigned)(NPLANS - 3 + acl_build_plan_override);
+			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
+			pl = acl_build_plan_override == 0 ? 0 : acl_build_plan_override == 1 ? PLAN_TWO
+				: acl_build_plan_override == 2 ? PLAN_MANY : NPLANS - 1;
 			last = true;
 		}
 

@@ -38,7 +38,7 @@
 #define ACL_MAX_DIMS   24
 #define ACL_BLK        16               /* rules per leaf block */
 #define ACL_MAX_TREES  16              /* per runtime: a full build uses <= ACL_BUILD_TREES, a delta adds more */
-#define ACL_BUILD_TREES 6
+#define ACL_BUILD_TREES 8
 #define ACL_LEAF_BIT   0x80000000u
 #define ACL_DIM_MASKED 0x80             /* acl_blk.dim[]: this dim has an m[] array */
 #define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
@@ -163,7 +163,7 @@ void acl_free(struct acl_mem *mt, void *p);
 int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
 		 size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len);
 void acl_rt_free(struct acl_rt *rt);
-/* Tests only: force the first one-tree plan (0), the 2-tree (1) or the ACL_BUILD_TREES-tree plan (2); -1 = automatic. Not thread-safe. */
+/* Tests only: force the first one-tree plan (0), the 2-tree (1), the 6-tree (2) or the last, 8-tree plan (3); -1 = automatic. Not thread-safe. */
 extern int acl_build_plan_override;
 /* Tests only: spill when this many wide rules span a cut instead of the plan's threshold (0 = the plan's).
  * Small test sets spill into many trees with a low threshold. Not thread-safe. */

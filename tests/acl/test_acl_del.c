@@ -526,6 +526,7 @@ main(void)
 	acl_build_spill_override = 4;                                 /* ...and with all 6 used */
 	random_ops(REF_IPV4, 4, 600, 50, 20, 2);
 	acl_build_spill_override = 0;
+	random_ops(REF_IPV4, 4, 600, 50, 20, 3);                      /* the 8-tree fallback plan */
 	for (int l = 0; l < REF_NLAYOUTS; l++)
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();
