@@ -11,9 +11,10 @@
  * 2. Spilling instead of copying: rules that span the whole node in the
  *    dimension being cut, and are wide there (a /16 or shorter prefix, a
  *    range of >= 256 ports), would be copied into every leaf below. When at
- *    least `spill` of them (16-32, per plan) meet at a node they are removed from this tree
- *    and collected into the next one (EffiCuts' separable trees, Vamanan et
- *    al., SIGCOMM 2010, decided per node instead of up front). Nested
+ *    least `spill` of them (16 or 32, per plan) meet at a node they are
+ *    removed from this tree and collected into the next one (EffiCuts'
+ *    separable trees, Vamanan et al., SIGCOMM 2010, decided per node
+ *    instead of up front). Nested
  *    prefixes thus end up in different trees instead of multiplying.
  *    The last tree cannot spill; in nodes of at most `big` rules it stops
  *    cutting where a cut would copy more than repl4/4 of their rules and
