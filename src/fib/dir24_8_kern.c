@@ -55,6 +55,19 @@ SCALAR_LOOKUP(uint16_t)
 SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
+#if VPK_VEC_BITS >= 256
+/* Prefetch the tbl24 entries (sc bytes each) of the 8 keys at ips. */
+static inline __attribute__((always_inline)) void
+prefetch8(const void *t24, size_t sc, const uint32_t *ips)
+{
+	uint32_t pf[8];
+
+	_mm256_storeu_si256((void *)pf, _mm256_srli_epi32(_mm256_loadu_si256((const void *)ips), 8));
+	for (int q = 0; q < 8; q++)
+		__builtin_prefetch((const char *)t24 + (size_t)pf[q] * sc);
+}
+#endif
+
 #if VPK_VEC_BITS >= 512
 /* A zero the compiler cannot see through (it drops a known-zero merge source
  * of a full-mask gather and reuses the last result register instead). */
@@ -130,13 +143,8 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 
 	for (; i + 8 <= n; i += 8) {
 		__m256i ip = _mm256_loadu_si256((const void *)(ips + i));
-		if (i + (2 * PF_BLOCKS + 1) * 8 <= n) {
-			uint32_t pf[8];
-			_mm256_storeu_si256((void *)pf, _mm256_srli_epi32(
-				_mm256_loadu_si256((const void *)(ips + i + 2 * PF_BLOCKS * 8)), 8));
-			for (int q = 0; q < 8; q++)
-				__builtin_prefetch((const uint64_t *)dp->tbl24 + pf[q]);
-		}
+		if (i + (2 * PF_BLOCKS + 1) * 8 <= n)
+			prefetch8(dp->tbl24, 8, ips + i + 2 * PF_BLOCKS * 8);
 		__m512i e = _mm512_mask_i32gather_epi64(fresh_zero(), (__mmask8)all16(),
 							_mm256_srli_epi32(ip, 8), dp->tbl24, 8);
 		__mmask8 ext = _mm512_test_epi64_mask(e, one);
@@ -160,13 +168,8 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 		size_t i = 0;                                                          \
 		for (; i + 8 <= n; i += 8) {                                           \
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + i));      \
-			if (i + (2 * PF_BLOCKS + 1) * 8 <= n) {                        \
-				uint32_t pf[8];                                        \
-				_mm256_storeu_si256((void *)pf, _mm256_srli_epi32(     \
-					_mm256_loadu_si256((const void *)(ips + i + 2 * PF_BLOCKS * 8)), 8)); \
-				for (int q = 0; q < 8; q++)                            \
-					__builtin_prefetch((const char *)dp->tbl24 + (size_t)pf[q] * SC); \
-			}                                                              \
+			if (i + (2 * PF_BLOCKS + 1) * 8 <= n)                          \
+				prefetch8(dp->tbl24, SC, ips + i + 2 * PF_BLOCKS * 8);  \
 			__m256i e = _mm256_i32gather_epi32((const int *)dp->tbl24,     \
 							   _mm256_srli_epi32(ip, 8), SC); \
 			e = _mm256_and_si256(e, keep);                                 \
@@ -200,13 +203,8 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 	/* 8 keys per iteration as two 4-lane halves, with the tbl24 prefetch of
 	 * the 32-bit path (without it this loop was slower than scalar's). */
 	for (; i + 8 <= n; i += 8) {
-		if (i + (2 * PF_BLOCKS + 1) * 8 <= n) {
-			uint32_t pf[8];
-			_mm256_storeu_si256((void *)pf, _mm256_srli_epi32(
-				_mm256_loadu_si256((const void *)(ips + i + 2 * PF_BLOCKS * 8)), 8));
-			for (int q = 0; q < 8; q++)
-				__builtin_prefetch((const uint64_t *)dp->tbl24 + pf[q]);
-		}
+		if (i + (2 * PF_BLOCKS + 1) * 8 <= n)
+			prefetch8(dp->tbl24, 8, ips + i + 2 * PF_BLOCKS * 8);
 		for (int h = 0; h < 8; h += 4) {
 			__m128i ip = _mm_loadu_si128((const void *)(ips + i + h));
 			__m256i e = _mm256_mask_i32gather_epi64(_mm256_setzero_si256(), (const long long *)dp->tbl24,
