@@ -44,7 +44,7 @@
 #define BM16_MAX_LINES 17u      /* 10 + 256 words */
 #define BM16_FLAT 2u            /* entry bit: a flat node */
 #define BM16_FLAT_LINES 16u     /* 256 words */
-#define BM16_FLAT_MIN 32u       /* nodes with this many runs are flat (kept down to half) */
+#define BM16_FLAT_MIN 16u       /* nodes with this many runs are flat (kept down to half) */
 #define BM16_MAX_WORDS ((UINT32_C(1) << 30) - 64)      /* entries hold word << 2 */
 #define BM16_SAME UINT32_MAX    /* put(): the old entry stays */
 #define BM16_NOMEM (UINT32_MAX - 2)     /* put(): the arena is exhausted (no valid node entry) */

@@ -370,8 +370,8 @@ test_random(unsigned nh_size)
 		}
 		if (g_type == VPK_FIB_BM16 && step % 100 == 0) {
 			/* bm16 node kinds: all flat, mixed, none; changed mid-sequence. */
-			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 300 };
-			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(6)]) == 0, "flat threshold");
+			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 32, 300 };
+			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(7)]) == 0, "flat threshold");
 		}
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
