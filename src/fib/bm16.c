@@ -491,7 +491,11 @@ put(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, ui
 	 * Usually no entry of [lo, hi] is or was a /32-level node: then the new
 	 * entries are src's as they are (a copy; a wide range costs little).
 	 */
-	uint32_t ext = t0 != NO24 ? copy_or(v, src, lo, hi) : (memcpy(v + lo, src + lo, (hi - lo + 1) * sizeof(uint32_t)), 0);
+	uint32_t ext = 0;
+	if (t0 != NO24)
+		ext = copy_or(v, src, lo, hi);
+	else
+		memcpy(v + lo, src + lo, (hi - lo + 1) * sizeof(uint32_t));
 	if (o != NULL)
 		for (unsigned k = node_get_run(o, lo), e = node_get_run(o, hi); k <= e; k++)
 			ext |= o[BM16_HDR_WORDS + k];
