@@ -33,7 +33,8 @@ struct acl_bld {
 	unsigned max_trees;             /* of the current plan */
 	unsigned repl4;                 /* last tree: stop when a cut copies > repl4/4 x... */
 	uint32_t bigleaf;               /* ...in a node of at most this many rules */
-	uint64_t spill_w[ACL_MAX_DIMS];  /* only rules at least this wide spill */
+	uint32_t spill_min;             /* spill when at least this many rules span a cut... */
+	uint64_t spill_w[ACL_MAX_DIMS];  /* ...and are at least this wide there */
 	int err;
 };
 

@@ -11,9 +11,10 @@
  * 2. Spilling instead of copying: rules that span the whole node in the
  *    dimension being cut, and are wide there (a /16 or shorter prefix, a
  *    range of >= 256 ports), would be copied into every leaf below. When at
- *    least SPILL_MIN of them meet at a node they are removed from this tree
- *    and collected into the next one (EffiCuts' separable trees, Vamanan et
- *    al., SIGCOMM 2010, decided per node instead of up front). Nested
+ *    least `spill` of them (16 or 32, per plan) meet at a node they are
+ *    removed from this tree and collected into the next one (EffiCuts'
+ *    separable trees, Vamanan et al., SIGCOMM 2010, decided per node
+ *    instead of up front). Nested
  *    prefixes thus end up in different trees instead of multiplying.
  *    The last tree cannot spill; in nodes of at most `big` rules it stops
  *    cutting where a cut would copy more than repl4/4 of their rules and
@@ -39,15 +40,15 @@
 /*
  * Tuning (docs/acl.md has the measurements behind these values):
  * LEAF_RULES  a node with at most this many rules becomes a leaf (one block);
- * SPILL_MIN   spill when at least this many rules span a cut...
- * SPILL_FRAC  ...and are at least 2^(width * (8 - SPILL_FRAC) / 8) wide there
- *             (a /16 or shorter prefix, a range of >= 256 ports);
- * plans[]     (below acl_build_rt's helpers) how many trees, and when the
- *             last one, which cannot spill, stops cutting (repl4, big).
+ * SPILL_FRAC  spill only rules at least 2^(width * (8 - SPILL_FRAC) / 8)
+ *             wide in the cut dimension (a /16 or shorter prefix, a range of
+ *             >= 256 ports);
+ * plans[]     (below acl_build_rt's helpers) how many trees, how many such
+ *             rules must span a cut to spill (spill), and when the last
+ *             tree, which cannot spill, stops cutting (repl4, big).
  */
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
-#define SPILL_MIN    16
 #define SPILL_FRAC   4
 
 static int
@@ -265,7 +266,7 @@ build_node(struct acl_bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32
 			span += b->plo[o] <= blo[bestd] && b->phi[o] >= bhi[bestd] &&
 				(uint64_t)b->phi[o] - b->plo[o] >= b->spill_w[bestd];
 		}
-		if (span >= SPILL_MIN) {
+		if (span >= b->spill_min) {
 			for (uint32_t i = 0; i < cnt; i++) {
 				size_t o = (size_t)idx[i] * nd + bestd;
 
@@ -436,18 +437,22 @@ root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32
  * copies would run away (docs/acl.md, "plans").
  */
 static const struct {
-	unsigned max_trees, repl4, big, max_copies;
+	unsigned max_trees, repl4, big, max_copies, spill;
 } plans[] = {
-	{ 1, 6, 32, 16 },
-	{ 1, 6, 128, 24 },
-	{ 1, 6, 256, 30 },
-	{ 1, 6, 1024, 12 },
-	{ 2, 6, 1024, 10 },
-	{ ACL_BUILD_TREES, 5, 512, 0 },
+	{ 1, 6, 32, 16, 0 },
+	{ 1, 6, 128, 24, 0 },
+	{ 1, 6, 256, 30, 0 },
+	{ 1, 6, 1024, 12, 0 },
+	{ 2, 6, 1024, 10, 16 },
+	{ 6, 5, 256, 8, 32 },
+	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
+#define PLAN_TWO  4                     /* the two-tree plan */
+#define PLAN_MANY 5                     /* the first many-tree plan */
 
 int acl_build_plan_override = -1;
+unsigned acl_build_spill_override;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
@@ -538,13 +543,19 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		goto out;
 	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
 	 * 100k: 19 copies per rule in one tree), so skip them there. The last
-	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k. */
-	for (unsigned pl = n > 32768 ? NPLANS - 1 : 0; pl < NPLANS; pl++) {
+	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 6 trees
+	 * spilling at >= 32 wide rules (not 16) whose last one cuts nodes above
+	 * 256 rules (not 512) are 12-20 % faster again, but where that last tree
+	 * gathers too many rules of mixed shapes its forced cuts copy them
+	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
+	 * instead (docs/acl.md, session 6). */
+	for (unsigned pl = n > 32768 ? PLAN_MANY : 0; pl < NPLANS; pl++) {
 		bool last = pl + 1 == NPLANS;
 
 		if (acl_build_plan_override >= 0) {
-			/* 0: the first one-tree plan, 1: two trees, 2: eight trees */
-			pl = acl_build_plan_override == 0 ? 0 : (unsigned)(NPLANS - 3 + acl_build_plan_override);
+			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
+			pl = acl_build_plan_override == 0 ? 0 : acl_build_plan_override == 1 ? PLAN_TWO
+				: acl_build_plan_override == 2 ? PLAN_MANY : NPLANS - 1;
 			last = true;
 		}
 
@@ -554,6 +565,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		b.max_trees = plans[pl].max_trees;
 		b.repl4 = plans[pl].repl4;
 		b.bigleaf = plans[pl].big;
+		b.spill_min = acl_build_spill_override ? acl_build_spill_override : plans[pl].spill;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);

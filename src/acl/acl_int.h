@@ -163,8 +163,11 @@ void acl_free(struct acl_mem *mt, void *p);
 int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
 		 size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len);
 void acl_rt_free(struct acl_rt *rt);
-/* Tests only: force the first one-tree plan (0), the 2-tree (1) or the 8-tree plan (2); -1 = automatic. Not thread-safe. */
+/* Tests only: force the first one-tree plan (0), the 2-tree (1), the 6-tree (2) or the last, 8-tree plan (3); -1 = automatic. Not thread-safe. */
 extern int acl_build_plan_override;
+/* Tests only: spill when this many wide rules span a cut instead of the plan's threshold (0 = the plan's).
+ * Small test sets spill into many trees with a low threshold. Not thread-safe. */
+extern unsigned acl_build_spill_override;
 
 /* Scalar helpers shared by every variant (acl_kern.c includes them). */
 static inline uint32_t

@@ -284,93 +284,11 @@ node_get_run(const uint32_t *n, unsigned x)
 	return cum - 1 + fib_pop32(n[x >> 5] & (~UINT32_C(0) >> (31 - (x & 31))));
 }
 
-/* Entry x of the compressed node n. */
-static inline uint32_t
-node_get(const uint32_t *n, unsigned x)
-{
-	return n[BM16_HDR_WORDS + node_get_run(n, x)];
-}
-
-/*
- * The entry replacing `old` (a leaf or a compressed node) whose entries
- * [lo, hi] become nv[lo..hi] (nv has room for 256). A compressed old node is
- * patched: only the run-start bits of [lo, hi + 1] are recomputed, the run
- * values of the other words are copied. BM16_SAME: the result equals old.
- */
+/* A node of `runs` runs: bitmap bm, then the values vals[0..nv0) ++ vals1[0..nv1) ++ vals2[0..nv2). */
 static uint32_t
-encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
+node_build(struct bm16 *b, const uint32_t bm[8], unsigned runs, const uint32_t *vals0, unsigned nv0,
+	   const uint32_t *vals1, unsigned nv1, const uint32_t *vals2, unsigned nv2)
 {
-	const uint32_t *o = (old & 1) ? b->arena + (old >> 2) : NULL;
-	unsigned wl = 0, wh = 7, pre = 0, old_mid_end = 0, old_runs = 0, nmid = 0;
-	uint32_t bm[8], mid[256];
-	bool same = o != NULL;
-
-	if (o == NULL) {                /* a leaf: every entry is old outside [lo, hi] */
-		for (unsigned i = 0; i < lo; i++)
-			nv[i] = old;
-		for (unsigned i = hi + 1; i < 256; i++)
-			nv[i] = old;
-		for (unsigned w = 0; w < 8; w++) {
-			bm[w] = run_starts(nv, w);
-			for (uint32_t bits = bm[w]; bits; bits &= bits - 1)
-				mid[nmid++] = nv[32 * w + (unsigned)__builtin_ctz(bits)];
-		}
-	} else {
-		unsigned end = hi < 255 ? hi + 1 : 255;
-		wl = lo >> 5;
-		wh = end >> 5;
-		old_runs = node_runs(o);
-		pre = ((const uint8_t *)(o + 8))[wl];
-		old_mid_end = wh == 7 ? old_runs : ((const uint8_t *)(o + 8))[wh + 1];
-		memcpy(bm, o, sizeof(bm));
-		uint32_t prev = lo ? node_get(o, lo - 1) : ~nv[0];
-		for (unsigned p = lo; p <= end; p++) {
-			if ((p & 31) == 0 && p > lo && p + 31 <= hi) {
-				bm[p >> 5] = run_starts(nv, p >> 5);    /* a whole word inside (nv[p - 1] too) */
-				p += 31;
-				prev = nv[p];
-				continue;
-			}
-			uint32_t cur = p <= hi ? nv[p] : node_get(o, p);
-			uint32_t bit = UINT32_C(1) << (p & 31);
-			bm[p >> 5] = cur != prev ? bm[p >> 5] | bit : bm[p >> 5] & ~bit;
-			prev = cur;
-		}
-		for (unsigned w = wl; w <= wh; w++) {
-			same = same && bm[w] == o[w];
-			/* Walk the old run starts of the word alongside: ob's lowest bit is run k. */
-			uint32_t ob = o[w];
-			unsigned k = BM16_HDR_WORDS + ((const uint8_t *)(o + 8))[w];
-			for (uint32_t bits = bm[w]; bits; bits &= bits - 1) {
-				unsigned j = (unsigned)__builtin_ctz(bits), p = 32 * w + j;
-				for (; ob && (unsigned)__builtin_ctz(ob) < j; ob &= ob - 1)
-					k++;
-				if (p >= lo && p <= hi)
-					mid[nmid++] = nv[p];
-				else if (ob && (unsigned)__builtin_ctz(ob) == j)
-					mid[nmid++] = o[k];             /* an old run start */
-				else
-					mid[nmid++] = node_get(o, p);   /* (a new start after the range) */
-			}
-		}
-		if (same && nmid == old_mid_end - pre &&
-		    memcmp(mid, o + BM16_HDR_WORDS + pre, nmid * sizeof(uint32_t)) == 0)
-			return BM16_SAME;
-	}
-	unsigned post = old_runs - old_mid_end, runs = pre + nmid + post;
-	if (runs == 1 || runs >= b->flat_min) {
-		if (o != NULL) {        /* every entry, for a leaf or a flat node */
-			for (unsigned i = 0, k = BM16_HDR_WORDS - 1; i < 256; i++) {
-				k += o[i >> 5] >> (i & 31) & 1;
-				if (i < lo || i > hi)
-					nv[i] = o[k];
-			}
-		}
-		if (runs == 1 && !(nv[0] & 1))
-			return nv[0] == old ? BM16_SAME : nv[0];   /* a leaf */
-		if (runs >= b->flat_min)
-			return put_flat(b, nv, runs);
-	}
 	uint32_t at = node_alloc(b, node_lines(runs));
 	if (at == 0)
 		return BM16_NOMEM;
@@ -380,14 +298,115 @@ encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
 		cum[w] = (uint8_t)k;    /* <= 32 * 7 */
 		k += fib_pop32(bm[w]);
 	}
-	memcpy(n, bm, sizeof(bm));
+	memcpy(n, bm, 8 * sizeof(uint32_t));
 	memcpy(n + 8, cum, sizeof(cum));
-	if (pre)
-		memcpy(n + BM16_HDR_WORDS, o + BM16_HDR_WORDS, pre * sizeof(uint32_t));
-	memcpy(n + BM16_HDR_WORDS + pre, mid, nmid * sizeof(uint32_t));
-	if (post)
-		memcpy(n + BM16_HDR_WORDS + pre + nmid, o + BM16_HDR_WORDS + old_mid_end, post * sizeof(uint32_t));
+	if (nv0)
+		memcpy(n + BM16_HDR_WORDS, vals0, nv0 * sizeof(uint32_t));
+	if (nv1)
+		memcpy(n + BM16_HDR_WORDS + nv0, vals1, nv1 * sizeof(uint32_t));
+	if (nv2)
+		memcpy(n + BM16_HDR_WORDS + nv0 + nv1, vals2, nv2 * sizeof(uint32_t));
 	return at << 2 | 1;
+}
+
+/*
+ * The entry for the 256 entries nv (a leaf, a flat node or a compressed node
+ * with bitmap bm, `runs` runs; the values: see node_build()), or BM16_NOMEM.
+ * When it must be flat, nv[] is completed from the old node o outside [lo, hi].
+ */
+static uint32_t
+finish(struct bm16 *b, const uint32_t *o, unsigned lo, unsigned hi, uint32_t *nv, const uint32_t bm[8],
+       unsigned runs, const uint32_t *vals0, unsigned nv0, const uint32_t *vals1, unsigned nv1,
+       const uint32_t *vals2, unsigned nv2)
+{
+	if (runs == 1) {
+		uint32_t v = nv0 ? vals0[0] : nv1 ? vals1[0] : vals2[0];
+		if (!(v & 1))
+			return v;       /* a leaf */
+	}
+	if (runs >= b->flat_min) {
+		if (o != NULL) {        /* every entry of a flat node */
+			for (unsigned i = 0, k = BM16_HDR_WORDS - 1; i < 256; i++) {
+				k += o[i >> 5] >> (i & 31) & 1;
+				if (i < lo || i > hi)
+					nv[i] = o[k];
+			}
+		}
+		return put_flat(b, nv, runs);
+	}
+	return node_build(b, bm, runs, vals0, nv0, vals1, nv1, vals2, nv2);
+}
+
+/*
+ * The entry replacing `old` (a leaf or a compressed node) whose entries
+ * [lo, hi] become nv[lo..hi] (nv has room for 256). BM16_SAME: the result
+ * equals old. A compressed old node is patched: its runs are those starting
+ * before lo (kept: a copy of their values), the runs starting in [lo, hi + 1]
+ * (recomputed from nv and the old entry at hi + 1), and those starting after
+ * hi + 1 (kept); only the bitmap bits of [lo, hi + 1] change.
+ */
+static uint32_t
+encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
+{
+	uint32_t bm[8], mid[256];
+	unsigned nmid = 0;
+
+	if (!(old & 1)) {               /* a leaf: every entry is old outside [lo, hi] */
+		for (unsigned i = 0; i < lo; i++)
+			nv[i] = old;
+		for (unsigned i = hi + 1; i < 256; i++)
+			nv[i] = old;
+		for (unsigned w = 0; w < 8; w++) {
+			bm[w] = run_starts(nv, w);
+			for (uint32_t bits = bm[w]; bits; bits &= bits - 1)
+				mid[nmid++] = nv[32 * w + (unsigned)__builtin_ctz(bits)];
+		}
+		if (nmid == 1 && nv[0] == old)
+			return BM16_SAME;
+		return finish(b, NULL, lo, hi, nv, bm, nmid, mid, nmid, NULL, 0, NULL, 0);
+	}
+	const uint32_t *o = b->arena + (old >> 2);
+	const uint8_t *oc = (const uint8_t *)(o + 8);
+	unsigned end = hi < 255 ? hi + 1 : 255, wl = lo >> 5, wh = end >> 5;
+	unsigned runs_old = node_runs(o);
+	/* Old runs starting before lo, and starting at or before end. */
+	unsigned ilo = oc[wl] + fib_pop32(o[wl] & ((UINT32_C(1) << (lo & 31)) - 1));
+	unsigned iend = oc[wh] + fib_pop32(o[wh] & (~UINT32_C(0) >> (31 - (end & 31))));
+	uint32_t prev = lo ? o[BM16_HDR_WORDS + ilo - 1] : ~nv[0];
+	uint32_t after = o[BM16_HDR_WORDS + iend - 1];    /* the old entry at end (used when end > hi) */
+
+	memcpy(bm, o, sizeof(bm));
+	for (unsigned w = wl; w <= wh; w++) {
+		uint32_t m = ~UINT32_C(0);
+		if (w == wl)
+			m &= ~UINT32_C(0) << (lo & 31);
+		if (w == wh)
+			m &= ~UINT32_C(0) >> (31 - (end & 31));
+		bm[w] &= ~m;
+	}
+	for (unsigned p = lo; p <= end;) {
+		if ((p & 31) == 0 && p > lo && p + 31 <= hi) {  /* a whole word inside (nv[p - 1] too) */
+			uint32_t bits = run_starts(nv, p >> 5);
+			bm[p >> 5] = bits;
+			for (; bits; bits &= bits - 1)
+				mid[nmid++] = nv[p + (unsigned)__builtin_ctz(bits)];
+			p += 32;
+			prev = nv[p - 1];
+			continue;
+		}
+		uint32_t cur = p <= hi ? nv[p] : after;
+		if (cur != prev) {
+			bm[p >> 5] |= UINT32_C(1) << (p & 31);
+			mid[nmid++] = cur;
+		}
+		prev = cur;
+		p++;
+	}
+	if (nmid == iend - ilo && memcmp(mid, o + BM16_HDR_WORDS + ilo, nmid * sizeof(uint32_t)) == 0 &&
+	    memcmp(bm + wl, o + wl, (wh - wl + 1) * sizeof(uint32_t)) == 0)
+		return BM16_SAME;
+	return finish(b, o, lo, hi, nv, bm, ilo + nmid + (runs_old - iend), o + BM16_HDR_WORDS, ilo, mid, nmid,
+		      o + BM16_HDR_WORDS + iend, runs_old - iend);
 }
 
 /*
@@ -430,6 +449,30 @@ put_in_flat(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t 
 	return BM16_SAME;
 }
 
+/* v[lo..hi] = src[lo..hi]; returns the OR of those entries. */
+static uint32_t
+copy_or(uint32_t *v, const uint32_t *src, unsigned lo, unsigned hi)
+{
+	uint32_t acc = 0;
+	unsigned i = lo;
+#ifdef __SSE2__
+	__m128i a = _mm_setzero_si128();
+	for (; i + 4 <= hi + 1; i += 4) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(src + i));
+		_mm_storeu_si128((__m128i *)(v + i), x);
+		a = _mm_or_si128(a, x);
+	}
+	a = _mm_or_si128(a, _mm_srli_si128(a, 8));
+	a = _mm_or_si128(a, _mm_srli_si128(a, 4));
+	acc = (uint32_t)_mm_cvtsi128_si32(a);
+#endif
+	for (; i <= hi; i++) {
+		v[i] = src[i];
+		acc |= src[i];
+	}
+	return acc;
+}
+
 /*
  * The entry replacing `old` for the 256 DIR-24-8 values src, of which
  * [lo, hi] may have changed; t0: the absolute /24 number of entry 0 at the
@@ -449,10 +492,10 @@ put(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, ui
 	 * entries are src's as they are (a copy; a wide range costs little).
 	 */
 	uint32_t ext = 0;
-	memcpy(v + lo, src + lo, (hi - lo + 1) * sizeof(uint32_t));
 	if (t0 != NO24)
-		for (unsigned i = lo; i <= hi; i++)
-			ext |= v[i];
+		ext = copy_or(v, src, lo, hi);
+	else
+		memcpy(v + lo, src + lo, (hi - lo + 1) * sizeof(uint32_t));
 	if (o != NULL)
 		for (unsigned k = node_get_run(o, lo), e = node_get_run(o, hi); k <= e; k++)
 			ext |= o[BM16_HDR_WORDS + k];

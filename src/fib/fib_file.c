@@ -187,8 +187,8 @@ vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int fam
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl != NULL ? nl : end;
-		const char *tok[2];
-		size_t tl[2];
+		const char *tok[2] = { NULL, NULL };
+		size_t tl[2] = { 0, 0 };
 		uint8_t b[16];
 		const char *why;
 

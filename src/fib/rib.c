@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fib/rib.h"
 
@@ -56,6 +57,34 @@ contains(struct rib_key k, unsigned depth, const struct rib_node *n)
 	return n->depth >= depth && common_len(k, n->key, depth) == depth;
 }
 
+/*
+ * The node array is an anonymous mapping grown by mremap() and advised for
+ * transparent huge pages: a full IPv4 table needs ~58 MiB of nodes, which as
+ * malloc()/realloc() memory took ~14 000 first-touch 4 KiB page faults, about
+ * 80 cycles per added route (docs/fib.md, "Fresh vs warm memory").
+ */
+static size_t
+nodes_bytes(uint64_t cap)
+{
+	return ((size_t)cap * sizeof(struct rib_node) + 4095) & ~(size_t)4095;
+}
+
+static struct rib_node *
+nodes_map(struct rib_node *old, uint64_t old_cap, uint64_t cap)
+{
+	size_t bytes = nodes_bytes(cap);
+	void *p = old == NULL ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+			      : mremap(old, nodes_bytes(old_cap), bytes, MREMAP_MAYMOVE);
+
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (bytes >= ((size_t)4 << 20))
+		(void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 int
 vpk_rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes)
 {
@@ -65,14 +94,15 @@ vpk_rib_init(struct rib *r, uint8_t max_depth, uint32_t max_routes)
 	r->root = RIB_NIL;
 	r->free_head = RIB_NIL;
 	r->cap = 64;
-	r->nodes = malloc(sizeof(*r->nodes) * r->cap);
+	r->nodes = nodes_map(NULL, 0, r->cap);
 	return r->nodes != NULL ? 0 : -ENOMEM;
 }
 
 void
 vpk_rib_fini(struct rib *r)
 {
-	free(r->nodes);
+	if (r->nodes != NULL)
+		munmap(r->nodes, nodes_bytes(r->cap));
 	memset(r, 0, sizeof(*r));
 	r->root = RIB_NIL;
 }
@@ -99,7 +129,7 @@ reserve(struct rib *r, uint32_t need)
 	uint64_t ncap = (uint64_t)r->cap * 2;
 	if (ncap > UINT32_MAX - 1)
 		return -ENOMEM;
-	struct rib_node *n = realloc(r->nodes, sizeof(*n) * ncap);
+	struct rib_node *n = nodes_map(r->nodes, r->cap, ncap);
 	if (n == NULL)
 		return -ENOMEM;
 	r->nodes = n;

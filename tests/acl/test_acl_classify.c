@@ -147,11 +147,13 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 			corner_packet(r.pkt[i]);
 		ref_classify(&s, r.pkt[i], r.want + i * 16, 16);
 	}
-	/* Automatic plan, then the forced 2- and 8-tree spilling plans, then a
-	 * full build of most rules plus single-rule delta builds of the rest. */
-	static const int plans[] = { -1, 1, 2, 3 };
+	/* Automatic plan, then the forced 2-, 6- and 8-tree spilling plans (4:
+	 * the 6-tree one spilling at >= 4 wide rules instead of its 32, so that
+	 * these small sets fill all of its trees), then (3) a full build of most
+	 * rules plus single-rule delta builds of the rest. */
+	static const int plans[] = { -1, 1, 2, 4, 5, 3 };
 
-	for (unsigned pi = 0; pi < 4; pi++) {
+	for (unsigned pi = 0; pi < 6; pi++) {
 		struct vpk_acl_stats st;
 		int plan = plans[pi];
 
@@ -166,9 +168,11 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 				rc |= vpk_acl_build(r.acl);
 			}
 		} else {
-			acl_build_plan_override = plan;
+			acl_build_plan_override = plan == 4 ? 2 : plan == 5 ? 3 : plan;
+			acl_build_spill_override = plan == 4 ? 4 : 0;
 			rc = vpk_acl_build(r.acl);
 			acl_build_plan_override = -1;
+			acl_build_spill_override = 0;
 		}
 		CHECK(rc == 0, "build %s plan %d: %d %s", s.name, plan, rc, vpk_acl_last_error(r.acl));
 		vpk_acl_get_stats(r.acl, &st);

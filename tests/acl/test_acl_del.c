@@ -370,8 +370,10 @@ wide_rules(enum ref_layout l, int plan)
 		add(&t, ref_rule(&t.pool, i));
 	st_packets(&t);
 	acl_build_plan_override = plan;
+	acl_build_spill_override = plan == 2 ? 8 : 0;  /* the 6-tree plan spills at 32: these 60 would stay */
 	build_check(&t, "full build with wide rules");
 	acl_build_plan_override = -1;
+	acl_build_spill_override = 0;
 	for (uint32_t i = nw - 1; i > 0; i--) {
 		uint32_t j = (uint32_t)check_rand_range(i + 1), x = order[i];
 
@@ -520,7 +522,11 @@ main(void)
 	}
 	random_ops(REF_IPV4, 1, 2000, 1000000, 15, -1);               /* bigger trees */
 	random_ops(REF_IPV4, 4, 600, 1000000, 30, 1);                 /* full build: 2 spill trees */
-	random_ops(REF_IPV6, 4, 600, 50, 30, 2);                      /* full build: up to 8 trees */
+	random_ops(REF_IPV6, 4, 600, 50, 30, 2);                      /* full build: up to 6 trees */
+	acl_build_spill_override = 4;                                 /* ...and with all 6 used */
+	random_ops(REF_IPV4, 4, 600, 50, 20, 2);
+	acl_build_spill_override = 0;
+	random_ops(REF_IPV4, 4, 600, 50, 20, 3);                      /* the 8-tree fallback plan */
 	for (int l = 0; l < REF_NLAYOUTS; l++)
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();

@@ -20,10 +20,12 @@
 
 #ifdef VPK_DEBUG
 #define STEPS 300       /* sanitizer build: fewer steps, */
-#define SHORT_MIN 5     /* and short random routes /5../8 (/0../4 in test_semantics) */
+#define SHORT_MIN 5     /* and short random routes /5../8 (/0../4 in test_semantics), */
+#define ORDER_CMP 64    /* fewer comparisons in test_address_order */
 #else
 #define STEPS 1500
 #define SHORT_MIN 0
+#define ORDER_CMP 16
 #endif
 
 /* Layout under test (both give identical answers). */
@@ -370,8 +372,8 @@ test_random(unsigned nh_size)
 		}
 		if (g_type == VPK_FIB_BM16 && step % 100 == 0) {
 			/* bm16 node kinds: all flat, mixed, none; changed mid-sequence. */
-			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 300 };
-			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(6)]) == 0, "flat threshold");
+			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 32, 300 };
+			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(7)]) == 0, "flat threshold");
 		}
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
@@ -424,6 +426,92 @@ test_random(unsigned nh_size)
 	vpk_fib_free(f);
 }
 
+/*
+ * Routes added and then deleted in address order (bm16's common update:
+ * a compressed node patched after its last run, runs of adjacent /24s,
+ * a /19 covering a whole bitmap word, /24s at the first and last entry of
+ * a chunk, /25s under /24s), at several flat thresholds; every variant is
+ * compared with the reference every few steps.
+ */
+static int
+by_addr(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (int)x[1] - (int)y[1];
+}
+
+static void
+test_address_order(void)
+{
+	static const unsigned th[] = { 1, 8, BM16_FLAT_MIN, 32, 300 };
+	static uint32_t rt[1100][3];     /* at most 2 x (2 + 2 x 256) */
+	size_t n = 0;
+
+	for (uint32_t c = 0; c < 2; c++) {
+		uint32_t chunk = 0x0a010000 + (c << 16);
+		rt[n][0] = chunk;
+		rt[n][1] = 17;
+		rt[n++][2] = 1;
+		rt[n][0] = chunk | (0x40u << 8);      /* 64..95: a whole bitmap word */
+		rt[n][1] = 19;
+		rt[n++][2] = 2;
+		for (uint32_t x = 0; x < 256; x++) {
+			uint32_t r = check_rand_u32();
+			if (x == 0 || x == 255 || (x >= 60 && x < 100 && r % 2) || r % 5 < 2) {
+				rt[n][0] = chunk | x << 8;
+				rt[n][1] = 24;
+				rt[n++][2] = 3 + r % 5;
+				if (r % 23 == 0) {          /* a /32-level node */
+					rt[n][0] = chunk | x << 8 | 128;
+					rt[n][1] = 25;
+					rt[n++][2] = 9;
+				}
+			}
+		}
+	}
+	qsort(rt, n, sizeof(rt[0]), by_addr);
+	for (unsigned t = 0; t < (g_type == VPK_FIB_BM16 ? 5u : 1u); t++) {
+		struct vpk_fib *f = mk(4, 512, 0, 1024);
+		struct ref_lpm ref;
+		static uint32_t edges[2200];
+		char label[40];
+		struct diff d = { .fib = f, .ref = &ref, .nips = 300, .label = label };
+
+		if (f == NULL)
+			return;
+		if (g_type == VPK_FIB_BM16)
+			CHECK(vpk_fib_bm16_flat_min(f, th[t]) == 0, "flat threshold");
+		snprintf(label, sizeof(label), "address order, flat at %u", th[t]);
+		ref_init(&ref, 32, 0);
+		d.ips = check_guard_alloc(d.nips * 4);
+		d.want = malloc(d.nips * 8);
+		d.out = malloc((d.nips + 1) * 8);
+		for (size_t i = 0; i < n; i++) {
+			edges[2 * i] = rt[i][0];
+			edges[2 * i + 1] = rt[i][0] + (uint32_t)((UINT64_C(1) << (32 - rt[i][1])) - 1);
+		}
+		for (size_t i = 0; i < 2 * n; i++) {
+			size_t k = i < n ? i : i - n;
+			int rc = i < n ? vpk_fib_add(f, rt[k][0], (uint8_t)rt[k][1], rt[k][2])
+				       : vpk_fib_del(f, rt[k][0], (uint8_t)rt[k][1]);
+			CHECK(rc == 0, "%s %08x/%u: %d", i < n ? "add" : "del", rt[k][0], rt[k][1], rc);
+			if (i < n)
+				ref_add(&ref, (uint64_t)rt[k][0] << 32, 0, rt[k][1], rt[k][2]);
+			else
+				ref_del(&ref, (uint64_t)rt[k][0] << 32, 0, rt[k][1]);
+			if (i % ORDER_CMP == ORDER_CMP - 1 || i == n - 1)
+				compare_all(&d, edges, 2 * n, 0x0a000000);
+		}
+		compare_all(&d, edges, 2 * n, 0x0a000000);
+		check_guard_free(d.ips, d.nips * 4);
+		free(d.want);
+		free(d.out);
+		ref_fini(&ref);
+		vpk_fib_free(f);
+	}
+}
+
 int
 main(void)
 {
@@ -432,9 +520,11 @@ main(void)
 	test_semantics();
 	for (unsigned s = 1; s <= 8; s *= 2)
 		test_random(s);
+	test_address_order();
 	/* The compressed layout: same semantics, same answers (entries up to 4 bytes). */
 	g_type = VPK_FIB_BM16;
 	test_semantics();
+	test_address_order();
 	for (unsigned s = 1; s <= 4; s *= 2)
 		test_random(s);
 	struct vpk_fib_conf c8 = { .type = VPK_FIB_BM16, .nh_size = 8, .num_tbl8 = 64, .max_routes = 8 };

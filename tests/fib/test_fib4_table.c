@@ -106,6 +106,9 @@ one_size(const char *path, unsigned nh_size, enum vpk_fib_type type)
 	CHECK(st.routes == ref.total, "routes %u vs %zu", st.routes, ref.total);
 	printf("nh_size %u: %zu routes, %u tbl8 groups used (%u reserved), dataplane %zu MiB touched, RIB %zu MiB\n",
 	       nh_size, n, st.tbl8_used, st.tbl8_reserved, st.dataplane_touched >> 20, st.rib_bytes >> 20);
+	/* The memory target for the full table (bm16: every entry width alike). */
+	CHECK(type != VPK_FIB_BM16 || n < 500000 || st.dataplane_bytes <= (size_t)16 << 20,
+	      "bm16 dataplane %zu bytes > 16 MiB", st.dataplane_bytes);
 
 	uint32_t *ips = malloc(NLOOK * sizeof(*ips));
 	uint64_t *want = malloc(NLOOK * 8), *out = malloc(NLOOK * 8);
