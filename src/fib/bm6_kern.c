@@ -56,9 +56,6 @@ pf_ahead(const uint8_t (*ips)[16], uint64_t *nhs, size_t i, size_t cnt, size_t n
 			__builtin_prefetch(nhs + i + PF_AHEAD + j, 1, 3);
 }
 
-
-
-
 /*
  * Direct-table index: address bytes 0-1 as a big-endian 16-bit number, read
  * as 32 bits. Written as a[0] << 8 | a[1], the avx2 build (MOVBE) loaded it
