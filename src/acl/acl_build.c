@@ -453,6 +453,7 @@ static const struct {
 
 int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
+int acl_build_copies_override = -1;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
@@ -549,10 +550,10 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	 * gathers too many rules of mixed shapes its forced cuts copy them
 	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
 	 * instead (docs/acl.md, session 6). */
-	for (unsigned pl = n > 32768 ? PLAN_MANY : 0; pl < NPLANS; pl++) {
+	for (unsigned pl = n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0; pl < NPLANS; pl++) {
 		bool last = pl + 1 == NPLANS;
 
-		if (acl_build_plan_override >= 0) {
+		if (acl_build_plan_override >= 0 && acl_build_plan_override < 4) {
 			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
 			pl = acl_build_plan_override == 0 ? 0 : acl_build_plan_override == 1 ? PLAN_TWO
 				: acl_build_plan_override == 2 ? PLAN_MANY : NPLANS - 1;
@@ -568,6 +569,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		b.spill_min = acl_build_spill_override ? acl_build_spill_override : plans[pl].spill;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
+		if (!last && acl_build_copies_override >= 0)
+			b.limit_entries = (size_t)acl_build_copies_override * n;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
 		if (rc >= 0) {
 			ng = (uint32_t)rc;

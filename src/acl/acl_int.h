@@ -163,8 +163,12 @@ void acl_free(struct acl_mem *mt, void *p);
 int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
 		 size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len);
 void acl_rt_free(struct acl_rt *rt);
-/* Tests only: force the first one-tree plan (0), the 2-tree (1), the 6-tree (2) or the last, 8-tree plan (3); -1 = automatic. Not thread-safe. */
+/* Tests only: force the first one-tree plan (0), the 2-tree (1), the 6-tree (2) or the last, 8-tree plan (3);
+ * 4 = start at the 6-tree plan as a set above 32k rules does, with its fallback; -1 = automatic. Not thread-safe. */
 extern int acl_build_plan_override;
+/* Tests only: abandon every plan but the last beyond this many rule copies per rule (-1 = the plans' own
+ * limits; 0 = abandon them all), so small sets reach the fallback. Not thread-safe. */
+extern int acl_build_copies_override;
 /* Tests only: spill when this many wide rules span a cut instead of the plan's threshold (0 = the plan's).
  * Small test sets spill into many trees with a low threshold. Not thread-safe. */
 extern unsigned acl_build_spill_override;
