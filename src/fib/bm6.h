@@ -55,6 +55,7 @@
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 #define BM6_TAIL_Q 5u           /* avx512, 4-byte entries: lanes parked from byte 5 on are queued */
+#define BM6_TQ_CHUNK ((size_t)1 << 26)  /* addresses per queue chunk: 16 x address index stays below 2^31 */
 
 struct bm6_vec {
 	uint32_t *v;
@@ -78,6 +79,7 @@ struct bm6 {
 					 * once at most tail_n lanes continue (BM6_TAIL_LV, BM6_TAIL_N) */
 	unsigned tail_q;        /* avx512, 4-byte entries: lanes parked from this byte on are queued
 				 * across groups and walked 16 at a time (BM6_TAIL_Q) */
+	size_t tq_chunk;        /* ... within chunks of this many addresses (BM6_TQ_CHUNK; tests lower it) */
 	struct trie6_track track;
 };
 
@@ -124,5 +126,12 @@ int vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n);
  * -EINVAL if fib is not bm6 or lv < 2.
  */
 int vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv);
+/*
+ * Tests: the avx512 4-byte kernel cuts a call into chunks of n addresses (its
+ * queue holds 32-bit address indices; BM6_TQ_CHUNK by default), so a test can
+ * cross chunk boundaries without 2^26 addresses. 0, or -EINVAL if fib is not
+ * bm6 or n < 64.
+ */
+int vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n);
 
 #endif

@@ -186,7 +186,7 @@ TAIL(uint64_t)
 /*
  * avx512, 4-byte entries: the lanes parked from byte tail_q on (see TAIL)
  * go to a queue (entry, next byte, address index) that outlives the group
- * instead (indices are 32-bit: calls are cut into chunks of TQ_CHUNK): once
+ * instead (indices are 32-bit: calls are cut into chunks of tq_chunk): once
  * it holds 16, tq_vec() walks 16 of them together with gathers; what is
  * left after the last group takes the scalar steps. A lane's result is
  * stored when it finishes, always after its group's own store (lanes parked
@@ -196,7 +196,6 @@ TAIL(uint64_t)
  */
 #define TQ_N 256u
 #define TQ_LEFT 4u      /* tq_vec stops at this many lanes left */
-#define TQ_CHUNK ((size_t)1 << 26)      /* addresses per chunk: 16 x index stays below 2^31 */
 struct tq {
 	uint32_t e[TQ_N];
 	uint32_t ix[TQ_N];
@@ -426,8 +425,8 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	size_t i = 0;
 
-	while (n - i > TQ_CHUNK)
-		i += vec_4_chunk(b, ips + i, nhs + i, TQ_CHUNK);
+	while (n - i > b->tq_chunk)
+		i += vec_4_chunk(b, ips + i, nhs + i, b->tq_chunk);
 	return i + vec_4_chunk(b, ips + i, nhs + i, n - i);
 }
 

@@ -112,6 +112,15 @@ vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv)
 	return 0;
 }
 
+int
+vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || n < 64 || n > BM6_TQ_CHUNK)
+		return -EINVAL;
+	fib->bm.tq_chunk = n;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {

@@ -326,6 +326,18 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 					CHECK(vpk_fib6_bm6_tail(f, lv, 16) == 0 && vpk_fib6_bm6_tail_queue(f, lv) == 0, "tail");
 					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
 				}
+				/* Calls cut into chunks of 64 or 80 addresses (the queue is drained at each), with
+				 * every parked lane queued and the default queueing. */
+				for (size_t ch = 64; ch <= 80; ch += 16) {
+					CHECK(vpk_fib6_bm6_tq_chunk(f, ch) == 0 && vpk_fib6_bm6_tail(f, 2, 16) == 0 &&
+					      vpk_fib6_bm6_tail_queue(f, 2) == 0, "chunk");
+					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
+					CHECK(vpk_fib6_bm6_tail(f, BM6_TAIL_LV, BM6_TAIL_N) == 0 &&
+					      vpk_fib6_bm6_tail_queue(f, BM6_TAIL_Q) == 0, "tail");
+					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
+				}
+				CHECK(vpk_fib6_bm6_tq_chunk(f, 63) == -EINVAL, "chunk 63");
+				CHECK(vpk_fib6_bm6_tq_chunk(f, BM6_TQ_CHUNK) == 0, "chunk");
 				CHECK(vpk_fib6_bm6_tail(f, BM6_TAIL_LV, BM6_TAIL_N) == 0 &&
 				      vpk_fib6_bm6_tail_queue(f, BM6_TAIL_Q) == 0, "tail");
 			}
