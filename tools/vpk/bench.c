@@ -62,6 +62,12 @@ bench_cpu_tsc(void)
 	return (uint64_t)(((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) * bench_tsc_hz());
 }
 
+uint64_t
+bench_clock(int cpu_time)
+{
+	return cpu_time ? bench_cpu_tsc() : bench_tsc();
+}
+
 static int
 cmp_dbl(const void *a, const void *b)
 {

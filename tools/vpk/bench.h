@@ -24,6 +24,9 @@ double bench_cpu_s(void);
 /* This thread's CPU time in TSC ticks: time spent descheduled on a shared
  * machine is not counted (`--cpu-time` in the benches). */
 uint64_t bench_cpu_tsc(void);
+/* The benches' clock in TSC ticks: bench_cpu_tsc() when cpu_time (their
+ * `--cpu-time`), else bench_tsc(). */
+uint64_t bench_clock(int cpu_time);
 /* Median / min / max of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 double bench_min(const double *v, size_t n);

@@ -104,10 +104,9 @@ static double tsc_hz;
 static uint64_t
 now(void)
 {
-	return use_cpu_time ? bench_cpu_tsc() : bench_tsc();
+	return bench_clock(use_cpu_time);
 }
 
-/* Add then delete all routes in the given order; cycles per route. -1 on failure. */
 /* Groups: 65536 (research/fib.md §5), at most what the entry width can index. */
 static uint32_t
 groups(unsigned nh_size)
@@ -117,6 +116,7 @@ groups(unsigned nh_size)
 	return m < 65536 ? (uint32_t)m : 65536;
 }
 
+/* Add then delete all routes in the given order, twice (struct fill); cycles per route. -1 on failure. */
 static int
 vpk_updates(enum vpk_fib_type type, unsigned nh_size, const struct gen_route4 *rt, size_t n, struct fill *fl)
 {

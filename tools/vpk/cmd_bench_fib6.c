@@ -47,7 +47,7 @@ static bool use_cpu_time;
 static uint64_t
 now(void)
 {
-	return use_cpu_time ? bench_cpu_tsc() : bench_tsc();
+	return bench_clock(use_cpu_time);
 }
 
 #define NTYPES 2
