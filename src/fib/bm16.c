@@ -147,7 +147,8 @@ node_alloc(struct bm16 *b, unsigned lines)
 		at = b->free[lines].at[--b->free[lines].n];
 	} else {
 		size_t need = (size_t)lines * BM16_LINE_WORDS;
-		if (b->top + need > b->arena_cap || b->top + need > BM16_MAX_WORDS)
+		/* (a line to spare at the end: the lookups' word reads stay inside) */
+		if (b->top + need + BM16_LINE_WORDS > b->arena_cap || b->top + need > BM16_MAX_WORDS)
 			return 0;
 		at = (uint32_t)b->top;
 		b->top += need;
@@ -157,12 +158,20 @@ node_alloc(struct bm16 *b, unsigned lines)
 	return at;
 }
 
+/* Arena word of the node of entry e (a narrow flat node's entry has bit 2 set). */
+static inline uint32_t
+node_at(uint32_t e)
+{
+	return (e >> 2) & ~(BM16_LINE_WORDS - 1);
+}
+
 /* Entry `e` (a node entry, bm16.h) back to the free list of its size. */
 static void
 node_release(struct bm16 *b, uint32_t e)
 {
-	uint32_t at = e >> 2;
-	unsigned lines = (e & BM16_FLAT) ? BM16_FLAT_LINES : node_lines(node_runs(b->arena + at));
+	uint32_t at = node_at(e);
+	unsigned lines = !(e & BM16_FLAT) ? node_lines(node_runs(b->arena + at))
+			 : (e & BM16_NARROW) ? BM16_NARROW_LINES : BM16_FLAT_LINES;
 
 	/* If the free list cannot grow, the node is leaked (still correct). */
 	if (push(&b->free[lines].at, &b->free[lines].n, &b->free[lines].cap, at) == 0) {
@@ -262,17 +271,39 @@ want(struct bm16 *b, const struct span *sp, uint32_t s, uint32_t o, uint32_t t)
 	return s;
 }
 
-/* A flat node holding v (all 256 entries valid), `runs` runs. */
+/* OR of v[0..255]. */
+static uint32_t
+or256(const uint32_t *v)
+{
+	uint32_t acc = 0;
+
+	for (unsigned i = 0; i < 256; i++)
+		acc |= v[i];
+	return acc;
+}
+
+/*
+ * A flat node holding v (all 256 entries valid), `runs` runs: narrow (16-bit
+ * entries) when b->narrow and every entry is a leaf that fits.
+ */
 static uint32_t
 put_flat(struct bm16 *b, const uint32_t *v, unsigned runs)
 {
-	uint32_t at = node_alloc(b, BM16_FLAT_LINES);
+	uint32_t acc = b->narrow ? or256(v) : 1;
+	bool nar = !(acc & 1) && acc <= UINT16_MAX;
+	uint32_t at = node_alloc(b, nar ? BM16_NARROW_LINES : BM16_FLAT_LINES);
 
 	if (at == 0)
 		return BM16_NOMEM;
-	memcpy(b->arena + at, v, 256 * sizeof(uint32_t));
+	if (nar) {
+		uint16_t *h = (uint16_t *)(b->arena + at);
+		for (unsigned i = 0; i < 256; i++)
+			h[i] = (uint16_t)v[i];
+	} else {
+		memcpy(b->arena + at, v, 256 * sizeof(uint32_t));
+	}
 	b->flat_runs_of[at / BM16_LINE_WORDS] = (uint16_t)runs;
-	return at << 2 | BM16_FLAT | 1;
+	return at << 2 | (nar ? BM16_NARROW : 0) | BM16_FLAT | 1;
 }
 
 /* The run (0..runs-1) holding entry x of the compressed node n. */
@@ -413,40 +444,73 @@ encode(struct bm16 *b, uint32_t old, unsigned lo, unsigned hi, uint32_t *nv)
  * A flat node changes in place: each changed entry is one atomic store (a
  * reader sees its address's old or new entry), and its run count is kept
  * from the boundaries around [lo, hi]. Below half the flat threshold (or at
- * one run) it is rebuilt as a compressed node or a leaf instead.
+ * one run) it is rebuilt as a compressed node or a leaf instead, and a
+ * narrow node gaining a /32-level entry (or a plain one losing its last
+ * while b->narrow) is rebuilt as the other flat kind.
  */
+static inline __attribute__((always_inline)) uint32_t
+put_in_flat_w(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, uint32_t t0,
+	      unsigned lo, unsigned hi, bool nar)
+{
+	uint32_t *f = b->arena + node_at(old);
+	uint16_t *h = (uint16_t *)f;
+#define FGET(i) (nar ? (uint32_t)h[i] : f[i])
+	uint32_t v[256];
+	uint32_t ext_new = 0, ext_old = 0;
+	int delta = 0;
+
+	for (unsigned i = lo; i <= hi; i++) {
+		uint32_t o = FGET(i);
+		v[i] = want(b, sp, src[i], o, t0 == NO24 ? NO24 : t0 + i);
+		if (v[i] == BM16_NOMEM)
+			return BM16_NOMEM;
+		ext_new |= v[i];
+		ext_old |= o;
+	}
+	for (unsigned j = lo ? lo : 1; j <= hi + 1 && j < 256; j++) {
+		uint32_t nj = j <= hi ? v[j] : FGET(j), np = j > lo ? v[j - 1] : FGET(j - 1);
+		delta += (nj != np) - (FGET(j) != FGET(j - 1));
+	}
+	uint16_t *rc = &b->flat_runs_of[node_at(old) / BM16_LINE_WORDS];
+	int runs = (int)*rc + delta;
+	bool small = runs <= 1 || (unsigned)runs < b->flat_min / 2;
+	/*
+	 * Kind changes: a narrow node that gains a /32-level entry becomes a
+	 * plain flat node; a plain one that loses one may become narrow.
+	 */
+	bool rekind = nar ? (ext_new & 1) || ext_new > UINT16_MAX : b->narrow && (ext_old & 1) && !(ext_new & 1);
+	if (small || rekind) {
+		for (unsigned i = 0; i < lo; i++)
+			v[i] = FGET(i);
+		for (unsigned i = hi + 1; i < 256; i++)
+			v[i] = FGET(i);
+		if (small) {
+			uint32_t e = encode(b, 0, 0, 255, v);   /* (old = leaf 0: "same" means leaf 0) */
+			return e == BM16_SAME ? 0 : e;
+		}
+		if (nar || !(or256(v) & 1))
+			return put_flat(b, v, (unsigned)runs);
+	}
+	for (unsigned i = lo; i <= hi; i++) {
+		if (v[i] == FGET(i))
+			continue;
+		if (nar)
+			__atomic_store_n(&h[i], (uint16_t)v[i], __ATOMIC_RELEASE);
+		else
+			__atomic_store_n(&f[i], v[i], __ATOMIC_RELEASE);
+	}
+#undef FGET
+	*rc = (uint16_t)runs;
+	return BM16_SAME;
+}
+
 static uint32_t
 put_in_flat(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_t *src, uint32_t t0,
 	    unsigned lo, unsigned hi)
 {
-	uint32_t *f = b->arena + (old >> 2);
-	uint32_t v[256];
-	int delta = 0;
-
-	for (unsigned i = lo; i <= hi; i++) {
-		v[i] = want(b, sp, src[i], f[i], t0 == NO24 ? NO24 : t0 + i);
-		if (v[i] == BM16_NOMEM)
-			return BM16_NOMEM;
-	}
-	for (unsigned j = lo ? lo : 1; j <= hi + 1 && j < 256; j++) {
-		uint32_t nj = j <= hi ? v[j] : f[j], np = j > lo ? v[j - 1] : f[j - 1];
-		delta += (nj != np) - (f[j] != f[j - 1]);
-	}
-	uint16_t *rc = &b->flat_runs_of[(old >> 2) / BM16_LINE_WORDS];
-	int runs = (int)*rc + delta;
-	if (runs <= 1 || (unsigned)runs < b->flat_min / 2) {
-		if (lo > 0)
-			memcpy(v, f, lo * sizeof(uint32_t));
-		if (hi < 255)
-			memcpy(v + hi + 1, f + hi + 1, (255 - hi) * sizeof(uint32_t));
-		uint32_t e = encode(b, 0, 0, 255, v);   /* (old = leaf 0: "same" means leaf 0) */
-		return e == BM16_SAME ? 0 : e;
-	}
-	for (unsigned i = lo; i <= hi; i++)
-		if (v[i] != f[i])
-			__atomic_store_n(&f[i], v[i], __ATOMIC_RELEASE);
-	*rc = (uint16_t)runs;
-	return BM16_SAME;
+	if (old & BM16_NARROW)
+		return put_in_flat_w(b, sp, old, src, t0, lo, hi, true);
+	return put_in_flat_w(b, sp, old, src, t0, lo, hi, false);
 }
 
 /* v[lo..hi] = src[lo..hi]; returns the OR of those entries. */

@@ -12,8 +12,15 @@
  *   direct[ip >> 16]: u32   bit0 = 0: next hop = value >> 1 (a leaf)
  *                           bit0 = 1: node at arena word (value >> 2),
  *                           bit1 = 1: a flat node, else a compressed one
+ *                           bit2 = 1 (flat only): a narrow flat node
+ *                           (node words are whole lines: bits 2-5 of a
+ *                           node entry are otherwise zero)
  *   flat node (a dense chunk: at least flat_min runs, kept down to half):
  *                           256 u32 entries, entry x at word x
+ *   narrow flat node (session 6; `narrow` set, i.e. next hops of at most
+ *                           2 bytes, and no entry is a /32-level node):
+ *                           256 u16 entries (leaves, nh << 1 < 2^16),
+ *                           entry x at half-word x (8 lines instead of 16)
  *   compressed node (u32 words, 64-byte aligned):
  *                           bm[8] (8 x 32 bits: bit j of word h set where a
  *                           run of equal entries starts at index 32h + j;
@@ -44,6 +51,8 @@
 #define BM16_MAX_LINES 17u      /* 10 + 256 words */
 #define BM16_FLAT 2u            /* entry bit: a flat node */
 #define BM16_FLAT_LINES 16u     /* 256 words */
+#define BM16_NARROW 4u          /* entry bit of a flat node: 16-bit entries */
+#define BM16_NARROW_LINES 8u    /* 256 half-words */
 #define BM16_FLAT_MIN 16u       /* nodes with this many runs are flat (kept down to half) */
 #define BM16_MAX_WORDS ((UINT32_C(1) << 30) - 64)      /* entries hold word << 2 */
 #define BM16_SAME UINT32_MAX    /* put(): the old entry stays */
@@ -75,6 +84,7 @@ struct bm16 {
 	uint16_t *flat_runs_of; /* runs of the flat node at line l (mapped, control plane) */
 	size_t flat_runs_len;
 	unsigned flat_min;      /* BM16_FLAT_MIN (tests change it to exercise both kinds) */
+	bool narrow;            /* flat nodes without /32-level entries get 16-bit entries */
 };
 typedef void (*bm16_lookup_fn)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n);
 
@@ -108,5 +118,12 @@ struct vpk_fib;
  * 0, or -EINVAL if fib is not bm16 or runs is 0.
  */
 int vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs);
+/*
+ * Tests and benchmarks: let a bm16 FIB build narrow flat nodes (16-bit
+ * entries) or not. Safe between updates: nodes change kind when next rebuilt
+ * (both kinds may coexist). 0, or -EINVAL if fib is not bm16, or `on` with
+ * next hops wider than 2 bytes. Narrow is the default at 1 and 2 bytes.
+ */
+int vpk_fib_bm16_narrow(struct vpk_fib *fib, bool on);
 
 #endif

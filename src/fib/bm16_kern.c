@@ -35,9 +35,10 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 }
 
 /*
- * Arena word of entry x of entry e (bm16.h): a flat node's word x, a
- * compressed node's rank; a leaf gives word 9 (of the zero header at word 0).
- * Branch-free: the rank of a flat node or a leaf reads that zero header.
+ * Arena word of entry x of entry e (bm16.h): a flat node's word x (a narrow
+ * one's word x / 2), a compressed node's rank; a leaf gives word 9 (of the
+ * zero header at word 0). Branch-free: the rank of a flat node or a leaf
+ * reads that zero header.
  */
 static inline __attribute__((always_inline)) uint32_t
 locate(const uint32_t *arena, uint32_t e, unsigned x)
@@ -47,11 +48,11 @@ locate(const uint32_t *arena, uint32_t e, unsigned x)
 	uint32_t flat = -(e >> 1 & e & 1);
 	uint32_t r = node_rank(arena, (e >> 2) & -(e & 1) & ~flat, x);
 
-	return (r & ~flat) | (((e >> 2) + x) & flat);
+	return (r & ~flat) | ((((e >> 2) & ~1u) + (x >> (e >> 2 & 1))) & flat);
 #else
 	/* A SWAR rank costs more than a mispredicted branch now and then. */
 	if ((e & 3) == (BM16_FLAT | 1))
-		return (e >> 2) + x;
+		return ((e >> 2) & ~1u) + (x >> (e >> 2 & 1));
 	return node_rank(arena, (e >> 2) & -(e & 1), x);        /* a leaf: the zero header */
 #endif
 }
@@ -60,7 +61,16 @@ locate(const uint32_t *arena, uint32_t e, unsigned x)
 static inline __attribute__((always_inline)) uint32_t
 first_line(uint32_t e, unsigned x)
 {
-	return ((e >> 2) + (x & -((e >> 1) & 1))) & -(e & 1);
+	return (((e >> 2) & ~1u) + ((x >> (e >> 2 & 1)) & -((e >> 1) & 1))) & -(e & 1);
+}
+
+/* Entry x of node entry e from the arena word w locate() gave: a narrow flat node's half-word x. */
+static inline __attribute__((always_inline)) uint32_t
+entry_of(uint32_t w, uint32_t e, unsigned x)
+{
+	uint32_t nar = -(uint32_t)((e & 7) == (BM16_NARROW | BM16_FLAT | 1));
+
+	return (w >> ((x & 1) << 4 & nar)) & ~(nar & 0xffff0000u);
 }
 
 
@@ -104,7 +114,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 		}
 		if (t >= 2 * sd && t - 2 * sd < cnt) {
 			size_t j = t - 2 * sd;
-			uint32_t d = rd[j % SR], v = ar[rr[j % SR]];
+			uint32_t d = rd[j % SR], v = entry_of(ar[rr[j % SR]], d, fib_ld32(&ips[j]) >> 8 & 0xff);
 			v = (d & 1) ? v : d;
 			rd[j % SR] = v;
 			if (__builtin_expect(v & 1, 0))
@@ -123,11 +133,31 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			size_t j = t - 4 * sd;
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0))
-				v = ar[rr[j % SR]];
+				v = entry_of(ar[rr[j % SR]], v, fib_ld32(&ips[j]) & 0xff);
 			fib_st64(&nhs[j], v >> 1);
 		}
 	}
 }
+
+#if VPK_VEC_BITS >= 256
+/*
+ * The vector stage 2: rk[] holds every lane's flat-node word; the lanes in
+ * compressed nodes (bits of cmp, about one in six in-table keys) are ranked
+ * here one by one from their node header (prefetched a stage before) and
+ * their value line prefetched. Two masked gathers per block (bitmap word and
+ * run count) cost as much as 16 lanes' loads whatever the mask.
+ */
+static inline __attribute__((always_inline)) void
+rank_lanes(const uint32_t *arena, uint32_t cmp, const uint32_t *at, const uint32_t *x, uint32_t *rk)
+{
+	for (; cmp; cmp &= cmp - 1) {
+		unsigned l = (unsigned)__builtin_ctz(cmp);
+		uint32_t r = node_rank(arena, at[l], x[l]);
+		rk[l] = r;
+		__builtin_prefetch(arena + r);
+	}
+}
+#endif
 
 #if VPK_VEC_BITS >= 512
 static inline __attribute__((always_inline)) __m512i
@@ -168,25 +198,61 @@ rank16(const uint32_t *arena, __mmask16 m, __m512i base, __m512i x)
 static inline __attribute__((always_inline)) __m512i
 locate16(const uint32_t *arena, __m512i e, __m512i x, __mmask16 *cmp)
 {
-	const __m512i three = _mm512_set1_epi32(3);
-	__mmask16 node = _mm512_test_epi32_mask(e, _mm512_set1_epi32(1));
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
+	__mmask16 node = _mm512_test_epi32_mask(e, one);
 	__mmask16 flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
-	__m512i at = _mm512_srli_epi32(e, 2);
+	__m512i e2 = _mm512_srli_epi32(e, 2);
+	__m512i at = _mm512_andnot_si512(one, e2);
 
 	*cmp = node & (__mmask16)~flat;
 	__m512i r = rank16(arena, *cmp, _mm512_maskz_mov_epi32(*cmp, at), x);
-	return _mm512_mask_add_epi32(r, flat, at, x);
+	return _mm512_mask_add_epi32(r, flat, at, _mm512_srlv_epi32(x, _mm512_and_si512(e2, one)));
+}
+
+/*
+ * locate16() with the compressed lanes ranked by rank_lanes() (which also
+ * prefetches their value lines): the words go to rk[16].
+ */
+static inline __attribute__((always_inline)) void
+locate16s(const uint32_t *arena, __m512i e, __m512i x, uint32_t *rk)
+{
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
+	__mmask16 node = _mm512_test_epi32_mask(e, one);
+	__mmask16 flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
+	__m512i e2 = _mm512_srli_epi32(e, 2);
+	__m512i at = _mm512_andnot_si512(one, e2);
+	__mmask16 cmp = node & (__mmask16)~flat;
+
+	_mm512_store_si512((void *)rk, _mm512_add_epi32(at, _mm512_srlv_epi32(x, _mm512_and_si512(e2, one))));
+	if (cmp) {
+		uint32_t a[16] __attribute__((aligned(64))), xs[16] __attribute__((aligned(64)));
+		_mm512_store_si512((void *)a, at);
+		_mm512_store_si512((void *)xs, x);
+		rank_lanes(arena, cmp, a, xs, rk);
+	}
 }
 
 /* first_line() on 16 lanes; *node: the lanes in nodes. */
 static inline __attribute__((always_inline)) __m512i
 first16(__m512i e, __m512i x, __mmask16 *node)
 {
-	const __m512i three = _mm512_set1_epi32(3);
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
 	__mmask16 flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
+	__m512i e2 = _mm512_srli_epi32(e, 2);
 
-	*node = _mm512_test_epi32_mask(e, _mm512_set1_epi32(1));
-	return _mm512_add_epi32(_mm512_srli_epi32(e, 2), _mm512_maskz_mov_epi32(flat, x));
+	*node = _mm512_test_epi32_mask(e, one);
+	return _mm512_add_epi32(_mm512_andnot_si512(one, e2),
+				_mm512_maskz_srlv_epi32(flat, x, _mm512_and_si512(e2, one)));
+}
+
+/* entry_of() on 16 lanes: words w of the node entries e; sh = 16 * (x & 1). */
+static inline __attribute__((always_inline)) __m512i
+entry16(__m512i w, __m512i e, __m512i sh)
+{
+	const __m512i seven = _mm512_set1_epi32(BM16_NARROW | BM16_FLAT | 1);
+	__mmask16 nar = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, seven), seven);
+
+	return _mm512_mask_and_epi32(w, nar, _mm512_srlv_epi32(w, sh), _mm512_set1_epi32(0xffff));
 }
 
 /*
@@ -233,10 +299,11 @@ prefetch16_all(const uint32_t *arena, __mmask16 m, __m512i at)
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
-	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
+	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff), sixteen = _mm512_set1_epi32(16);
 	const uint32_t *ar = b->arena;
 	size_t nb = n / 16;
-	__m512i rd[VR], rr[VR];
+	__m512i rd[VR];
+	uint32_t rr[VR][16] __attribute__((aligned(64)));
 	__mmask16 rm[VR];
 
 	size_t vd = nb / 4 >= VD ? VD : nb / 4 ? nb / 4 : 1;
@@ -253,22 +320,21 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 		if (t >= vd && t - vd < nb) {
 			size_t k = t - vd;
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
-			__mmask16 m;
-			__m512i r = locate16(ar, rd[k % VR], _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff), &m);
-			rr[k % VR] = r;
-			prefetch16(ar, m, r);
+			locate16s(ar, rd[k % VR], _mm512_and_si512(_mm512_srli_epi32(ip, 8), ff), rr[k % VR]);
 		}
 		if (t >= 2 * vd && t - 2 * vd < nb) {
 			size_t k = t - 2 * vd;
-			__m512i d = rd[k % VR];
-			__mmask16 m = _mm512_test_epi32_mask(d, one);
-			d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
+			__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
+			__m512i e = rd[k % VR];
+			__mmask16 m = _mm512_test_epi32_mask(e, one);
+			__m512i d = _mm512_mask_i32gather_epi32(e, m, _mm512_load_si512((const void *)rr[k % VR]), ar, 4);
+			d = entry16(d, e, _mm512_and_si512(_mm512_srli_epi32(ip, 4), sixteen));
 			rd[k % VR] = d;
 			m = _mm512_test_epi32_mask(d, one);
 			rm[k % VR] = m;
 			if (m) {
 				__mmask16 mm;
-				__m512i f = first16(d, _mm512_and_si512(_mm512_loadu_si512((const void *)(ips + 16 * k)), ff), &mm);
+				__m512i f = first16(d, _mm512_and_si512(ip, ff), &mm);
 				prefetch16(ar, mm, f);
 			}
 		}
@@ -277,18 +343,18 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 			__mmask16 m = rm[k % VR];
 			if (m) {
 				__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
-				__mmask16 mm;
-				__m512i r = locate16(ar, rd[k % VR], _mm512_and_si512(ip, ff), &mm);
-				rr[k % VR] = r;
-				prefetch16(ar, mm, r);
+				locate16s(ar, rd[k % VR], _mm512_and_si512(ip, ff), rr[k % VR]);
 			}
 		}
 		if (t >= 4 * vd) {
 			size_t k = t - 4 * vd;
 			__m512i d = rd[k % VR];
 			__mmask16 m = rm[k % VR];
-			if (m)
-				d = _mm512_mask_i32gather_epi32(d, m, rr[k % VR], ar, 4);
+			if (m) {
+				__m512i ip = _mm512_loadu_si512((const void *)(ips + 16 * k));
+				__m512i w = _mm512_mask_i32gather_epi32(d, m, _mm512_load_si512((const void *)rr[k % VR]), ar, 4);
+				d = entry16(w, d, _mm512_and_si512(_mm512_slli_epi32(ip, 4), sixteen));
+			}
 			d = _mm512_srli_epi32(d, 1);
 			_mm512_storeu_si512((void *)(nhs + 16 * k), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(d)));
 			_mm512_storeu_si512((void *)(nhs + 16 * k + 8),
@@ -335,10 +401,31 @@ locate8(const uint32_t *arena, __m256i e, __m256i x)
 	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
 	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
 	__m256i cmp = _mm256_andnot_si256(flat, node);
-	__m256i at = _mm256_srli_epi32(e, 2);
+	__m256i e2 = _mm256_srli_epi32(e, 2);
+	__m256i at = _mm256_andnot_si256(one, e2);
 	__m256i r = rank8(arena, cmp, _mm256_and_si256(cmp, at), x);
 
-	return _mm256_blendv_epi8(r, _mm256_add_epi32(at, x), flat);
+	return _mm256_blendv_epi8(r, _mm256_add_epi32(at, _mm256_srlv_epi32(x, _mm256_and_si256(e2, one))), flat);
+}
+
+/* locate8() with the compressed lanes ranked by rank_lanes(): the words go to rk[8]. */
+static inline __attribute__((always_inline)) void
+locate8s(const uint32_t *arena, __m256i e, __m256i x, uint32_t *rk)
+{
+	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
+	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
+	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
+	uint32_t cmp = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(flat, node)));
+	__m256i e2 = _mm256_srli_epi32(e, 2);
+	__m256i at = _mm256_andnot_si256(one, e2);
+
+	_mm256_store_si256((__m256i *)rk, _mm256_add_epi32(at, _mm256_srlv_epi32(x, _mm256_and_si256(e2, one))));
+	if (cmp) {
+		uint32_t a[8] __attribute__((aligned(32))), xs[8] __attribute__((aligned(32)));
+		_mm256_store_si256((__m256i *)a, at);
+		_mm256_store_si256((__m256i *)xs, x);
+		rank_lanes(arena, cmp, a, xs, rk);
+	}
 }
 
 /* first_line() on 8 lanes. */
@@ -348,8 +435,21 @@ first8(__m256i e, __m256i x)
 	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
 	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
 	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
+	__m256i e2 = _mm256_srli_epi32(e, 2);
+	__m256i xs = _mm256_srlv_epi32(x, _mm256_and_si256(e2, one));
 
-	return _mm256_and_si256(node, _mm256_add_epi32(_mm256_srli_epi32(e, 2), _mm256_and_si256(flat, x)));
+	return _mm256_and_si256(node, _mm256_add_epi32(_mm256_andnot_si256(one, e2), _mm256_and_si256(flat, xs)));
+}
+
+/* entry_of() on 8 lanes: words w of the node entries e; sh = 16 * (x & 1). */
+static inline __attribute__((always_inline)) __m256i
+entry8(__m256i w, __m256i e, __m256i sh)
+{
+	const __m256i seven = _mm256_set1_epi32(BM16_NARROW | BM16_FLAT | 1);
+	__m256i nar = _mm256_cmpeq_epi32(_mm256_and_si256(e, seven), seven);
+	__m256i keep = _mm256_or_si256(_mm256_set1_epi32(0xffff), _mm256_andnot_si256(nar, _mm256_set1_epi32(-1)));
+
+	return _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(nar, sh)), keep);
 }
 
 static inline __attribute__((always_inline)) void
@@ -369,11 +469,12 @@ prefetch8(const uint32_t *arena, __m256i at)
 static inline __attribute__((always_inline)) size_t
 vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
-	const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xff);
+	const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xff), sixteen = _mm256_set1_epi32(16);
 	const uint32_t *ar = b->arena;
 	const int *a = (const int *)ar;
 	size_t nb = n / 8;
-	__m256i rd[VR], rr[VR];
+	__m256i rd[VR];
+	uint32_t rr[VR][8] __attribute__((aligned(32)));
 	bool rm[VR];
 
 	size_t vd = nb / 4 >= VD ? VD : nb / 4 ? nb / 4 : 1;
@@ -388,36 +489,36 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 		if (t >= vd && t - vd < nb) {
 			size_t k = t - vd;
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
-			__m256i r = locate8(ar, rd[k % VR], _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff));
-			rr[k % VR] = r;
-			prefetch8(ar, r);
+			locate8s(ar, rd[k % VR], _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff), rr[k % VR]);
 		}
 		if (t >= 2 * vd && t - 2 * vd < nb) {
 			size_t k = t - 2 * vd;
-			__m256i d = rd[k % VR];
-			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-			d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
+			__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+			__m256i e = rd[k % VR];
+			__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
+			__m256i d = _mm256_mask_i32gather_epi32(e, a, _mm256_load_si256((const __m256i *)rr[k % VR]), m, 4);
+			d = entry8(d, e, _mm256_and_si256(_mm256_srli_epi32(ip, 4), sixteen));
 			rd[k % VR] = d;
 			m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
 			rm[k % VR] = !_mm256_testz_si256(m, m);
 			if (rm[k % VR])
-				prefetch8(ar, first8(d, _mm256_and_si256(_mm256_loadu_si256((const void *)(ips + 8 * k)), ff)));
+				prefetch8(ar, first8(d, _mm256_and_si256(ip, ff)));
 		}
 		if (t >= 3 * vd && t - 3 * vd < nb) {
 			size_t k = t - 3 * vd;
 			if (rm[k % VR]) {
 				__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
-				__m256i r = locate8(ar, rd[k % VR], _mm256_and_si256(ip, ff));
-				rr[k % VR] = r;
-				prefetch8(ar, r);
+				locate8s(ar, rd[k % VR], _mm256_and_si256(ip, ff), rr[k % VR]);
 			}
 		}
 		if (t >= 4 * vd) {
 			size_t k = t - 4 * vd;
 			__m256i d = rd[k % VR];
 			if (rm[k % VR]) {
+				__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
 				__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d, one), one);
-				d = _mm256_mask_i32gather_epi32(d, a, rr[k % VR], m, 4);
+				__m256i w = _mm256_mask_i32gather_epi32(d, a, _mm256_load_si256((const __m256i *)rr[k % VR]), m, 4);
+				d = entry8(w, d, _mm256_and_si256(_mm256_slli_epi32(ip, 4), sixteen));
 			}
 			d = _mm256_srli_epi32(d, 1);
 			_mm256_storeu_si256((void *)(nhs + 8 * k), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(d)));

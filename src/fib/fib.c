@@ -85,6 +85,15 @@ vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs)
 	return 0;
 }
 
+int
+vpk_fib_bm16_narrow(struct vpk_fib *fib, bool on)
+{
+	if (fib == NULL || fib->type != VPK_FIB_BM16 || (on && fib->conf.nh_size > 2))
+		return -EINVAL;
+	fib->bm.narrow = on;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib *fib, const struct vpk_impl *impl)
 {
@@ -161,6 +170,7 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 			free(fib);
 			return -ENOMEM;
 		}
+		fib->bm.narrow = conf->nh_size <= 2;    /* nh << 1 fits 16 bits */
 		fib->bm_active = true;
 	}
 	use_impl(fib, impl);

@@ -319,6 +319,24 @@ test_random(unsigned nh_size)
 	d.want = malloc(d.nips * 8);
 	d.out = malloc((d.nips + 1) * 8);
 	uint32_t area = 0x0a000000 | (check_rand_u32() & 0x00ff0000);  /* a /16 inside 10/8 */
+	if (g_type == VPK_FIB_BM16) {
+		/*
+		 * Fill the arena past word 2^14 first (200 flat nodes in 100.k/16),
+		 * so that later node entries (word << 2) no longer fit 16 bits: a
+		 * /32-level entry stored into a narrow flat node would be cut.
+		 */
+		CHECK(vpk_fib_bm16_flat_min(f, 1) == 0, "flat threshold");
+		for (uint32_t k = 0; k < 200; k++) {
+			uint32_t ip = 0x64000100 | k << 16;
+			uint64_t nh = 1 + k % (max_nh < 200 ? max_nh : 200);
+			CHECK(vpk_fib_add(f, ip, 24, nh) == 0, "fill %08x", ip);
+			ref_add(&ref, (uint64_t)ip << 32, 0, 24, nh);
+			if (k % 20 == 0) {
+				edges[nedges++] = ip;
+				edges[nedges++] = ip + 255;
+			}
+		}
+	}
 	for (unsigned step = 0; step < STEPS; step++) {
 		unsigned r = (unsigned)check_rand_range(100);
 		if (r < 60 || nlive == 0) {
@@ -374,6 +392,9 @@ test_random(unsigned nh_size)
 			/* bm16 node kinds: all flat, mixed, none; changed mid-sequence. */
 			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 32, 300 };
 			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(7)]) == 0, "flat threshold");
+			/* narrow flat nodes (16-bit entries) on and off: both kinds coexist */
+			if (nh_size <= 2)
+				CHECK(vpk_fib_bm16_narrow(f, check_rand_range(4) != 0) == 0, "narrow");
 		}
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
@@ -412,6 +433,10 @@ test_random(unsigned nh_size)
 	for (unsigned i = 1; i < added; i++)
 		vpk_fib_del(f, base + (i << 8), 25);
 	vpk_fib_del(f, base + (added << 8), 26);
+	for (uint32_t k = 0; g_type == VPK_FIB_BM16 && k < 200; k++) {
+		CHECK(vpk_fib_del(f, 0x64000100 | k << 16, 24) == 0, "del fill");
+		ref_del(&ref, (uint64_t)(0x64000100 | k << 16) << 32, 0, 24);
+	}
 	vpk_fib_get_stats(f, &st);
 	CHECK(st.routes == 0 && st.tbl8_used == 0 && st.tbl8_reserved == 0, "empty: routes %u used %u rsvd %u",
 	      st.routes, st.tbl8_used, st.tbl8_reserved);
@@ -461,7 +486,7 @@ test_address_order(void)
 			if (x == 0 || x == 255 || (x >= 60 && x < 100 && r % 2) || r % 5 < 2) {
 				rt[n][0] = chunk | x << 8;
 				rt[n][1] = 24;
-				rt[n++][2] = 3 + r % 5;
+				rt[n++][2] = r % 7 == 0 ? 32767 : 3 + r % 5;     /* 2-byte maximum too */
 				if (r % 23 == 0) {          /* a /32-level node */
 					rt[n][0] = chunk | x << 8 | 128;
 					rt[n][1] = 25;
@@ -471,8 +496,9 @@ test_address_order(void)
 		}
 	}
 	qsort(rt, n, sizeof(rt[0]), by_addr);
-	for (unsigned t = 0; t < (g_type == VPK_FIB_BM16 ? 5u : 1u); t++) {
-		struct vpk_fib *f = mk(4, 512, 0, 1024);
+	/* bm16: every threshold at 4-byte next hops, then at 2 bytes (narrow flat nodes). */
+	for (unsigned t = 0; t < (g_type == VPK_FIB_BM16 ? 10u : 1u); t++) {
+		struct vpk_fib *f = mk(t < 5 ? 4 : 2, 512, 0, 1024);
 		struct ref_lpm ref;
 		static uint32_t edges[2200];
 		char label[40];
@@ -481,8 +507,8 @@ test_address_order(void)
 		if (f == NULL)
 			return;
 		if (g_type == VPK_FIB_BM16)
-			CHECK(vpk_fib_bm16_flat_min(f, th[t]) == 0, "flat threshold");
-		snprintf(label, sizeof(label), "address order, flat at %u", th[t]);
+			CHECK(vpk_fib_bm16_flat_min(f, th[t % 5]) == 0, "flat threshold");
+		snprintf(label, sizeof(label), "address order, flat at %u, nh%u", th[t % 5], t < 5 ? 4 : 2);
 		ref_init(&ref, 32, 0);
 		d.ips = check_guard_alloc(d.nips * 4);
 		d.want = malloc(d.nips * 8);
@@ -512,6 +538,76 @@ test_address_order(void)
 	}
 }
 
+/* Every variant against the reference on nips addresses of 10.1/16 and 100/8. */
+static void
+compare_narrow(struct diff *d)
+{
+	for (size_t i = 0; i < d->nips; i++) {
+		uint32_t r = check_rand_u32();
+		d->ips[i] = i % 8 == 0 ? 0x64000000 | (r & 0xffffff) : 0x0a010000 | (r & 0x3fff);
+		d->want[i] = ref_lookup4(d->ref, d->ips[i]);
+	}
+	check_each_impl(kname(), vpk_fib_impls(VPK_FIB_BM16), run_variant, d);
+}
+
+/*
+ * bm16 at 1- and 2-byte next hops: a dense chunk (10.1/16, 64 /24s) held in a
+ * narrow flat node (16-bit entries) gains and loses /32-level entries (a
+ * /25, a /32), so it switches to a plain flat node and back, at the
+ * width's maximum next hop, after the arena grew past word 2^14 (node
+ * entries no longer fit 16 bits: a /32-level entry kept in a narrow node
+ * would be cut), at flat thresholds 1, 16 and 300.
+ */
+static void
+test_narrow(unsigned nh_size)
+{
+	static const unsigned th[] = { 1, BM16_FLAT_MIN, 300 };
+	uint64_t max_nh = vpk_fib_max_nh(nh_size);
+	struct vpk_fib *f = mk(nh_size, 64, 0, 1024);
+	struct ref_lpm ref;
+	char label[40];
+	struct diff d = { .fib = f, .ref = &ref, .nips = 400, .label = label };
+
+	if (f == NULL)
+		return;
+	snprintf(label, sizeof(label), "narrow nodes, nh%u", nh_size);
+	ref_init(&ref, 32, 0);
+	d.ips = check_guard_alloc(d.nips * 4);
+	d.want = malloc(d.nips * 8);
+	d.out = malloc((d.nips + 1) * 8);
+	CHECK(vpk_fib_bm16_flat_min(f, 1) == 0, "flat threshold");
+	for (uint32_t k = 0; k < 200; k++) {      /* 200 flat nodes: the arena past word 2^14 */
+		CHECK(vpk_fib_add(f, 0x64000100 | k << 16, 24, 1) == 0, "fill");
+		ref_add(&ref, (uint64_t)(0x64000100 | k << 16) << 32, 0, 24, 1);
+	}
+	for (unsigned t = 0; t < 3; t++) {
+		CHECK(vpk_fib_bm16_flat_min(f, th[t]) == 0, "flat threshold");
+		for (uint32_t x = 0; x < 64; x++) {
+			uint64_t nh = x % 3 == 0 ? max_nh : 1 + (x + t) % 7;
+			CHECK(vpk_fib_add(f, 0x0a010000 | x << 8, 24, nh) == 0, "add /24");
+			ref_add(&ref, (uint64_t)(0x0a010000 | x << 8) << 32, 0, 24, nh);
+		}
+		compare_narrow(&d);
+		static const struct { uint32_t ip; uint8_t depth; } more[] = {
+			{ 0x0a010580, 25 }, { 0x0a010707, 32 }, { 0x0a013f00, 26 } };
+		for (unsigned m = 0; m < 3; m++) {
+			CHECK(vpk_fib_add(f, more[m].ip, more[m].depth, max_nh - m) == 0, "add more-specific");
+			ref_add(&ref, (uint64_t)more[m].ip << 32, 0, more[m].depth, max_nh - m);
+			compare_narrow(&d);
+		}
+		for (unsigned m = 0; m < 3; m++) {
+			CHECK(vpk_fib_del(f, more[m].ip, more[m].depth) == 0, "del more-specific");
+			ref_del(&ref, (uint64_t)more[m].ip << 32, 0, more[m].depth);
+			compare_narrow(&d);
+		}
+	}
+	check_guard_free(d.ips, d.nips * 4);
+	free(d.want);
+	free(d.out);
+	ref_fini(&ref);
+	vpk_fib_free(f);
+}
+
 int
 main(void)
 {
@@ -527,6 +623,8 @@ main(void)
 	test_address_order();
 	for (unsigned s = 1; s <= 4; s *= 2)
 		test_random(s);
+	test_narrow(1);
+	test_narrow(2);
 	struct vpk_fib_conf c8 = { .type = VPK_FIB_BM16, .nh_size = 8, .num_tbl8 = 64, .max_routes = 8 };
 	struct vpk_fib *f8;
 	CHECK(vpk_fib_create(&c8, &f8) == -EINVAL, "bm16 with 8-byte next hops");
@@ -534,6 +632,8 @@ main(void)
 	CHECK(vpk_fib_create(&c8, &f8) == 0, "bm16 create");
 	CHECK(vpk_fib_bm16_flat_min(f8, 0) == -EINVAL && vpk_fib_bm16_flat_min(NULL, 1) == -EINVAL,
 	      "flat threshold 0 / NULL");
+	CHECK(vpk_fib_bm16_narrow(f8, true) == -EINVAL && vpk_fib_bm16_narrow(f8, false) == 0 &&
+	      vpk_fib_bm16_narrow(NULL, false) == -EINVAL, "narrow at 4 B / NULL");
 	vpk_fib_free(f8);
 	g_type = VPK_FIB_DIR24_8;
 	f8 = mk(4, 64, 0, 8);

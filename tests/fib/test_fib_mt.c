@@ -15,7 +15,9 @@
  * every 16 rounds after the reader passed two quiescent points, switching
  * the flat-node threshold between 1 (every node flat: entries change in
  * place) and 300 (none: nodes are rebuilt and republished) every 64 rounds,
- * so nodes also change kind under the reader. Then once
+ * so nodes also change kind under the reader; once more at 2-byte next hops
+ * (narrow flat nodes, a chunk switching kind with a /25 coming and going,
+ * see run4()). Then once
  * more with IPv6 on bm6 (its nodes are rebuilt and republished by every
  * change) with deferred freeing and IPv6 reclaims after quiescent points.
  */
@@ -80,6 +82,9 @@ reader(void *arg)
 				ips[i] = 0x0a000100 | (uint32_t)(x >> 56);
 			if ((x >> 43) % 3 == 0)
 				ips[i] = 0x0a000200 | ((uint32_t)(x >> 45) & 0x100) | (uint32_t)(x >> 56);
+			if ((x >> 37) % 5 == 0)         /* 20.1.5/24 (a /25 comes and goes), 20.1.8/24, 20.1.9/24 */
+				ips[i] = 0x14010000 | (uint32_t)((x >> 29) % 3 == 0 ? 5 : 8 + (x >> 29) % 2) << 8 |
+					 (uint32_t)(x >> 56);
 			memset(a6[i], 0, 16);
 			a6[i][0] = 0x20;
 			a6[i][1] = 0x01;
@@ -146,10 +151,16 @@ make6(enum vpk_fib6_type type)
 	return f;
 }
 
+/*
+ * nh_size 2 on bm16: narrow flat nodes (16-bit entries, changed by 16-bit
+ * stores) at the /32 level, and the 20.1/16 chunk switching between a narrow
+ * flat node and a plain one (a /25 in 20.1.5/24 added and deleted) or a
+ * compressed one under the reader.
+ */
 static void
-run4(enum vpk_fib_type type)
+run4(enum vpk_fib_type type, unsigned nh_size)
 {
-	struct vpk_fib_conf c4 = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 64 };
+	struct vpk_fib_conf c4 = { .type = type, .nh_size = nh_size, .num_tbl8 = 64, .max_routes = 64 };
 	uint8_t ip[16];
 	pthread_t th;
 	bool bm = type == VPK_FIB_BM16;
@@ -159,7 +170,8 @@ run4(enum vpk_fib_type type)
 	CHECK(vpk_fib_add(f4, 0x0a000000, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000040, 26, 2) == 0 &&
 	      vpk_fib_add(f4, 0x0a000000, 25, 3) == 0 && vpk_fib_add(f4, 0x14010000, 16, 6) == 0 &&
 	      vpk_fib_add(f4, 0x0a000100, 24, 1) == 0 && vpk_fib_add(f4, 0x0a000200, 24, 1) == 0 &&
-	      vpk_fib_add(f4, 0x0a000300, 24, 1) == 0, "v4 routes");
+	      vpk_fib_add(f4, 0x0a000300, 24, 1) == 0 && vpk_fib_add(f4, 0x14010800, 24, 6) == 0 &&
+	      vpk_fib_add(f4, 0x14010900, 24, 7) == 0, "v4 routes");
 	if (bm)
 		CHECK(vpk_fib_set_deferred_free(f4, true) == 0, "defer on");
 	atomic_store(&stop, 0);
@@ -174,6 +186,8 @@ run4(enum vpk_fib_type type)
 			CHECK(vpk_fib_bm16_flat_min(f4, r / 64 % 2 ? 300 : 1) == 0, "flat threshold");
 		CHECK(vpk_fib_add(f4, 0x0a000000, 25, a) == 0, "replace /25");
 		CHECK(vpk_fib_add(f4, 0x14010000, 16, 6 + (r & 1)) == 0, "replace /16");
+		CHECK(r % 2 == 0 ? vpk_fib_add(f4, 0x14010500, 25, 7) == 0 : vpk_fib_del(f4, 0x14010500, 25) == 0,
+		      "add/del 20.1.5.0/25");
 		p6(ip, 0);
 		CHECK(vpk_fib6_add(f6, ip, 57, a) == 0, "replace /57");
 		if (r % 2 == 0) {
@@ -224,8 +238,9 @@ main(void)
 	f6 = make6(VPK_FIB6_TRIE);
 	if (f6 == NULL)
 		return check_finish();
-	run4(VPK_FIB_DIR24_8);
-	run4(VPK_FIB_BM16);
+	run4(VPK_FIB_DIR24_8, 4);
+	run4(VPK_FIB_BM16, 4);
+	run4(VPK_FIB_BM16, 2);
 	CHECK(atomic_load(&bad6) == 0, "IPv6 trie: %lu of %lu lookups saw neither the old nor the new next hop",
 	      atomic_load(&bad6), atomic_load(&seen6));
 	printf("reader: %lu IPv6 (trie) lookups\n", atomic_load(&seen6));
@@ -238,7 +253,7 @@ main(void)
 	reclaim6 = true;
 	atomic_store(&bad6, 0);
 	atomic_store(&seen6, 0);
-	run4(VPK_FIB_DIR24_8);
+	run4(VPK_FIB_DIR24_8, 4);
 	CHECK(atomic_load(&bad6) == 0, "IPv6 bm6: %lu of %lu lookups saw neither the old nor the new next hop",
 	      atomic_load(&bad6), atomic_load(&seen6));
 	CHECK(atomic_load(&seen6) > 0, "the reader ran on bm6");

@@ -19,6 +19,7 @@
 #include <vpk/fib.h>
 
 #include "bench.h"
+#include "fib/bm16.h"
 #include "fib/fib_file.h"
 #include "fib_dpdk.h"
 #include "fib_gen.h"
@@ -187,7 +188,7 @@ cmd_bench_fib(int argc, char **argv)
 	const char *path = NULL;
 	unsigned sizes[4] = { 1, 2, 4, 8 }, nsizes = 4, passes = 5;
 	size_t nl = 10000000;
-	bool use_dpdk = true, updates = true, want[2] = { true, true };        /* DIR-24-8, bm16 */
+	bool use_dpdk = true, updates = true, want[3] = { true, true, false };        /* DIR-24-8, bm16, bm16-wide */
 	uint64_t seed = 1;
 	int c, code = VPK_EXIT_OK;
 
@@ -203,9 +204,10 @@ cmd_bench_fib(int argc, char **argv)
 		case 'U': updates = false; break;
 		case 'b':
 			want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
-			want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0;
+			want[2] = strcmp(optarg, "bm16ab") == 0;       /* A/B: bm16 without narrow flat nodes too */
+			want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0 || want[2];
 			if (!want[0] && !want[1])
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16' or 'all'", optarg);
+				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16', 'bm16ab' or 'all'", optarg);
 			break;
 		case 'e': {
 			int k = bench_parse_list(optarg, sizes, 4);
@@ -219,7 +221,8 @@ cmd_bench_fib(int argc, char **argv)
 		}
 		case 'h':
 			printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
-			       "                     [-b dir|bm16|all (vpk layouts, default all)] [--no-dpdk] [--seed N] [--json]\n"
+			       "                     [-b dir|bm16|bm16ab|all (vpk layouts, default all; bm16ab: bm16 and, at 1-2 B,\n"
+			       "                      bm16 without narrow flat nodes)] [--no-dpdk] [--seed N] [--json]\n"
 			       "                     [--cpu-time (cycles = thread CPU time x TSC rate)]\n");
 			return VPK_EXIT_OK;
 		default:
@@ -258,14 +261,16 @@ cmd_bench_fib(int argc, char **argv)
 	for (unsigned si = 0; si < nsizes; si++) {
 		unsigned sz = sizes[si];
 		struct vpk_fib_conf conf = { .nh_size = sz, .num_tbl8 = groups(sz), .max_routes = (uint32_t)nrt };
-		struct vpk_fib *vf[2] = { NULL, NULL };        /* DIR-24-8, bm16 */
+		struct vpk_fib *vf[3] = { NULL, NULL, NULL };  /* DIR-24-8, bm16, bm16-wide */
 		struct dpdk_fib *dfib = NULL;
-		static const char *const vname[2] = { "vpk-dir24-8", "vpk-bm16" };
-		for (int t = 0; t < 2; t++) {
+		static const char *const vname[3] = { "vpk-dir24-8", "vpk-bm16", "vpk-bm16-wide" };
+		for (int t = 0; t < 3; t++) {
 			conf.type = t == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
-			if ((t == 1 && sz > 4) || !want[t])
+			if ((t == 1 && sz > 4) || (t == 2 && sz > 2) || !want[t])
 				continue;
 			bool ok = vpk_fib_create(&conf, &vf[t]) == 0;
+			if (ok && t == 2)
+				ok = vpk_fib_bm16_narrow(vf[t], false) == 0;
 			for (size_t i = 0; ok && i < nrt; i++)
 				ok = vpk_fib_add(vf[t], rt[i].ip, rt[i].depth, rt[i].nh) == 0;
 			struct vpk_fib_stats st = { 0 };
@@ -292,9 +297,9 @@ cmd_bench_fib(int argc, char **argv)
 			}
 		}
 		/* Runners for this size. */
-		struct { const char *impl, *name; const struct vpk_impl *vi; enum dpdk_fib_lookup dt; struct vpk_fib *f; } r[16];
+		struct { const char *impl, *name; const struct vpk_impl *vi; enum dpdk_fib_lookup dt; struct vpk_fib *f; } r[24];
 		size_t nr = 0;
-		for (int v = 0; v < 2; v++)
+		for (int v = 0; v < 3; v++)
 			for (const struct vpk_impl *const *t = vpk_fib_impls(v ? VPK_FIB_BM16 : VPK_FIB_DIR24_8); vf[v] && *t; t++)
 				if (vpk_impl_why_not(*t) == NULL) {
 					r[nr].impl = vname[v];
@@ -313,8 +318,8 @@ cmd_bench_fib(int argc, char **argv)
 				r[nr++].dt = dt[i].t;
 			}
 		for (int k = 0; k < 2 && nr > 0; k++) {
-			double cyc[16][100];
-			bool same[16];
+			double cyc[24][100];
+			bool same[24];
 			for (size_t j = 0; j < nr; j++) {   /* warm-up pass doubles as the cross-check */
 				if (r[j].vi) {
 					vpk_fib_select(r[j].f, r[j].vi->name);
@@ -348,6 +353,7 @@ cmd_bench_fib(int argc, char **argv)
 		}
 		vpk_fib_free(vf[0]);
 		vpk_fib_free(vf[1]);
+		vpk_fib_free(vf[2]);
 		dpdk_fib_free(dfib);
 		/* Updates: address order, then shuffled (fresh objects). */
 		for (int sh = 0; updates && sh < 2; sh++) {
