@@ -54,6 +54,7 @@
 #define BM16_NARROW 4u          /* entry bit of a flat node: 16-bit entries */
 #define BM16_NARROW_LINES 8u    /* 256 half-words */
 #define BM16_FLAT_MIN 16u       /* nodes with this many runs are flat (kept down to half) */
+#define BM16_FLAT_MIN_NARROW 8u /* the same where flat nodes are narrow (half the size) */
 #define BM16_MAX_WORDS ((UINT32_C(1) << 30) - 64)      /* entries hold word << 2 */
 #define BM16_SAME UINT32_MAX    /* put(): the old entry stays */
 #define BM16_NOMEM (UINT32_MAX - 2)     /* put(): the arena is exhausted (no valid node entry) */

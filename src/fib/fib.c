@@ -170,7 +170,10 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 			free(fib);
 			return -ENOMEM;
 		}
-		fib->bm.narrow = conf->nh_size <= 2;    /* nh << 1 fits 16 bits */
+		if (conf->nh_size <= 2) {               /* nh << 1 fits 16 bits */
+			fib->bm.narrow = true;
+			fib->bm.flat_min = BM16_FLAT_MIN_NARROW;
+		}
 		fib->bm_active = true;
 	}
 	use_impl(fib, impl);

@@ -270,7 +270,7 @@ cmd_bench_fib(int argc, char **argv)
 				continue;
 			bool ok = vpk_fib_create(&conf, &vf[t]) == 0;
 			if (ok && t == 2)
-				ok = vpk_fib_bm16_narrow(vf[t], false) == 0;
+				ok = vpk_fib_bm16_narrow(vf[t], false) == 0 && vpk_fib_bm16_flat_min(vf[t], BM16_FLAT_MIN) == 0;
 			for (size_t i = 0; ok && i < nrt; i++)
 				ok = vpk_fib_add(vf[t], rt[i].ip, rt[i].depth, rt[i].nh) == 0;
 			struct vpk_fib_stats st = { 0 };
