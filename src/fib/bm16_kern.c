@@ -5,10 +5,11 @@
  *  - scalar / sse42: a software pipeline over keys (direct entry -> node
  *    header -> value, each stage prefetching what the next one reads; a flat
  *    node has no header); sse42 has the popcnt instruction.
- *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16, VPOPCNTD): the same
- *    pipeline over blocks of lanes: gathers of the direct entries, of the
- *    bitmap word and run count, of the value, masked to the lanes that need
- *    a node; popcount in SWAR form except on avx512icl.
+ *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16; the same code built for
+ *    Ice Lake): the same pipeline over blocks of lanes: gathers of the
+ *    direct entries and of the values (masked to the lanes in nodes); the
+ *    few lanes in compressed nodes are ranked one by one (session 6: two
+ *    masked gathers per block cost more than that, whatever the mask).
  * All return exactly what the scalar code does.
  */
 #include <stdbool.h>
@@ -37,24 +38,17 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 /*
  * Arena word of entry x of entry e (bm16.h): a flat node's word x (a narrow
  * one's word x / 2), a compressed node's rank; a leaf gives word 9 (of the
- * zero header at word 0). Branch-free: the rank of a flat node or a leaf
- * reads that zero header.
+ * zero header at word 0). One branch, flat or not: in-table keys mostly land
+ * in flat nodes, so it predicts well; the branch-free form (both computed,
+ * one selected; sse42 until session 6) was 20 % slower in-table with POPCNT
+ * and 3 % faster on random keys.
  */
 static inline __attribute__((always_inline)) uint32_t
 locate(const uint32_t *arena, uint32_t e, unsigned x)
 {
-#ifdef __POPCNT__
-	/* A cheap rank: branch-free (a flat node or a leaf ranks in the zero header). */
-	uint32_t flat = -(e >> 1 & e & 1);
-	uint32_t r = node_rank(arena, (e >> 2) & -(e & 1) & ~flat, x);
-
-	return (r & ~flat) | ((((e >> 2) & ~1u) + (x >> (e >> 2 & 1))) & flat);
-#else
-	/* A SWAR rank costs more than a mispredicted branch now and then. */
 	if ((e & 3) == (BM16_FLAT | 1))
 		return ((e >> 2) & ~1u) + (x >> (e >> 2 & 1));
 	return node_rank(arena, (e >> 2) & -(e & 1), x);        /* a leaf: the zero header */
-#endif
 }
 
 /* The line worth prefetching for entry x of e: a flat node's entry, a compressed node's header, else word 0. */
@@ -160,57 +154,9 @@ rank_lanes(const uint32_t *arena, uint32_t cmp, const uint32_t *at, const uint32
 #endif
 
 #if VPK_VEC_BITS >= 512
-static inline __attribute__((always_inline)) __m512i
-popcnt32x16(__m512i x)
-{
-#ifdef __AVX512VPOPCNTDQ__
-	return _mm512_popcnt_epi32(x);
-#else
-	x = _mm512_sub_epi32(x, _mm512_and_si512(_mm512_srli_epi32(x, 1), _mm512_set1_epi32(0x55555555)));
-	x = _mm512_add_epi32(_mm512_and_si512(x, _mm512_set1_epi32(0x33333333)),
-			     _mm512_and_si512(_mm512_srli_epi32(x, 2), _mm512_set1_epi32(0x33333333)));
-	x = _mm512_and_si512(_mm512_add_epi32(x, _mm512_srli_epi32(x, 4)), _mm512_set1_epi32(0x0f0f0f0f));
-	return _mm512_srli_epi32(_mm512_mullo_epi32(x, _mm512_set1_epi32(0x01010101)), 24);
-#endif
-}
-
-/* Arena word of entry x (0..255) of the nodes at words base, in the lanes of m (others: base + 9). */
-static inline __attribute__((always_inline)) __m512i
-rank16(const uint32_t *arena, __mmask16 m, __m512i base, __m512i x)
-{
-	const __m512i z = _mm512_setzero_si512();
-	__m512i h = _mm512_srli_epi32(x, 5);
-	__m512i bm = _mm512_mask_i32gather_epi32(z, m, _mm512_add_epi32(base, h), arena, 4);
-	__m512i cw = _mm512_mask_i32gather_epi32(z, m, _mm512_add_epi32(base, _mm512_add_epi32(_mm512_set1_epi32(8),
-						 _mm512_srli_epi32(x, 7))), arena, 4);
-	__m512i cum = _mm512_and_si512(_mm512_srlv_epi32(cw, _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(3)), 3)),
-				       _mm512_set1_epi32(0xff));
-	__m512i below = _mm512_srlv_epi32(_mm512_set1_epi32(-1),
-					  _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_and_si512(x, _mm512_set1_epi32(31))));
-	__m512i pop = popcnt32x16(_mm512_and_si512(bm, below));
-	return _mm512_add_epi32(_mm512_add_epi32(base, _mm512_set1_epi32(BM16_HDR_WORDS - 1)), _mm512_add_epi32(cum, pop));
-}
-
 /*
- * Arena word of entry x of the entries e (locate() on 16 lanes); *cmp: the
- * lanes in compressed nodes (their value line is not known before this).
- */
-static inline __attribute__((always_inline)) __m512i
-locate16(const uint32_t *arena, __m512i e, __m512i x, __mmask16 *cmp)
-{
-	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
-	__mmask16 node = _mm512_test_epi32_mask(e, one);
-	__mmask16 flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
-	__m512i e2 = _mm512_srli_epi32(e, 2);
-	__m512i at = _mm512_andnot_si512(one, e2);
-
-	*cmp = node & (__mmask16)~flat;
-	__m512i r = rank16(arena, *cmp, _mm512_maskz_mov_epi32(*cmp, at), x);
-	return _mm512_mask_add_epi32(r, flat, at, _mm512_srlv_epi32(x, _mm512_and_si512(e2, one)));
-}
-
-/*
- * locate16() with the compressed lanes ranked by rank_lanes() (which also
+ * Arena word of entry x of the entries e (locate() on 16 lanes), the lanes
+ * in compressed nodes ranked by rank_lanes() (which also
  * prefetches their value lines): the words go to rk[16].
  */
 static inline __attribute__((always_inline)) void
@@ -288,8 +234,9 @@ prefetch16_all(const uint32_t *arena, __mmask16 m, __m512i at)
 
 /*
  * AVX-512: the scalar pipeline on blocks of 16 keys, VD blocks between the
- * stages: (1) gather the direct entries, prefetch the node headers; (2)
- * gather bitmap word and run count, prefetch the values; (3) gather the
+ * stages: (1) gather the direct entries, prefetch the node headers (a flat
+ * node's entry); (2) rank the compressed-node lanes (rank_lanes()), prefetch
+ * their values; (3) gather the
  * values, prefetch the /32-level headers; (4) and (5) the same rank and
  * value steps at the /32 level, skipped for blocks without such lanes.
  */
@@ -365,50 +312,7 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 }
 #define WIDTH 512
 #elif VPK_VEC_BITS >= 256
-static inline __attribute__((always_inline)) __m256i
-popcnt32x8(__m256i x)
-{
-	x = _mm256_sub_epi32(x, _mm256_and_si256(_mm256_srli_epi32(x, 1), _mm256_set1_epi32(0x55555555)));
-	x = _mm256_add_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x33333333)),
-			     _mm256_and_si256(_mm256_srli_epi32(x, 2), _mm256_set1_epi32(0x33333333)));
-	x = _mm256_and_si256(_mm256_add_epi32(x, _mm256_srli_epi32(x, 4)), _mm256_set1_epi32(0x0f0f0f0f));
-	return _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(0x01010101)), 24);
-}
-
-/* Arena word of entry x of the nodes at words base, in the lanes of m (others: base + 9). */
-static inline __attribute__((always_inline)) __m256i
-rank8(const uint32_t *arena, __m256i m, __m256i base, __m256i x)
-{
-	const __m256i z = _mm256_setzero_si256();
-	const int *a = (const int *)arena;
-	__m256i h = _mm256_srli_epi32(x, 5);
-	__m256i bm = _mm256_mask_i32gather_epi32(z, a, _mm256_add_epi32(base, h), m, 4);
-	__m256i cw = _mm256_mask_i32gather_epi32(z, a, _mm256_add_epi32(base, _mm256_add_epi32(_mm256_set1_epi32(8),
-						 _mm256_srli_epi32(x, 7))), m, 4);
-	__m256i cum = _mm256_and_si256(_mm256_srlv_epi32(cw, _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(3)), 3)),
-				       _mm256_set1_epi32(0xff));
-	__m256i below = _mm256_srlv_epi32(_mm256_set1_epi32(-1),
-					  _mm256_sub_epi32(_mm256_set1_epi32(31), _mm256_and_si256(x, _mm256_set1_epi32(31))));
-	__m256i pop = popcnt32x8(_mm256_and_si256(bm, below));
-	return _mm256_add_epi32(_mm256_add_epi32(base, _mm256_set1_epi32(BM16_HDR_WORDS - 1)), _mm256_add_epi32(cum, pop));
-}
-
-/* locate() on 8 lanes. */
-static inline __attribute__((always_inline)) __m256i
-locate8(const uint32_t *arena, __m256i e, __m256i x)
-{
-	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
-	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
-	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
-	__m256i cmp = _mm256_andnot_si256(flat, node);
-	__m256i e2 = _mm256_srli_epi32(e, 2);
-	__m256i at = _mm256_andnot_si256(one, e2);
-	__m256i r = rank8(arena, cmp, _mm256_and_si256(cmp, at), x);
-
-	return _mm256_blendv_epi8(r, _mm256_add_epi32(at, _mm256_srlv_epi32(x, _mm256_and_si256(e2, one))), flat);
-}
-
-/* locate8() with the compressed lanes ranked by rank_lanes(): the words go to rk[8]. */
+/* locate() on 8 lanes, the compressed ones ranked by rank_lanes(): the words go to rk[8]. */
 static inline __attribute__((always_inline)) void
 locate8s(const uint32_t *arena, __m256i e, __m256i x, uint32_t *rk)
 {
