@@ -33,8 +33,9 @@
  *   A lookup reads one header line (bitmap word + run count) and one value,
  *   or in a flat node the entry alone.
  *
- * The real RouteViews table (606 k routes) takes 12 MiB (9 with the flat
- * threshold at 32 runs, 4.5 without flat nodes) instead of 64+ MiB, so
+ * The real RouteViews table (606 k routes) takes 12 MiB at 4-byte next hops
+ * (9 with the flat threshold at 32 runs, 4.5 without flat nodes; 9.1 at 1-2
+ * bytes with narrow flat nodes flat from 8 runs) instead of 64+ MiB, so
  * random lookups hit L2/LLC instead of DRAM. Next hops must fit 31 bits
  * (entry widths 1, 2 and 4 bytes).
  */
