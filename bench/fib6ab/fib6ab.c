@@ -114,10 +114,12 @@ load(const char *path, size_t *n)
  * A side: comma-separated settings applied to its own FIB before the routes
  * are added: "new" (defaults),
  * "dir=N" (vpk_fib6_bm6_dir_runs: slice nodes of >= N runs direct),
- * "dirB=N" (vpk_fib6_bm6_dir_runs_at: the same for the nodes at byte B).
+ * "dirB=N" (vpk_fib6_bm6_dir_runs_at: the same for the nodes at byte B),
+ * "tail=LV:N" (vpk_fib6_bm6_tail), "tq=LV" (vpk_fib6_bm6_tail_queue),
+ * "v=VARIANT" (this side's lookup variant instead of -v's).
  */
 static int
-set_side(struct vpk_fib6 *fib, const char *side)
+set_side(struct vpk_fib6 *fib, const char *side, const char **var)
 {
 	char buf[128], *save = NULL;
 
@@ -126,6 +128,13 @@ set_side(struct vpk_fib6 *fib, const char *side)
 		int rc = 0;
 		if (strncmp(t, "dir=", 4) == 0)
 			rc = vpk_fib6_bm6_dir_runs(fib, (unsigned)strtoul(t + 4, NULL, 0));
+		else if (strncmp(t, "tail=", 5) == 0 && strchr(t, ':') != NULL)
+			rc = vpk_fib6_bm6_tail(fib, (unsigned)strtoul(t + 5, NULL, 10),
+					       (unsigned)strtoul(strchr(t, ':') + 1, NULL, 10));
+		else if (strncmp(t, "v=", 2) == 0)
+			*var = side + (t - buf) + 2;      /* up to the next comma: the variant names have none */
+		else if (strncmp(t, "tq=", 3) == 0)
+			rc = vpk_fib6_bm6_tail_queue(fib, (unsigned)strtoul(t + 3, NULL, 10));
 		else if (strncmp(t, "dir", 3) == 0 && strchr(t, '=') != NULL)  /* dirB=N: nodes at byte B */
 			rc = vpk_fib6_bm6_dir_runs_at(fib, (unsigned)strtoul(t + 3, NULL, 10),
 						      (unsigned)strtoul(strchr(t, '=') + 1, NULL, 0));
@@ -169,15 +178,18 @@ main(int argc, char **argv)
 	for (int sd = 0; sd < 2; sd++) {
 		if (nrt == 0 || vpk_fib6_create(&conf, &fib[sd]) != 0)
 			return 1;
-		if (set_side(fib[sd], side[sd]) != 0) {
-			fprintf(stderr, "vpk-fib6-ab: bad side %s (new, dir=N, dirB=N; comma-separated)\n", side[sd]);
+		const char *v = var;
+		if (set_side(fib[sd], side[sd], &v) != 0) {
+			fprintf(stderr, "vpk-fib6-ab: bad side %s (new, dir=N, dirB=N, tail=LV:N, tq=LV; comma-separated)\n", side[sd]);
 			return 2;
 		}
 		for (size_t i = 0; i < nrt; i++)
 			if (vpk_fib6_add(fib[sd], rt[i].ip, rt[i].depth, 1 + i % 1000) != 0)
 				return 1;
-		if (vpk_fib6_select(fib[sd], var) != 0) {
-			fprintf(stderr, "vpk-fib6-ab: variant %s not usable here\n", var);
+		char vn[32];
+		snprintf(vn, sizeof(vn), "%.*s", (int)strcspn(v, ","), v);
+		if (vpk_fib6_select(fib[sd], vn) != 0) {
+			fprintf(stderr, "vpk-fib6-ab: variant %s not usable here\n", vn);
 			return 77;
 		}
 	}
@@ -222,8 +234,8 @@ main(int argc, char **argv)
 			if (sd == 1)
 				ratio[p] = ns[1][p] / ns[0][p];
 		}
-	printf("{\"routes\": %zu, \"lookups\": %zu, \"entry_bytes\": %u, \"keys\": \"%s\", \"variant\": \"%s\", \"passes\": %u", nrt,
-	       nl, esz, kind, vpk_fib6_impl_name(fib[0]), passes);
+	printf("{\"routes\": %zu, \"lookups\": %zu, \"entry_bytes\": %u, \"keys\": \"%s\", \"variants\": [\"%s\", \"%s\"], \"passes\": %u",
+	       nrt, nl, esz, kind, vpk_fib6_impl_name(fib[0]), vpk_fib6_impl_name(fib[1]), passes);
 	for (int sd = 0; sd < 2; sd++) {
 		double bc = cy[sd][0], bn = ns[sd][0];
 		for (unsigned p = 1; p < passes; p++) {

@@ -358,6 +358,7 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 		for (int k = 0; k < NB; k++) {
 			struct v6blk a;
 			v6_load(&a, ips + i + 16 * k);
+#pragma GCC unroll 4
 			for (int j = 0; j < 4; j++)
 				dw[k][j] = v6_dword(&a, j);
 			__m512i x = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(dw[k][0], ff), 8),
