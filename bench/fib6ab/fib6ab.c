@@ -228,7 +228,12 @@ main(int argc, char **argv)
 			cy[sd][p] = (double)(__rdtsc() - c0) / (double)nl;
 			ns[sd][p] = (thread_ns() - t0) / (double)nl;
 			if (memcmp(out, ref, nl * 8) != 0) {
-				fprintf(stderr, "vpk-fib6-ab: side %s: answers differ from scalar\n", side[sd]);
+				size_t x = 0, bad = 0;
+				for (size_t q = 0; q < nl; q++)
+					if (out[q] != ref[q] && bad++ == 0)
+						x = q;
+				fprintf(stderr, "vpk-fib6-ab: side %s: %zu answers differ from scalar's, first at %zu: %#llx, want %#llx\n",
+					side[sd], bad, x, (unsigned long long)out[x], (unsigned long long)ref[x]);
 				return 1;
 			}
 			if (sd == 1)
