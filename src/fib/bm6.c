@@ -245,7 +245,7 @@ node_runs(const struct bm6 *b, uint32_t line)
 	return r;
 }
 
-/* Fewest runs of a direct node at address byte `by` (slice nodes: byte 2; byte-3 nodes). */
+/* Fewest runs of a direct node at address byte `by` (dir_runs for the slice nodes, byte 2; dir_at[by] below). */
 static unsigned
 dir_min(const struct bm6 *b, unsigned by)
 {
@@ -327,9 +327,8 @@ patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsig
 
 /*
  * Build a node from 256 entries (already in bm6 encoding) and their run
- * bitmap, for address byte `by`: a slice (byte 2) node with dir_runs runs
- * or more, or a byte-3 node with dir3_runs or more, is direct (plain
- * entries), every other node compressed. Returns its ref.
+ * bitmap, for address byte `by`: a node with dir_min(by) runs or more is
+ * direct (plain entries), every other node compressed. Returns its ref.
  */
 static uint32_t
 build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, unsigned by)

@@ -11,7 +11,8 @@
  *    gathers of 8). Popcount by nibble table (avx512) or VPOPCNTD
  *    (avx512icl). A level costs two gathers, the header word (bitmap word
  *    and count) and the entry, or one (the entry) when every active lane
- *    of the block is in a direct node.
+ *    of the block is in a direct node (always at bytes 2 and 3 with the
+ *    default thresholds, bm6.h).
  *  - vector variants: from level 3 on, a block with few lanes left stops;
  *    those lanes are finished by the scalar step after the group (TAIL);
  *    avx512 with 4-byte entries queues the ones parked from byte tail_q on
@@ -84,7 +85,7 @@ direct_idx(const uint8_t *a)
 		v_;                                                                        \
 	})
 
-/* Bytes 2 and 3: the node may be direct (bit 1; mostly the same kind, so a branch). */
+/* Any byte: the node may be direct (bit 1; a level's nodes are mostly of one kind, so a branch). */
 #define STEP2(T, A, e, by)                                                                 \
 	({                                                                                 \
 		T v2_;                                                                     \
@@ -95,11 +96,11 @@ direct_idx(const uint8_t *a)
 		v2_;                                                                       \
 	})
 
-/* One step from byte k (k advanced): at bytes 2 and 3 the node may be direct (bit 1; a branch). */
+/* One step from byte k (k advanced); the node may be direct (bit 1; a branch). */
 #define STEPK(T, A, e, ip, k)                                                              \
 	({                                                                                 \
 		T s_;                                                                      \
-		if ((e) & 2)                                                 \
+		if ((e) & 2)                                                               \
 			memcpy(&s_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (ip)[k], sizeof(T)); \
 		else                                                                       \
 			s_ = STEP(T, A, e, (ip)[k]);                                       \
@@ -125,7 +126,7 @@ direct_idx(const uint8_t *a)
 				any = 0;                                                   \
 				for (unsigned l = 0; l < SB; l++)                          \
 					if (e[l] & 1) {                                    \
-						e[l] = STEP2(T, A, e[l], ips[i + l][k]); \
+						e[l] = STEP2(T, A, e[l], ips[i + l][k]);   \
 						any |= (unsigned)e[l];                     \
 					}                                                  \
 			}                                                                  \
@@ -143,7 +144,7 @@ direct_idx(const uint8_t *a)
 			const uint8_t *a = ips[i];                                         \
 			T e = d[direct_idx(a)];                                            \
 			for (unsigned k = 2; e & 1; k++)                                   \
-				e = STEP2(T, A, e, a[k]);                          \
+				e = STEP2(T, A, e, a[k]);                                  \
 			fib_st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
 	}
@@ -262,17 +263,18 @@ pop16(__m512i x)
 /*
  * Entry index of byte `by` in the nodes of entries e (low 32 bits; active
  * lanes m), in entries of `sh` = log2(entry size) bytes from the arena
- * start. With `kinds` (bytes 2 and 3, where nodes may be direct) a direct
- * node's lanes index by the byte; compressed ones need the 4-byte (w[j],
- * c[j]) of their lanes by one gather, skipped when no lane has one.
+ * start. A direct node's lanes index by the byte (nodes at any byte may be
+ * direct; by default those at bytes 2 and 3 are); compressed ones need the
+ * 4-byte (w[j], c[j]) of their lanes by one gather, skipped when no lane
+ * has one.
  */
 static inline __attribute__((always_inline)) __m512i
-v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
+v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh)
 {
 	const __m512i m15 = _mm512_set1_epi32(15);
 	__m512i line = _mm512_srli_epi32(e, 2);
 	__m512i ix = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), by);
-	__mmask16 cm = kinds ? m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2)) : m;
+	__mmask16 cm = m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2));
 	if (!cm)
 		return ix;
 	__m512i j = _mm512_srli_epi32(by, 4);
@@ -310,8 +312,7 @@ VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq
 							 (const void *)ips, 1);
 		__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k, three), 3)),
 					      _mm512_set1_epi32(0xff));
-		/* lanes parked at bytes 2-3 may be in direct nodes; bit 1 is 0 below byte 2 */
-		__m512i x = v_index(A, e, by, m, 2, true);
+		__m512i x = v_index(A, e, by, m, 2);
 		e = _mm512_mask_i32gather_epi32(e, m, x, A, 4);
 		k = _mm512_mask_add_epi32(k, m, k, one);
 		__mmask16 done = _mm512_mask_testn_epi32_mask(m, e, one);
@@ -389,7 +390,7 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 						continue;
 					}
 					__m512i by = _mm512_and_si512(_mm512_srl_epi32(dw[k][lv >> 2], _mm_cvtsi32_si128(8 * (lv & 3))), ff);
-					__m512i x = v_index(A, e[k], by, m[k], 2, true);
+					__m512i x = v_index(A, e[k], by, m[k], 2);
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
 				}
@@ -470,7 +471,7 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					}
 					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
 									 _mm512_cvtepi64_epi32(hi[k]), 1);
-					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3, true);
+					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3);
 					lo[k] = _mm512_mask_i32gather_epi64(lo[k], (__mmask8)m[k], _mm512_castsi512_si256(x), A, 8);
 					hi[k] = _mm512_mask_i32gather_epi64(hi[k], (__mmask8)(m[k] >> 8),
 									    _mm512_extracti64x4_epi64(x, 1), A, 8);
