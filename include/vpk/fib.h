@@ -52,10 +52,11 @@ struct vpk_fib;
 
 /** Dataplane layouts. */
 enum vpk_fib_type {
-	VPK_FIB_TYPE_DEFAULT = 0,   /**< The best layout (currently DIR-24-8). */
+	VPK_FIB_TYPE_DEFAULT = 0,   /**< The best layout for the entry width: VPK_FIB_DIR24_8, except
+				         VPK_FIB_BM16 at 1-byte next hops (docs/fib.md). */
 	VPK_FIB_DIR24_8,            /**< rte_fib's DIR-24-8: 2^24 tbl24 + 256-entry tbl8 groups. */
 	VPK_FIB_BM16,               /**< Compressed: 2^16 direct table + popcount-compressed /24 and
-				         /32 nodes, dense ones flat (9 MiB for a full table); nh_size 1, 2 or 4.
+				         /32 nodes, dense ones flat (12 MiB for a full table); nh_size 1, 2 or 4.
 				         The control plane keeps a DIR-24-8 copy (4-byte entries,
 				         2^20 groups, mapped lazily) to derive it from. */
 	VPK_FIB_TYPE_COUNT
@@ -65,7 +66,9 @@ enum vpk_fib_type {
 struct vpk_fib_conf {
 	enum vpk_fib_type type;     /**< Layout, VPK_FIB_TYPE_DEFAULT for the best. */
 	unsigned nh_size;           /**< Entry width in bytes: 1, 2, 4 or 8. */
-	uint32_t num_tbl8;          /**< tbl8 groups: 1..max next hop + 1 and <= 2^23;
+	uint32_t num_tbl8;          /**< tbl8 groups, 1..vpk_fib_max_tbl8(type, nh_size);
+				         VPK_FIB_BM16 keeps no groups in its dataplane but allows as
+				         many /24s holding routes longer than /24 (-ENOSPC beyond);
 				         rounded up to a multiple of 64 (as rte_fib). */
 	uint64_t default_nh;        /**< Next hop for addresses no route covers; <= max next hop. */
 	uint32_t max_routes;        /**< Routes the RIB may hold: >= 1. */
@@ -89,11 +92,19 @@ struct vpk_fib_stats {
 VPK_API uint64_t vpk_fib_max_nh(unsigned nh_size);
 
 /**
+ * Largest num_tbl8 a FIB of this layout and entry width accepts: DIR-24-8
+ * min(max next hop, 2^23) (a group index lives in the entry), VPK_FIB_BM16
+ * 2^20; VPK_FIB_TYPE_DEFAULT: the layout it stands for at @p nh_size.
+ * @return the limit, or 0 for an invalid type or width (bm16 at 8 bytes).
+ */
+VPK_API uint32_t vpk_fib_max_tbl8(enum vpk_fib_type type, unsigned nh_size);
+
+/**
  * Create a FIB.
  * @param conf  Parameters (see struct vpk_fib_conf).
  * @param[out] out  The new FIB.
  * @return 0; -EINVAL for a NULL argument, an unknown type, nh_size not in
- *         {1,2,4,8}, num_tbl8 == 0 or too large, default_nh above the max
+ *         {1,2,4,8}, num_tbl8 == 0 or above vpk_fib_max_tbl8(), default_nh above the max
  *         next hop, max_routes == 0, isa out of range, VPK_FIB_BM16 with
  *         nh_size 8; -ENOTSUP when a
  *         forced isa has no usable lookup variant here (see vpk_impl_why_not());
@@ -153,6 +164,9 @@ VPK_API int vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *s
 /** Name of the lookup variant in use ("avx512", "scalar", ...); "?" for NULL. */
 VPK_API const char *vpk_fib_impl_name(const struct vpk_fib *fib);
 
+/** The dataplane layout (never VPK_FIB_TYPE_DEFAULT, except for NULL). */
+VPK_API enum vpk_fib_type vpk_fib_get_type(const struct vpk_fib *fib);
+
 /** Name of the dataplane layout ("dir24-8", "bm16"); "?" for NULL. */
 VPK_API const char *vpk_fib_type_name(const struct vpk_fib *fib);
 
@@ -199,7 +213,8 @@ VPK_API int vpk_fib_reclaim(struct vpk_fib *fib);
 
 /**
  * Names of the lookup variants of a layout, best first, NULL-terminated
- * (for tools and tests that try each).
+ * (for tools and tests that try each); VPK_FIB_TYPE_DEFAULT: DIR-24-8's
+ * (the default at 2, 4 and 8 bytes).
  */
 VPK_API const struct vpk_impl *const *vpk_fib_impls(enum vpk_fib_type type);
 

@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <vpk/acl_file.h>
+#include <vpk/fib.h>
 #include <vpk/graph.h>
 #include <vpk/isa.h>
 
@@ -55,6 +56,10 @@ struct vpk_fwd_conf {
 	uint32_t n_bufs;                /**< Pool buffers (default 16384). */
 	uint32_t max_routes;            /**< IPv4 routes (default 1 << 20). */
 	uint32_t num_tbl8;              /**< IPv4 FIB tbl8 groups (default 65536). */
+	enum vpk_fib_type fib4_type;    /**< IPv4 FIB layout (--fib4): VPK_FIB_TYPE_DEFAULT (DIR-24-8
+					     at the forwarder's 4-byte next hops) or VPK_FIB_BM16
+					     (12 MiB instead of 68 MiB for a full table, about twice
+					     the lookup cost per packet: docs/fib.md). */
 	uint32_t max_neighbors;         /**< Neighbor IDs 1..max (default 4095). */
 	enum vpk_isa isa;               /**< Variant level of every node; VPK_ISA_AUTO: best under the cap. */
 	const struct vpk_node_conf *node_variants;  /**< Per-node forced variants (--node-variant). */

@@ -69,6 +69,8 @@ vpk_bm6_init(struct bm6 *b, struct trie6 *t)
 	memset(b, 0, sizeof(*b));
 	b->ent64 = t->nh_sz == 8;
 	b->dir_runs = BM6_DIRECT_RUNS;
+	for (unsigned by = 3; by < 16; by++)
+		b->dir_at[by] = by == 3 ? BM6_DIRECT3_RUNS : 257;
 	b->tail_lv = BM6_TAIL_LV;
 	b->tail_n = BM6_TAIL_N;
 	b->tail_q = BM6_TAIL_Q;
@@ -243,6 +245,13 @@ node_runs(const struct bm6 *b, uint32_t line)
 	return r;
 }
 
+/* Fewest runs of a direct node at address byte `by` (dir_runs for the slice nodes, byte 2; dir_at[by] below). */
+static unsigned
+dir_min(const struct bm6 *b, unsigned by)
+{
+	return by == 2 ? b->dir_runs : by < 16 ? b->dir_at[by] : 257;
+}
+
 static void
 retire(struct bm6 *b, uint32_t ref)
 {
@@ -298,11 +307,11 @@ runs_of(const uint64_t *m, uint32_t w[8])
  * entry) and return true. Else false: the node must be rebuilt.
  */
 static bool
-patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsigned runs, bool slice)
+patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsigned runs, unsigned by)
 {
 	uint8_t *h = (uint8_t *)b->arena + (size_t)ref_line(ref) * LINE;
 
-	if (ref_dir(ref) || (slice && runs >= b->dir_runs))
+	if (ref_dir(ref) || runs >= dir_min(b, by))
 		return false;   /* see patch_window() for direct nodes */
 	for (unsigned j = 0; j < 8; j++)
 		if (hdr_word(h, j) != w[j])
@@ -318,13 +327,13 @@ patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsig
 
 /*
  * Build a node from 256 entries (already in bm6 encoding) and their run
- * bitmap: a slice (byte 2) node with dir_runs runs or more is direct (plain
- * entries), every other node compressed. Returns its ref.
+ * bitmap, for address byte `by`: a node with dir_min(by) runs or more is
+ * direct (plain entries), every other node compressed. Returns its ref.
  */
 static uint32_t
-build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, bool slice)
+build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, unsigned by)
 {
-	bool dir = slice && runs >= b->dir_runs;
+	bool dir = runs >= dir_min(b, by);
 	uint32_t line = line_alloc(b, dir ? dir_class(b) : class_of_runs(b, runs));
 	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
 	size_t r = 0;
@@ -352,16 +361,16 @@ build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, bool
 	return line << 1;
 }
 
-static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g);
+static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g, unsigned by);
 
-/* bm6 encoding of trie entry e; a dirty child group is rebuilt first. */
+/* bm6 encoding of trie entry e of a node at byte by - 1; a dirty child group (byte by) is rebuilt first. */
 static uint64_t
-map1(struct bm6 *b, const struct trie6 *t, uint64_t e)
+map1(struct bm6 *b, const struct trie6 *t, uint64_t e, unsigned by)
 {
 	if (!(e & 1))
 		return e;
 	uint32_t g = (uint32_t)(e >> 1);
-	uint32_t ref = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g) : b->node_of[g];
+	uint32_t ref = b->track.gdirty[g] || b->node_of[g] == 0 ? rebuild_group(b, t, g, by) : b->node_of[g];
 	return (uint64_t)ref << 1 | 1;
 }
 
@@ -374,7 +383,7 @@ map1(struct bm6 *b, const struct trie6 *t, uint64_t e)
  */
 static bool
 patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, unsigned lo, unsigned hi,
-	     uint32_t ref)
+	     uint32_t ref, unsigned by)
 {
 	uint64_t m[256];
 	unsigned a = lo ? lo - 1 : 0, z = hi < 255 ? hi + 1 : 255;
@@ -382,16 +391,16 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 
 	if (ref_dir(ref)) {
 		for (unsigned i = lo; i <= hi; i++)
-			ent_store(b, h, i, map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i)));
+			ent_store(b, h, i, map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i), by + 1));
 		/* Kept while it has half the threshold's runs (hysteresis), else rebuilt compressed. */
 		unsigned runs = 1;
-		for (unsigned i = 1; i < 256 && 2 * runs < b->dir_runs; i++)   /* stops once enough */
+		for (unsigned i = 1; i < 256 && 2 * runs < dir_min(b, by); i++)        /* stops once enough */
 			runs += b->ent64 ? ((const uint64_t *)(const void *)h)[i] != ((const uint64_t *)(const void *)h)[i - 1]
 					 : ((const uint32_t *)(const void *)h)[i] != ((const uint32_t *)(const void *)h)[i - 1];
-		return 2 * runs >= b->dir_runs;
+		return 2 * runs >= dir_min(b, by);
 	}
 	for (unsigned i = a; i <= z; i++)
-		m[i] = map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i));
+		m[i] = map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i), by + 1);
 	for (unsigned i = a + 1; i <= z; i++)
 		if ((m[i] != m[i - 1]) != ((hdr_word(h, i >> 5) >> (i & 31)) & 1))
 			return false;
@@ -403,9 +412,9 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 	return true;
 }
 
-/* bm6 encoding of 256 trie entries from tbl at index base; children rebuilt where dirty. */
+/* bm6 encoding of 256 trie entries (a node at byte by) from tbl at index base; children rebuilt where dirty. */
 static void
-map_entries(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, uint64_t *m)
+map_entries(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, uint64_t *m, unsigned by)
 {
 	uint64_t ext = 0;
 
@@ -424,11 +433,11 @@ map_entries(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base, 
 		break;
 	}
 	for (unsigned i = 0; (ext & 1) && i < 256; i++)
-		m[i] = map1(b, t, m[i]);
+		m[i] = map1(b, t, m[i], by + 1);
 }
 
 static uint32_t
-rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g)
+rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g, unsigned by)
 {
 	uint64_t m[256];
 
@@ -436,16 +445,16 @@ rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g)
 
 	b->track.gdirty[g] = 0;
 	if (b->node_of[g] != 0 && patch_window(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, b->track.glo[g],
-					       b->track.ghi[g], b->node_of[g]))
+					       b->track.ghi[g], b->node_of[g], by))
 		return b->node_of[g];
-	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m);
+	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m, by);
 	unsigned runs = runs_of(m, w);
 	if (b->node_of[g] != 0) {
-		if (patch(b, b->node_of[g], m, w, runs, false))
+		if (patch(b, b->node_of[g], m, w, runs, by))
 			return b->node_of[g];
 		retire(b, b->node_of[g]);
 	}
-	b->node_of[g] = build(b, m, w, runs, false);
+	b->node_of[g] = build(b, m, w, runs, by);
 	return b->node_of[g];
 }
 
@@ -456,18 +465,18 @@ rebuild_slice(struct bm6 *b, const struct trie6 *t, uint32_t s)
 	uint32_t w[8];
 
 	if (b->slice_node[s] != 0 &&
-	    patch_window(b, t, t->tbl24, (size_t)s * 256, b->track.slo[s], b->track.shi[s], b->slice_node[s]))
+	    patch_window(b, t, t->tbl24, (size_t)s * 256, b->track.slo[s], b->track.shi[s], b->slice_node[s], 2))
 		return;
-	map_entries(b, t, t->tbl24, (size_t)s * 256, m);
+	map_entries(b, t, t->tbl24, (size_t)s * 256, m, 2);
 	unsigned runs = runs_of(m, w);
 	uint32_t old = b->slice_node[s];
 	if (runs == 1 && !(m[0] & 1)) {
 		e = m[0];
 		b->slice_node[s] = 0;
 	} else {
-		if (old != 0 && patch(b, old, m, w, runs, true))
+		if (old != 0 && patch(b, old, m, w, runs, 2))
 			return;
-		b->slice_node[s] = build(b, m, w, runs, true);
+		b->slice_node[s] = build(b, m, w, runs, 2);
 		e = (uint64_t)b->slice_node[s] << 1 | 1;
 	}
 	/* Publish: the release store orders every node write above before it. */

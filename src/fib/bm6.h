@@ -14,10 +14,13 @@
  * next hops, 8 bytes for 8-byte ones:
  *     bit0 = 0: next hop = value >> 1
  *     bit0 = 1: node at arena line (value >> 2), direct if bit1 is set
- * A byte-2 (slice) node with at least BM6_DIRECT_RUNS runs is direct: 256
- * plain entries from its first line, so the dense /16s (2001::/16,
- * 2a0x::/16, ...) cost one gather for byte 2, like the trie's tbl24. Only
- * slice nodes are ever direct (the kernels check the kind at byte 2 only).
+ * Every byte-2 (slice) and byte-3 node is direct by default (at least
+ * BM6_DIRECT_RUNS / BM6_DIRECT3_RUNS runs = 1; tests and A/B runs set other
+ * thresholds, for any byte): 256 plain entries from its first line, one
+ * gather for the level instead of two, and, since every lane of a vector
+ * block is then in a direct node at bytes 2 and 3, the header gather of
+ * those levels is never issued (docs/fib.md, "bm6, session 6"). The kernels
+ * check the kind (bit 1) at every level.
  * A compressed node starts on a 64-byte line: a 48-byte header, then one entry per run
  * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
  * more continue in the next lines of the node):
@@ -51,7 +54,8 @@
 #define BM6_SLICES (1u << 16)
 #define BM6_CLASSES 7u          /* node lines 1, 2, 4, ..., 64 */
 #define BM6_HDR 48u             /* header bytes; entries follow */
-#define BM6_DIRECT_RUNS 32u     /* slice nodes with this many runs are direct (kept down to half) */
+#define BM6_DIRECT_RUNS 1u      /* slice nodes with this many runs are direct (kept down to half) */
+#define BM6_DIRECT3_RUNS 1u     /* byte-3 nodes with this many runs are direct (kept down to half) */
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 #define BM6_TAIL_Q 5u           /* avx512, 4-byte entries: lanes parked from byte 5 on are queued */
@@ -75,6 +79,7 @@ struct bm6 {
 	struct bm6_vec retire;  /* this update: line << 3 | class */
 	bool defer;
 	unsigned dir_runs;      /* BM6_DIRECT_RUNS (tests lower it to exercise direct nodes) */
+	uint16_t dir_at[16];    /* nodes at byte 3..15: the same (BM6_DIRECT3_RUNS at byte 3, else 257: never) */
 	unsigned tail_lv, tail_n;       /* vector kernels: finish a block by scalar steps from byte tail_lv
 					 * once at most tail_n lanes continue (BM6_TAIL_LV, BM6_TAIL_N) */
 	unsigned tail_q;        /* avx512, 4-byte entries: lanes parked from this byte on are queued
@@ -113,6 +118,8 @@ struct vpk_fib6;
  * rebuilt. 0, or -EINVAL if fib is not bm6 or runs is 0.
  */
 int vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs);
+/* Tests and A/B runs: the same for the nodes at address byte `by` (3..15). 0, or -EINVAL. */
+int vpk_fib6_bm6_dir_runs_at(struct vpk_fib6 *fib, unsigned by, unsigned runs);
 /*
  * Tests and A/B runs: the vector kernels finish a block by scalar steps from
  * address byte lv (>= 2) once at most n lanes continue (n / 2 for 8-lane

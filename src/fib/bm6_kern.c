@@ -11,7 +11,8 @@
  *    gathers of 8). Popcount by nibble table (avx512) or VPOPCNTD
  *    (avx512icl). A level costs two gathers, the header word (bitmap word
  *    and count) and the entry, or one (the entry) when every active lane
- *    of the block is in a direct node.
+ *    of the block is in a direct node (always at bytes 2 and 3 with the
+ *    default thresholds, bm6.h).
  *  - vector variants: from level 3 on, a block with few lanes left stops;
  *    those lanes are finished by the scalar step after the group (TAIL);
  *    avx512 with 4-byte entries queues the ones parked from byte tail_q on
@@ -84,7 +85,7 @@ direct_idx(const uint8_t *a)
 		v_;                                                                        \
 	})
 
-/* Byte 2: the slice node may be direct (bit 1; mostly the same kind, so a branch). */
+/* Any byte: the node may be direct (bit 1; a level's nodes are mostly of one kind, so a branch). */
 #define STEP2(T, A, e, by)                                                                 \
 	({                                                                                 \
 		T v2_;                                                                     \
@@ -95,12 +96,12 @@ direct_idx(const uint8_t *a)
 		v2_;                                                                       \
 	})
 
-/* One step from byte k (k advanced): at byte 2 the slice node may be direct (bit 1; a branch). */
+/* One step from byte k (k advanced); the node may be direct (bit 1; a branch). */
 #define STEPK(T, A, e, ip, k)                                                              \
 	({                                                                                 \
 		T s_;                                                                      \
-		if ((k) == 2 && ((e) & 2))                                                 \
-			memcpy(&s_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (ip)[2], sizeof(T)); \
+		if ((e) & 2)                                                               \
+			memcpy(&s_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (ip)[k], sizeof(T)); \
 		else                                                                       \
 			s_ = STEP(T, A, e, (ip)[k]);                                       \
 		(k)++;                                                                     \
@@ -125,8 +126,7 @@ direct_idx(const uint8_t *a)
 				any = 0;                                                   \
 				for (unsigned l = 0; l < SB; l++)                          \
 					if (e[l] & 1) {                                    \
-						e[l] = k == 2 ? STEP2(T, A, e[l], ips[i + l][k]) \
-							      : STEP(T, A, e[l], ips[i + l][k]); \
+						e[l] = STEP2(T, A, e[l], ips[i + l][k]);   \
 						any |= (unsigned)e[l];                     \
 					}                                                  \
 			}                                                                  \
@@ -143,10 +143,8 @@ direct_idx(const uint8_t *a)
 		for (; i < n; i++) {                                                       \
 			const uint8_t *a = ips[i];                                         \
 			T e = d[direct_idx(a)];                                            \
-			if (e & 1)                                                         \
-				e = STEP2(T, A, e, a[2]);                                  \
-			for (unsigned k = 3; e & 1; k++)                                   \
-				e = STEP(T, A, e, a[k]);                                   \
+			for (unsigned k = 2; e & 1; k++)                                   \
+				e = STEP2(T, A, e, a[k]);                                  \
 			fib_st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
 	}
@@ -172,7 +170,7 @@ SCALAR_LOOKUP(uint64_t)
 			uint64_t left = 0;                                                 \
 			for (uint64_t x = m; x != 0; x &= x - 1) {                         \
 				unsigned p = (unsigned)__builtin_ctzll(x), by = ips[pos(p)][k[p]]; \
-				e[p] = k[p] == 2 ? STEP2(T, A, e[p], by) : STEP(T, A, e[p], by); \
+				e[p] = STEP2(T, A, e[p], by);                              \
 				k[p]++;                                                    \
 				left |= (uint64_t)(e[p] & 1) << p;                         \
 			}                                                                  \
@@ -265,17 +263,18 @@ pop16(__m512i x)
 /*
  * Entry index of byte `by` in the nodes of entries e (low 32 bits; active
  * lanes m), in entries of `sh` = log2(entry size) bytes from the arena
- * start. With `kinds` (byte 2, where slice nodes may be direct) a direct
- * node's lanes index by the byte; compressed ones need the 4-byte (w[j],
- * c[j]) of their lanes by one gather, skipped when no lane has one.
+ * start. A direct node's lanes index by the byte (nodes at any byte may be
+ * direct; by default those at bytes 2 and 3 are); compressed ones need the
+ * 4-byte (w[j], c[j]) of their lanes by one gather, skipped when no lane
+ * has one.
  */
 static inline __attribute__((always_inline)) __m512i
-v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh, bool kinds)
+v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh)
 {
 	const __m512i m15 = _mm512_set1_epi32(15);
 	__m512i line = _mm512_srli_epi32(e, 2);
 	__m512i ix = _mm512_add_epi32(_mm512_slli_epi32(line, 6 - sh), by);
-	__mmask16 cm = kinds ? m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2)) : m;
+	__mmask16 cm = m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2));
 	if (!cm)
 		return ix;
 	__m512i j = _mm512_srli_epi32(by, 4);
@@ -313,8 +312,7 @@ VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq
 							 (const void *)ips, 1);
 		__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k, three), 3)),
 					      _mm512_set1_epi32(0xff));
-		/* lanes parked at byte 2 (tail_lv 2) may be in direct slice nodes; bit 1 is 0 below byte 2 */
-		__m512i x = v_index(A, e, by, m, 2, true);
+		__m512i x = v_index(A, e, by, m, 2);
 		e = _mm512_mask_i32gather_epi32(e, m, x, A, 4);
 		k = _mm512_mask_add_epi32(k, m, k, one);
 		__mmask16 done = _mm512_mask_testn_epi32_mask(m, e, one);
@@ -361,6 +359,7 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 		for (int k = 0; k < NB; k++) {
 			struct v6blk a;
 			v6_load(&a, ips + i + 16 * k);
+#pragma GCC unroll 4
 			for (int j = 0; j < 4; j++)
 				dw[k][j] = v6_dword(&a, j);
 			__m512i x = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(dw[k][0], ff), 8),
@@ -391,7 +390,7 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 						continue;
 					}
 					__m512i by = _mm512_and_si512(_mm512_srl_epi32(dw[k][lv >> 2], _mm_cvtsi32_si128(8 * (lv & 3))), ff);
-					__m512i x = v_index(A, e[k], by, m[k], 2, lv == 2);
+					__m512i x = v_index(A, e[k], by, m[k], 2);
 					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
 					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
 				}
@@ -472,7 +471,7 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					}
 					__m512i e32 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo[k])),
 									 _mm512_cvtepi64_epi32(hi[k]), 1);
-					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3, lv == 2);
+					__m512i x = v_index(A, e32, v6_pick(&a[k], lv), m[k], 3);
 					lo[k] = _mm512_mask_i32gather_epi64(lo[k], (__mmask8)m[k], _mm512_castsi512_si256(x), A, 8);
 					hi[k] = _mm512_mask_i32gather_epi64(hi[k], (__mmask8)(m[k] >> 8),
 									    _mm512_extracti64x4_epi64(x, 1), A, 8);
@@ -557,7 +556,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 					__m256i by = v6_pick(&a[k], lv);
 					__m256i line = _mm256_srli_epi32(e[k], 2), j = _mm256_srli_epi32(by, 4);
 					__m256i x = _mm256_add_epi32(_mm256_slli_epi32(line, 4), by);
-					__m256i cm = lv > 2 ? m[k] : _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(e[k], two), two), m[k]);
+					__m256i cm = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(e[k], two), two), m[k]);
 					if (!_mm256_testz_si256(cm, cm)) {
 						__m256i q = _mm256_add_epi32(_mm256_slli_epi32(line, 6),
 									     _mm256_add_epi32(_mm256_slli_epi32(j, 1), j));

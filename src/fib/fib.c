@@ -32,6 +32,7 @@ struct vpk_fib {
 	enum vpk_fib_type type;
 	struct vpk_fib_conf conf;
 	uint32_t rsvd_tbl8;
+	uint32_t tbl8_limit;            /* num_tbl8 rounded: /24s with routes > /24 allowed */
 	const struct vpk_impl *impl;
 	dir24_8_lookup_fn lookup;       /* DIR24_8, or BM16 fallback when bm16 ran out of memory */
 	bm16_lookup_fn bm_lookup;       /* BM16 */
@@ -44,6 +45,20 @@ struct vpk_fib {
 
 /* BM16: its DIR-24-8 copy lives in the control plane only. */
 #define BM16_SHADOW_TBL8 (1u << 20)
+
+/*
+ * The layout VPK_FIB_TYPE_DEFAULT stands for, per next-hop width: DIR-24-8,
+ * except at 1 byte, where its 127 groups cannot hold a real table and bm16
+ * (no group index in its entries) can. bm16 is not the default at 4 bytes,
+ * although only it meets the 16 MiB dataplane target: in the forwarder's
+ * frame-sized calls (~230 keys) its lookups cost about twice DIR-24-8's
+ * (docs/fib.md "The default layout").
+ */
+static enum vpk_fib_type
+default_type(unsigned nh_size)
+{
+	return nh_size == 1 ? VPK_FIB_BM16 : VPK_FIB_DIR24_8;
+}
 
 uint64_t
 vpk_fib_max_nh(unsigned nh_size)
@@ -62,11 +77,25 @@ mask4(uint32_t ip, uint8_t depth)
 	return depth == 0 ? 0 : ip & (~UINT32_C(0) << (32 - depth));
 }
 
+uint32_t
+vpk_fib_max_tbl8(enum vpk_fib_type type, unsigned nh_size)
+{
+	uint64_t max_nh = vpk_fib_max_nh(nh_size);
+
+	if (max_nh == 0 || (unsigned)type >= VPK_FIB_TYPE_COUNT)
+		return 0;
+	if (type == VPK_FIB_TYPE_DEFAULT)
+		type = default_type(nh_size);
+	if (type == VPK_FIB_BM16)      /* no group index in its entries */
+		return nh_size <= 4 ? BM16_SHADOW_TBL8 : 0;
+	return max_nh < DIR24_8_MAX_TBL8 ? (uint32_t)max_nh : DIR24_8_MAX_TBL8;
+}
+
 const struct vpk_impl *const *
 vpk_fib_impls(enum vpk_fib_type type)
 {
 	switch (type) {
-	case VPK_FIB_TYPE_DEFAULT:
+	case VPK_FIB_TYPE_DEFAULT:     /* the default's at 2, 4 and 8 bytes */
 	case VPK_FIB_DIR24_8:
 		return vpk_dir24_8_impls;
 	case VPK_FIB_BM16:
@@ -129,20 +158,19 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 	max_nh = vpk_fib_max_nh(conf->nh_size);
 	if (max_nh == 0 || conf->default_nh > max_nh || conf->max_routes == 0)
 		return -EINVAL;
-	if (conf->num_tbl8 == 0 || conf->num_tbl8 > max_nh || conf->num_tbl8 > DIR24_8_MAX_TBL8)
-		return -EINVAL;
+	enum vpk_fib_type type = conf->type == VPK_FIB_TYPE_DEFAULT ? default_type(conf->nh_size) : conf->type;
+	uint32_t max_tbl8 = vpk_fib_max_tbl8(type, conf->nh_size);
+	if (max_tbl8 == 0 || conf->num_tbl8 == 0 || conf->num_tbl8 > max_tbl8)
+		return -EINVAL;             /* also VPK_FIB_BM16 at 8 bytes */
 	if ((unsigned)conf->isa >= VPK_ISA_COUNT)
 		return -EINVAL;
-	/* rte_fib rounds the group count up to a multiple of 64; the group index
-	 * must still fit the entry: at most max_nh + 1 groups (index <= max_nh). */
+	/* rte_fib rounds the group count up to a multiple of 64; DIR-24-8's group
+	 * index must still fit the entry: at most max_nh + 1 groups (index <= max_nh). */
 	ntbl8 = (conf->num_tbl8 + UINT64_C(63)) & ~UINT64_C(63);
-	if (ntbl8 > max_nh + 1)
+	if (type == VPK_FIB_DIR24_8 && ntbl8 > max_nh + 1)
 		ntbl8 = max_nh + 1;
 	if (ntbl8 > DIR24_8_MAX_TBL8)
 		ntbl8 = DIR24_8_MAX_TBL8;
-	enum vpk_fib_type type = conf->type == VPK_FIB_TYPE_DEFAULT ? VPK_FIB_DIR24_8 : conf->type;
-	if (type == VPK_FIB_BM16 && conf->nh_size > 4)
-		return -EINVAL;
 	rc = vpk_impl_pick(vpk_fib_impls(type), conf->isa, &impl);
 	if (rc != 0)
 		return rc;
@@ -151,6 +179,7 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 		return -ENOMEM;
 	fib->type = type;
 	fib->conf = *conf;
+	fib->tbl8_limit = (uint32_t)ntbl8;
 	if (vpk_rib_init(&fib->rib, 32, conf->max_routes) != 0) {
 		free(fib);
 		return -ENOMEM;
@@ -242,7 +271,7 @@ add_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		need_group = true;
 	/* Groups a write may take <= reserved /24s without one; parked groups are not free. */
-	if (fib->rsvd_tbl8 + need_group + fib->dp.npending > fib->dp.num_tbl8)
+	if (fib->rsvd_tbl8 + need_group + fib->dp.npending > fib->tbl8_limit)
 		return -ENOSPC;
 	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node, &old, &has_parent, &cover);
 	if (rc != 0)
@@ -277,7 +306,7 @@ del_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 	if (!has_parent)
 		pnh = fib->conf.default_nh;
 	if (pnh != fib->rib.nodes[node].nh) {
-		if (fib->rsvd_tbl8 + fib->dp.npending > fib->dp.num_tbl8)
+		if (fib->rsvd_tbl8 + fib->dp.npending > fib->tbl8_limit)
 			return -ENOSPC;         /* only with parked groups (deferred freeing) */
 		write_gaps(fib, node, ip, depth, pnh);
 	}
@@ -349,7 +378,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
 	st->rib_bytes = vpk_rib_mem(&fib->rib);
 	if (fib->type == VPK_FIB_BM16) {
-		st->tbl8_total = fib->conf.num_tbl8;
+		st->tbl8_total = fib->tbl8_limit;
 		st->tbl8_deferred = (uint32_t)fib->bm.npending;
 		st->rib_bytes += st->dataplane_touched;
 		st->dataplane_bytes = st->dataplane_touched = vpk_bm16_bytes(&fib->bm);
@@ -361,6 +390,12 @@ const char *
 vpk_fib_impl_name(const struct vpk_fib *fib)
 {
 	return fib == NULL ? "?" : fib->impl->name;
+}
+
+enum vpk_fib_type
+vpk_fib_get_type(const struct vpk_fib *fib)
+{
+	return fib == NULL ? VPK_FIB_TYPE_DEFAULT : fib->type;
 }
 
 const char *

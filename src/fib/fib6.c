@@ -94,6 +94,15 @@ vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs)
 }
 
 int
+vpk_fib6_bm6_dir_runs_at(struct vpk_fib6 *fib, unsigned by, unsigned runs)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || runs == 0 || runs > 257 || by < 3 || by > 15)
+		return -EINVAL;
+	fib->bm.dir_at[by] = (uint16_t)runs;
+	return 0;
+}
+
+int
 vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n)
 {
 	if (fib == NULL || fib->type != VPK_FIB6_BM6 || lv < 2)

@@ -75,6 +75,7 @@ v6_dword(const struct v6blk *b, int j)
 {
 	const int c = 0x03020100 + 0x04040404 * j, z = (int)0x80808080u;
 	__m512i r = _mm512_setzero_si512();
+#pragma GCC unroll 4
 	for (int jj = 0; jj < 4; jj++) {
 		__m512i ctl = _mm512_set4_epi32(jj == 3 ? c : z, jj == 2 ? c : z, jj == 1 ? c : z, jj == 0 ? c : z);
 		r = _mm512_or_si512(r, _mm512_shuffle_epi8(b->a[jj], ctl));

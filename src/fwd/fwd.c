@@ -61,6 +61,7 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 	if (rc != 0)
 		goto out_free;
 	fc.num_tbl8 = c.num_tbl8;
+	fc.type = c.fib4_type;
 	fc.max_routes = c.max_routes;
 	fc.default_nh = 0;              /* next hop 0 = no route (neighbors are 1..) */
 	rc = vpk_fib_create(&fc, &f->fib4);

@@ -325,7 +325,7 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 	}
 	/* Shared objects used by nodes that stay on the normal workers run narrow too. */
 	if (!is_wide(wd, "ip4-lookup"))
-		vpk_fib_select(f->fib4, best_narrow(vpk_fib_impls(VPK_FIB_TYPE_DEFAULT)));
+		vpk_fib_select(f->fib4, best_narrow(vpk_fib_impls(vpk_fib_get_type(f->fib4))));
 	if (!is_wide(wd, "ip6-lookup"))
 		vpk_fib6_select(f->fib6, best_narrow(vpk_fib6_impls(VPK_FIB6_TYPE_DEFAULT)));
 	if (!is_wide(wd, "ip4-acl") && f->acl4.acl != NULL)

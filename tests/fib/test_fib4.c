@@ -65,7 +65,29 @@ test_create_invalid(void)
 		if (rc == 0)
 			vpk_fib_free(f);
 	}
+	/* The default layout per width, and each layout's group limit. */
+	static const enum vpk_fib_type want_default[9] = { [1] = VPK_FIB_BM16, [2] = VPK_FIB_DIR24_8,
+							   [4] = VPK_FIB_DIR24_8, [8] = VPK_FIB_DIR24_8 };
+	for (unsigned s = 1; s <= 8; s *= 2) {
+		c.nh_size = s;
+		CHECK(vpk_fib_create(&c, &f) == 0 && vpk_fib_get_type(f) == want_default[s], "default at %u B: %s", s,
+		      vpk_fib_type_name(f));
+		vpk_fib_free(f);
+		CHECK(vpk_fib_max_tbl8(VPK_FIB_TYPE_DEFAULT, s) == vpk_fib_max_tbl8(want_default[s], s), "max groups");
+	}
+	CHECK(vpk_fib_get_type(NULL) == VPK_FIB_TYPE_DEFAULT, "get_type NULL");
+	CHECK(vpk_fib_max_tbl8(VPK_FIB_DIR24_8, 1) == 127 && vpk_fib_max_tbl8(VPK_FIB_DIR24_8, 2) == 32767 &&
+	      vpk_fib_max_tbl8(VPK_FIB_DIR24_8, 4) == DIR24_8_MAX_TBL8 && vpk_fib_max_tbl8(VPK_FIB_BM16, 1) == 1u << 20 &&
+	      vpk_fib_max_tbl8(VPK_FIB_BM16, 8) == 0 && vpk_fib_max_tbl8(VPK_FIB_DIR24_8, 3) == 0 &&
+	      vpk_fib_max_tbl8(VPK_FIB_TYPE_COUNT, 4) == 0, "max groups per layout");
 	c.nh_size = 1;
+	c.type = VPK_FIB_BM16;
+	c.num_tbl8 = 1u << 20;
+	CHECK(vpk_fib_create(&c, &f) == 0, "bm16: 2^20 groups at 1 byte");
+	vpk_fib_free(f);
+	c.num_tbl8 = (1u << 20) + 1;
+	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "bm16: > 2^20 groups");
+	c.type = VPK_FIB_DIR24_8;
 	c.num_tbl8 = 128;
 	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "1-byte entries hold <= 127 groups");
 	c.num_tbl8 = 127;
@@ -399,10 +421,10 @@ test_random(unsigned nh_size)
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
 	}
-	/* Exhaust the groups: /25s in fresh /24s until -ENOSPC, then free one and retry.
-	 * (bm16's DIR-24-8 copy has 2^20 groups: not exhausted here.) */
+	/* Exhaust the groups: /25s in fresh /24s until -ENOSPC, then free one and retry
+	 * (bm16 too: num_tbl8 limits the /24s holding routes longer than /24). */
 	uint32_t base = 0xc0000000;
-	int rc = g_type == VPK_FIB_BM16 ? -ENOSPC : 0;
+	int rc = 0;
 	unsigned added = 0;
 	for (unsigned i = 0; i < ntbl8 + 2 && rc == 0; i++) {
 		rc = vpk_fib_add(f, base + (i << 8), 25, 1);
@@ -414,7 +436,7 @@ test_random(unsigned nh_size)
 	CHECK(rc == -ENOSPC, "exhaustion gives ENOSPC: %d", rc);
 	struct vpk_fib_stats st;
 	vpk_fib_get_stats(f, &st);
-	CHECK(g_type == VPK_FIB_BM16 || (st.tbl8_reserved == ntbl8 && st.tbl8_used <= ntbl8), "reserved %u used %u",
+	CHECK(st.tbl8_reserved == ntbl8 && st.tbl8_used <= ntbl8 && st.tbl8_total == ntbl8, "reserved %u used %u",
 	      st.tbl8_reserved, st.tbl8_used);
 	if (added > 0) {
 		CHECK(vpk_fib_del(f, base, 25) == 0, "del for recovery");

@@ -152,6 +152,23 @@ def test_identical_output_under_every_cap(run_vpk, topo):
     assert len(outputs[64][0]) == 250
 
 
+def test_identical_output_with_either_ipv4_fib(run_vpk, topo):
+    """--fib4 dir|bm16 changes the IPv4 FIB layout, never the bytes or the counters."""
+    _, paths, cfg = topo
+    pkts = [bytes(p) for p in good_packets()] * 50 + [b for b, _, _ in drop_packets()] * 5
+    write_frames(paths["inp"], pkts)
+    outputs = {}
+    for layout in ("dir", "bm16"):
+        run = run_fwd(run_vpk, cfg, "--fib4", layout)
+        assert run["fib4"] == {"dir": "dir24-8", "bm16": "bm16"}[layout]
+        outputs[layout] = ([bytes(p) for p in rdpcap(paths["out1"])], [bytes(p) for p in rdpcap(paths["out2"])],
+                           sorted(errors(run).items()))
+    assert outputs["dir"] == outputs["bm16"]
+    assert len(outputs["dir"][0]) == 250
+    p = run_vpk("fwd", "--config", cfg, "--fib4", "poptrie")
+    assert p.returncode == 2 and "--fib4 poptrie: 'dir' or 'bm16'" in p.stderr
+
+
 def test_bad_config_names_file_and_line(run_vpk, topo, tmp_path):
     _, paths, _ = topo
     cfg = tmp_path / "bad.conf"

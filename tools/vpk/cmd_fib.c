@@ -198,10 +198,15 @@ cmd_fib(int argc, char **argv)
 		return vpk_fail(VPK_EXIT_USAGE, "fib: -e %u: entry size is 1, 2, 4 or 8", o.nh_size);
 	if (o.nh_max > max_nh)
 		o.nh_max = max_nh;
-	if (o.tbl8 > max_nh)
-		o.tbl8 = (uint32_t)(max_nh < (1u << 23) ? max_nh : (1u << 23));
-	if (o.tbl8 > (1u << 23))
-		o.tbl8 = 1u << 23;
+	uint32_t max_tbl8 = vpk_fib_max_tbl8(o.type, o.nh_size);
+	if (max_tbl8 == 0)
+		return vpk_fail(VPK_EXIT_USAGE, "fib: -b bm16: entry size is 1, 2 or 4 (-e %u)", o.nh_size);
+	/* -g is clamped to what each side accepts (rte_fib: a group index fits the entry). */
+	uint32_t dpdk_tbl8 = (uint32_t)(o.tbl8 < max_nh ? o.tbl8 : max_nh);
+	if (dpdk_tbl8 > (1u << 23))
+		dpdk_tbl8 = 1u << 23;
+	if (o.tbl8 > max_tbl8)
+		o.tbl8 = max_tbl8;
 
 	size_t nrt = 0, nips = 0;
 	struct gen_route4 *rt = get_routes(&o, &nrt, &code);
@@ -263,7 +268,7 @@ cmd_fib(int argc, char **argv)
 	double dpdk_add = 0;
 	const char *dwhy = NULL;
 	if (o.dpdk && dpdk_open(2048 + (unsigned)(nrt >> 9) + (o.nh_size * 64u), &dwhy) == 0 &&
-	    (dfib = dpdk_fib_create(o.nh_size, o.tbl8, (uint32_t)nrt + 1, 0, &dwhy)) != NULL) {
+	    (dfib = dpdk_fib_create(o.nh_size, dpdk_tbl8, (uint32_t)nrt + 1, 0, &dwhy)) != NULL) {
 		t0 = bench_tsc();
 		for (size_t i = 0; i < nrt; i++)
 			if (dpdk_fib_add(dfib, rt[i].ip, rt[i].depth, rt[i].nh) != 0) {
@@ -280,7 +285,7 @@ cmd_fib(int argc, char **argv)
 	/* Runners: vpk variants (all usable, or -v list), then DPDK types. */
 	struct runner run[16];
 	size_t nrun = 0;
-	for (const struct vpk_impl *const *t = vpk_fib_impls(o.type); *t != NULL && nrun < 8; t++) {
+	for (const struct vpk_impl *const *t = vpk_fib_impls(vpk_fib_get_type(fib)); *t != NULL && nrun < 8; t++) {
 		if (o.variants != NULL && strcmp(o.variants, "all") != 0) {
 			char list[128];
 			snprintf(list, sizeof(list), ",%s,", o.variants);

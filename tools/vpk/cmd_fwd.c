@@ -27,11 +27,11 @@ usage(FILE *o)
 	fprintf(o,
 		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
-		"               [--node-variant NODE=VARIANT] [--workers N] [--json]\n"
+		"               [--node-variant NODE=VARIANT] [--workers N] [--fib4 dir|bm16] [--json]\n"
 		"               [--wide-cores CPUS [--wide-nodes N1,N2] [--wide-ring FRAMES]]\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
-		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--json]\n"
+		"       vpk fwd --demo [--packets N] [--routes N] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
 		"  run-limit [seconds S] [packets N]\n"
@@ -59,6 +59,19 @@ io_option(struct vpk_fwd *f, const char *opt, const char *dir)
 }
 
 int fwd_demo(int argc, char **argv);
+
+/* --fib4 NAME (also used by fwd_demo.c) */
+int
+fwd_fib4_type(const char *name, enum vpk_fib_type *out)
+{
+	if (strcmp(name, "dir") == 0)
+		*out = VPK_FIB_DIR24_8;
+	else if (strcmp(name, "bm16") == 0)
+		*out = VPK_FIB_BM16;
+	else
+		return -EINVAL;
+	return 0;
+}
 
 static struct vpk_fwd *live_fwd;
 
@@ -93,6 +106,7 @@ cmd_fwd(int argc, char **argv)
 		{ "iface", required_argument, NULL, 'I' },
 		{ "io", required_argument, NULL, 'T' },
 		{ "duration", required_argument, NULL, 'U' },
+		{ "fib4", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -205,6 +219,10 @@ cmd_fwd(int argc, char **argv)
 			break;
 		case 'U':
 			duration = optarg;
+			break;
+		case 'F':
+			if (fwd_fib4_type(optarg, &conf.fib4_type) != 0)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd: --fib4 %s: 'dir' or 'bm16'", optarg);
 			break;
 		case 'C':
 			count = optarg;

@@ -198,6 +198,7 @@ fwd_demo(int argc, char **argv)
 		{ "flows", required_argument, NULL, 'f' },
 		{ "rules", required_argument, NULL, 'a' },
 		{ "workers", required_argument, NULL, 'W' },
+		{ "fib4", required_argument, NULL, 'F' },
 		{ "wide-cores", required_argument, NULL, 'C' },
 		{ "runs", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -243,6 +244,10 @@ fwd_demo(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'F':
+			if (fwd_fib4_type(optarg, &conf.fib4_type) != 0)
+				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --fib4 %s: 'dir' or 'bm16'", optarg);
+			break;
 		case 'C':
 			conf.wide_cores = optarg;
 			break;
@@ -253,7 +258,7 @@ fwd_demo(int argc, char **argv)
 			break;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --rules N "
-						       "--flows N --workers N --runs N --quiet --json");
+						       "--flows N --workers N --runs N --fib4 dir|bm16 --quiet --json");
 		}
 	}
 	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
@@ -307,9 +312,10 @@ fwd_demo(int argc, char **argv)
 			if (vpk_opts.json) {
 				fwd_json_run(&j, f, &st, caps[k]);
 			} else if (!quiet) {
-				printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s, acl %s\n",
+				printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s %s, acl %s\n",
 				       caps[k], mpps_r[k][round], cpp_r[k][round], (unsigned long long)st.forwarded,
-				       (unsigned long long)st.dropped, vpk_fib_impl_name(vpk_fwd_fib4(f)),
+				       (unsigned long long)st.dropped, vpk_fib_type_name(vpk_fwd_fib4(f)),
+				       vpk_fib_impl_name(vpk_fwd_fib4(f)),
 				       vpk_fwd_acl_impl(f));
 				for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
 					if (vpk_fwd_n_workers(f) > 1)

@@ -26,5 +26,7 @@ void fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_
 void fwd_show_runtime(const struct vpk_graph *g);
 /* Mpps of a run (TSC frequency measured once). */
 double fwd_mpps(const struct vpk_fwd_run_stats *st);
+/* --fib4 dir|bm16 (cmd_fwd.c): 0, or -EINVAL for another name. */
+int fwd_fib4_type(const char *name, enum vpk_fib_type *out);
 
 #endif
