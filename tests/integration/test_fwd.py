@@ -169,6 +169,30 @@ def test_identical_output_with_either_ipv4_fib(run_vpk, topo):
     assert p.returncode == 2 and "--fib4 poptrie: 'dir' or 'bm16'" in p.stderr
 
 
+def test_demo_routes_file(run_vpk, tmp_path):
+    """--routes-file loads a real-format table; both IPv4 layouts forward the same packets."""
+    routes = tmp_path / "routes.txt"
+    p = run_vpk("gen", "routes", "-n", "3000", "--seed", "5", "-o", str(routes))
+    assert p.returncode == 0, p.stderr
+    counts = {}
+    for layout in ("dir", "bm16"):
+        p = run_vpk("--json", "fwd", "--demo", "--packets", "20000", "--flows", "512", "--rules", "64",
+                    "--runs", "1", "--routes-file", str(routes), "--fib4", layout,
+                    env={"VPK_MAX_SIMD_BITWIDTH": "512"})
+        assert p.returncode == 0, p.stderr
+        d = json.loads(p.stdout)
+        assert d["routes"] == 3000
+        run = d["runs"][0]
+        assert run["fib4"] == {"dir": "dir24-8", "bm16": "bm16"}[layout]
+        assert run["forwarded"] + run["dropped"] == 20000 and run["forwarded"] > 0
+        counts[layout] = (run["forwarded"], sorted(errors(run).items()))
+    assert counts["dir"] == counts["bm16"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("10.0.0.0/8 1\n10.1.0.0/33 2\n")
+    p = run_vpk("fwd", "--demo", "--routes-file", str(bad))
+    assert p.returncode == 2 and "bad.txt:2: prefix length" in p.stderr
+
+
 def test_bad_config_names_file_and_line(run_vpk, topo, tmp_path):
     _, paths, _ = topo
     cfg = tmp_path / "bad.conf"

@@ -2,7 +2,10 @@
 /*
  * vpk fwd --demo: the forwarder on built-in defaults, nothing to prepare.
  * It generates a route table (--routes, default 200 000 IPv4 prefixes with
- * a BGP-like length mix, seeded), 16 neighbors on two output interfaces, and
+ * a BGP-like length mix at uniformly random addresses, seeded) or loads one
+ * (--routes-file, dpdk-test-fib format, e.g. the RouteViews table; flows then
+ * go to a random route's prefix plus random host bits), 16 neighbors on two
+ * output interfaces, and
  * in-memory traffic (--flows, default 4096 flows of 64-byte UDP packets to
  * routed destinations), then runs the same traffic once per cap
  * (64, 128, 256, 512), printing show runtime per run and a summary of Mpps
@@ -26,6 +29,7 @@
 #include <vpk/fwd.h>
 #include <vpk/pkt.h>
 #include "bench.h"
+#include "fib/fib_file.h"
 #include "fwd_show.h"
 #include "json.h"
 #include "tool.h"
@@ -76,9 +80,31 @@ pick_len(void)
 	return (uint8_t)(25 + rnd() % 8);
 }
 
+/* --routes-file: every route (next hops 1..16 by position), flows to in-table addresses. */
 static int
-setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint32_t n_rules, uint64_t packets,
-      uint32_t **dsts_out)
+add_routes(struct vpk_fib *fib, const struct fib_file_routes *fr, uint32_t *dsts, uint32_t flows)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < fr->n && rc == 0; i++) {
+		const uint8_t *a = fr->r[i].addr;
+
+		rc = vpk_fib_add(fib, (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3],
+				 fr->r[i].depth, 1 + i % 16);
+	}
+	for (uint32_t i = 0; i < flows && rc == 0 && fr->n > 0; i++) {
+		const struct fib_file_route *r = &fr->r[rnd() % fr->n];
+		uint32_t host = r->depth == 0 ? rnd() : r->depth == 32 ? 0 : rnd() & ((UINT32_C(1) << (32 - r->depth)) - 1);
+
+		dsts[i] = ((uint32_t)r->addr[0] << 24 | (uint32_t)r->addr[1] << 16 | (uint32_t)r->addr[2] << 8 |
+			   r->addr[3]) | host;
+	}
+	return rc;
+}
+
+static int
+setup(struct vpk_fwd *f, uint32_t routes, const struct fib_file_routes *fr, uint32_t flows,
+      uint32_t n_rules, uint64_t packets, uint32_t **dsts_out)
 {
 	struct vpk_acl5_rule *rules = NULL;
 	struct vpk_acl5_pkt *tr = NULL;
@@ -89,7 +115,7 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint32_t n_rules, uint
 	};
 	char line[128], err[256];
 	struct vpk_fib *fib = vpk_fwd_fib4(f);
-	uint32_t *dsts = malloc((size_t)flows * sizeof(*dsts));
+	uint32_t *dsts = malloc((size_t)flows * sizeof(*dsts)), orig_flows = flows;
 	uint8_t **pk = malloc((size_t)flows * sizeof(*pk));
 	uint16_t *lens = malloc((size_t)flows * sizeof(*lens));
 	int rc = 0;
@@ -108,6 +134,10 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint32_t n_rules, uint
 	/* A default route keeps every generated flow routable. */
 	if (rc == 0)
 		rc = vpk_fib_add(fib, 0, 0, 1);
+	if (rc == 0 && fr != NULL) {
+		rc = add_routes(fib, fr, dsts, flows);
+		routes = flows = 0;     /* nothing generated below */
+	}
 	for (uint32_t i = 0; i < routes && rc == 0; i++) {
 		uint8_t len = pick_len();
 		uint32_t ip = rnd() & (len == 32 ? UINT32_MAX : ~((UINT32_C(1) << (32 - len)) - 1));
@@ -120,6 +150,7 @@ setup(struct vpk_fwd *f, uint32_t routes, uint32_t flows, uint32_t n_rules, uint
 	}
 	for (uint32_t i = routes; i < flows; i++)
 		dsts[i] = rnd();
+	flows = orig_flows;
 	if (rc == 0 && n_rules > 0) {
 		struct vpk_acl_gen_conf gc = { .profile = VPK_ACL_GEN_ACL, .rules = n_rules, .seed = 42 };
 
@@ -199,6 +230,7 @@ fwd_demo(int argc, char **argv)
 		{ "rules", required_argument, NULL, 'a' },
 		{ "workers", required_argument, NULL, 'W' },
 		{ "fib4", required_argument, NULL, 'F' },
+		{ "routes-file", required_argument, NULL, 'P' },
 		{ "wide-cores", required_argument, NULL, 'C' },
 		{ "runs", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -206,6 +238,7 @@ fwd_demo(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
+	const char *routes_file = NULL;
 	unsigned caps[4] = { 64, 128, 256, 512 }, n_caps = 4;
 	struct vpk_cap_info ci;
 	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa, .n_bufs = 8192 };
@@ -248,6 +281,9 @@ fwd_demo(int argc, char **argv)
 			if (fwd_fib4_type(optarg, &conf.fib4_type) != 0)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --fib4 %s: 'dir' or 'bm16'", optarg);
 			break;
+		case 'P':
+			routes_file = optarg;
+			break;
 		case 'C':
 			conf.wide_cores = optarg;
 			break;
@@ -258,7 +294,7 @@ fwd_demo(int argc, char **argv)
 			break;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --rules N "
-						       "--flows N --workers N --runs N --fib4 dir|bm16 --quiet --json");
+						       "--flows N --workers N --runs N --fib4 dir|bm16 --routes-file F --quiet --json");
 		}
 	}
 	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
@@ -273,7 +309,18 @@ fwd_demo(int argc, char **argv)
 	rc = vpk_fwd_create(&conf, &f);
 	if (rc != 0)
 		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
-	rc = setup(f, (uint32_t)routes, (uint32_t)flows, (uint32_t)n_rules, packets, &dsts);
+	struct fib_file_routes fr = { NULL, 0 };
+	if (routes_file != NULL) {
+		rc = vpk_fib_file_load_routes(routes_file, 4, &fr, err, sizeof(err));
+		if (rc != 0) {
+			vpk_fwd_destroy(f);
+			return vpk_fail(rc == -EINVAL ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s", err);
+		}
+		routes = fr.n;
+	}
+	rc = setup(f, (uint32_t)routes, routes_file != NULL ? &fr : NULL, (uint32_t)flows, (uint32_t)n_rules, packets,
+		   &dsts);
+	vpk_fib_file_free_routes(&fr);
 	free(dsts);
 	if (rc != 0) {
 		vpk_fwd_destroy(f);
