@@ -419,14 +419,96 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 	return i;
 }
 
+/*
+ * One pipeline stage: address byte `by` (bits 0-7 of v) of the lanes m of
+ * entries e, then v's next byte moves down. A stage with no lane left is
+ * skipped (random addresses mostly end at the direct table).
+ */
+#define PSTAGE(e, m, v)                                                                    	do {                                                                               		if (m) {                                                                   			__m512i x_ = v_index(A, e, _mm512_and_si512(v, ff), m, 2);         			e = _mm512_mask_i32gather_epi32(e, m, x_, A, 4);                   			m = _mm512_test_epi32_mask(e, one);                                			v = _mm512_srli_epi32(v, 8);                                       		}                                                                          	} while (0)
+
+/*
+ * 4-byte entries, software-pipelined (bm6.pipe): every iteration takes a
+ * new block of 16 through the direct table and moves the four blocks before
+ * it one level each (block t-1 at byte 2, t-2 at byte 3, t-3 at byte 4,
+ * t-4 at byte 5), so the gathers of five blocks at five levels are in
+ * flight together in a loop of fixed shape instead of NB blocks in lock
+ * step level by level (whose data-dependent loop end stalls the next
+ * group). After byte 5 the block is stored and its lanes still continuing
+ * (/56 and longer) go to the queue (tq_vec). Only address bytes 0-5 are
+ * picked (one shuffle set for bytes 0-1, one for bytes 2-5, carried in a
+ * dword per lane, one byte per stage).
+ */
+static inline __attribute__((always_inline)) size_t
+vec_4p_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
+	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
+	const void *A = b->arena, *d = b->direct;
+	const size_t nb = n / 16;
+	__m512i e1 = _mm512_setzero_si512(), e2 = e1, e3 = e1, e4 = e1, v1 = e1, v2 = e1, v3 = e1, v4 = e1;
+	__mmask16 m1 = 0, m2 = 0, m3 = 0, m4 = 0;
+	struct tq q;
+
+	q.n = 0;
+	for (size_t t = 0; t < nb + 4; t++) {
+		PSTAGE(e4, m4, v4);
+		PSTAGE(e3, m3, v3);
+		PSTAGE(e2, m2, v2);
+		PSTAGE(e1, m1, v1);
+		if (t >= 4) {
+			const size_t at = 16 * (t - 4);
+			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e4, 1));
+			_mm512_storeu_si512((void *)(nhs + at), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
+			_mm512_storeu_si512((void *)(nhs + at + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
+			if (m4) {
+				_mm512_mask_compressstoreu_epi32(q.e + q.n, m4, e4);
+				_mm512_mask_compressstoreu_epi32(q.ix + q.n, m4, _mm512_add_epi32(unt, _mm512_set1_epi32((int)at)));
+				memset(q.k + q.n, 6, 16);
+				q.n += (unsigned)__builtin_popcount(m4);
+				if (q.n >= 16)
+					VPK_FN(tq_vec)(A, ips, nhs, &q, TQ_LEFT);
+			}
+		}
+		e4 = e3, m4 = m3, v4 = v3;
+		e3 = e2, m3 = m2, v3 = v2;
+		e2 = e1, m2 = m1, v2 = v1;
+		m1 = 0;
+		if (t < nb) {
+			struct v6blk a;
+			pf_ahead(ips, nhs, 16 * t, 16, n);
+			v6_load(&a, ips + 16 * t);
+			e1 = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a), d, 4);
+			m1 = _mm512_test_epi32_mask(e1, one);
+			v1 = v6_idx(0x05040302, &a);
+		}
+	}
+	while (q.n)
+		tq_step(A, ips, nhs, &q);
+	return 16 * nb;
+}
+
+static __attribute__((noinline)) size_t
+VPK_FN(vec_4l)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	return vec_4_chunk(b, ips, nhs, n);
+}
+
+static __attribute__((noinline)) size_t
+VPK_FN(vec_4p)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	return vec_4p_chunk(b, ips, nhs, n);
+}
+
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
+	size_t (*const walk)(const struct bm6 *, const uint8_t (*)[16], uint64_t *, size_t) =
+		b->pipe ? VPK_FN(vec_4p) : VPK_FN(vec_4l);
 	size_t i = 0;
 
 	while (n - i > b->tq_chunk)
-		i += vec_4_chunk(b, ips + i, nhs + i, b->tq_chunk);
-	return i + vec_4_chunk(b, ips + i, nhs + i, n - i);
+		i += walk(b, ips + i, nhs + i, b->tq_chunk);
+	return i + walk(b, ips + i, nhs + i, n - i);
 }
 
 /* 8-byte entries: each block's entries in two halves of 8 (transposed positions 0-7, 8-15). */
