@@ -420,11 +420,20 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 }
 
 /*
- * One pipeline stage: address byte `by` (bits 0-7 of v) of the lanes m of
- * entries e, then v's next byte moves down. A stage with no lane left is
+ * One pipeline stage: the lanes m of entries e step one level by the
+ * address byte in bits 0-7 of v; v's next byte moves down. A stage with no lane left is
  * skipped (random addresses mostly end at the direct table).
  */
-#define PSTAGE(e, m, v)                                                                    	do {                                                                               		if (m) {                                                                   			__m512i x_ = v_index(A, e, _mm512_and_si512(v, ff), m, 2);         			e = _mm512_mask_i32gather_epi32(e, m, x_, A, 4);                   			m = _mm512_test_epi32_mask(e, one);                                			v = _mm512_srli_epi32(v, 8);                                       		}                                                                          	} while (0)
+static inline __attribute__((always_inline)) void
+pstage(const void *A, __m512i *e, __mmask16 *m, __m512i *v)
+{
+	if (*m) {
+		__m512i x = v_index(A, *e, _mm512_and_si512(*v, _mm512_set1_epi32(0xff)), *m, 2);
+		*e = _mm512_mask_i32gather_epi32(*e, *m, x, A, 4);
+		*m = _mm512_test_epi32_mask(*e, _mm512_set1_epi32(1));
+		*v = _mm512_srli_epi32(*v, 8);
+	}
+}
 
 /*
  * 4-byte entries, software-pipelined (bm6.pipe): every iteration takes a
@@ -441,7 +450,7 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 static inline __attribute__((always_inline)) size_t
 vec_4p_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
+	const __m512i one = _mm512_set1_epi32(1);
 	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
 	const void *A = b->arena, *d = b->direct;
 	const size_t nb = n / 16;
@@ -451,10 +460,10 @@ vec_4p_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 
 	q.n = 0;
 	for (size_t t = 0; t < nb + 4; t++) {
-		PSTAGE(e4, m4, v4);
-		PSTAGE(e3, m3, v3);
-		PSTAGE(e2, m2, v2);
-		PSTAGE(e1, m1, v1);
+		pstage(A, &e4, &m4, &v4);
+		pstage(A, &e3, &m3, &v3);
+		pstage(A, &e2, &m2, &v2);
+		pstage(A, &e1, &m1, &v1);
 		if (t >= 4) {
 			const size_t at = 16 * (t - 4);
 			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e4, 1));
