@@ -116,7 +116,8 @@ load(const char *path, size_t *n)
  * "dir=N" (vpk_fib6_bm6_dir_runs: slice nodes of >= N runs direct),
  * "dirB=N" (vpk_fib6_bm6_dir_runs_at: the same for the nodes at byte B),
  * "tail=LV:N" (vpk_fib6_bm6_tail), "tq=LV" (vpk_fib6_bm6_tail_queue),
- * "pipe=0|1" (vpk_fib6_bm6_pipe: avx512 4-byte lock step or pipelined walk),
+ * "pipe=0|1|2" (vpk_fib6_bm6_pipe: avx512 4-byte lock step, or the pipelined
+ * walk with its deep-lane queue walked 16 or 32 lanes at a time),
  * "v=VARIANT" (this side's lookup variant instead of -v's).
  */
 static int
@@ -183,7 +184,7 @@ main(int argc, char **argv)
 			return 1;
 		const char *v = var;
 		if (set_side(fib[sd], side[sd], &v) != 0) {
-			fprintf(stderr, "vpk-fib6-ab: bad side %s (new, dir=N, dirB=N, tail=LV:N, tq=LV, pipe=0|1; comma-separated)\n", side[sd]);
+			fprintf(stderr, "vpk-fib6-ab: bad side %s (new, dir=N, dirB=N, tail=LV:N, tq=LV, pipe=0|1|2; comma-separated)\n", side[sd]);
 			return 2;
 		}
 		for (size_t i = 0; i < nrt; i++)

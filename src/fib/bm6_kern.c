@@ -17,6 +17,10 @@
  *    those lanes are finished by the scalar step after the group (TAIL);
  *    avx512 with 4-byte entries queues the ones parked from byte tail_q on
  *    across groups and walks them 16 at a time with gathers (tq_vec).
+ *  - avx512, 4-byte entries, by default (bm6.pipe): a software pipeline
+ *    instead of the lock step, one gather per stage, blocks at bytes 0-5 in
+ *    flight together; lanes going deeper than byte 5 are queued and walked
+ *    32 at a time (tq_vec2).
  *  - every variant prefetches the addresses and next-hop lines PF_AHEAD
  *    addresses ahead.
  * Every variant returns exactly what the scalar loop does.
@@ -294,41 +298,69 @@ v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh)
  * lanes are scattered to nhs. Deep lanes of several groups share gathers
  * instead of a scalar step each.
  */
+static inline __attribute__((always_inline)) void
+tq_walk(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left, const unsigned nq)
+{
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
+	__m512i e[2], ix[2], k[2], base[2];
+	__mmask16 m[2];
+	unsigned busy = 0;
+
+	for (unsigned h = 0; h < nq; h++) {
+		unsigned n = q->n - 16;
+		e[h] = _mm512_loadu_si512((const void *)(q->e + n));
+		ix[h] = _mm512_loadu_si512((const void *)(q->ix + n));
+		k[h] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(q->k + n)));
+		base[h] = _mm512_slli_epi32(ix[h], 4);
+		m[h] = 0xffff;
+		busy |= 1u << h;
+		q->n = n;
+	}
+	while (busy) {
+		for (unsigned h = 0; h < nq; h++) {
+			if (!(busy >> h & 1))
+				continue;
+			/* address byte k, from the aligned dword holding it */
+			__m512i dw = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m[h],
+								 _mm512_add_epi32(base[h], _mm512_andnot_si512(three, k[h])),
+								 (const void *)ips, 1);
+			__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k[h], three), 3)),
+						      _mm512_set1_epi32(0xff));
+			__m512i x = v_index(A, e[h], by, m[h], 2);
+			e[h] = _mm512_mask_i32gather_epi32(e[h], m[h], x, A, 4);
+			k[h] = _mm512_mask_add_epi32(k[h], m[h], k[h], one);
+			__mmask16 done = _mm512_mask_testn_epi32_mask(m[h], e[h], one);
+			if (done) {
+				__m512i r = _mm512_srli_epi32(e[h], 1);
+				_mm512_mask_i32scatter_epi64(nhs, (__mmask8)done, _mm512_castsi512_si256(ix[h]),
+							     _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)), 8);
+				_mm512_mask_i32scatter_epi64(nhs, (__mmask8)(done >> 8), _mm512_extracti64x4_epi64(ix[h], 1),
+							     _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)), 8);
+				m[h] &= (__mmask16)~done;
+				if ((unsigned)__builtin_popcount(m[h]) <= left)
+					busy &= ~(1u << h);
+			}
+		}
+	}
+	for (unsigned h = 0; h < nq; h++) {
+		_mm512_mask_compressstoreu_epi32(q->e + q->n, m[h], e[h]);
+		_mm512_mask_compressstoreu_epi32(q->ix + q->n, m[h], ix[h]);
+		_mm_storeu_si128((void *)(q->k + q->n), _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(m[h], k[h])));
+		q->n += (unsigned)__builtin_popcount(m[h]);
+	}
+}
+
 static __attribute__((noinline)) void
 VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
 {
-	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
-	unsigned n = q->n - 16;
-	__m512i e = _mm512_loadu_si512((const void *)(q->e + n));
-	__m512i ix = _mm512_loadu_si512((const void *)(q->ix + n));
-	__m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(q->k + n)));
-	__m512i base = _mm512_slli_epi32(ix, 4);
-	__mmask16 m = 0xffff;
+	tq_walk(A, ips, nhs, q, left, 1);
+}
 
-	q->n = n;
-	while ((unsigned)__builtin_popcount(m) > left) {
-		/* address byte k, from the aligned dword holding it */
-		__m512i dw = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(base, _mm512_andnot_si512(three, k)),
-							 (const void *)ips, 1);
-		__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k, three), 3)),
-					      _mm512_set1_epi32(0xff));
-		__m512i x = v_index(A, e, by, m, 2);
-		e = _mm512_mask_i32gather_epi32(e, m, x, A, 4);
-		k = _mm512_mask_add_epi32(k, m, k, one);
-		__mmask16 done = _mm512_mask_testn_epi32_mask(m, e, one);
-		if (done) {
-			__m512i r = _mm512_srli_epi32(e, 1);
-			_mm512_mask_i32scatter_epi64(nhs, (__mmask8)done, _mm512_castsi512_si256(ix),
-						     _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)), 8);
-			_mm512_mask_i32scatter_epi64(nhs, (__mmask8)(done >> 8), _mm512_extracti64x4_epi64(ix, 1),
-						     _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)), 8);
-			m &= (__mmask16)~done;
-		}
-	}
-	_mm512_mask_compressstoreu_epi32(q->e + q->n, m, e);
-	_mm512_mask_compressstoreu_epi32(q->ix + q->n, m, ix);
-	_mm_storeu_si128((void *)(q->k + q->n), _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(m, k)));
-	q->n += (unsigned)__builtin_popcount(m);
+/* The same for the last 32 queued lanes, as two batches of 16 whose gathers overlap. */
+static __attribute__((noinline)) void
+VPK_FN(tq_vec2)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
+{
+	tq_walk(A, ips, nhs, q, left, 2);
 }
 
 /*
@@ -482,7 +514,8 @@ pent(const void *A, __m512i *e, __mmask16 *m, __m512i *v, __m512i x, __mmask16 c
  * level loop on the data. Bytes 2 and 3 (direct nodes by default) take one
  * stage each (pstage: a compressed node there gathers its header in the
  * same stage). After byte 5 a block is stored and its lanes still
- * continuing (/49 and longer) go to the queue (tq_vec). Only address bytes
+ * continuing (/49 and longer) go to the queue, walked 32 at a time
+ * (tq_vec2; 16 with pipe 1). Only address bytes
  * 0-5 are picked: one shuffle set for bytes 0-1, one for bytes 2-5 carried
  * as a dword per lane, one byte per level.
  */
@@ -516,8 +549,8 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 				_mm512_mask_compressstoreu_epi32(q.ix + q.n, m6, _mm512_add_epi32(unt, _mm512_set1_epi32((int)at)));
 				memset(q.k + q.n, 6, 16);
 				q.n += (unsigned)__builtin_popcount(m6);
-				if (q.n >= 16)
-					VPK_FN(tq_vec)(A, ips, nhs, &q, TQ_LEFT);
+				if (b->pipe == 2 ? q.n >= 32 : q.n >= 16)
+					(b->pipe == 2 ? VPK_FN(tq_vec2) : VPK_FN(tq_vec))(A, ips, nhs, &q, TQ_LEFT);
 			}
 		}
 		e6 = e5, m6 = m5, v6 = v5;
@@ -535,6 +568,8 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 			v1 = v6_idx(0x05040302, &a);
 		}
 	}
+	if (q.n >= 16)
+		VPK_FN(tq_vec)(A, ips, nhs, &q, TQ_LEFT);
 	while (q.n)
 		tq_step(A, ips, nhs, &q);
 	return 16 * nb;

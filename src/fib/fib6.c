@@ -133,9 +133,9 @@ vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n)
 int
 vpk_fib6_bm6_pipe(struct vpk_fib6 *fib, unsigned on)
 {
-	if (fib == NULL || fib->type != VPK_FIB6_BM6)
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || on > 2)
 		return -EINVAL;
-	fib->bm.pipe = on != 0;
+	fib->bm.pipe = on;
 	return 0;
 }
 
