@@ -198,6 +198,7 @@ TAIL(uint64_t)
  */
 #define TQ_N 256u
 #define TQ_LEFT 4u      /* tq_vec stops at this many lanes left */
+#define TQ_LEFT2 8u     /* tq_vec2: per batch of 16 (4: 2-3 % slower, docs/fib.md) */
 struct tq {
 	uint32_t e[TQ_N];
 	uint32_t ix[TQ_N];

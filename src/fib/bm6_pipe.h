@@ -109,7 +109,8 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 				memset(q.k + q.n, 6, 16);
 				q.n += (unsigned)__builtin_popcount(m6);
 				if (b->pipe == 2 ? q.n >= 32 : q.n >= 16)
-					(b->pipe == 2 ? VPK_FN(tq_vec2) : VPK_FN(tq_vec))(A, ips, nhs, &q, TQ_LEFT);
+					(b->pipe == 2 ? VPK_FN(tq_vec2) : VPK_FN(tq_vec))(A, ips, nhs, &q,
+											  b->pipe == 2 ? TQ_LEFT2 : TQ_LEFT);
 			}
 		}
 		e6 = e5, m6 = m5, v6 = v5;
