@@ -74,9 +74,9 @@ pent(const void *A, __m512i *e, __mmask16 *m, __m512i *v, __m512i x, __mmask16 c
  * stage each (pstage: a compressed node there gathers its header in the
  * same stage). After byte 5 a block is stored and its lanes still
  * continuing (/49 and longer) go to the queue, walked 32 at a time
- * (tq_vec2; 16 with pipe 1). Only address bytes
- * 0-5 are picked: one shuffle set for bytes 0-1, one for bytes 2-5 carried
- * as a dword per lane, one byte per level.
+ * (tq_vec2; 16 with pipe 1). Only address bytes 0-5 are picked: one
+ * shuffle set for bytes 0-1, one for bytes 2-5 carried as a dword per
+ * lane, one byte per level.
  */
 static inline __attribute__((always_inline)) size_t
 vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
