@@ -116,6 +116,8 @@ load(const char *path, size_t *n)
  * "dir=N" (vpk_fib6_bm6_dir_runs: slice nodes of >= N runs direct),
  * "dirB=N" (vpk_fib6_bm6_dir_runs_at: the same for the nodes at byte B),
  * "tail=LV:N" (vpk_fib6_bm6_tail), "tq=LV" (vpk_fib6_bm6_tail_queue),
+ * "pipe=0|1|2" (vpk_fib6_bm6_pipe: avx512 4-byte lock step, or the pipelined
+ * walk with its deep-lane queue walked 16 or 32 lanes at a time),
  * "v=VARIANT" (this side's lookup variant instead of -v's).
  */
 static int
@@ -133,6 +135,8 @@ set_side(struct vpk_fib6 *fib, const char *side, const char **var)
 					       (unsigned)strtoul(strchr(t, ':') + 1, NULL, 10));
 		else if (strncmp(t, "v=", 2) == 0)
 			*var = side + (t - buf) + 2;      /* up to the next comma: the variant names have none */
+		else if (strncmp(t, "pipe=", 5) == 0)
+			rc = vpk_fib6_bm6_pipe(fib, (unsigned)strtoul(t + 5, NULL, 10));
 		else if (strncmp(t, "tq=", 3) == 0)
 			rc = vpk_fib6_bm6_tail_queue(fib, (unsigned)strtoul(t + 3, NULL, 10));
 		else if (strncmp(t, "dir", 3) == 0 && strchr(t, '=') != NULL)  /* dirB=N: nodes at byte B */
@@ -180,7 +184,7 @@ main(int argc, char **argv)
 			return 1;
 		const char *v = var;
 		if (set_side(fib[sd], side[sd], &v) != 0) {
-			fprintf(stderr, "vpk-fib6-ab: bad side %s (new, dir=N, dirB=N, tail=LV:N, tq=LV; comma-separated)\n", side[sd]);
+			fprintf(stderr, "vpk-fib6-ab: bad side %s (new, dir=N, dirB=N, tail=LV:N, tq=LV, pipe=0|1|2; comma-separated)\n", side[sd]);
 			return 2;
 		}
 		for (size_t i = 0; i < nrt; i++)

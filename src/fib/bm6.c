@@ -75,6 +75,7 @@ vpk_bm6_init(struct bm6 *b, struct trie6 *t)
 	b->tail_n = BM6_TAIL_N;
 	b->tail_q = BM6_TAIL_Q;
 	b->tq_chunk = BM6_TQ_CHUNK;
+	b->pipe = BM6_PIPE;
 	uint64_t worst = ((uint64_t)t->num_tbl8 + BM6_SLICES) * max_node_lines(b);
 	b->lines_cap = (size_t)(4 * worst + 1 < MAX_LINES ? 4 * worst + 1 : MAX_LINES);
 	b->lines_top = 1;

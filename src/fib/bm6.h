@@ -59,6 +59,7 @@
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 #define BM6_TAIL_Q 5u           /* avx512, 4-byte entries: lanes parked from byte 5 on are queued */
+#define BM6_PIPE 2u             /* avx512, 4-byte entries: the software-pipelined walk, queue in 32s (docs/fib.md) */
 #define BM6_TQ_CHUNK ((size_t)1 << 26)  /* addresses per queue chunk: 16 x address index stays below 2^31 */
 
 struct bm6_vec {
@@ -84,6 +85,8 @@ struct bm6 {
 					 * once at most tail_n lanes continue (BM6_TAIL_LV, BM6_TAIL_N) */
 	unsigned tail_q;        /* avx512, 4-byte entries: lanes parked from this byte on are queued
 				 * across groups and walked 16 at a time (BM6_TAIL_Q) */
+	unsigned pipe;          /* avx512, 4-byte entries: 0 = lock step, 1 = software-pipelined walk with the
+				 * deep-lane queue walked 16 lanes at a time, 2 = 32 at a time (BM6_PIPE) */
 	size_t tq_chunk;        /* ... within chunks of this many addresses (BM6_TQ_CHUNK; tests lower it) */
 	struct trie6_track track;
 };
@@ -140,5 +143,12 @@ int vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv);
  * bm6 or n < 64.
  */
 int vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n);
+/*
+ * Tests and A/B runs: the avx512 4-byte kernel walks blocks in lock step
+ * with scalar tails (0) or software-pipelined, its deep-lane queue walked
+ * 16 (1) or 32 (2, BM6_PIPE) lanes at a time. 0, or -EINVAL if fib is not
+ * bm6 or on > 2.
+ */
+int vpk_fib6_bm6_pipe(struct vpk_fib6 *fib, unsigned on);
 
 #endif

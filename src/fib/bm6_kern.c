@@ -17,6 +17,10 @@
  *    those lanes are finished by the scalar step after the group (TAIL);
  *    avx512 with 4-byte entries queues the ones parked from byte tail_q on
  *    across groups and walks them 16 at a time with gathers (tq_vec).
+ *  - avx512, 4-byte entries, by default (bm6.pipe): a software pipeline
+ *    instead of the lock step, one gather per stage, blocks at bytes 0-5 in
+ *    flight together; lanes going deeper than byte 5 are queued and walked
+ *    32 at a time (tq_vec2).
  *  - every variant prefetches the addresses and next-hop lines PF_AHEAD
  *    addresses ahead.
  * Every variant returns exactly what the scalar loop does.
@@ -194,6 +198,7 @@ TAIL(uint64_t)
  */
 #define TQ_N 256u
 #define TQ_LEFT 4u      /* tq_vec stops at this many lanes left */
+#define TQ_LEFT2 8u     /* tq_vec2: per batch of 16 (4: 2-3 % slower, docs/fib.md) */
 struct tq {
 	uint32_t e[TQ_N];
 	uint32_t ix[TQ_N];
@@ -294,41 +299,69 @@ v_index(const void *A, __m512i e, __m512i by, __mmask16 m, int sh)
  * lanes are scattered to nhs. Deep lanes of several groups share gathers
  * instead of a scalar step each.
  */
+static inline __attribute__((always_inline)) void
+tq_walk(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left, const unsigned nq)
+{
+	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
+	__m512i e[2], ix[2], k[2], base[2];
+	__mmask16 m[2];
+	unsigned busy = 0;
+
+	for (unsigned h = 0; h < nq; h++) {
+		unsigned n = q->n - 16;
+		e[h] = _mm512_loadu_si512((const void *)(q->e + n));
+		ix[h] = _mm512_loadu_si512((const void *)(q->ix + n));
+		k[h] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(q->k + n)));
+		base[h] = _mm512_slli_epi32(ix[h], 4);
+		m[h] = 0xffff;
+		busy |= 1u << h;
+		q->n = n;
+	}
+	while (busy) {
+		for (unsigned h = 0; h < nq; h++) {
+			if (!(busy >> h & 1))
+				continue;
+			/* address byte k, from the aligned dword holding it */
+			__m512i dw = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m[h],
+								 _mm512_add_epi32(base[h], _mm512_andnot_si512(three, k[h])),
+								 (const void *)ips, 1);
+			__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k[h], three), 3)),
+						      _mm512_set1_epi32(0xff));
+			__m512i x = v_index(A, e[h], by, m[h], 2);
+			e[h] = _mm512_mask_i32gather_epi32(e[h], m[h], x, A, 4);
+			k[h] = _mm512_mask_add_epi32(k[h], m[h], k[h], one);
+			__mmask16 done = _mm512_mask_testn_epi32_mask(m[h], e[h], one);
+			if (done) {
+				__m512i r = _mm512_srli_epi32(e[h], 1);
+				_mm512_mask_i32scatter_epi64(nhs, (__mmask8)done, _mm512_castsi512_si256(ix[h]),
+							     _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)), 8);
+				_mm512_mask_i32scatter_epi64(nhs, (__mmask8)(done >> 8), _mm512_extracti64x4_epi64(ix[h], 1),
+							     _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)), 8);
+				m[h] &= (__mmask16)~done;
+				if ((unsigned)__builtin_popcount(m[h]) <= left)
+					busy &= ~(1u << h);
+			}
+		}
+	}
+	for (unsigned h = 0; h < nq; h++) {
+		_mm512_mask_compressstoreu_epi32(q->e + q->n, m[h], e[h]);
+		_mm512_mask_compressstoreu_epi32(q->ix + q->n, m[h], ix[h]);
+		_mm_storeu_si128((void *)(q->k + q->n), _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(m[h], k[h])));
+		q->n += (unsigned)__builtin_popcount(m[h]);
+	}
+}
+
 static __attribute__((noinline)) void
 VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
 {
-	const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3);
-	unsigned n = q->n - 16;
-	__m512i e = _mm512_loadu_si512((const void *)(q->e + n));
-	__m512i ix = _mm512_loadu_si512((const void *)(q->ix + n));
-	__m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(q->k + n)));
-	__m512i base = _mm512_slli_epi32(ix, 4);
-	__mmask16 m = 0xffff;
+	tq_walk(A, ips, nhs, q, left, 1);
+}
 
-	q->n = n;
-	while ((unsigned)__builtin_popcount(m) > left) {
-		/* address byte k, from the aligned dword holding it */
-		__m512i dw = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(base, _mm512_andnot_si512(three, k)),
-							 (const void *)ips, 1);
-		__m512i by = _mm512_and_si512(_mm512_srlv_epi32(dw, _mm512_slli_epi32(_mm512_and_si512(k, three), 3)),
-					      _mm512_set1_epi32(0xff));
-		__m512i x = v_index(A, e, by, m, 2);
-		e = _mm512_mask_i32gather_epi32(e, m, x, A, 4);
-		k = _mm512_mask_add_epi32(k, m, k, one);
-		__mmask16 done = _mm512_mask_testn_epi32_mask(m, e, one);
-		if (done) {
-			__m512i r = _mm512_srli_epi32(e, 1);
-			_mm512_mask_i32scatter_epi64(nhs, (__mmask8)done, _mm512_castsi512_si256(ix),
-						     _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)), 8);
-			_mm512_mask_i32scatter_epi64(nhs, (__mmask8)(done >> 8), _mm512_extracti64x4_epi64(ix, 1),
-						     _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)), 8);
-			m &= (__mmask16)~done;
-		}
-	}
-	_mm512_mask_compressstoreu_epi32(q->e + q->n, m, e);
-	_mm512_mask_compressstoreu_epi32(q->ix + q->n, m, ix);
-	_mm_storeu_si128((void *)(q->k + q->n), _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(m, k)));
-	q->n += (unsigned)__builtin_popcount(m);
+/* The same for the last 32 queued lanes, as two batches of 16 whose gathers overlap. */
+static __attribute__((noinline)) void
+VPK_FN(tq_vec2)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
+{
+	tq_walk(A, ips, nhs, q, left, 2);
 }
 
 /*
@@ -419,14 +452,24 @@ vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 	return i;
 }
 
+#include "fib/bm6_pipe.h"
+
+static __attribute__((noinline)) size_t
+VPK_FN(vec_4l)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	return vec_4_chunk(b, ips, nhs, n);
+}
+
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
+	size_t (*const walk)(const struct bm6 *, const uint8_t (*)[16], uint64_t *, size_t) =
+		b->pipe ? VPK_FN(vec_4s) : VPK_FN(vec_4l);
 	size_t i = 0;
 
 	while (n - i > b->tq_chunk)
-		i += vec_4_chunk(b, ips + i, nhs + i, b->tq_chunk);
-	return i + vec_4_chunk(b, ips + i, nhs + i, n - i);
+		i += walk(b, ips + i, nhs + i, b->tq_chunk);
+	return i + walk(b, ips + i, nhs + i, n - i);
 }
 
 /* 8-byte entries: each block's entries in two halves of 8 (transposed positions 0-7, 8-15). */

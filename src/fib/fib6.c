@@ -130,6 +130,15 @@ vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n)
 	return 0;
 }
 
+int
+vpk_fib6_bm6_pipe(struct vpk_fib6 *fib, unsigned on)
+{
+	if (fib == NULL || fib->type != VPK_FIB6_BM6 || on > 2)
+		return -EINVAL;
+	fib->bm.pipe = on;
+	return 0;
+}
+
 static void
 use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
 {

@@ -330,7 +330,11 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 				dd.want[i] = ref_lookup(&ref, hi, lo);
 			}
 			check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
-			if (type == VPK_FIB6_BM6) {
+			/* bm6 avx512 4 B: the lock-step walk (pipe 0) with its tails and queue, then the
+			 * software-pipelined one (its own stages and queue walked in 16s or 32s; chunks of
+			 * 4-5 blocks). */
+			for (unsigned pp = 0; type == VPK_FIB6_BM6 && pp < 3; pp++) {
+				CHECK(vpk_fib6_bm6_pipe(f, pp) == 0, "pipe %u", pp);
 				/* Every lane parked at byte 2 (direct slice nodes there) or 3 and queued. */
 				for (unsigned lv = 2; lv <= 3; lv++) {
 					CHECK(vpk_fib6_bm6_tail(f, lv, 16) == 0 && vpk_fib6_bm6_tail_queue(f, lv) == 0, "tail");
@@ -351,6 +355,8 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 				CHECK(vpk_fib6_bm6_tail(f, BM6_TAIL_LV, BM6_TAIL_N) == 0 &&
 				      vpk_fib6_bm6_tail_queue(f, BM6_TAIL_Q) == 0, "tail");
 			}
+			CHECK(vpk_fib6_bm6_pipe(f, 3) == -EINVAL &&
+			      vpk_fib6_bm6_pipe(f, BM6_PIPE) == (type == VPK_FIB6_BM6 ? 0 : -EINVAL), "pipe");
 		}
 	}
 	for (size_t k = 0; k < nlive; k++)
