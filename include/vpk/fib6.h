@@ -49,7 +49,7 @@ struct vpk_fib6;
 
 /** Dataplane layouts. */
 enum vpk_fib6_type {
-	VPK_FIB6_TYPE_DEFAULT = 0,  /**< The best layout: bm6 (the trie for 2-byte next hops). */
+	VPK_FIB6_TYPE_DEFAULT = 0,  /**< The best layout: bm6 at every next-hop width. */
 	VPK_FIB6_TRIE,              /**< rte_fib6's tbl24 + chained tbl8 groups. */
 	VPK_FIB6_BM6,               /**< 2^16 direct table + popcount-compressed byte nodes (a few MiB). */
 	VPK_FIB6_TYPE_COUNT

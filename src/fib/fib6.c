@@ -37,12 +37,12 @@ struct vpk_fib6 {
 };
 
 /*
- * The layout VPK_FIB6_TYPE_DEFAULT stands for: bm6, except at 2-byte next
- * hops, where the trie's 2-byte entries (bm6 keeps 4-byte ones) make it as
- * fast in-table (docs/fib.md). vpk_fib6_impls() lists bm6's variants.
+ * The layout VPK_FIB6_TYPE_DEFAULT stands for: bm6 at every width (since
+ * session 6 at 2 bytes too, where the trie was faster in-table until bm6's
+ * direct byte-2/3 nodes and pipelined walk: docs/fib.md).
+ * vpk_fib6_impls() lists bm6's variants.
  */
 #define FIB6_DEFAULT VPK_FIB6_BM6
-#define FIB6_DEFAULT_2B VPK_FIB6_TRIE
 
 uint64_t
 vpk_fib6_max_nh(unsigned nh_size)
@@ -163,7 +163,7 @@ vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 	    conf->num_tbl8 > max_nh || conf->num_tbl8 > TRIE6_MAX_TBL8 || (unsigned)conf->isa >= VPK_ISA_COUNT)
 		return -EINVAL;
 	enum vpk_fib6_type type = conf->type != VPK_FIB6_TYPE_DEFAULT ? conf->type
-				  : conf->nh_size == 2 ? FIB6_DEFAULT_2B : FIB6_DEFAULT;
+				  : FIB6_DEFAULT;
 	rc = vpk_impl_pick(vpk_fib6_impls(type), conf->isa, &impl);
 	if (rc != 0)
 		return rc;

@@ -461,7 +461,7 @@ test_table(const char *path, enum vpk_fib6_type type)
 	vpk_fib6_free(f);
 }
 
-/* VPK_FIB6_TYPE_DEFAULT: bm6, the trie at 2-byte next hops; its variant list is bm6's. */
+/* VPK_FIB6_TYPE_DEFAULT: bm6 at every width; its variant list is bm6's. */
 static void
 test_default(void)
 {
@@ -469,7 +469,7 @@ test_default(void)
 		struct vpk_fib6_conf c = { .nh_size = sz, .num_tbl8 = 16, .max_routes = 16 };
 		struct vpk_fib6 *f;
 		CHECK(vpk_fib6_create(&c, &f) == 0, "create default %u", sz);
-		CHECK(strcmp(vpk_fib6_type_name(f), sz == 2 ? "trie" : "bm6") == 0, "default at %u bytes: %s", sz,
+		CHECK(strcmp(vpk_fib6_type_name(f), "bm6") == 0, "default at %u bytes: %s", sz,
 		      vpk_fib6_type_name(f));
 		vpk_fib6_free(f);
 	}
