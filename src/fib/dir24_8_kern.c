@@ -26,7 +26,7 @@
 #endif
 
 #define PF_DIST 16
-#define PF_BLOCKS 4     /* vector loops prefetch tbl24 64 keys ahead (measured: 2 < 4 > 8) */
+#define PF_BLOCKS 8     /* vector loops prefetch tbl24 128 keys ahead (docs/fib.md: 4 -> 8 in session 6) */
 
 
 
@@ -66,6 +66,21 @@ prefetch8(const void *t24, size_t sc, const uint32_t *ips)
 	for (int q = 0; q < 8; q++)
 		__builtin_prefetch((const char *)t24 + (size_t)pf[q] * sc);
 }
+
+/* Before a vector loop: prefetch the tbl24 entries of the keys its in-loop
+ * prefetch (PF_BLOCKS blocks of 16 ahead) never covers, the first ones of
+ * the call, so that a frame-sized call has its misses in flight too. Not in
+ * calls too short for the in-loop prefetch: there the gathers alone keep
+ * enough misses in flight and the prefetches cost more than they save
+ * (docs/fib.md, "DIR-24-8 prefetch distance"). */
+static inline __attribute__((always_inline)) void
+prefetch_head(const void *t24, size_t sc, const uint32_t *ips, size_t n)
+{
+	if (n <= (PF_BLOCKS + 1) * 16)
+		return;
+	for (size_t k = 8; k < PF_BLOCKS * 16; k++)
+		__builtin_prefetch((const char *)t24 + (size_t)(fib_ld32(&ips[k]) >> 8) * sc);
+}
 #endif
 
 #if VPK_VEC_BITS >= 512
@@ -98,6 +113,7 @@ all16(void)
 		const __m512i keep = _mm512_set1_epi32((int)(MASK));                   \
 		const void *t24 = dp->tbl24, *t8 = dp->tbl8;                           \
 		size_t i = 0;                                                          \
+		prefetch_head(t24, SC, ips, n);                                        \
 		for (; i + 16 <= n; i += 16) {                                         \
 			__m512i ip = _mm512_loadu_si512((const void *)(ips + i));      \
 			/* Prefetch the tbl24 entries PF_BLOCKS blocks ahead: more  \
@@ -141,6 +157,8 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 	const __m512i one = _mm512_set1_epi64(1), lo8 = _mm512_set1_epi64(0xff);
 	size_t i = 0;
 
+	prefetch_head(dp->tbl24, 8, ips, n);
+
 	for (; i + 8 <= n; i += 8) {
 		__m256i ip = _mm256_loadu_si256((const void *)(ips + i));
 		if (i + (2 * PF_BLOCKS + 1) * 8 <= n)
@@ -166,6 +184,7 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 		const __m256i one = _mm256_set1_epi32(1), lo8 = _mm256_set1_epi32(0xff);\
 		const __m256i keep = _mm256_set1_epi32((int)(MASK));                   \
 		size_t i = 0;                                                          \
+		prefetch_head(dp->tbl24, SC, ips, n);                                  \
 		for (; i + 8 <= n; i += 8) {                                           \
 			__m256i ip = _mm256_loadu_si256((const void *)(ips + i));      \
 			if (i + (2 * PF_BLOCKS + 1) * 8 <= n)                          \
@@ -199,6 +218,8 @@ vec_8(const struct dir24_8 *dp, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
 	const __m256i one = _mm256_set1_epi64x(1), lo8 = _mm256_set1_epi64x(0xff);
 	size_t i = 0;
+
+	prefetch_head(dp->tbl24, 8, ips, n);
 
 	/* 8 keys per iteration as two 4-lane halves, with the tbl24 prefetch of
 	 * the 32-bit path (without it this loop was slower than scalar's). */
