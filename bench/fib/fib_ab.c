@@ -26,6 +26,9 @@
 
 #include <vpk/fib.h>
 
+#include "bench.h"
+#include "fib/fib_file.h"
+
 struct lib {
 	const char *path;
 	void *h;
@@ -62,21 +65,6 @@ by_addr(const void *a, const void *b)
 }
 
 static int
-cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int
 load_lib(struct lib *l)
 {
 	l->h = dlopen(l->path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
@@ -97,33 +85,30 @@ load_lib(struct lib *l)
 	return 0;
 }
 
+/* The route file (dpdk-test-fib format; errors name file:line), in address order. */
 static struct route *
 load_routes(const char *path, uint64_t max_nh, size_t *n)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 20, k = 0;
-	struct route *rt = malloc(cap * sizeof(*rt));
-	unsigned a, b, c, d, len;
-	char line[256];
+	struct fib_file_routes fr;
+	char err[512];
 
-	if (f == NULL || rt == NULL) {
-		fprintf(stderr, "vpk-fib-ab: %s: %s\n", path, strerror(errno));
+	if (vpk_fib_file_load_routes(path, 4, &fr, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vpk-fib-ab: %s\n", err);
 		exit(2);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long nh = 0;
-		if (sscanf(line, "%u.%u.%u.%u/%u %lu", &a, &b, &c, &d, &len, &nh) < 5 || len > 32)
-			continue;
-		if (k == cap && (rt = realloc(rt, (cap *= 2) * sizeof(*rt))) == NULL)
-			exit(2);
-		uint32_t ip = a << 24 | b << 16 | c << 8 | d;
-		rt[k].ip = len ? ip & ~(uint32_t)0 << (32 - len) : 0;
-		rt[k].depth = (uint8_t)len;
-		rt[k++].nh = (uint32_t)(1 + (nh ? nh : rnd()) % (max_nh < 127 ? max_nh : 127));   /* as bench fib */
+	struct route *rt = malloc((fr.n + 1) * sizeof(*rt));
+	if (rt == NULL)
+		exit(2);
+	for (size_t k = 0; k < fr.n; k++) {
+		const uint8_t *a = fr.r[k].addr;
+		rt[k].ip = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+		rt[k].depth = fr.r[k].depth;
+		/* as bench fib: next hops that fit every entry width */
+		rt[k].nh = (uint32_t)(1 + (fr.r[k].has_nh ? fr.r[k].nh : rnd()) % (max_nh < 127 ? max_nh : 127));
 	}
-	fclose(f);
-	qsort(rt, k, sizeof(*rt), by_addr);
-	*n = k;
+	qsort(rt, fr.n, sizeof(*rt), by_addr);
+	*n = fr.n;
+	vpk_fib_file_free_routes(&fr);
 	return rt;
 }
 
@@ -177,8 +162,16 @@ main(int argc, char **argv)
 		else if (argv[i][0] == '-' && i + 1 < argc) {
 			const char *v = argv[++i];
 			switch (argv[i - 1][1]) {
-			case 'b': type = strcmp(v, "dir") == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16; break;
-			case 'e': nh_size = (unsigned)atoi(v); break;
+			case 'b':
+				if (strcmp(v, "dir") != 0 && strcmp(v, "bm16") != 0)
+					goto usage;
+				type = strcmp(v, "dir") == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
+				break;
+			case 'e':
+				nh_size = (unsigned)atoi(v);
+				if (nh_size != 1 && nh_size != 2 && nh_size != 4 && nh_size != 8)
+					goto usage;
+				break;
 			case 'v': variant = v; break;
 			case 'l': nk = strtoull(v, NULL, 0); break;
 			case 'R': rounds = (unsigned)atoi(v); break;
@@ -267,7 +260,7 @@ main(int argc, char **argv)
 	       "\"variant\": \"%s\", \"keys\": %zu, \"rounds\": %u,\n \"lookup\": [", L[0].path, L[1].path, nr,
 	       type == VPK_FIB_BM16 ? "bm16" : "dir24-8", nh_size, variant, nk, rounds);
 	for (int k = 0; k < 2; k++) {
-		double a = median(cyc[0][k], rounds), b = median(cyc[1][k], rounds);
+		double a = bench_median(cyc[0][k], rounds), b = bench_median(cyc[1][k], rounds);
 		printf("%s{\"keys\": \"%s\", \"a_cycles\": %.3f, \"b_cycles\": %.3f, \"b_over_a\": %.3f}", k ? ", " : "",
 		       kname[k], a, b, b / a);
 	}
@@ -276,7 +269,7 @@ main(int argc, char **argv)
 	if (upd) {
 		printf(",\n \"updates_address_order\": [");
 		for (int u = 0; u < 4; u++) {
-			double a = median(ua[0][u], rounds), b = median(ua[1][u], rounds);
+			double a = bench_median(ua[0][u], rounds), b = bench_median(ua[1][u], rounds);
 			printf("%s{\"op\": \"%s\", \"a_cycles\": %.1f, \"b_cycles\": %.1f, \"b_over_a\": %.3f}",
 			       u ? ", " : "", uname[u], a, b, b / a);
 		}

@@ -15,7 +15,6 @@
  * Prints JSON: median and best ns and TSC cycles per lookup of each side,
  * and the median of the per-round B/A ratios.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -27,7 +26,9 @@
 
 #include <vpk/fib6.h>
 
+#include "bench.h"
 #include "fib/bm6.h"
+#include "fib/fib_file.h"
 
 #define MAXP 101
 
@@ -46,21 +47,6 @@ rng(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return v[n / 2];
-}
-
 static double
 thread_ns(void)
 {
@@ -70,43 +56,26 @@ thread_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+/* The route file (dpdk-test-fib format; errors name file:line). */
 static struct route *
 load(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "r");
-	char line[256];
-	size_t cap = 0, k = 0, ln = 0;
-	struct route *r = NULL;
+	struct fib_file_routes fr;
+	char err[512];
 
-	if (f == NULL) {
-		fprintf(stderr, "vpk-fib6-ab: %s: %s\n", path, strerror(errno));
+	if (vpk_fib_file_load_routes(path, 6, &fr, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vpk-fib6-ab: %s\n", err);
 		exit(2);
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *sl = strchr(line, '/'), *end;
-		ln++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (sl == NULL) {
-			fprintf(stderr, "vpk-fib6-ab: %s:%zu: no /LEN\n", path, ln);
-			exit(2);
-		}
-		*sl = 0;
-		if (k == cap) {
-			cap = cap ? 2 * cap : 4096;
-			r = realloc(r, cap * sizeof(*r));
-			if (r == NULL)
-				exit(1);
-		}
-		unsigned long d = strtoul(sl + 1, &end, 10);
-		if (inet_pton(AF_INET6, line, r[k].ip) != 1 || end == sl + 1 || d > 128) {
-			fprintf(stderr, "vpk-fib6-ab: %s:%zu: bad prefix\n", path, ln);
-			exit(2);
-		}
-		r[k++].depth = (uint8_t)d;
+	struct route *r = malloc((fr.n + 1) * sizeof(*r));
+	if (r == NULL)
+		exit(1);
+	for (size_t k = 0; k < fr.n; k++) {
+		memcpy(r[k].ip, fr.r[k].addr, 16);
+		r[k].depth = fr.r[k].depth;
 	}
-	fclose(f);
-	*n = k;
+	*n = fr.n;
+	vpk_fib_file_free_routes(&fr);
 	return r;
 }
 
@@ -252,9 +221,9 @@ main(int argc, char **argv)
 			bn = ns[sd][p] < bn ? ns[sd][p] : bn;
 		}
 		printf(",\n \"%s\": {\"side\": \"%s\", \"ns\": %.3f, \"best_ns\": %.3f, \"tsc_cycles\": %.2f, \"best_tsc_cycles\": %.2f}",
-		       sd ? "B" : "A", side[sd], median(ns[sd], passes), bn, median(cy[sd], passes), bc);
+		       sd ? "B" : "A", side[sd], bench_median(ns[sd], passes), bn, bench_median(cy[sd], passes), bc);
 	}
-	printf(",\n \"B_over_A\": %.3f,\n", median(ratio, passes));
+	printf(",\n \"B_over_A\": %.3f,\n", bench_median(ratio, passes));
 	for (int sd = 0; sd < 2; sd++) {
 		struct vpk_fib6_stats st;
 		vpk_fib6_get_stats(fib[sd], &st);

@@ -17,25 +17,19 @@
 #include <stdlib.h>
 #include <x86intrin.h>
 
+#include "bench.h"
+
 #define TAB 4096
 #define STEPS (1 << 22)
 #define RUNS 9
 
 static uint32_t tab[TAB] __attribute__((aligned(64)));
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
+/* Median of the runs, per step. */
 static double
-median(uint64_t *v)
+median(double *v)
 {
-	qsort(v, RUNS, sizeof(*v), cmp_u64);
-	return (double)v[RUNS / 2] / STEPS;
+	return bench_median(v, RUNS) / STEPS;
 }
 
 /* 16 scalar reads per step: 8 chains, two reads each. */
@@ -109,17 +103,17 @@ gather8x2(uint32_t *sink)
 int
 main(void)
 {
-	uint64_t s[RUNS], g4[RUNS], g1[RUNS], y[RUNS];
+	double s[RUNS], g4[RUNS], g1[RUNS], y[RUNS];
 	uint32_t sink = 0;
 	int has512 = __builtin_cpu_supports("avx512f"), has2 = __builtin_cpu_supports("avx2");
 
 	for (uint32_t i = 0; i < TAB; i++)
 		tab[i] = (uint32_t)(i * 2654435761u) % TAB;
 	for (int r = 0; r < RUNS; r++) {
-		s[r] = scalar16(&sink);
-		g4[r] = has512 ? gather16(4, &sink) : 0;
-		g1[r] = has512 ? gather16(1, &sink) : 0;
-		y[r] = has2 ? gather8x2(&sink) : 0;
+		s[r] = (double)scalar16(&sink);
+		g4[r] = has512 ? (double)gather16(4, &sink) : 0;
+		g1[r] = has512 ? (double)gather16(1, &sink) : 0;
+		y[r] = has2 ? (double)gather8x2(&sink) : 0;
 	}
 	printf("{\"table_bytes\": %d, \"steps\": %d, \"runs\": %d,\n", TAB * 4, STEPS, RUNS);
 	printf(" \"scalar_16_loads_cycles\": %.2f,\n", median(s));

@@ -191,6 +191,8 @@ def test_demo_routes_file(run_vpk, tmp_path):
     bad.write_text("10.0.0.0/8 1\n10.1.0.0/33 2\n")
     p = run_vpk("fwd", "--demo", "--routes-file", str(bad))
     assert p.returncode == 2 and "bad.txt:2: prefix length" in p.stderr
+    p = run_vpk("fwd", "--demo", "--routes", "100", "--routes-file", str(routes))
+    assert p.returncode == 2 and "exclude each other" in p.stderr
 
 
 def test_bad_config_names_file_and_line(run_vpk, topo, tmp_path):

@@ -199,7 +199,13 @@ cmd_bench_fib(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:l:e:R:b:B:Uh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': path = optarg; break;
-		case 'B': burst = strtoull(optarg, NULL, 0); break;
+		case 'B': {
+			char *end;
+			burst = strtoull(optarg, &end, 0);
+			if (*optarg == '\0' || *end != '\0' || burst == 0)
+				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -B %s: keys per call, a number >= 1", optarg);
+			break;
+		}
 		case 'l': nl = strtoull(optarg, NULL, 0); break;
 		case 'R': passes = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
@@ -239,7 +245,7 @@ cmd_bench_fib(int argc, char **argv)
 	if (nl == 0 || passes == 0 || passes > 100)
 		return vpk_fail(VPK_EXIT_USAGE, "bench fib: -l and -R must be positive (-R <= 100)");
 	if (burst == 0 || burst > nl)
-		burst = nl;
+		burst = nl;             /* default: the whole array in one call */
 
 	tsc_hz = bench_tsc_hz();
 	size_t nrt;

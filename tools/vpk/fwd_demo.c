@@ -239,6 +239,7 @@ fwd_demo(int argc, char **argv)
 	};
 	unsigned long packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
 	const char *routes_file = NULL;
+	bool routes_set = false;
 	unsigned caps[4] = { 64, 128, 256, 512 }, n_caps = 4;
 	struct vpk_cap_info ci;
 	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa, .n_bufs = 8192 };
@@ -262,6 +263,7 @@ fwd_demo(int argc, char **argv)
 			break;
 		case 'r':
 			routes = strtoul(optarg, NULL, 10);
+			routes_set = true;
 			break;
 		case 'f':
 			flows = strtoul(optarg, NULL, 10);
@@ -297,6 +299,8 @@ fwd_demo(int argc, char **argv)
 						       "--flows N --workers N --runs N --fib4 dir|bm16 --routes-file F --quiet --json");
 		}
 	}
+	if (routes_set && routes_file != NULL)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --routes N and --routes-file F exclude each other");
 	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
 		return vpk_fail(VPK_EXIT_USAGE,
 				"fwd --demo: --packets >= 1000, --flows 1..1000000, --routes <= 2000000, --rules <= 1000000");
