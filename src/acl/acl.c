@@ -501,7 +501,8 @@ build_update(struct vpk_acl *a)
 		budget = a->max_size - a->base->stats.runtime_bytes;
 	}
 	if (nr.n > 0) {
-		rc = acl_build_rt(&nr, a->lay.src, a->ncat, budget, &mt, &rt, a->err, sizeof(a->err));
+		rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_UPDATE, budget, &mt, &rt, a->err,
+				  sizeof(a->err));
 		if (rc == 0 && acl_compose(a->base, rt) < 0) {
 			acl_rt_free(rt);
 			a->fallback = VPK_ACL_FALLBACK_TREES;
@@ -555,7 +556,8 @@ vpk_acl_build(struct vpk_acl *a)
 		snprintf(a->err, sizeof(a->err), "out of memory normalising %u rules", a->nrules);
 		return rc;
 	}
-	rc = acl_build_rt(&nr, a->lay.src, a->ncat, a->max_size, &mt, &rt, a->err, sizeof(a->err));
+	rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_FULL, a->max_size, &mt, &rt, a->err,
+			  sizeof(a->err));
 	if (rc < 0) {
 		acl_nrules_free(&mt, &nr);
 		return rc;

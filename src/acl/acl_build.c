@@ -436,9 +436,10 @@ root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32
  * down to small leaves and the later ones settle for bigger leaves when the
  * copies would run away (docs/acl.md, "plans").
  */
-static const struct {
+struct plan {
 	unsigned max_trees, repl4, big, max_copies, spill;
-} plans[] = {
+};
+static const struct plan plans[] = {
 	{ 1, 6, 32, 16, 0 },
 	{ 1, 6, 128, 24, 0 },
 	{ 1, 6, 256, 30, 0 },
@@ -451,9 +452,41 @@ static const struct {
 #define PLAN_TWO  4                     /* the two-tree plan */
 #define PLAN_MANY 5                     /* the first many-tree plan */
 
+/*
+ * Plans of update and frozen trees (ACL_BUILD_UPDATE): at most ~1024 rules
+ * (frozen trees of big sets up to n/8), built while the application waits
+ * for vpk_acl_build(). An abandoned plan costs about as much as a kept one,
+ * and the full build's first plans, given 65536 leaf entries beyond their
+ * copy limit, were abandoned on overlapping wide rules only after building
+ * 60-120k entries (1000 crossing wide rules: 24 ms; freezing 3400 patch
+ * rules of acl 100k: 50-120 ms). So: no slack beyond UPD_SLACK entries, and
+ *  - up to UPD_ONE_TREE boxes, one tree first (a one-tree base plus a
+ *    one-tree update keeps the two-tree classify paths): leaves of up to 128
+ *    rules where a cut copies > 1.5x (the full build's second plan; the
+ *    first, 32, costs 2-3x the build time for the same classify cycles),
+ *    then big leaves, then two spilling trees;
+ *  - bigger (only frozen trees of sets above 8k rules): two spilling trees
+ *    first (nested patch rules spill instead of being copied: 6 ms instead
+ *    of 30-70 for 3400 rules, and fewer cycles per packet there).
+ * The last plan is the full build's last. docs/acl.md, session 8.
+ */
+static const struct plan uplans[] = {
+	{ 1, 6, 128, 24, 0 },
+	{ 2, 6, 1024, 10, 16 },
+	{ 1, 6, 1024, 12, 0 },
+	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
+};
+#define NUPLANS (sizeof(uplans) / sizeof(uplans[0]))
+#define UPLAN_TWO 1                     /* where trees of more than UPD_ONE_TREE boxes start */
+#define UPD_ONE_TREE 1024
+#define UPD_SLACK 1024                  /* leaf entries allowed beyond max_copies per rule */
+
 int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
 int acl_build_copies_override = -1;
+int acl_build_update_full_plans;
+unsigned long acl_build_update_abandoned;
+unsigned long acl_build_update_entries;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
@@ -507,7 +540,8 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 
 int
 acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
-	     size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len)
+	     enum acl_build_kind kind, size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why,
+	     size_t len)
 {
 	uint64_t t0 = now_ns();
 	struct acl_bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
@@ -549,9 +583,19 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	 * 256 rules (not 512) are 12-20 % faster again, but where that last tree
 	 * gathers too many rules of mixed shapes its forced cuts copy them
 	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
-	 * instead (docs/acl.md, session 6). */
-	for (unsigned pl = n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0; pl < NPLANS; pl++) {
-		bool last = pl + 1 == NPLANS;
+	 * instead (docs/acl.md, session 6).
+	 * Update and frozen trees have plans of their own (uplans[]), unless a
+	 * test forces a plan or asks for the full build's (A/B runs), or the
+	 * tree is as big as a full build that starts at the many-tree plans. */
+	bool upd = kind == ACL_BUILD_UPDATE && !acl_build_update_full_plans && acl_build_plan_override < 0 &&
+		   n <= 32768;
+	const struct plan *tab = upd ? uplans : plans;
+	unsigned ntab = upd ? NUPLANS : NPLANS;
+	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : 0)
+		: n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0;
+
+	for (unsigned pl = first; pl < ntab; pl++) {
+		bool last = pl + 1 == ntab;
 
 		if (acl_build_plan_override >= 0 && acl_build_plan_override < 4) {
 			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
@@ -563,15 +607,18 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		b.nnodes = b.nleaves = b.max_depth = 0;
 		b.nlent = 0;
 		memset(b.spill, 0, (size_t)n);
-		b.max_trees = plans[pl].max_trees;
-		b.repl4 = plans[pl].repl4;
-		b.bigleaf = plans[pl].big;
-		b.spill_min = acl_build_spill_override ? acl_build_spill_override : plans[pl].spill;
+		b.max_trees = tab[pl].max_trees;
+		b.repl4 = tab[pl].repl4;
+		b.bigleaf = tab[pl].big;
+		b.spill_min = acl_build_spill_override ? acl_build_spill_override : tab[pl].spill;
 		/* An early plan is abandoned as soon as it copies rules too often. */
-		b.limit_entries = last ? (size_t)64 * n + (1u << 22) : (size_t)plans[pl].max_copies * n + 65536;
+		b.limit_entries = last ? (size_t)64 * n + (1u << 22)
+			: (size_t)tab[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
 		if (!last && acl_build_copies_override >= 0)
 			b.limit_entries = (size_t)acl_build_copies_override * n;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
+		if (kind == ACL_BUILD_UPDATE)
+			acl_build_update_entries += b.nlent;
 		if (rc >= 0) {
 			ng = (uint32_t)rc;
 			break;
@@ -581,6 +628,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			       b.limit_entries);
 			goto out;
 		}
+		if (kind == ACL_BUILD_UPDATE)
+			acl_build_update_abandoned++;
 	}
 	rc = -ENOMEM;
 	/* Trees in rank order so that resolved packets skip later ones. */

@@ -426,6 +426,108 @@ fallback(void)
 	st_free(&t);
 }
 
+/* ---- update-tree plans on overlapping wide rules -------------------------- */
+
+/* Fixed-seed PRNG: the wide rules (and so the update tree's shape) are the
+ * same whatever the test's seed, so the plan check below is deterministic. */
+static uint32_t
+wide_rand(uint64_t *x, uint32_t n)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (uint32_t)(*x % n);
+}
+
+/* Make @p r a wide rule crossing the others (REF_IPV4): every second one a
+ * wildcard source and a /8../16 destination, the others the other way round,
+ * any source port, destination ports [1..1023, +1024 or more], half of them
+ * any protocol (else TCP); every category, a random priority. */
+static void
+widen(struct vpk_acl_rule *r, uint32_t i, uint64_t *x)
+{
+	uint32_t len = 8 + wide_rand(x, 9), lo = 1 + wide_rand(x, 1023);
+	uint32_t hi = lo + 1024 + wide_rand(x, 63000);
+
+	r->field[0] = i & 2 ? (struct vpk_acl_field){ 0, 0 } : (struct vpk_acl_field){ 6, 0xff };
+	r->field[1 + (i & 1)] = (struct vpk_acl_field){ 0, 0 };
+	r->field[2 - (i & 1)] = (struct vpk_acl_field){ (uint64_t)(wide_rand(x, UINT32_MAX) & ~0u << (32 - len)), len };
+	r->field[3] = (struct vpk_acl_field){ 0, 65535 };
+	r->field[4] = (struct vpk_acl_field){ lo, hi > 65535 ? 65535 : hi };
+	r->category_mask = 0xf;
+	r->priority = 1 + wide_rand(x, 1000000);
+}
+
+/*
+ * 1000 overlapping wide rules added over a full build (one update tree of
+ * 1000 rules), then changes of them (the update tree rebuilt each time),
+ * every variant against the reference after every build. And the plans'
+ * work, counted in leaf entries written (abandoned plans included; the
+ * build time is about proportional, but timed tests are not allowed): with
+ * the update plans (acl_build.c uplans[]) at most WORK per rule and build
+ * (here ~26: the one-tree plan abandoned at 24 copies per rule, then two
+ * spilling trees); with the full build's plans, forced on for one more
+ * change, ~70 (so the check can fail).
+ */
+static void
+wide_update_tree(void)
+{
+	enum { NBASE = 300, NWIDE = 1000, NCHG = 3, WORK = 32 };
+	struct vpk_acl_stats s;
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	struct st t;
+	uint8_t *tmp;
+
+	st_init(&t, REF_IPV4, 4, NBASE, 1000000);
+	ref_set_gen(&t.pool, NWIDE + NCHG + 1, 1000000);
+	for (uint32_t i = NBASE; i < t.pool.n; i++)
+		widen(ref_rule(&t.pool, i), i, &x);
+	tmp = malloc(rsz(&t));
+	for (uint32_t i = 0; i < NBASE; i++)
+		add(&t, ref_rule(&t.pool, i));
+	st_packets(&t);
+	build_check(&t, "full build under wide rules");
+	acl_build_update_abandoned = 0;
+	acl_build_update_entries = 0;
+	CHECK(vpk_acl_add_rules(t.acl, ref_rule(&t.pool, NBASE), NWIDE) == 0, "add %u wide rules: %s", NWIDE,
+	      vpk_acl_last_error(t.acl));
+	for (uint32_t i = NBASE; i < NBASE + NWIDE; i++)
+		cur_append(&t, ref_rule(&t.pool, i));
+	build_check(&t, "1000 wide rules added");
+	vpk_acl_get_stats(t.acl, &s);
+	CHECK(s.incremental == 1 && s.update_rules == NWIDE, "one update tree (incremental %u, %u rules, "
+	      "fallback %u, %u trees)", s.incremental, s.update_rules, s.fallback, s.trees);
+	for (uint32_t c = 0; c <= NCHG; c++) {
+		uint32_t j = NBASE + c;
+
+		if (c == NCHG) {
+			/* 4 update builds so far; each may abandon the one-tree plan at 24 copies per rule */
+			CHECK(acl_build_update_entries <= (unsigned long)WORK * NWIDE * (NCHG + 1),
+			      "update builds wrote %lu leaf entries for %u wide rules (%lu plans abandoned): "
+			      "more than %u per rule and build", acl_build_update_entries, NWIDE,
+			      acl_build_update_abandoned, WORK);
+			acl_build_update_entries = 0;
+			acl_build_update_full_plans = 1;        /* the full build's plans, as before session 8 */
+		}
+		/* change wide rule j: delete it, add a copy with other ports and userdata */
+		memcpy(tmp, ref_rule(&t.pool, j), rsz(&t));
+		del(&t, ref_rule(&t.pool, j));
+		((struct vpk_acl_rule *)(void *)tmp)->field[4].value = 7 + c;
+		((struct vpk_acl_rule *)(void *)tmp)->userdata = ref_rule(&t.pool, NBASE + NWIDE + c)->userdata;
+		memcpy(ref_rule(&t.pool, NBASE + NWIDE + c), tmp, rsz(&t));
+		add(&t, ref_rule(&t.pool, NBASE + NWIDE + c));
+		build_check(&t, c == NCHG ? "change, full build's plans" : "change of a wide rule");
+		vpk_acl_get_stats(t.acl, &s);
+		CHECK(s.incremental == 1 && s.update_rules == NWIDE, "still one update tree (%u, %u rules)",
+		      s.incremental, s.update_rules);
+	}
+	CHECK(acl_build_update_entries > (unsigned long)WORK * NWIDE, "the full build's plans wrote only %lu "
+	      "leaf entries: the check above cannot fail", acl_build_update_entries);
+	acl_build_update_full_plans = 0;
+	free(tmp);
+	st_free(&t);
+}
+
 /* ---- deletions while two threads classify -------------------------------- */
 
 #define STEPS 40
@@ -530,6 +632,7 @@ main(void)
 	for (int l = 0; l < REF_NLAYOUTS; l++)
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();
+	wide_update_tree();
 	concurrent();
 	return check_finish();
 }
