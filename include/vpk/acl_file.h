@@ -97,6 +97,14 @@ VPK_API int vpk_acl5_write_trace(FILE *f, const struct vpk_acl5_pkt *p, uint32_t
  */
 VPK_API uint32_t vpk_acl5_layout(bool ipv6, struct vpk_acl_field_def *defs);
 
+/**
+ * dpdk-test-acl's `--ipv6=8B` layout: the same 40-byte buffer as the IPv6
+ * layout above, each address as two 8-byte MASK fields (7 fields: protocol,
+ * source high and low, destination high and low, ports). @p defs needs 7
+ * entries. @return 7.
+ */
+VPK_API uint32_t vpk_acl5_layout_ipv6_8b(struct vpk_acl_field_def *defs);
+
 /** Bytes of one classified buffer in that layout (16 or 40). */
 VPK_API uint32_t vpk_acl5_buf_size(bool ipv6);
 
@@ -108,7 +116,10 @@ VPK_API uint32_t vpk_acl5_buf_size(bool ipv6);
 VPK_API void vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 			       uint32_t cats, void *out);
 
-/** Write a trace record as a classified buffer of that layout. */
+/** The same for the `--ipv6=8B` layout (vpk_acl5_layout_ipv6_8b(), stride VPK_ACL_RULE_SIZE(7)). */
+VPK_API void vpk_acl5_to_rules_ipv6_8b(const struct vpk_acl5_rule *r, uint32_t n, uint32_t cats, void *out);
+
+/** Write a trace record as a classified buffer of that layout (both IPv6 layouts share it). */
 VPK_API void vpk_acl5_pkt_bytes(const struct vpk_acl5_pkt *p, bool ipv6, uint8_t *buf);
 
 /** True when @p p matches @p r (the oracle's test). */

@@ -37,6 +37,17 @@ vpk_acl5_layout(bool ipv6, struct vpk_acl_field_def *d)
 }
 
 uint32_t
+vpk_acl5_layout_ipv6_8b(struct vpk_acl_field_def *d)
+{
+	d[0] = F(BITMASK, 1, 0, 0, 0);
+	for (uint8_t k = 0; k < 4; k++)         /* src high, src low, dst high, dst low */
+		d[1 + k] = F(MASK, 8, (uint8_t)(1 + k), (uint8_t)(1 + k), 4u + 8u * k);
+	d[5] = F(RANGE, 2, 5, 5, 36);
+	d[6] = F(RANGE, 2, 6, 5, 38);
+	return 7;
+}
+
+uint32_t
 vpk_acl5_buf_size(bool ipv6)
 {
 	return ipv6 ? 40 : 16;
@@ -48,29 +59,59 @@ be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint8_t
-word_len(unsigned len, unsigned k)
+static uint64_t
+be64(const uint8_t *p)
 {
-	int l = (int)len - 32 * (int)k;
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
 
-	return (uint8_t)(l < 0 ? 0 : l > 32 ? 32 : l);
+/* Prefix length left for word k of @p bits bits of a /len address. */
+static uint8_t
+word_len(unsigned len, unsigned k, unsigned bits)
+{
+	int l = (int)len - (int)(bits * k);
+
+	return (uint8_t)(l < 0 ? 0 : l > (int)bits ? bits : (unsigned)l);
+}
+
+/* Rule i of @p nf fields at out: priority and userdata by file order, the protocol field. */
+static struct vpk_acl_rule *
+rule_head(void *out, uint32_t i, uint32_t nf, uint32_t cats, const struct vpk_acl5_rule *x)
+{
+	size_t rsz = VPK_ACL_RULE_SIZE(nf);
+	struct vpk_acl_rule *o = (struct vpk_acl_rule *)(void *)((uint8_t *)out + (size_t)i * rsz);
+
+	memset(o, 0, rsz);
+	o->category_mask = cats;
+	o->priority = VPK_ACL_MAX_PRIORITY - (i + 1) % VPK_ACL_MAX_PRIORITY;
+	o->userdata = i + 1;
+	o->field[0] = (struct vpk_acl_field){ x->proto, x->proto_mask };
+	return o;
+}
+
+void
+vpk_acl5_to_rules_ipv6_8b(const struct vpk_acl5_rule *r, uint32_t n, uint32_t cats, void *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct vpk_acl5_rule *x = &r[i];
+		struct vpk_acl_rule *o = rule_head(out, i, 7, cats, x);
+
+		for (unsigned k = 0; k < 2; k++) {
+			o->field[1 + k] = (struct vpk_acl_field){ be64(x->src + 8 * k), word_len(x->src_len, k, 64) };
+			o->field[3 + k] = (struct vpk_acl_field){ be64(x->dst + 8 * k), word_len(x->dst_len, k, 64) };
+		}
+		o->field[5] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
+		o->field[6] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
+	}
 }
 
 void
 vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, uint32_t cats, void *out)
 {
-	uint32_t nf = ipv6 ? 11 : 5;
-	size_t rsz = VPK_ACL_RULE_SIZE(nf);
-
 	for (uint32_t i = 0; i < n; i++) {
-		struct vpk_acl_rule *o = (struct vpk_acl_rule *)(void *)((uint8_t *)out + (size_t)i * rsz);
 		const struct vpk_acl5_rule *x = &r[i];
+		struct vpk_acl_rule *o = rule_head(out, i, ipv6 ? 11 : 5, cats, x);
 
-		memset(o, 0, rsz);
-		o->category_mask = cats;
-		o->priority = VPK_ACL_MAX_PRIORITY - (i + 1) % VPK_ACL_MAX_PRIORITY;
-		o->userdata = i + 1;
-		o->field[0] = (struct vpk_acl_field){ x->proto, x->proto_mask };
 		if (!ipv6) {
 			o->field[1] = (struct vpk_acl_field){ be32(x->src), x->src_len };
 			o->field[2] = (struct vpk_acl_field){ be32(x->dst), x->dst_len };
@@ -79,8 +120,8 @@ vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, uint32_t
 			continue;
 		}
 		for (unsigned k = 0; k < 4; k++) {
-			o->field[1 + k] = (struct vpk_acl_field){ be32(x->src + 4 * k), word_len(x->src_len, k) };
-			o->field[5 + k] = (struct vpk_acl_field){ be32(x->dst + 4 * k), word_len(x->dst_len, k) };
+			o->field[1 + k] = (struct vpk_acl_field){ be32(x->src + 4 * k), word_len(x->src_len, k, 32) };
+			o->field[5 + k] = (struct vpk_acl_field){ be32(x->dst + 4 * k), word_len(x->dst_len, k, 32) };
 		}
 		o->field[9] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
 		o->field[10] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };

@@ -129,19 +129,21 @@ out:
 	free(got);
 }
 
-/* Generated ClassBench-like set + trace through both, against the oracle's expected column. */
+/* Generated ClassBench-like set + trace through both, against the oracle's expected column;
+ * @p u64: IPv6 addresses as two 8-byte fields (dpdk-test-acl --ipv6=8B). */
 static void
-gen_set(bool ipv6, enum vpk_acl_gen_profile prof, uint32_t n)
+gen_set(bool ipv6, bool u64, enum vpk_acl_gen_profile prof, uint32_t n)
 {
 	struct vpk_acl_gen_conf gc = { .profile = prof, .ipv6 = ipv6, .rules = n, .seed = check_seed() };
 	struct vpk_acl5_rule *r5;
 	struct vpk_acl5_pkt *p5;
 	struct vpk_acl_field_def defs[11];
-	uint32_t nf = vpk_acl5_layout(ipv6, defs), np = 2048, bs = vpk_acl5_buf_size(ipv6);
+	uint32_t nf = u64 ? vpk_acl5_layout_ipv6_8b(defs) : vpk_acl5_layout(ipv6, defs), np = 2048;
+	const char *what = u64 ? "ipv6-8B" : ipv6 ? "ipv6" : "ipv4";
 	uint8_t *rules, *bufs;
 	const uint8_t **ptrs;
 	uint32_t *got, *want;
-	struct rte_acl_param prm = { .name = ipv6 ? "vpkgen6" : "vpkgen4", .socket_id = 0,
+	struct rte_acl_param prm = { .name = what, .socket_id = 0,
 				     .rule_size = (uint32_t)RTE_ACL_RULE_SZ(nf), .max_rule_num = n };
 	struct rte_acl_config cfg = { .num_categories = 1, .num_fields = nf };
 	struct vpk_acl_conf conf = { .num_fields = nf, .defs = defs, .num_categories = 1 };
@@ -156,13 +158,15 @@ gen_set(bool ipv6, enum vpk_acl_gen_profile prof, uint32_t n)
 	ptrs = malloc(np * sizeof(*ptrs));
 	got = malloc(np * 4);
 	want = malloc(np * 4);
-	vpk_acl5_to_rules(r5, n, ipv6, 1, rules);
+	if (u64)
+		vpk_acl5_to_rules_ipv6_8b(r5, n, 1, rules);
+	else
+		vpk_acl5_to_rules(r5, n, ipv6, 1, rules);
 	for (uint32_t i = 0; i < np; i++) {
 		vpk_acl5_pkt_bytes(&p5[i], ipv6, bufs + (size_t)i * 64);
 		ptrs[i] = bufs + (size_t)i * 64;
 		want[i] = p5[i].expected == VPK_ACL5_NO_MATCH ? 0 : p5[i].expected + 1;
 	}
-	(void)bs;
 	CHECK(vpk_acl_create(&conf, &acl) == 0 && vpk_acl_add_rules(acl, rules, n) == 0 &&
 	      vpk_acl_build(acl) == 0, "vpk build generated");
 	ctx = rte_acl_create(&prm);
@@ -174,16 +178,16 @@ gen_set(bool ipv6, enum vpk_acl_gen_profile prof, uint32_t n)
 			continue;
 		memset(got, 0, np * 4);
 		rte_acl_classify_alg(ctx, ptrs, got, np, 1, algs[a].alg);
-		CHECK(memcmp(got, want, np * 4) == 0, "generated %s: rte_acl %s equals the oracle",
-		      ipv6 ? "ipv6" : "ipv4", algs[a].name);
+		CHECK(memcmp(got, want, np * 4) == 0, "generated %s: rte_acl %s equals the oracle", what,
+		      algs[a].name);
 	}
 	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im; im++) {
 		if (vpk_acl_set_impl(acl, (*im)->name) != 0)
 			continue;
 		memset(got, 0, np * 4);
 		vpk_acl_classify_bulk(acl, ptrs, got, np, 1);
-		CHECK(memcmp(got, want, np * 4) == 0, "generated %s: vpk %s equals the oracle",
-		      ipv6 ? "ipv6" : "ipv4", (*im)->name);
+		CHECK(memcmp(got, want, np * 4) == 0, "generated %s: vpk %s equals the oracle", what,
+		      (*im)->name);
 	}
 	rte_acl_free(ctx);
 	vpk_acl_destroy(acl);
@@ -213,8 +217,9 @@ main(void)
 		one_set((enum ref_layout)l, 16, n, k++, false);
 	}
 	one_set(REF_IPV4, 4, 2000, k++, true);
-	gen_set(false, VPK_ACL_GEN_FW, 3000);
-	gen_set(true, VPK_ACL_GEN_ACL, 2000);
+	gen_set(false, false, VPK_ACL_GEN_FW, 3000);
+	gen_set(true, false, VPK_ACL_GEN_ACL, 2000);
+	gen_set(true, true, VPK_ACL_GEN_FW, 2000);
 	rte_eal_cleanup();
 	return check_finish();
 }

@@ -5,7 +5,7 @@
  *
  *   vpk acl --rulesf=FILE [--tracef=FILE] [--rulenum=N] [--tracenum=N]
  *           [--tracestep=N] [--bldcat=N] [--runcat=N] [--maxsize=BYTES]
- *           [--iter=N] [--verbose=N] [--alg=NAME[,NAME]] [--ipv6] [--l3fwd]
+ *           [--iter=N] [--verbose=N] [--alg=NAME[,NAME]] [--ipv6[=4B|8B]] [--l3fwd]
  *           [--verify] [--json]
  *
  * One build (all variants share the runtime), then per variant --iter passes
@@ -53,7 +53,7 @@ parse_u64(const char *s, uint64_t max, uint64_t *v)
 struct opts {
 	const char *rulesf, *tracef, *algs;
 	uint64_t rulenum, tracenum, tracestep, bldcat, runcat, maxsize, iter, verbose;
-	bool ipv6, l3fwd, verify;
+	bool ipv6, ipv6_8b, l3fwd, verify;   /* ipv6_8b: addresses as two 8-byte fields (--ipv6=8B) */
 };
 
 static int
@@ -62,7 +62,7 @@ usage(const char *why)
 	return vpk_fail(VPK_EXIT_USAGE, "acl: %s\nusage: vpk acl --rulesf=FILE [--tracef=FILE] [--rulenum=N] "
 			"[--tracenum=N] [--tracestep=1..4096] [--bldcat=1..16] [--runcat=1|4k<=16] "
 			"[--maxsize=BYTES] [--iter=N] [--verbose=0..3] "
-			"[--alg=scalar|sse|avx2|avx512x16|avx512x32[,...]] [--ipv6] [--l3fwd] [--verify] [--json]",
+			"[--alg=scalar|sse|avx2|avx512x16|avx512x32[,...]] [--ipv6[=4B|8B]] [--l3fwd] [--verify] [--json]",
 			why);
 }
 
@@ -89,9 +89,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 't': o->tracef = optarg; continue;
 		case 'a': o->algs = optarg; continue;
 		case '6':
-			if (optarg != NULL && strcmp(optarg, "4B") != 0)
-				return usage("--ipv6 supports the 4-byte-word layout (--ipv6 or --ipv6=4B)");
+			if (optarg != NULL && strcmp(optarg, "4B") != 0 && strcmp(optarg, "8B") != 0)
+				return usage("--ipv6 takes no value, 4B (addresses as 4-byte fields) or 8B (8-byte fields)");
 			o->ipv6 = true;
+			o->ipv6_8b = optarg != NULL && strcmp(optarg, "8B") == 0;
 			continue;
 		case 'l': o->l3fwd = true; continue;
 		case 'V': o->verify = true; continue;
@@ -204,7 +205,7 @@ cmd_acl(int argc, char **argv)
 		return vpk_fail(VPK_EXIT_USAGE, "acl: --verify needs --tracef with an expected column");
 	}
 
-	nf = vpk_acl5_layout(o.ipv6, defs);
+	nf = o.ipv6_8b ? vpk_acl5_layout_ipv6_8b(defs) : vpk_acl5_layout(o.ipv6, defs);
 	uint8_t *rules = malloc((size_t)(nr ? nr : 1) * VPK_ACL_RULE_SIZE(nf));
 	uint32_t bs = vpk_acl5_buf_size(o.ipv6);
 	uint8_t *bufs = malloc((size_t)(np ? np : 1) * bs);
@@ -218,7 +219,10 @@ cmd_acl(int argc, char **argv)
 	unsigned nres = 0;
 	int exit_code = VPK_EXIT_OK;
 
-	vpk_acl5_to_rules(r5, nr, o.ipv6, 0xffff, rules);
+	if (o.ipv6_8b)
+		vpk_acl5_to_rules_ipv6_8b(r5, nr, 0xffff, rules);
+	else
+		vpk_acl5_to_rules(r5, nr, o.ipv6, 0xffff, rules);
 	for (uint32_t i = 0; i < np; i++) {
 		vpk_acl5_pkt_bytes(&p5[i], o.ipv6, bufs + (size_t)i * bs);
 		ptrs[i] = bufs + (size_t)i * bs;
@@ -282,6 +286,7 @@ cmd_acl(int argc, char **argv)
 		json_obj(&j, NULL);
 		json_str(&j, "rulesf", o.rulesf);
 		json_u64(&j, "rules", nr);
+		json_str(&j, "layout", o.ipv6_8b ? "ipv6-8B" : o.ipv6 ? "ipv6-4B" : "ipv4");
 		json_str(&j, "tracef", o.tracef ? o.tracef : "");
 		json_u64(&j, "packets", np);
 		json_u64(&j, "tracestep", o.tracestep);
@@ -313,7 +318,7 @@ cmd_acl(int argc, char **argv)
 		json_done(&j);
 	} else if (o.verbose >= 1) {
 		printf("rules: %u from %s%s; trace: %u packets from %s\n", nr, o.rulesf,
-		       o.ipv6 ? " (IPv6)" : "", np, o.tracef ? o.tracef : "-");
+		       o.ipv6_8b ? " (IPv6, 8-byte fields)" : o.ipv6 ? " (IPv6)" : "", np, o.tracef ? o.tracef : "-");
 		printf("build: %.3f s, runtime %zu bytes, build peak %zu bytes, %u trees, %u leaves, depth %u\n",
 		       tb, st.runtime_bytes, st.build_peak_bytes, st.trees, st.leaves, st.max_depth);
 		for (unsigned i = 0; i < nres; i++) {
