@@ -457,29 +457,36 @@ static const struct plan plans[] = {
  * (frozen trees of big sets up to n/8), built while the application waits
  * for vpk_acl_build(). An abandoned plan costs about as much as a kept one,
  * and the full build's first plans, given 65536 leaf entries beyond their
- * copy limit, were abandoned on overlapping wide rules only after building
- * 60-120k entries (1000 crossing wide rules: 24 ms; freezing 3400 patch
- * rules of acl 100k: 50-120 ms). So: no slack beyond UPD_SLACK entries, and
- *  - up to UPD_ONE_TREE boxes, one tree first (a one-tree base plus a
- *    one-tree update keeps the two-tree classify paths): leaves of up to 128
- *    rules where a cut copies > 1.5x (the full build's second plan; the
- *    first, 32, costs 2-3x the build time for the same classify cycles),
- *    then big leaves, then two spilling trees;
- *  - bigger (only frozen trees of sets above 8k rules): two spilling trees
- *    first (nested patch rules spill instead of being copied: 6 ms instead
- *    of 30-70 for 3400 rules, and fewer cycles per packet there).
- * The last plan is the full build's last. docs/acl.md, session 8.
+ * copy limit, built 60-120k entries on overlapping wide rules before being
+ * abandoned or kept (1000 crossing wide rules: 22-25 ms; freezing 3400
+ * patch rules of acl 100k: 50-115 ms). So the slack is UPD_SLACK entries,
+ * and where the sequence starts depends on the size (boxes):
+ *  - up to UPD_SMALL: the full build's first plan (leaves of <= 32 rules;
+ *    cheap at that size, and a one-leaf tree of 100+ rules would cost every
+ *    packet reaching it 8 blocks);
+ *  - up to UPD_ONE_TREE: one tree with leaves of up to 128 rules where a cut
+ *    copies > 1.5x (half the build time of the 32-rule plan on 1000 fw rules,
+ *    a third on crossing wide rules; a one-tree base plus a one-tree update
+ *    keeps the x32 two-tree paths);
+ *  - bigger (only frozen trees of sets above 8k rules), or when that is
+ *    abandoned: two spilling trees (nested or crossing rules spill instead
+ *    of being copied: 6 ms instead of 50-115 for 3400 patch rules, and
+ *    fewer cycles per packet there); then big leaves in one tree, then the
+ *    full build's last plan. docs/acl.md, session 8, has the A/B figures.
  */
 static const struct plan uplans[] = {
+	{ 1, 6, 32, 16, 0 },
 	{ 1, 6, 128, 24, 0 },
 	{ 2, 6, 1024, 10, 16 },
 	{ 1, 6, 1024, 12, 0 },
 	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
 };
 #define NUPLANS (sizeof(uplans) / sizeof(uplans[0]))
-#define UPLAN_TWO 1                     /* where trees of more than UPD_ONE_TREE boxes start */
+#define UPLAN_MID 1                     /* where trees of more than UPD_SMALL boxes start */
+#define UPLAN_TWO 2                     /* where trees of more than UPD_ONE_TREE boxes start */
+#define UPD_SMALL 256
 #define UPD_ONE_TREE 1024
-#define UPD_SLACK 1024                  /* leaf entries allowed beyond max_copies per rule */
+#define UPD_SLACK 4096                  /* leaf entries allowed beyond max_copies per rule */
 
 int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
@@ -591,7 +598,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		   n <= 32768;
 	const struct plan *tab = upd ? uplans : plans;
 	unsigned ntab = upd ? NUPLANS : NPLANS;
-	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : 0)
+	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : n > UPD_SMALL ? UPLAN_MID : 0)
 		: n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0;
 
 	for (unsigned pl = first; pl < ntab; pl++) {
