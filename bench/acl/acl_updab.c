@@ -27,7 +27,8 @@
  *             field wildcard) in the full build, then deleted one by one:
  *             each deletion patches the rules it hid (frozen tree);
  *   change    acl 10k, --changes C random single-rule changes (another
- *             destination port and userdata), as vpk-acl-bench --updates.
+ *             destination port and userdata), as vpk-acl-bench --updates;
+ *   full      (not in all) full builds of generated sets: shape and hash.
  * Output: JSON, one object per case and side (old / new).
  */
 #include <errno.h>
@@ -43,6 +44,7 @@
 #include <vpk/acl_gen.h>
 
 #include "acl/acl_int.h"
+#include "acl/acl_rules.h"
 #include "bench.h"
 
 struct opts {
@@ -572,10 +574,73 @@ case_change(const struct opts *o)
 	return rc;
 }
 
+/*
+ * Case full: full builds of generated sets (acl 1k/10k/100k, fw 1k/10k,
+ * IPv6 10k, seed --seed), their shape and an FNV-1a hash of the runtime
+ * after its header, to check that a change leaves full builds as they were
+ * (run both builds with MALLOC_PERTURB_=165: block padding is not written).
+ */
+static uint64_t
+fnv(const uint8_t *p, size_t n)
+{
+	uint64_t h = 1469598103934665603u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211u;
+	return h;
+}
+
+static int
+case_full(const struct opts *o)
+{
+	static const struct {
+		const char *prof;
+		uint32_t n;
+	} sets[] = { { "acl", 1000 }, { "acl", 10000 }, { "acl", 100000 }, { "fw", 1000 }, { "fw", 10000 },
+		     { "ipv6", 10000 } };
+
+	for (unsigned k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		struct vpk_acl_gen_conf gc = { .rules = sets[k].n, .seed = o->seed };
+		struct vpk_acl_field_def defs[11];
+		struct vpk_acl5_rule *r = NULL;
+		struct acl_mem mt = { 0 };
+		struct acl_layout lay;
+		struct acl_nrules nr;
+		struct acl_rt *rt;
+		uint8_t *rules;
+		uint32_t nf;
+		size_t off = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
+		char why[256];
+
+		if (vpk_acl_gen_profile_from_name(sets[k].prof, &gc.profile, &gc.ipv6) < 0 ||
+		    vpk_acl_gen_rules(&gc, &r) < 0)
+			return -ENOMEM;
+		nf = vpk_acl5_layout(gc.ipv6, defs);
+		rules = malloc((size_t)sets[k].n * VPK_ACL_RULE_SIZE(nf));
+		if (rules == NULL)
+			return -ENOMEM;
+		vpk_acl5_to_rules(r, sets[k].n, gc.ipv6, 0xffff, rules);
+		acl_layout_dims(defs, nf, &lay);
+		if (acl_normalize(defs, nf, 1, rules, sets[k].n, VPK_ACL_RULE_SIZE(nf), NULL, &mt, &nr) < 0 ||
+		    acl_build_rt(&nr, lay.src, 1, ACL_BUILD_FULL, 0, &mt, &rt, why, sizeof(why)) < 0)
+			return -ENOMEM;
+		printf("{\"case\": \"full\", \"set\": \"%s %u\", \"trees\": %u, \"nodes\": %u, \"leaves\": %u, "
+		       "\"leaf_rules\": %llu, \"max_depth\": %u, \"runtime_bytes\": %zu, \"hash\": \"%016llx\"}\n",
+		       sets[k].prof, sets[k].n, rt->stats.trees, rt->stats.nodes, rt->stats.leaves,
+		       (unsigned long long)rt->stats.leaf_rules, rt->stats.max_depth, rt->stats.runtime_bytes,
+		       (unsigned long long)fnv((const uint8_t *)rt->mem + off, rt->stats.runtime_bytes - off));
+		acl_rt_free(rt);
+		acl_nrules_free(&mt, &nr);
+		free(rules);
+		free(r);
+	}
+	return 0;
+}
+
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: vpk-acl-updab [--case all|wide-add|cross-add|fw-add|wide-del|change] [--rules N (10000)]\n"
+	fprintf(stderr, "usage: vpk-acl-updab [--case all|wide-add|cross-add|fw-add|wide-del|change|full] [--rules N (10000)]\n"
 		"         [--big-rules N (100000)] [--wide W (1000)] [--tops K (8)] [--changes C (100)]\n"
 		"         [--trace N (65536)] [--seed S (1)]\n");
 	return 2;
@@ -623,6 +688,8 @@ main(int argc, char **argv)
 	}
 	bool all = strcmp(o.cases, "all") == 0;
 
+	if (strcmp(o.cases, "full") == 0)
+		return case_full(&o) < 0;
 	if (!all && strcmp(o.cases, "wide-add") && strcmp(o.cases, "cross-add") && strcmp(o.cases, "fw-add") && strcmp(o.cases, "wide-del") &&
 	    strcmp(o.cases, "change"))
 		return usage();
