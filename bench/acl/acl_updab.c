@@ -361,6 +361,39 @@ report(const char *cas, struct side *sd, const char *what)
 	fflush(stdout);
 }
 
+/*
+ * @p n changes, applied to both sides in alternating order: a random live
+ * rule of [lo, lo + cnt) replaced by a copy with destination port
+ * port0 + c (same priority; its userdata is the new rule's index + 1).
+ */
+static int
+change_rules(struct side *sd, struct set *s, uint32_t lo, uint32_t cnt, uint32_t n, uint32_t port0,
+	     uint64_t *rs)
+{
+	for (uint32_t c = 0; c < n; c++) {
+		uint32_t j = lo + (uint32_t)(rnd(rs) % cnt), ni;
+		uint8_t old[VPK_ACL_RULE_SIZE(11)];
+		struct vpk_acl5_rule r;
+
+		while (!s->live[j])
+			j = lo + (uint32_t)(rnd(rs) % cnt);
+		memcpy(old, rule_at(s, j), s->rsz);
+		r = s->r5[j];
+		r.dport_lo = r.dport_hi = (uint16_t)(port0 + c);
+		ni = s->n;
+		set_append(s, &r, rule_at(s, j)->priority);
+		for (int k = 0; k < 2; k++) {
+			struct side *x = &sd[c & 1 ? 1 - k : k];
+
+			if (side_update(x, old, rule_at(s, ni), 1) < 0)
+				return -1;
+		}
+		s->live[j] = 0;
+		s->live[ni] = 1;
+	}
+	return 0;
+}
+
 static struct vpk_acl5_rule *
 gen(const char *profile, uint32_t n, uint64_t seed)
 {
@@ -438,31 +471,12 @@ case_add(const struct opts *o, bool widen, bool cross)
 
 	for (int k = 0; k < 2; k++)
 		sd[k].n = 0;
-	for (uint32_t c = 0; c < o->changes; c++) {
-		uint32_t j = nb + (uint32_t)(rnd(&rs) % o->wide), ni;
-		uint8_t old[VPK_ACL_RULE_SIZE(11)];
-		struct vpk_acl5_rule r;
-
-		while (!s.live[j])
-			j = nb + (uint32_t)(rnd(&rs) % o->wide);
-		memcpy(old, rule_at(&s, j), s.rsz);
-		r = s.r5[j];
-		r.dport_lo = r.dport_hi = (uint16_t)(1000 + c);
-		ni = s.n;
-		set_append(&s, &r, rule_at(&s, j)->priority);
-		for (int k = 0; k < 2; k++) {
-			struct side *x = &sd[c & 1 ? 1 - k : k];
-
-			if (side_update(x, old, rule_at(&s, ni), 1) < 0)
-				return -1;
-		}
-		s.live[j] = 0;
-		s.live[ni] = 1;
-	}
+	if (change_rules(sd, &s, nb, o->wide, o->changes, 1000, &rs) < 0)
+		return -1;
 	rc = finish(sd, &s);
 	printf("{\"case\": \"%s-add\", \"updates\": \"%u rules added in one build\", \"old_wall_ms\": %.3f, "
-	       "\"old_cpu_ms\": %.3f, \"new_wall_ms\": %.3f, \"new_cpu_ms\": %.3f}\n", cross ? "cross" : widen ? "wide" : "fw",
-	       o->wide, add_wall[0], add_cpu[0], add_wall[1], add_cpu[1]);
+	       "\"old_cpu_ms\": %.3f, \"new_wall_ms\": %.3f, \"new_cpu_ms\": %.3f}\n",
+	       cross ? "cross" : widen ? "wide" : "fw", o->wide, add_wall[0], add_cpu[0], add_wall[1], add_cpu[1]);
 	report(cross ? "cross-add" : widen ? "wide-add" : "fw-add", sd, "single-rule changes of the added rules");
 	side_free(&sd[0]), side_free(&sd[1]), set_free(&s);
 	return rc;
@@ -545,27 +559,8 @@ case_change(const struct opts *o)
 	if (side_init(&sd[0], "full-build plans (old)", 1, &s, o->changes) < 0 ||
 	    side_init(&sd[1], "update plans (new)", 0, &s, o->changes) < 0)
 		return -ENOMEM;
-	for (uint32_t c = 0; c < o->changes; c++) {
-		uint32_t j = (uint32_t)(rnd(&rs) % nb), ni;
-		uint8_t old[VPK_ACL_RULE_SIZE(11)];
-		struct vpk_acl5_rule r;
-
-		while (!s.live[j])
-			j = (uint32_t)(rnd(&rs) % nb);
-		memcpy(old, rule_at(&s, j), s.rsz);
-		r = s.r5[j];
-		r.dport_lo = r.dport_hi = (uint16_t)(80 + c);
-		ni = s.n;
-		set_append(&s, &r, rule_at(&s, j)->priority);
-		for (int k = 0; k < 2; k++) {
-			struct side *x = &sd[c & 1 ? 1 - k : k];
-
-			if (side_update(x, old, rule_at(&s, ni), 1) < 0)
-				return -1;
-		}
-		s.live[j] = 0;
-		s.live[ni] = 1;
-	}
+	if (change_rules(sd, &s, 0, nb, o->changes, 80, &rs) < 0)
+		return -1;
 	if (set_trace(&s, 1, nb, s.n, o->trace, o->seed + 101) < 0)      /* aimed at the changed rules */
 		return -ENOMEM;
 	rc = finish(sd, &s);
@@ -640,9 +635,9 @@ case_full(const struct opts *o)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: vpk-acl-updab [--case all|wide-add|cross-add|fw-add|wide-del|change|full] [--rules N (10000)]\n"
-		"         [--big-rules N (100000)] [--wide W (1000)] [--tops K (8)] [--changes C (100)]\n"
-		"         [--trace N (65536)] [--seed S (1)]\n");
+	fprintf(stderr, "usage: vpk-acl-updab [--case all|wide-add|cross-add|fw-add|wide-del|change|full]\n"
+		"         [--rules N (10000)] [--big-rules N (100000)] [--wide W (1000)] [--tops K (8)]\n"
+		"         [--changes C (100)] [--trace N (65536)] [--seed S (1)]\n");
 	return 2;
 }
 
@@ -690,7 +685,8 @@ main(int argc, char **argv)
 
 	if (strcmp(o.cases, "full") == 0)
 		return case_full(&o) < 0;
-	if (!all && strcmp(o.cases, "wide-add") && strcmp(o.cases, "cross-add") && strcmp(o.cases, "fw-add") && strcmp(o.cases, "wide-del") &&
+	if (!all && strcmp(o.cases, "wide-add") && strcmp(o.cases, "cross-add") && strcmp(o.cases, "fw-add") &&
+	    strcmp(o.cases, "wide-del") &&
 	    strcmp(o.cases, "change"))
 		return usage();
 	if (all || strcmp(o.cases, "change") == 0)

@@ -451,7 +451,7 @@ widen(struct vpk_acl_rule *r, uint32_t i, uint64_t *x)
 
 	r->field[0] = i & 2 ? (struct vpk_acl_field){ 0, 0 } : (struct vpk_acl_field){ 6, 0xff };
 	r->field[1 + (i & 1)] = (struct vpk_acl_field){ 0, 0 };
-	r->field[2 - (i & 1)] = (struct vpk_acl_field){ (uint64_t)(wide_rand(x, UINT32_MAX) & ~0u << (32 - len)), len };
+	r->field[2 - (i & 1)] = (struct vpk_acl_field){ wide_rand(x, UINT32_MAX) & ~0u << (32 - len), len };
 	r->field[3] = (struct vpk_acl_field){ 0, 65535 };
 	r->field[4] = (struct vpk_acl_field){ lo, hi > 65535 ? 65535 : hi };
 	r->category_mask = 0xf;
