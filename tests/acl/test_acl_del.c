@@ -528,6 +528,56 @@ wide_update_tree(void)
 	st_free(&t);
 }
 
+/*
+ * A frozen tree of more than 1024 rules (only full builds above 8192 rules
+ * allow one; the update plans start it at two spilling trees): 9000 narrow
+ * rules, 1100 of them in category 1 under a category-1 top wildcard that is
+ * then deleted (all 1100 become patch rules and are frozen); then deletions
+ * of frozen rules. Every variant against the reference after every build.
+ */
+static void
+big_freeze(void)
+{
+	enum { N = 9000, NHID = 1100 };
+	uint64_t x = 7;
+	struct vpk_acl_stats s;
+	struct vpk_acl_rule *w;
+	struct st t;
+
+	st_init(&t, REF_IPV4, 2, N, 1000000);
+	for (uint32_t i = 0; i < N; i++) {
+		struct vpk_acl_rule *r = ref_rule(&t.pool, i);
+		uint32_t port = wide_rand(&x, 65536);
+
+		r->field[0] = (struct vpk_acl_field){ 6, 0xff };
+		r->field[1] = (struct vpk_acl_field){ wide_rand(&x, UINT32_MAX), 32 };
+		r->field[2] = (struct vpk_acl_field){ wide_rand(&x, UINT32_MAX) & ~0xffu, 24 };
+		r->field[3] = (struct vpk_acl_field){ 0, 65535 };
+		r->field[4] = (struct vpk_acl_field){ port, port };
+		r->category_mask = i < NHID ? 1 : 2;
+		r->priority = 1 + wide_rand(&x, 1000000);
+	}
+	w = calloc(1, rsz(&t));
+	wildcard(&t, w, VPK_ACL_MAX_PRIORITY, 900001);
+	w->category_mask = 1;
+	add(&t, w);
+	for (uint32_t i = 0; i < N; i++)
+		add(&t, ref_rule(&t.pool, i));
+	st_packets(&t);
+	build_check(&t, "full build of 9000 rules");
+	del(&t, w);
+	build_check(&t, "delete a wildcard hiding 1100 rules");
+	vpk_acl_get_stats(t.acl, &s);
+	CHECK(s.incremental == 1 && s.update_rules == NHID, "one frozen tree of %u rules (incremental %u, %u "
+	      "rules, fallback %u)", NHID, s.incremental, s.update_rules, s.fallback);
+	for (uint32_t k = 0; k < 3; k++) {
+		del(&t, ref_rule(&t.pool, 100 + 300 * k));
+		build_check(&t, "delete a frozen rule");
+	}
+	free(w);
+	st_free(&t);
+}
+
 /* ---- deletions while two threads classify -------------------------------- */
 
 #define STEPS 40
@@ -633,6 +683,7 @@ main(void)
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();
 	wide_update_tree();
+	big_freeze();
 	concurrent();
 	return check_finish();
 }
