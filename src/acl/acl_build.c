@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,8 +493,8 @@ int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
 int acl_build_copies_override = -1;
 int acl_build_update_full_plans;
-unsigned long acl_build_update_abandoned;
-unsigned long acl_build_update_entries;
+_Atomic unsigned long acl_build_update_abandoned;
+_Atomic unsigned long acl_build_update_entries;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
@@ -625,7 +626,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			b.limit_entries = (size_t)acl_build_copies_override * n;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
 		if (kind == ACL_BUILD_UPDATE)
-			acl_build_update_entries += b.nlent;
+			atomic_fetch_add_explicit(&acl_build_update_entries, b.nlent, memory_order_relaxed);
 		if (rc >= 0) {
 			ng = (uint32_t)rc;
 			break;
@@ -636,7 +637,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			goto out;
 		}
 		if (kind == ACL_BUILD_UPDATE)
-			acl_build_update_abandoned++;
+			atomic_fetch_add_explicit(&acl_build_update_abandoned, 1, memory_order_relaxed);
 	}
 	rc = -ENOMEM;
 	/* Trees in rank order so that resolved packets skip later ones. */

@@ -167,7 +167,8 @@ enum acl_build_kind {
 };
 /* Build a runtime from normalised rules. 0, -ENOMEM, -ERANGE. */
 int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
-		 enum acl_build_kind kind, size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why, size_t len);
+		 enum acl_build_kind kind, size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why,
+		 size_t len);
 void acl_rt_free(struct acl_rt *rt);
 /* Tests only: force the first one-tree plan (0), the 2-tree (1), the 6-tree (2) or the last, 8-tree plan (3);
  * 4 = start at the 6-tree plan as a set above 32k rules does, with its fallback; -1 = automatic. Not thread-safe. */
@@ -178,11 +179,11 @@ extern int acl_build_copies_override;
 /* Tests and benchmarks only: nonzero = update and frozen trees use the full build's plans, as before
  * session 8 (in-process A/B runs, bench/acl/acl_updab.c). Not thread-safe. */
 extern int acl_build_update_full_plans;
-/* Tests only, counted up by ACL_BUILD_UPDATE builds (a test resets them): plans abandoned beyond their
- * copy limit, and leaf entries written over all plans tried (the build's work, abandoned plans included).
- * Not thread-safe. */
-extern unsigned long acl_build_update_abandoned;
-extern unsigned long acl_build_update_entries;
+/* Tests and benchmarks: counted up (atomically: writers of several contexts may build at once) by
+ * ACL_BUILD_UPDATE builds; plans abandoned beyond their copy limit, and leaf entries written over all
+ * plans tried (the build's work, abandoned plans included). A test resets them. */
+extern _Atomic unsigned long acl_build_update_abandoned;
+extern _Atomic unsigned long acl_build_update_entries;
 /* Tests only: spill when this many wide rules span a cut instead of the plan's threshold (0 = the plan's).
  * Small test sets spill into many trees with a low threshold. Not thread-safe. */
 extern unsigned acl_build_spill_override;
