@@ -9,7 +9,11 @@
  *
  *   vpk-acl-bench --profile acl --rules 10000 --trace 1048576 --bursts 32,256
  *                 [--ipv6] [--seed 1] [--iter 3] [--rulesf F --tracef F]
- *                 [--no-dpdk] [--cap 512] [--json]
+ *                 [--no-dpdk] [--dpdk-no-huge] [--cap 512] [--json]
+ *
+ * rte_acl runs on hugepages when a hugetlbfs is mounted with >= 1 GiB free
+ * (dpdk-hugepages.py -p 2M --setup 4G), as DPDK is deployed; else, or with
+ * --dpdk-no-huge, with --no-huge (4 KiB pages, slower: docs/benchmarks.md).
  *                 [--updates N [--update-kinds add,delete,change]]  (acl_bench_upd.c)
  */
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include <vpk/acl_gen.h>
 
 #include "acl_bench.h"
+#include "bench.h"
 
 void
 bench_hwm_reset(void)
@@ -143,7 +148,7 @@ main(int argc, char **argv)
 	const char *rulesf = NULL, *tracef = NULL, *profile = "acl", *only = NULL;
 	uint32_t nrules = 10000, npkts = 1 << 20, iter = 3, bursts[8] = { 32, 256 }, nb = 2;
 	uint64_t seed = 1;
-	bool ipv6 = false, json = false, no_dpdk = false;
+	bool ipv6 = false, json = false, no_dpdk = false, dpdk_no_huge = false, dpdk_huge = false;
 	uint32_t updates = 0;
 	unsigned kinds = 7;
 	unsigned cap = 512;
@@ -154,7 +159,7 @@ main(int argc, char **argv)
 		{ "iter", 1, 0, 'i' }, { "bursts", 1, 0, 'b' }, { "ipv6", 0, 0, '6' },
 		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
 		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
-		{ "update-kinds", 1, 0, 'k' }, { 0, 0, 0, 0 } };
+		{ "update-kinds", 1, 0, 'k' }, { "dpdk-no-huge", 0, 0, 'H' }, { 0, 0, 0, 0 } };
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -169,6 +174,7 @@ main(int argc, char **argv)
 		case '6': ipv6 = true; break;
 		case 'j': json = true; break;
 		case 'D': no_dpdk = true; break;
+		case 'H': dpdk_no_huge = true; break;
 		case 'c': cap = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'o': only = optarg; break;
 		case 'u': updates = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -280,7 +286,13 @@ main(int argc, char **argv)
 	bool have_dpdk = false;
 
 	if (!no_dpdk) {
-		if (dpdk_init(cap >= 512, why, sizeof(why)) < 0)
+		dpdk_huge = !dpdk_no_huge && bench_hugepages_free() >= ((size_t)1 << 30);
+		if (!dpdk_huge)
+			fprintf(stderr, "dpdk: EAL with --no-huge (%s): rte_acl's tables on 4 KiB pages, vpk's on "
+				"transparent huge pages; reserve hugepages for a like-for-like run "
+				"(dpdk-hugepages.py -p 2M --setup 4G)\n",
+				dpdk_no_huge ? "--dpdk-no-huge" : "less than 1 GiB of free hugepages mounted");
+		if (dpdk_init(cap >= 512, dpdk_huge, why, sizeof(why)) < 0)
 			fprintf(stderr, "dpdk: %s\n", why);
 		else if (dpdk_build(&d, &dbuild, &drt, &dpeak, why, sizeof(why)) < 0)
 			fprintf(stderr, "dpdk: %s\n", why);
@@ -295,8 +307,8 @@ main(int argc, char **argv)
 		       vbuild, st.runtime_bytes, st.build_peak_bytes, vpeak, st.trees, st.nodes, st.leaves,
 		       st.max_depth, (unsigned long long)st.leaf_rules);
 		if (have_dpdk)
-			printf(" \"dpdk_build\":{\"seconds\":%.4f,\"runtime_bytes\":%zu,\"build_rss_peak_bytes\":%zu},\n",
-			       dbuild, drt, dpeak);
+			printf(" \"dpdk_build\":{\"seconds\":%.4f,\"runtime_bytes\":%zu,\"build_rss_peak_bytes\":%zu,\"hugepages\":%s},\n",
+			       dbuild, drt, dpeak, dpdk_huge ? "true" : "false");
 		printf(" \"classify\":[\n");
 	} else {
 		printf("set: %s%s %u rules, %u packets (seed %llu)\n", profile, ipv6 ? " ipv6" : "", nr, np,
@@ -305,8 +317,8 @@ main(int argc, char **argv)
 		       vbuild, st.runtime_bytes / 1e6, st.build_peak_bytes / 1e6, vpeak / 1e6, st.trees,
 		       st.leaves, st.max_depth, (double)st.leaf_rules / (nr ? nr : 1));
 		if (have_dpdk)
-			printf("dpdk build %.3f s  runtime %.1f MB  build peak %.1f MB (rss)\n", dbuild, drt / 1e6,
-			       dpeak / 1e6);
+			printf("dpdk build %.3f s  runtime %.1f MB  build peak %.1f MB (rss)  EAL %s\n", dbuild,
+			       drt / 1e6, dpeak / 1e6, dpdk_huge ? "on hugepages" : "--no-huge (4 KiB pages)");
 		printf("%-6s %-10s %6s %10s %10s %8s %s\n", "lib", "variant", "burst", "cyc/pkt", "mean", "Mpps",
 		       "verify");
 	}

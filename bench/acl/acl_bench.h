@@ -24,7 +24,8 @@ size_t bench_rss(void);
 size_t bench_hwm(void);
 
 /* rte_acl side; all return 0 or a negative errno with a reason. */
-int dpdk_init(bool want512, char *why, size_t len);
+/* EAL on hugepages (as DPDK is deployed) when @p huge, else --no-huge -m 4096. */
+int dpdk_init(bool want512, bool huge, char *why, size_t len);
 int dpdk_build(const struct bench_data *d, double *build_s, size_t *rt_bytes, size_t *peak_bytes,
 	       char *why, size_t len);
 unsigned dpdk_alg_count(void);

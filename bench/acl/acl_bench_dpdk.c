@@ -23,21 +23,38 @@ static const struct {
 	{ "avx512x32", RTE_ACL_CLASSIFY_AVX512X32 },
 };
 static bool usable[5];
+static bool eal_up;
 
 int
-dpdk_init(bool want512, char *why, size_t len)
+dpdk_init(bool want512, bool huge, char *why, size_t len)
 {
 	char prefix[64];
-	char *argv[] = { "vpk-acl-bench", "--no-huge", "--no-pci", "-m", "4096", "--no-telemetry",
-			 "-l", "0", "--log-level=lib.eal,4", "--log-level=lib.acl,4",
-			 prefix, want512 ? "--force-max-simd-bitwidth=512" : "--force-max-simd-bitwidth=256",
-			 NULL };
+	char *argv[16];
+	int argc = 0;
 
+	argv[argc++] = "vpk-acl-bench";
+	/* no shared config, so no files in EAL's runtime directory (removed by dpdk_free()) */
+	argv[argc++] = huge ? "--in-memory" : "--no-shconf";
+	if (!huge) {
+		argv[argc++] = "--no-huge";
+		argv[argc++] = "-m";
+		argv[argc++] = "4096";
+	}
+	argv[argc++] = "--no-pci";
+	argv[argc++] = "--no-telemetry";
+	argv[argc++] = "-l";
+	argv[argc++] = "0";
+	argv[argc++] = "--log-level=lib.eal,4";
+	argv[argc++] = "--log-level=lib.acl,4";
+	argv[argc++] = prefix;
+	argv[argc++] = want512 ? "--force-max-simd-bitwidth=512" : "--force-max-simd-bitwidth=256";
+	argv[argc] = NULL;
 	snprintf(prefix, sizeof(prefix), "--file-prefix=vpkaclbench%d", (int)getpid());
-	if (rte_eal_init(12, argv) < 0) {
+	if (rte_eal_init(argc, argv) < 0) {
 		snprintf(why, len, "rte_eal_init failed (errno %d)", rte_errno);
 		return -ENODEV;
 	}
+	eal_up = true;
 	return 0;
 }
 
@@ -110,13 +127,21 @@ dpdk_classify(unsigned alg, const uint8_t **data, uint32_t *res, uint32_t n, uin
 void
 dpdk_free(void)
 {
+	char dir[256];
+
 	rte_acl_free(ctx);
 	ctx = NULL;
+	if (!eal_up)
+		return;
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	eal_up = false;
+	(void)rmdir(dir);       /* empty: no shared config */
 }
 #else
-int dpdk_init(bool want512, char *why, size_t len)
+int dpdk_init(bool want512, bool huge, char *why, size_t len)
 {
-	(void)want512;
+	(void)want512, (void)huge;
 	snprintf(why, len, "built without libdpdk");
 	return -ENOTSUP;
 }

@@ -30,6 +30,8 @@ main(void)
 #include <rte_fib.h>
 #include <rte_log.h>
 
+static char rundir[256];         /* EAL's runtime directory, removed at the end */
+
 #ifdef VPK_DEBUG
 #define NLOOK 20000
 #define STEPS 400       /* sanitizer build: fewer steps, short routes /5../8 only */
@@ -64,7 +66,7 @@ eal_up(void)
 {
 	char pfx[64];
 	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfibtest%d", (int)getpid());
-	char *args[] = { "test_fib4_dpdk", "--no-huge", "--no-pci", "-m", "1024", pfx,
+	char *args[] = { "test_fib4_dpdk", "--no-huge", "--no-shconf", "--no-pci", "-m", "1024", pfx,
 			 "--log-level=lib.eal:error", "--no-telemetry", "--force-max-simd-bitwidth=512", NULL };
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 
@@ -265,7 +267,9 @@ main(int argc, char **argv)
 		real_table(argv[1]);
 	else
 		printf("real IPv4 table not found: only random tables compared\n");
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	(void)rmdir(rundir);    /* empty with --no-shconf: the test leaves nothing behind */
 	return check_finish();
 }
 #endif

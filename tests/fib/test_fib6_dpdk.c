@@ -28,6 +28,8 @@ main(void)
 #include <rte_errno.h>
 #include <rte_fib6.h>
 
+static char rundir[256];         /* EAL's runtime directory, removed at the end */
+
 struct pair {
 	struct vpk_fib6 *v;
 	struct rte_fib6 *d;
@@ -214,7 +216,7 @@ main(int argc, char **argv)
 {
 	char pfx[64];
 	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfib6test%d", (int)getpid());
-	char *args[] = { "test_fib6_dpdk", "--no-huge", "--no-pci", "-m", "1536", pfx, "--no-telemetry",
+	char *args[] = { "test_fib6_dpdk", "--no-huge", "--no-shconf", "--no-pci", "-m", "1536", pfx, "--no-telemetry",
 			 "--log-level=lib.eal:error", "--force-max-simd-bitwidth=512", NULL };
 
 	check_init("fib6_dpdk");
@@ -228,7 +230,9 @@ main(int argc, char **argv)
 		if (argc >= 2 && access(argv[1], R_OK) == 0)
 			real_table(argv[1], t);
 	}
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	(void)rmdir(rundir);    /* empty with --no-shconf: the test leaves nothing behind */
 	return check_finish();
 }
 #endif

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Timing helpers for the benchmarks (see bench.h). */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <string.h>
@@ -124,4 +126,48 @@ bench_parse_list(const char *s, unsigned *out, int max)
 			return -1;
 	}
 	return n;
+}
+
+static unsigned long
+read_ulong(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long v = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+size_t
+bench_hugepages_free(void)
+{
+	FILE *m = fopen("/proc/mounts", "r");
+	char line[512];
+	int mounted = 0;
+	size_t total = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (m == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), m) != NULL)
+		mounted |= strstr(line, " hugetlbfs ") != NULL;
+	fclose(m);
+	if (!mounted || (d = opendir("/sys/kernel/mm/hugepages")) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		unsigned long kb;
+		char path[320];
+
+		if (sscanf(e->d_name, "hugepages-%lukB", &kb) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages", e->d_name);
+		total += (size_t)read_ulong(path) * kb * 1024;
+	}
+	closedir(d);
+	return total;
 }

@@ -33,6 +33,14 @@ double bench_min(const double *v, size_t n);
 double bench_max(const double *v, size_t n);
 /* Parse "1,7,8,16" into out[]; returns count or -1 on a bad list. */
 int bench_parse_list(const char *s, unsigned *out, int max);
+/*
+ * Free hugepage bytes a DPDK EAL can use: the free pages of every size
+ * (/sys/kernel/mm/hugepages) when a hugetlbfs is mounted, else 0. The
+ * comparisons with rte_acl / rte_fib run DPDK on hugepages when at least
+ * what they need is free, as DPDK is deployed: vpk's own tables are on
+ * transparent huge pages (docs/benchmarks.md, "DPDK's memory").
+ */
+size_t bench_hugepages_free(void);
 /* Keep the optimiser from dropping a result. */
 #define bench_keep(x) __asm__ volatile("" : : "r,m"(x) : "memory")
 

@@ -405,6 +405,7 @@ cmd_bench_fib(int argc, char **argv)
 		json_obj(&j, NULL);
 		json_str(&j, "routes_file", path);
 		json_u64(&j, "routes", nrt);
+		json_bool(&j, "dpdk_hugepages", use_dpdk && dpdk_hugepages());
 		json_u64(&j, "lookups", nl);
 		json_u64(&j, "passes", passes);
 		json_dbl(&j, "tsc_ghz", ghz);

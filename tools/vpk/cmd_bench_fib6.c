@@ -182,6 +182,7 @@ cmd_bench_fib6(int argc, char **argv)
 		json_obj(&j, NULL);
 		json_str(&j, "routes_file", path);
 		json_u64(&j, "routes", nrt);
+		json_bool(&j, "dpdk_hugepages", use_dpdk && dpdk_hugepages());
 		json_u64(&j, "lookups", nl);
 		json_u64(&j, "passes", passes);
 		json_str(&j, "method", "whole-array lookup_bulk per pass after an untimed warm-up on 256k keys, "

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dlopen() shim for DPDK rte_fib 22.11 (fib_dpdk.h). EAL is initialised once
- * per process with no hugepages and no PCI scan, pinned to the CPU we run on,
- * a unique --file-prefix (other DPDK processes may hold the default one) and
- * --force-max-simd-bitwidth=512 so the AVX-512 lookup can be selected.
+ * per process with no PCI scan, pinned to the CPU we run on, a unique
+ * --file-prefix (other DPDK processes may hold the default one) and
+ * --force-max-simd-bitwidth=512 so the AVX-512 lookup can be selected; on
+ * hugepages (--in-memory) when a hugetlbfs with the requested memory free is
+ * mounted and VPK_DPDK_NO_HUGE is unset, as DPDK is deployed (vpk's tables
+ * are on transparent huge pages), else with --no-huge -m.
  */
 #include <dlfcn.h>
 #include <sched.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "fib_dpdk.h"
 
 /* 22.11 struct rte_fib_conf (lib/fib/rte_fib.h). */
@@ -37,7 +41,7 @@ struct rte_malloc_socket_stats_2211 {
 };
 
 static struct {
-	bool ready;
+	bool ready, huge;      /* huge: EAL on hugepages */
 	int (*eal_init)(int, char **);
 	void *(*fib_create)(const char *, int, struct rte_fib_conf_2211 *);
 	void (*fib_free)(void *);
@@ -57,6 +61,15 @@ static struct {
 struct dpdk_fib {
 	void *f;
 };
+
+/* EAL's runtime directory (/run/dpdk/vpkfib<pid>), empty with --in-memory / --no-shconf: removed at exit. */
+static char eal_dir[256];
+
+static void
+eal_rmdir(void)
+{
+	(void)rmdir(eal_dir);
+}
 
 bool
 dpdk_ready(void)
@@ -110,15 +123,46 @@ dpdk_open(unsigned mem_mb, const char **why)
 	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfib%d", (int)getpid());
 	int cpu = sched_getcpu();
 	snprintf(core, sizeof(core), "%d", cpu < 0 ? 0 : cpu);
-	char *args[] = { "vpk", "--no-huge", "--no-pci", "-m", mem, "-l", core, pfx, "--log-level=lib.eal:error",
-			 "--log-level=lib.fib:error", "--no-telemetry", "--force-max-simd-bitwidth=512", NULL };
+	const char *nh = getenv("VPK_DPDK_NO_HUGE");
+	bool huge = (nh == NULL || *nh == 0 || strcmp(nh, "0") == 0) &&
+		    bench_hugepages_free() >= (size_t)mem_mb << 20;
+	/* --in-memory / --no-shconf: no shared config, so no files in the runtime directory, which is
+	 * removed at exit (eal_rmdir) */
+	char *args[] = { "vpk", "--in-memory", "--no-pci", "-l", core, pfx, "--log-level=lib.eal:error",
+			 "--log-level=lib.fib:error", "--no-telemetry", "--force-max-simd-bitwidth=512",
+			 NULL, NULL, NULL, NULL };
+	int argc = 10;
+
+	if (!huge) {
+		args[1] = "--no-shconf";
+		args[argc++] = "--no-huge";
+		args[argc++] = "-m";
+		args[argc++] = mem;
+		fprintf(stderr, "vpk: DPDK EAL with --no-huge (%s): rte_fib's tables on 4 KiB pages, vpk's on "
+			"transparent huge pages; reserve hugepages for a like-for-like run "
+			"(dpdk-hugepages.py -p 2M --setup %uM)\n",
+			nh != NULL && *nh != 0 && strcmp(nh, "0") != 0 ? "VPK_DPDK_NO_HUGE is set" :
+			"not enough free hugepages mounted", mem_mb);
+	}
 	/* EAL prints its errors on stderr; it also reorders argv. */
-	if (d.eal_init((int)(sizeof(args) / sizeof(args[0])) - 1, args) < 0) {
+	if (d.eal_init(argc, args) < 0) {
 		*why = fail = "rte_eal_init failed";
 		return -1;
 	}
 	d.ready = true;
+	d.huge = huge;
+	const char *(*rundir)(void) = (const char *(*)(void))dlsym(eal, "rte_eal_get_runtime_dir");
+	if (rundir != NULL && rundir() != NULL) {
+		snprintf(eal_dir, sizeof(eal_dir), "%s", rundir());
+		atexit(eal_rmdir);
+	}
 	return 0;
+}
+
+bool
+dpdk_hugepages(void)
+{
+	return d.ready && d.huge;
 }
 
 struct dpdk_fib *

@@ -30,6 +30,8 @@ struct dpdk_fib;
 /* Load librte_eal + librte_fib and init EAL once (--no-huge, mem_mb MiB). 0 or -1 with *why. */
 int dpdk_open(unsigned mem_mb, const char **why);
 bool dpdk_ready(void);
+/* EAL runs on hugepages (else --no-huge: rte_fib's tables on 4 KiB pages). */
+bool dpdk_hugepages(void);
 
 /* IPv4 rte_fib, DIR24_8. NULL on failure (*why). */
 struct dpdk_fib *dpdk_fib_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes,
