@@ -160,41 +160,62 @@ main(int argc, char **argv)
 		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
 		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
 		{ "update-kinds", 1, 0, 'k' }, { "dpdk-no-huge", 0, 0, 'H' }, { 0, 0, 0, 0 } };
-	int o;
+	int o, li = 0;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "", lo, &li)) != -1) {
+		uint64_t v = 0;
+		int ok = 1;
+
 		switch (o) {
 		case 'r': rulesf = optarg; break;
 		case 't': tracef = optarg; break;
 		case 'p': profile = optarg; break;
-		case 'n': nrules = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'T': npkts = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'i': iter = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'n': ok = bench_parse_u64(optarg, 1, VPK_ACL_MAX_PRIORITY - 1, &v), nrules = (uint32_t)v; break;
+		case 'T': ok = bench_parse_u64(optarg, 1, UINT32_MAX, &v), npkts = (uint32_t)v; break;
+		case 's': ok = bench_parse_u64(optarg, 0, UINT64_MAX, &seed); break;
+		case 'i': ok = bench_parse_u64(optarg, 1, 1000000, &v), iter = (uint32_t)v; break;
 		case '6': ipv6 = true; break;
 		case 'j': json = true; break;
 		case 'D': no_dpdk = true; break;
 		case 'H': dpdk_no_huge = true; break;
-		case 'c': cap = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'o': only = optarg; break;
-		case 'u': updates = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'k':
-			kinds = (strstr(optarg, "add") ? 1 : 0) | (strstr(optarg, "delete") ? 2 : 0) |
-				(strstr(optarg, "change") ? 4 : 0);
+		case 'c':
+			ok = bench_parse_u64(optarg, 64, 512, &v) && (v == 64 || v == 128 || v == 256 || v == 512);
+			cap = (unsigned)v;
 			break;
-		case 'b': {
-			char *s = optarg;
+		case 'o': only = optarg; break;
+		case 'u': ok = bench_parse_u64(optarg, 0, 100000, &v), updates = (uint32_t)v; break;
+		case 'k': {
+			char list[64], *sv;
 
-			nb = 0;
-			while (*s && nb < 8) {
-				bursts[nb++] = (uint32_t)strtoul(s, &s, 10);
-				if (*s == ',')
-					s++;
+			snprintf(list, sizeof(list), "%s", optarg);
+			kinds = 0;
+			for (char *t = strtok_r(list, ",", &sv); t != NULL && ok; t = strtok_r(NULL, ",", &sv)) {
+				unsigned k = strcmp(t, "add") == 0 ? 1 : strcmp(t, "delete") == 0 ? 2
+					   : strcmp(t, "change") == 0 ? 4 : 0;
+
+				ok = k != 0;
+				kinds |= k;
 			}
+			ok = ok && kinds != 0;
+			break;
+		}
+		case 'b': {
+			unsigned b[8];
+			int k = bench_parse_list(optarg, b, 8);
+
+			ok = k > 0;
+			for (int i = 0; i < k; i++)
+				bursts[i] = b[i];
+			nb = ok ? (uint32_t)k : nb;
 			break;
 		}
 		default:
-			fprintf(stderr, "usage: see the header of bench/acl/acl_bench.c\n");
+			fprintf(stderr, "vpk-acl-bench: unknown option or missing value (usage: see the header of "
+				"bench/acl/acl_bench.c)\n");
+			return 2;
+		}
+		if (!ok) {
+			fprintf(stderr, "vpk-acl-bench: --%s: bad value '%s'\n", lo[li].name, optarg);
 			return 2;
 		}
 	}

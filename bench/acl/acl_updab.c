@@ -616,9 +616,13 @@ case_full(const struct opts *o)
 			return -ENOMEM;
 		vpk_acl5_to_rules(r, sets[k].n, gc.ipv6, 0xffff, rules);
 		acl_layout_dims(defs, nf, &lay);
+		why[0] = 0;
 		if (acl_normalize(defs, nf, 1, rules, sets[k].n, VPK_ACL_RULE_SIZE(nf), NULL, &mt, &nr) < 0 ||
-		    acl_build_rt(&nr, lay.src, 1, ACL_BUILD_FULL, 0, &mt, &rt, why, sizeof(why)) < 0)
+		    acl_build_rt(&nr, lay.src, 1, ACL_BUILD_FULL, 0, &mt, &rt, why, sizeof(why)) < 0) {
+			fprintf(stderr, "vpk-acl-updab: full build of %s %u failed: %s\n", sets[k].prof, sets[k].n,
+				why[0] ? why : "normalising the rules");
 			return -ENOMEM;
+		}
 		printf("{\"case\": \"full\", \"set\": \"%s %u\", \"trees\": %u, \"nodes\": %u, \"leaves\": %u, "
 		       "\"leaf_rules\": %llu, \"max_depth\": %u, \"runtime_bytes\": %zu, \"hash\": \"%016llx\"}\n",
 		       sets[k].prof, sets[k].n, rt->stats.trees, rt->stats.nodes, rt->stats.leaves,
@@ -650,19 +654,21 @@ main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		unsigned long long x = 0;
+		uint64_t x = 0;
 
-		if (v == NULL)
+		if (v == NULL) {
+			fprintf(stderr, "vpk-acl-updab: %s: missing value\n", a);
 			return usage();
+		}
 		if (strcmp(a, "--case") == 0) {
 			o.cases = v;
 			i++;
 			continue;
 		}
-		x = strtoull(v, &end, 10);
-		if (*v == 0 || *end != 0 || x > UINT32_MAX)
+		if (!bench_parse_u64(v, 0, UINT32_MAX, &x)) {
+			fprintf(stderr, "vpk-acl-updab: %s: bad value '%s'\n", a, v);
 			return usage();
+		}
 		if (strcmp(a, "--rules") == 0 && x >= 100)
 			o.rules = (uint32_t)x;
 		else if (strcmp(a, "--big-rules") == 0 && x >= 100)
@@ -677,8 +683,10 @@ main(int argc, char **argv)
 			o.trace = (uint32_t)x;
 		else if (strcmp(a, "--seed") == 0)
 			o.seed = x;
-		else
+		else {
+			fprintf(stderr, "vpk-acl-updab: %s %s: unknown option or value out of range\n", a, v);
 			return usage();
+		}
 		i++;
 	}
 	bool all = strcmp(o.cases, "all") == 0;
@@ -686,9 +694,10 @@ main(int argc, char **argv)
 	if (strcmp(o.cases, "full") == 0)
 		return case_full(&o) < 0;
 	if (!all && strcmp(o.cases, "wide-add") && strcmp(o.cases, "cross-add") && strcmp(o.cases, "fw-add") &&
-	    strcmp(o.cases, "wide-del") &&
-	    strcmp(o.cases, "change"))
+	    strcmp(o.cases, "wide-del") && strcmp(o.cases, "change")) {
+		fprintf(stderr, "vpk-acl-updab: --case %s: unknown case\n", o.cases);
 		return usage();
+	}
 	if (all || strcmp(o.cases, "change") == 0)
 		fails += case_change(&o) < 0;
 	if (all || strcmp(o.cases, "wide-add") == 0)

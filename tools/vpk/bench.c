@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Timing helpers for the benchmarks (see bench.h). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -105,6 +106,22 @@ bench_max(const double *v, size_t n)
 	for (size_t i = 1; i < n; i++)
 		m = v[i] > m ? v[i] : m;
 	return m;
+}
+
+int
+bench_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || x < lo || x > hi)
+		return 0;
+	*v = x;
+	return 1;
 }
 
 int
