@@ -50,6 +50,12 @@
 #define VPK_BUF_F_NEXT_VALID  (1u << 0)  /**< vpk_buf::next names the next buffer of a chain. */
 #define VPK_BUF_F_TRACE       (1u << 1)  /**< Record this packet's path through the graph. */
 #define VPK_BUF_F_L4_CSUM_OK  (1u << 2)  /**< L4 checksum verified. */
+/** An IP fragment (IPv4 MF or offset != 0; IPv6 Fragment header other than an
+ *  atomic one, RFC 6946). Set by ip4-input / ip6-input. */
+#define VPK_BUF_F_FRAG        (1u << 3)
+/** A non-first fragment: vpk_buf::l4_off points at fragment payload, not at
+ *  an L4 header, so the packet has no ports. Set with VPK_BUF_F_FRAG. */
+#define VPK_BUF_F_FRAG_LATER  (1u << 4)
 
 /**
  * Buffer metadata: exactly one 64-byte cache line, followed by the headroom
@@ -67,7 +73,9 @@ struct vpk_buf {
 	uint16_t l2_off;        /**< Offset of the L2 header from vpk_buf_area(). */
 	uint16_t l3_off;        /**< Offset of the L3 header from vpk_buf_area(). */
 	uint16_t l4_off;        /**< Offset of the L4 header from vpk_buf_area(). */
-	uint16_t next_node;     /**< Scratch: next index chosen by the current node. */
+	uint8_t l4_proto;       /**< Upper-layer protocol at l4_off (IPv4 protocol; IPv6: the
+				     next header after the extension headers). Set by ip4/ip6-input. */
+	uint8_t l3_n_ext;       /**< IPv6 extension headers between l3_off and l4_off. */
 	uint32_t flow_hash;     /**< RSS-style hash of the 5-tuple, 0 if not computed. */
 	uint32_t adj;           /**< Next hop / adjacency chosen by a lookup node. */
 	uint32_t trace_id;      /**< Number of the traced packet when VPK_BUF_F_TRACE is set. */

@@ -17,6 +17,7 @@
  *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
  *     route del PREFIX/LEN
  *     acl load FILE [ipv6]                 (ClassBench or l3fwd-acl rules; see below)
+ *     acl fragments portless|drop          (non-first fragments: see vpk_acl_frag_policy)
  *     show runtime | show errors | show node NAME    (printed after the run)
  *     # comment
  *

@@ -20,11 +20,19 @@
  *   interface-output -                                      struct vpk_if_output
  *   error-drop       -                                      -
  *
- * Buffer offsets: ethernet-input sets vpk_buf::l2_off and l3_off; lookups
- * set vpk_buf::adj; rewrites set vpk_buf::tx_if.
+ * Buffer offsets: ethernet-input sets vpk_buf::l2_off and l3_off;
+ * ip4-input / ip6-input set l4_off, l4_proto and the fragment flags
+ * (VPK_BUF_F_FRAG, VPK_BUF_F_FRAG_LATER) from the header chain (IPv6:
+ * extension headers walked, at most VPK_IP6_MAX_EXT of them); lookups set
+ * vpk_buf::adj; rewrites set vpk_buf::tx_if.
  */
 #include <stdint.h>
 #include <vpk/buf.h>
+
+/** ip6-input drops a packet with more IPv6 extension headers than this
+ *  (counted): the walk is bounded, and real traffic carries at most a few
+ *  (RFC 8200 recommends an order with each type at most once or twice). */
+#define VPK_IP6_MAX_EXT 8
 
 /** One adjacency (next hop): what ip4/ip6-rewrite writes and where the packet goes. */
 struct vpk_adj {
@@ -58,16 +66,42 @@ struct vpk_if_output {
 
 struct vpk_acl;
 
+/** What ip4-acl / ip6-acl do with non-first fragments (vpk_acl_node_conf::frag_policy). */
+enum vpk_acl_frag_policy {
+	/** A non-first fragment carries no L4 header, so it matches only rules
+	 *  without port constraints (classified in vpk_acl_node_conf::acl_frag),
+	 *  as iptables and VPP's ACL plugin do. The first fragment, which holds
+	 *  the ports, meets the port rules; denying it stops reassembly. */
+	VPK_ACL_FRAG_PORTLESS = 0,
+	/** Every non-first fragment is dropped (counted). */
+	VPK_ACL_FRAG_DROP = 1,
+};
+
 /**
  * ip4-acl / ip6-acl: classify each packet's 5-tuple with @p acl (built on
  * the dpdk-test-acl layout, vpk_acl5_layout()) in category 0 and act on the
  * matching rule's userdata.
+ *
+ * The tuple is what the header chain says: the protocol is vpk_buf::l4_proto
+ * (after IPv6 extension headers) and the ports are the first 4 bytes at
+ * vpk_buf::l4_off, as ip4-input / ip6-input set them. Packets the tuple
+ * cannot be read from honestly are dropped, each reason counted: an L4
+ * header shorter than the 4 bytes of ports (a truncated packet or a tiny
+ * first fragment, RFC 1858 / RFC 7112), a TCP fragment at offset 8 that
+ * would overlap the TCP header (RFC 1858), and non-first fragments as
+ * @p frag_policy says.
  */
 struct vpk_acl_node_conf {
 	const struct vpk_acl *acl;      /**< NULL: every packet takes @p no_match. */
+	/** The rules of @p acl whose source and destination port ranges are both
+	 *  0-65535, with the same priorities and userdata: non-first fragments
+	 *  are classified here under VPK_ACL_FRAG_PORTLESS. NULL: there are no
+	 *  such rules (non-first fragments take @p no_match). */
+	const struct vpk_acl *acl_frag;
 	const int32_t *action;          /**< action[userdata], userdata 1..n_action-1. */
 	uint32_t n_action;
 	int32_t no_match;               /**< Action when no rule matches (userdata 0). */
+	enum vpk_acl_frag_policy frag_policy;
 };
 
 #endif /* VPK_NODES_H */

@@ -397,7 +397,27 @@ has_route_lines(const char *path)
 	return r;
 }
 
-/* acl load FILE [ipv6] */
+/* acl fragments portless|drop */
+static int
+cmd_acl_fragments(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	enum vpk_acl_frag_policy p;
+
+	if (argc == 3 && strcmp(argv[2], "portless") == 0)
+		p = VPK_ACL_FRAG_PORTLESS;
+	else if (argc == 3 && strcmp(argv[2], "drop") == 0)
+		p = VPK_ACL_FRAG_DROP;
+	else
+		return vpk_errf(err, len, -EINVAL, "usage: acl fragments portless|drop");
+	if (apply) {
+		f->acl_frag_policy = p;
+		f->acl4.nc.frag_policy = p;
+		f->acl6.nc.frag_policy = p;
+	}
+	return 0;
+}
+
+/* acl load FILE [ipv6] | acl fragments portless|drop */
 static int
 cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
@@ -407,9 +427,11 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 	char why[256];
 	int rc;
 
+	if (argc >= 2 && strcmp(argv[1], "fragments") == 0)
+		return cmd_acl_fragments(f, argc, argv, apply, err, len);
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
 	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
-		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6]");
+		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6] | acl fragments portless|drop");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
 	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,

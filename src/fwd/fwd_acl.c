@@ -15,8 +15,56 @@ void
 fwd_acl_free(struct fwd_acl *a)
 {
 	vpk_acl_destroy(a->acl);
+	vpk_acl_destroy(a->acl_frag);
 	free(a->action);
 	memset(a, 0, sizeof(*a));
+}
+
+/* True when rule @p x constrains neither port: it can match a non-first fragment. */
+static bool
+portless(const struct vpk_acl5_rule *x)
+{
+	return x->sport_lo == 0 && x->sport_hi == 0xffff && x->dport_lo == 0 && x->dport_hi == 0xffff;
+}
+
+/*
+ * The context non-first fragments are classified in: the rules of @p all
+ * (converted, n of them) that constrain no port, with their priorities and
+ * userdata, so the first of them in file order wins as in the full set.
+ * None: *out stays NULL.
+ */
+static int
+build_frag_acl(const struct vpk_acl_conf *ac, const struct vpk_acl5_rule *r, const void *all,
+	       uint32_t n, struct vpk_acl **out, char *err, size_t len)
+{
+	size_t rsz = VPK_ACL_RULE_SIZE(ac->num_fields);
+	uint32_t m = 0;
+	uint8_t *sub;
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++)
+		m += portless(&r[i]);
+	if (m == 0)
+		return 0;
+	sub = malloc(m * rsz);
+	if (sub == NULL) {
+		snprintf(err, len, "acl: out of memory");
+		return -ENOMEM;
+	}
+	m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (portless(&r[i]))
+			memcpy(sub + (size_t)m++ * rsz, (const uint8_t *)all + (size_t)i * rsz, rsz);
+	rc = vpk_acl_create(ac, out);
+	if (rc == 0)
+		rc = vpk_acl_add_rules(*out, sub, m);
+	if (rc == 0)
+		rc = vpk_acl_build(*out);
+	if (rc != 0)
+		snprintf(err, len, "acl (rules for fragments): %s",
+			 *out != NULL && vpk_acl_last_error(*out)[0] ? vpk_acl_last_error(*out) : strerror(-rc));
+	free(sub);
+	return rc;
 }
 
 int
@@ -66,8 +114,13 @@ fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bo
 									  : strerror(-rc));
 		goto fail;
 	}
+	rc = build_frag_acl(&ac, r, rules, n, &a.acl_frag, err, len);
+	if (rc != 0)
+		goto fail;
 	free(rules);
 	a.nc.acl = a.acl;
+	a.nc.acl_frag = a.acl_frag;
+	a.nc.frag_policy = f->acl_frag_policy;
 	a.nc.action = a.action;
 	a.nc.n_action = n + 1;
 	a.nc.no_match = a.action[0];

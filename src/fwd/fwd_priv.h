@@ -39,6 +39,7 @@ struct fwd_wstate;
 
 struct fwd_acl {
 	struct vpk_acl *acl;
+	struct vpk_acl *acl_frag;       /* the rules without port constraints (non-first fragments) */
 	int32_t *action;                /* by userdata */
 	struct vpk_acl_node_conf nc;
 };
@@ -54,6 +55,7 @@ struct vpk_fwd {
 	struct fwd_if ifs[FWD_MAX_IFS];
 	size_t n_ifs;
 	struct fwd_acl acl4, acl6;
+	enum vpk_acl_frag_policy acl_frag_policy;       /* `acl fragments` */
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */

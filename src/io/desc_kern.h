@@ -16,8 +16,8 @@
  *
  * Every kernel writes the first 32 bytes of a buffer's metadata as one
  * "head": data_off, len, flags 0, error 0, rx_if, tx_if 0, next NONE,
- * total_len = len, l2/l3/l4_off 0, next_node 0. The other 32 bytes are left
- * as the pool's allocation reset them.
+ * total_len = len, l2/l3/l4_off 0, l4_proto and l3_n_ext 0. The other 32
+ * bytes are left as the pool's allocation reset them.
  */
 #include <stdint.h>
 #include <vpk/buf.h>

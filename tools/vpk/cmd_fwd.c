@@ -37,7 +37,7 @@ usage(FILE *o)
 		"  run-limit [seconds S] [packets N]\n"
 		"  neighbor ID MAC dev IFACE\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
-		"  acl load FILE [ipv6]\n"
+		"  acl load FILE [ipv6] | acl fragments portless|drop\n"
 		"  show runtime | show errors | show node NAME\n");
 }
 

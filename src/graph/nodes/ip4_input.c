@@ -5,7 +5,9 @@
  * the frame and not below the header, header checksum, TTL > 1 (a router
  * would send ICMP time-exceeded; vpk drops and counts). Each failure has its
  * own counter. Ethernet padding past the total length is trimmed. Good
- * packets go to ip4-acl when the graph has it, else to ip4-lookup.
+ * packets go to ip4-acl when the graph has it, else to ip4-lookup, with
+ * vpk_buf::l4_off and l4_proto set and VPK_BUF_F_FRAG (MF or an offset) and
+ * VPK_BUF_F_FRAG_LATER (an offset: no L4 header here) for fragments.
  *
  * The checksums of the whole frame are verified first by the IPv4 checksum
  * kernel of this node's own ISA; headers not wholly inside the frame are
@@ -29,7 +31,7 @@ static inline __attribute__((always_inline)) uint16_t
 ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd)
 {
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
-	uint32_t left = vpk_l3_left(b), hlen, tlen;
+	uint32_t left = vpk_l3_left(b), hlen, tlen, fo;
 
 	if (left < 20)
 		return vpk_node_drop(rt, b, IP4_ERR_SHORT, IP4_NEXT_DROP);
@@ -52,6 +54,11 @@ ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd
 		b->total_len = b->len;
 	}
 	b->l4_off = (uint16_t)(b->l3_off + hlen);
+	b->l4_proto = h[9];
+	b->l3_n_ext = 0;
+	fo = vpk_rd16be(h + 6);
+	b->flags = (uint16_t)((b->flags & ~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER)) |
+			      (fo & 0x3fff ? VPK_BUF_F_FRAG : 0) | (fo & 0x1fff ? VPK_BUF_F_FRAG_LATER : 0));
 	return fwd;
 }
 

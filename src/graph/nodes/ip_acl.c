@@ -6,18 +6,42 @@
  * one vpk_acl_classify_bulk() call (the classifier's own SIMD variant does
  * the work) and act on the matching rule's userdata: permit (go on to the
  * FIB), deny (drop, counted), or forward to an adjacency (l3fwd-acl "R"
- * rules, bypassing the FIB). Ports are read when the L4 header is in the
- * frame (for any protocol, as l3fwd does), else 0.
+ * rules, bypassing the FIB).
+ *
+ * The tuple is the one the destination will act on: protocol and L4 offset
+ * come from ip4/ip6-input's walk of the header chain (vpk_buf::l4_proto,
+ * l4_off), never from fixed offsets, so extension headers cannot hide a
+ * port. Ports are the first 4 bytes of the L4 header for any protocol, as
+ * l3fwd reads them. Where no honest tuple exists the packet is dropped and
+ * counted (include/vpk/nodes.h, struct vpk_acl_node_conf): L4 header under
+ * 4 bytes, TCP fragment at offset 8, and non-first fragments by policy;
+ * under VPK_ACL_FRAG_PORTLESS those are classified, ports 0, on the rules
+ * without port constraints (conf->acl_frag). Fragments are rare: the frame
+ * is classified whole on conf->acl first, then the fragments again.
  */
 #include <vpk/acl.h>
 #include "graph/nodes/nodes.h"
 
 enum { ACL_NEXT_LOOKUP, ACL_NEXT_REWRITE, ACL_NEXT_DROP, ACL_N_NEXT };
-enum { ACL_ERR_DENIED, ACL_ERR_NO_MATCH, ACL_ERR_PERMITTED, ACL_ERR_FORWARDED, ACL_N_ERROR };
+enum {
+	ACL_ERR_DENIED, ACL_ERR_NO_MATCH, ACL_ERR_PERMITTED, ACL_ERR_FORWARDED, ACL_ERR_L4_SHORT,
+	ACL_ERR_FRAG_OVERLAP, ACL_ERR_FRAG_POLICY, ACL_N_ERROR
+};
 
 #define TUPLE_MAX 40
+#define TUPLE_WHOLE 0xffffu             /* tuple() for a packet classified on conf->acl */
+#define TUPLE_FRAG 0xfffeu              /* ... for a non-first fragment (conf->acl_frag) */
 
-static inline __attribute__((always_inline)) void
+/* Fragment offset of a non-first fragment in 8-byte units: IPv4 header, or
+ * the IPv6 Fragment header, which ip6-input's walk left just before l4_off. */
+static inline __attribute__((always_inline)) uint32_t
+frag_offset(const uint8_t *l3, const uint8_t *l4, bool is_ip6)
+{
+	return is_ip6 ? (uint32_t)vpk_rd16be(l4 - 6) >> 3 : vpk_rd16be(l3 + 6) & 0x1fffu;
+}
+
+/* Write @b's tuple to @t; return TUPLE_WHOLE, TUPLE_FRAG or the ACL_ERR_* to drop it for. */
+static inline __attribute__((always_inline)) uint32_t
 tuple(const struct vpk_buf *b, uint8_t *t, bool is_ip6)
 {
 	const uint8_t *l3 = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
@@ -26,11 +50,48 @@ tuple(const struct vpk_buf *b, uint8_t *t, bool is_ip6)
 	unsigned al = is_ip6 ? 16 : 4, po = is_ip6 ? 36 : 12;
 
 	memset(t, 0, is_ip6 ? 40 : 16);
-	t[0] = is_ip6 ? l3[6] : l3[9];
+	t[0] = b->l4_proto;
 	memcpy(t + 4, l3 + (is_ip6 ? 8 : 12), al);
 	memcpy(t + 4 + al, l3 + (is_ip6 ? 24 : 16), al);
-	if ((uint32_t)b->l4_off + 4 <= end)
-		memcpy(t + po, l4, 4);
+	if (__builtin_expect(b->flags & VPK_BUF_F_FRAG_LATER, 0))
+		return b->l4_proto == 6 && frag_offset(l3, l4, is_ip6) == 1 ? ACL_ERR_FRAG_OVERLAP
+									    : TUPLE_FRAG;
+	if (__builtin_expect((uint32_t)b->l4_off + 4 > end, 0))
+		return b->l4_proto == 59 ? TUPLE_WHOLE : ACL_ERR_L4_SHORT;  /* 59: no next header */
+	memcpy(t + po, l4, 4);
+	return TUPLE_WHOLE;
+}
+
+/* Classify the non-first fragments among @p kind again, on conf->acl_frag. */
+static inline __attribute__((always_inline)) void
+acl_frags(const struct vpk_acl_node_conf *c, const uint8_t *const *data, const uint16_t *kind,
+	  uint32_t *res, uint32_t n)
+{
+	const uint8_t *fd[VPK_FRAME_SIZE];
+	uint32_t fi[VPK_FRAME_SIZE], fr[VPK_FRAME_SIZE], nf = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (kind[i] == TUPLE_FRAG) {
+			fd[nf] = data[i];
+			fi[nf++] = i;
+		}
+	if (nf == 0)
+		return;
+	if (c->acl_frag != NULL)
+		vpk_acl_classify_bulk(c->acl_frag, fd, fr, nf, 1);
+	else
+		memset(fr, 0, nf * sizeof(fr[0]));
+	for (uint32_t j = 0; j < nf; j++)
+		res[fi[j]] = fr[j];
+}
+
+/* The ACL_ERR_* to drop a packet of tuple() result @p kind for, or TUPLE_WHOLE to act on its result. */
+static inline __attribute__((always_inline)) uint32_t
+drop_why(const struct vpk_acl_node_conf *c, uint32_t kind)
+{
+	if (kind == TUPLE_FRAG)
+		return c->frag_policy == VPK_ACL_FRAG_DROP ? ACL_ERR_FRAG_POLICY : TUPLE_WHOLE;
+	return c->acl != NULL ? kind : TUPLE_WHOLE;     /* no rules: no tuple to trust or doubt */
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -40,22 +101,30 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 	uint8_t tuples[VPK_FRAME_SIZE][TUPLE_MAX];
 	const uint8_t *data[VPK_FRAME_SIZE];
 	uint32_t res[VPK_FRAME_SIZE];
-	uint16_t next[VPK_FRAME_SIZE];
+	uint16_t next[VPK_FRAME_SIZE], kind[VPK_FRAME_SIZE];
 	uint64_t permitted = 0, forwarded = 0;
+	bool odd = false;
 
 	for (uint32_t i = 0; i < n; i++) {
-		tuple(b[i], tuples[i], is_ip6);
+		kind[i] = (uint16_t)tuple(b[i], tuples[i], is_ip6);
+		odd |= kind[i] != TUPLE_WHOLE;
 		data[i] = tuples[i];
 	}
 	if (c->acl != NULL)
 		vpk_acl_classify_bulk(c->acl, data, res, n, 1);
 	else
 		memset(res, 0, n * sizeof(res[0]));
+	if (__builtin_expect(odd, 0) && c->acl != NULL && c->frag_policy == VPK_ACL_FRAG_PORTLESS)
+		acl_frags(c, data, kind, res, n);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t act = res[i] == 0 ? c->no_match
 			      : res[i] < c->n_action ? c->action[res[i]] : VPK_ACL_ACT_DENY;
+		uint32_t why = __builtin_expect(odd, 0) ? drop_why(c, kind[i]) : TUPLE_WHOLE;
 
-		if (act == VPK_ACL_ACT_PERMIT) {
+		if (why != TUPLE_WHOLE) {
+			res[i] = 0;
+			next[i] = vpk_node_drop(rt, b[i], (uint16_t)why, ACL_NEXT_DROP);
+		} else if (act == VPK_ACL_ACT_PERMIT) {
 			next[i] = ACL_NEXT_LOOKUP;
 			permitted++;
 		} else if (act >= 1) {
@@ -97,6 +166,9 @@ static const char *const acl_errors[] = {
 	"no rule matched (dropped)",
 	"permitted",
 	"forwarded by rule (l3fwd-acl)",
+	"L4 header shorter than its 4 bytes of ports",
+	"TCP fragment at offset 8 overlaps the TCP header",
+	"non-first fragment (fragment policy drop)",
 };
 static const struct vpk_acl_node_conf acl_none = { .no_match = VPK_ACL_ACT_PERMIT };
 

@@ -84,7 +84,7 @@ gd_echo_reply(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t *h, const uint8
 	h[41] = 0;
 	b->len = (uint16_t)(b->l3_off + 42u - b->data_off);
 	b->total_len = b->len;
-	b->l4_off = (uint16_t)(b->l3_off + 20);
+	tn_set_l3l4(b, b->l3_off, b->l3_off + 20u, 17);
 	vpk_node_count_error(rt, GD_ERR_ECHO_REPLIED, 1);
 	return GD_NEXT_LOOKUP4;
 }
@@ -213,8 +213,8 @@ VPK_FN(srv6_gtp4_d_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi,
 			b[i]->data_off = (uint16_t)(io - hl);
 			b[i]->len = (uint16_t)(b[i]->len + hl);
 			b[i]->total_len = b[i]->len;
-			b[i]->l3_off = b[i]->data_off;
-			b[i]->l4_off = (uint16_t)(b[i]->data_off + 40);
+			/* IPv6, then an SRH when the template has one, else the inner IPv4 */
+			tn_set_l3l4(b[i], b[i]->data_off, b[i]->data_off + 40u, hl > 40 ? 43 : 4);
 			b[i]->adj = s->policy != NULL ? s->policy->adj : s->adj;
 			next[i] = b[i]->adj != 0 ? GD_NEXT_REWRITE6 : GD_NEXT_LOOKUP6;     /* no neighbor: IPv6 FIB */
 			who[m++] = si;

@@ -83,8 +83,7 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 	b->data_off = (uint16_t)(io - hl);
 	b->len = (uint16_t)(hl + ilen);
 	b->total_len = b->len;
-	b->l3_off = b->data_off;
-	b->l4_off = (uint16_t)(b->l3_off + 20);
+	tn_set_l3l4(b, b->data_off, b->data_off + 20u, 17);
 	vpk_node_count_error(rt, GE_ERR_OK, 1);
 	return GE_NEXT_LOOKUP4;
 }

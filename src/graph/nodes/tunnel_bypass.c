@@ -7,7 +7,8 @@
  *   ip4: UDP, not a fragment, dport == VxLAN port      -> vxlan4-input
  *        destination in a GTP4.D steering prefix        -> srv6-gtp4-d
  *        destination in a VxLAN tunnel's encap prefix   -> vxlan4-encap / vxlan6-encap
- *   ip6: next header UDP, dport == VxLAN port           -> vxlan6-input
+ *   ip6: UDP after the extension headers, not a fragment,
+ *        dport == VxLAN port                            -> vxlan6-input
  *        destination in an End.M.GTP4.E localsid prefix -> srv6-end-m-gtp4-e
  *   anything else: the normal path (ACL if present, else lookup).
  *
@@ -29,7 +30,7 @@ bp4_one(const struct vpk_tunnel_bypass_conf *c, struct vpk_buf *b, uint16_t fwd,
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
 	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off), da = tn_rd32be(h + 16);
 
-	if (vx_in && c->vxlan != NULL && h[9] == 17 && (vpk_rd16be(h + 6) & 0x3fff) == 0 &&
+	if (vx_in && c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) &&
 	    vpk_l3_left(b) >= hlen + 8 &&
 	    vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
 		return BP4_NEXT_VXLAN;
@@ -70,9 +71,11 @@ static inline __attribute__((always_inline)) uint16_t
 bp6_one(const struct vpk_tunnel_bypass_conf *c, struct vpk_buf *b, uint16_t fwd, bool vx_in)
 {
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
+	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off);
 
-	if (vx_in && c->vxlan != NULL && h[6] == 17 && vpk_l3_left(b) >= 48 &&
-	    vpk_rd16be(h + 42) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
+	if (vx_in && c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) &&
+	    vpk_l3_left(b) >= hlen + 8 &&
+	    vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
 		return BP6_NEXT_VXLAN;
 	if (c->gtp4e != NULL)
 		for (uint32_t i = 0; i < c->gtp4e->n_sid; i++)

@@ -61,6 +61,17 @@ tn_set_index(struct vpk_buf *b, uint32_t v)
 	memcpy(b->opaque, &v, 4);
 }
 
+/* A new outer header at @p l3: its L4 header at @p l4 is @p proto, not a fragment. */
+static inline __attribute__((always_inline)) void
+tn_set_l3l4(struct vpk_buf *b, uint32_t l3, uint32_t l4, uint8_t proto)
+{
+	b->l3_off = (uint16_t)l3;
+	b->l4_off = (uint16_t)l4;
+	b->l4_proto = proto;
+	b->l3_n_ext = 0;
+	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
+}
+
 /* One's complement checksum of an IPv4 header (network-order result in host bytes). */
 static inline __attribute__((always_inline)) uint16_t
 tn_ip4_csum(const uint8_t *h, unsigned hlen)

@@ -86,8 +86,7 @@ ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b
 	b->data_off = (uint16_t)o;
 	b->len = (uint16_t)(end - o);
 	b->total_len = b->len;
-	b->l3_off = (uint16_t)o;
-	b->l4_off = (uint16_t)(o + 20);
+	tn_set_l3l4(b, o, o + 20, 17);
 	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
 	return VE_NEXT_LOOKUP;
 }
@@ -133,8 +132,7 @@ ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *
 	b->data_off = (uint16_t)o;
 	b->len = (uint16_t)(end - o);
 	b->total_len = b->len;
-	b->l3_off = (uint16_t)o;
-	b->l4_off = (uint16_t)(o + 40);
+	tn_set_l3l4(b, o, o + 40, 17);
 	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
 	return VE_NEXT_LOOKUP;
 }

@@ -59,7 +59,7 @@ static inline __attribute__((always_inline)) uint16_t
 vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32_t ep, uint16_t fwd)
 {
 	uint8_t *h = vpk_buf_area(b) + b->l3_off;
-	uint32_t hlen = x->is6 ? 40u : (uint32_t)(b->l4_off - b->l3_off);
+	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off);     /* after IPv6 extension headers */
 	uint32_t left = vpk_l3_left(b), ulen, vni, ti, eth;
 	const uint8_t *u = h + hlen, *vx = u + 8;
 	uint8_t *inner;
