@@ -5,7 +5,7 @@
 set -euo pipefail
 
 DEB_PKGS=(
-  gcc make cmake ninja-build pkg-config     # build
+  gcc g++ make cmake ninja-build pkg-config # build (g++: the C++ install test)
   libpcap-dev                               # src/io/pcap.c
   libdpdk-dev                               # tests/benchmarks against rte_acl / rte_fib
   libzydis-dev libelf-dev libdw-dev         # vpk scan

@@ -64,6 +64,10 @@
 #include <stdint.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define VPK_ACL_MAX_CATEGORIES 16
 #define VPK_ACL_MAX_FIELDS     24          /**< Field defs per context (8-byte fields count twice). */
 #define VPK_ACL_MAX_PRIORITY   0x1fffffff  /**< 2^29 - 1, as RTE_ACL_MAX_PRIORITY. */
@@ -244,5 +248,9 @@ struct vpk_acl_stats {
 
 /** Fill @p st (zeros before the first build). @return 0 or -EINVAL (NULL). */
 VPK_API int vpk_acl_get_stats(const struct vpk_acl *acl, struct vpk_acl_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_ACL_H */

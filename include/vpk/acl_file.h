@@ -31,6 +31,10 @@
 
 #include <vpk/acl.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define VPK_ACL5_NO_MATCH UINT32_MAX    /**< trace "expected" for no match */
 
 /** A 5-tuple rule as written in the files. Addresses in network byte order. */
@@ -132,5 +136,9 @@ VPK_API bool vpk_acl5_match(const struct vpk_acl5_rule *r, const struct vpk_acl5
  */
 VPK_API int vpk_acl5_oracle(const struct vpk_acl5_rule *r, uint32_t nr, struct vpk_acl5_pkt *p,
 			    uint32_t np, bool ipv6);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_ACL_FILE_H */

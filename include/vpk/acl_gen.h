@@ -15,6 +15,10 @@
 
 #include <vpk/acl_file.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum vpk_acl_gen_profile {
 	VPK_ACL_GEN_ACL = 0,    /**< enterprise ACL: specific destinations, service ports */
 	VPK_ACL_GEN_FW = 1,     /**< firewall: more wildcards, ranges, any-protocol rules */
@@ -47,5 +51,9 @@ VPK_API int vpk_acl_gen_trace(const struct vpk_acl5_rule *r, uint32_t nr, bool i
 
 /** Profile by name: "acl", "fw", "ipv6" (sets *ipv6). @return 0 or -EINVAL. */
 VPK_API int vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, bool *ipv6);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_ACL_GEN_H */

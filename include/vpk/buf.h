@@ -37,6 +37,10 @@
 #include <stdint.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Bytes between the metadata line and the default start of packet data. */
 #define VPK_BUF_HEADROOM 128u
 /** Default packet data bytes per buffer. */
@@ -82,7 +86,11 @@ struct vpk_buf {
 	uint8_t opaque[20];     /**< Per-node scratch (tunnel index, ACL result, ...). */
 };
 
+#ifdef __cplusplus
+static_assert(sizeof(struct vpk_buf) == 64, "struct vpk_buf must be one cache line");
+#else
 _Static_assert(sizeof(struct vpk_buf) == 64, "struct vpk_buf must be one cache line");
+#endif
 
 /** Start of the headroom + data area of @p b (the byte after the metadata line). */
 static inline uint8_t *
@@ -212,5 +220,9 @@ typedef void (*vpk_buf_ptr_to_idx_fn)(const void *base, struct vpk_buf *const *p
  */
 VPK_API int vpk_buf_kernels_get(enum vpk_isa isa, vpk_buf_idx_to_ptr_fn *to_ptr,
 			vpk_buf_ptr_to_idx_fn *to_idx, const struct vpk_impl **impl);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_BUF_H */

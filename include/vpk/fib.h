@@ -47,6 +47,10 @@
 #include <vpk/isa.h>
 #include <vpk/qsbr.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Opaque FIB object. */
 struct vpk_fib;
 
@@ -217,5 +221,9 @@ VPK_API int vpk_fib_reclaim(struct vpk_fib *fib);
  * (the default at 2, 4 and 8 bytes).
  */
 VPK_API const struct vpk_impl *const *vpk_fib_impls(enum vpk_fib_type type);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_FIB_H */

@@ -44,6 +44,10 @@
 #include <vpk/isa.h>
 #include <vpk/qsbr.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Opaque IPv6 FIB. */
 struct vpk_fib6;
 
@@ -154,5 +158,9 @@ VPK_API int vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool 
 
 /** Lookup variants of a layout (VPK_FIB6_TYPE_DEFAULT: bm6's), best first, NULL-terminated; NULL for an unknown type. */
 VPK_API const struct vpk_impl *const *vpk_fib6_impls(enum vpk_fib6_type type);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_FIB6_H */

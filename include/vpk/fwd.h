@@ -50,6 +50,10 @@
 #include <vpk/graph.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct vpk_fwd;                 /* opaque */
 
 /** Forwarder parameters. Zero-initialise; zero fields take the defaults shown. */
@@ -182,5 +186,9 @@ VPK_API bool vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id);
 
 /** The IPv4 FIB (for tools that load bulk route files). */
 VPK_API struct vpk_fib *vpk_fwd_fib4(const struct vpk_fwd *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_FWD_H */

@@ -36,6 +36,10 @@
 #include <vpk/buf.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Largest frame: buffer indices per node call (VPP's VLIB_FRAME_SIZE). */
 #define VPK_FRAME_SIZE 256u
 /** Names are at most this long, including the terminating NUL. */
@@ -293,5 +297,9 @@ vpk_node_count_error(struct vpk_node_rt *rt, uint16_t code, uint64_t count)
 {
 	((struct vpk_node_rt_pub *)rt)->errors[code] += count;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_GRAPH_H */

@@ -39,6 +39,10 @@
 #include <vpk/buf.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Size of a buffer that holds any error message of this API. */
 #define VPK_IO_ERR_LEN 256u
 /** Largest burst a port handles in one call (more is clamped). */
@@ -148,5 +152,9 @@ VPK_API const char *vpk_io_impl_name(const struct vpk_io_port *p);
  * @return 0 or -EINVAL.
  */
 VPK_API int vpk_io_type_parse(const char *s, enum vpk_io_type *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_IO_H */

@@ -36,6 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef VPK_API
 #define VPK_API __attribute__((visibility("default")))
 #endif
@@ -192,5 +196,9 @@ struct vpk_kernel {
  * @return The array (static storage).
  */
 VPK_API const struct vpk_kernel *vpk_kernels(size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_ISA_H */

@@ -29,6 +29,10 @@
 #include <stdint.h>
 #include <vpk/buf.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** ip6-input drops a packet with more IPv6 extension headers than this
  *  (counted): the walk is bounded, and real traffic carries at most a few
  *  (RFC 8200 recommends an order with each type at most once or twice). */
@@ -103,5 +107,9 @@ struct vpk_acl_node_conf {
 	int32_t no_match;               /**< Action when no rule matches (userdata 0). */
 	enum vpk_acl_frag_policy frag_policy;
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_NODES_H */

@@ -35,6 +35,10 @@
 #include <vpk/buf.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Size of a buffer that holds any error message of this API. */
 #define VPK_PCAP_ERR_LEN 512u
 
@@ -155,5 +159,9 @@ VPK_API uint64_t vpk_pcap_writer_count(const struct vpk_pcap_writer *w);
  *         message cannot be fetched after close: use @p err (may be NULL).
  */
 VPK_API int vpk_pcap_writer_close(struct vpk_pcap_writer *w, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_PCAP_H */

@@ -15,6 +15,10 @@
 #include <stdint.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * Verify the IPv4 header checksums of @p n packets.
  *
@@ -49,5 +53,9 @@ VPK_API uint16_t vpk_ip4_csum(const void *hdr, size_t len);
  * HC' = ~(~HC + ~m + m').
  */
 VPK_API uint16_t vpk_csum_update16(uint16_t csum, uint16_t old_word, uint16_t new_word);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_PKT_H */

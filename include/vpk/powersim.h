@@ -44,6 +44,10 @@
 #include <stdint.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Code classes: register width and heavy (FP/FMA/integer multiply) or light. */
 enum vpk_psim_class {
 	VPK_PSIM_SCALAR = 0,    /**< Scalar and 128-bit code. */
@@ -204,5 +208,9 @@ struct vpk_psim_node {
  */
 VPK_API int vpk_psim_workload_from_nodes(const struct vpk_psim_node *nodes, size_t n,
 					 unsigned frame, struct vpk_psim_workload *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_POWERSIM_H */

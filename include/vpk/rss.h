@@ -21,6 +21,10 @@
 #include <stdint.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** The 40-byte key of Microsoft's RSS verification suite (and many NIC defaults). */
 #define VPK_RSS_KEY_DEFAULT                                                       \
 	{ 0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d,     \
@@ -58,5 +62,9 @@ VPK_API const char *vpk_rss_impl_name(const struct vpk_rss *r);
 
 /** Plain reference: the Toeplitz hash of one tuple (bit by bit). */
 VPK_API uint32_t vpk_rss_hash_one(const uint8_t *key, const uint8_t *tuple, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_RSS_H */

@@ -47,6 +47,10 @@
 
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** AVX-512 subsets (CPUID feature names without the AVX512 prefix). */
 enum vpk_scan_subset {
 	VPK_SCAN_F = 0, VPK_SCAN_CD, VPK_SCAN_BW, VPK_SCAN_DQ, VPK_SCAN_VL,
@@ -188,5 +192,9 @@ VPK_API int vpk_scan_insn(const void *code, size_t len, struct vpk_scan_insn *ou
  * @return true if allowed; false otherwise (also for NULL arguments).
  */
 VPK_API bool vpk_scan_name_allowed(const char *name, const char *const *suffixes, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_SCAN_H */

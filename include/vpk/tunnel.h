@@ -35,6 +35,10 @@
  */
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Default VxLAN UDP port (IANA, RFC 7348). */
 #define VPK_VXLAN_PORT 4789u
 /** GTP-U UDP port (3GPP TS 29.281). */
@@ -143,5 +147,9 @@ struct vpk_tunnel_bypass_conf {
 	const struct vpk_gtp4d_conf *gtp4d;     /**< ip4: steering prefixes; NULL: none. */
 	const struct vpk_gtp4e_conf *gtp4e;     /**< ip6: localsid prefixes; NULL: none. */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_TUNNEL_H */

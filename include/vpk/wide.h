@@ -31,6 +31,10 @@
 #include <stddef.h>
 #include <vpk/isa.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * Choose the wide cores: a CPU list such as "1", "2-3" or "0,4-5".
  * @return 0; -EINVAL for a malformed or empty list, or a CPU above
@@ -92,5 +96,9 @@ VPK_API int vpk_wide_worker_stop(void);
  *         -EDEADLK if called from the worker thread.
  */
 VPK_API int vpk_wide_call(vpk_wide_fn fn, void *arg, int *ret);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VPK_WIDE_H */
