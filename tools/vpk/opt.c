@@ -10,15 +10,22 @@
 #include "core/num.h"
 #include "tool.h"
 
+/* True on success; else the one-line message and false. */
+static bool
+said(const char *where, int rc, const char *why)
+{
+	if (rc >= 0)
+		return true;
+	vpk_fail(0, "%s: %s", where, why);
+	return false;
+}
+
 bool
 vpk_opt_u64(const char *where, const char *val, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	char why[160];
 
-	if (vpk_num_u64(val, lo, hi, out, why, sizeof(why)) == 0)
-		return true;
-	vpk_fail(0, "%s: %s", where, why);
-	return false;
+	return said(where, vpk_num_u64(val, lo, hi, out, why, sizeof(why)), why);
 }
 
 /* The narrower destinations: the same check, then a store of the checked value. */
@@ -40,10 +47,7 @@ vpk_opt_f64(const char *where, const char *val, double lo, double hi, double *ou
 {
 	char why[160];
 
-	if (vpk_num_f64(val, lo, hi, out, why, sizeof(why)) == 0)
-		return true;
-	vpk_fail(0, "%s: %s", where, why);
-	return false;
+	return said(where, vpk_num_f64(val, lo, hi, out, why, sizeof(why)), why);
 }
 
 int
@@ -52,9 +56,7 @@ vpk_opt_list(const char *where, const char *val, unsigned lo, unsigned hi, unsig
 	char why[160];
 	int n = vpk_num_list(val, lo, hi, out, max, why, sizeof(why));
 
-	if (n < 0)
-		vpk_fail(0, "%s: %s", where, why);
-	return n;
+	return said(where, n, why) ? n : -1;
 }
 
 bool
