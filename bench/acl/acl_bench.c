@@ -30,6 +30,7 @@
 #include <vpk/acl_file.h>
 #include <vpk/acl_gen.h>
 
+#include "core/num.h"
 #include "acl_bench.h"
 #include "bench.h"
 
@@ -49,19 +50,31 @@ status_kb(const char *key)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
-	size_t v = 0, kl = strlen(key);
+	size_t kl = strlen(key);
+	uint64_t v = 0;
 
 	if (f == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0)
-			v = strtoull(line + kl, NULL, 10);
+		if (strncmp(line, key, kl) == 0) {
+			const char *p = line + kl + strspn(line + kl, " \t");    /* "VmRSS:   1234 kB" */
+
+			if (vpk_num_u64n(p, strcspn(p, " \n"), 0, UINT64_MAX / 1024, &v, NULL, 0) != 0)
+				v = 0;
+		}
 	fclose(f);
-	return v * 1024;
+	return (size_t)v * 1024;
 }
 
 size_t bench_rss(void) { return status_kb("VmRSS:"); }
 size_t bench_hwm(void) { return status_kb("VmHWM:"); }
+
+/* An option value through the one number parser; the reason in why[160]. */
+static int
+num(char *why, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	return vpk_num_u64(s, lo, hi, v, why, 160) == 0;
+}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -165,25 +178,26 @@ main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "", lo, &li)) != -1) {
 		uint64_t v = 0;
 		int ok = 1;
+		char bad[160] = "";
 
 		switch (o) {
 		case 'r': rulesf = optarg; break;
 		case 't': tracef = optarg; break;
 		case 'p': profile = optarg; break;
-		case 'n': ok = bench_parse_u64(optarg, 1, VPK_ACL_MAX_PRIORITY - 1, &v), nrules = (uint32_t)v; break;
-		case 'T': ok = bench_parse_u64(optarg, 1, UINT32_MAX, &v), npkts = (uint32_t)v; break;
-		case 's': ok = bench_parse_u64(optarg, 0, UINT64_MAX, &seed); break;
-		case 'i': ok = bench_parse_u64(optarg, 1, 1000000, &v), iter = (uint32_t)v; break;
+		case 'n': ok = num(bad, optarg, 1, VPK_ACL_MAX_PRIORITY - 1, &v), nrules = (uint32_t)v; break;
+		case 'T': ok = num(bad, optarg, 1, UINT32_MAX, &v), npkts = (uint32_t)v; break;
+		case 's': ok = num(bad, optarg, 0, UINT64_MAX, &seed); break;
+		case 'i': ok = num(bad, optarg, 1, 1000000, &v), iter = (uint32_t)v; break;
 		case '6': ipv6 = true; break;
 		case 'j': json = true; break;
 		case 'D': no_dpdk = true; break;
 		case 'H': dpdk_no_huge = true; break;
 		case 'c':
-			ok = bench_parse_u64(optarg, 64, 512, &v) && (v == 64 || v == 128 || v == 256 || v == 512);
+			ok = num(bad, optarg, 64, 512, &v) && (v == 64 || v == 128 || v == 256 || v == 512);
 			cap = (unsigned)v;
 			break;
 		case 'o': only = optarg; break;
-		case 'u': ok = bench_parse_u64(optarg, 0, 100000, &v), updates = (uint32_t)v; break;
+		case 'u': ok = num(bad, optarg, 0, 100000, &v), updates = (uint32_t)v; break;
 		case 'k': {
 			char list[64], *sv;
 
@@ -201,7 +215,7 @@ main(int argc, char **argv)
 		}
 		case 'b': {
 			unsigned b[8];
-			int k = bench_parse_list(optarg, b, 8);
+			int k = vpk_num_list(optarg, 1, 1000000, b, 8, bad, sizeof(bad));
 
 			ok = k > 0;
 			for (int i = 0; i < k; i++)
@@ -215,7 +229,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 		if (!ok) {
-			fprintf(stderr, "vpk-acl-bench: --%s: bad value '%s'\n", lo[li].name, optarg);
+			fprintf(stderr, "vpk-acl-bench: --%s: bad value: %s\n", lo[li].name,
+				bad[0] ? bad : "not one of the accepted values");
 			return 2;
 		}
 	}

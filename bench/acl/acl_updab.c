@@ -43,6 +43,7 @@
 #include <vpk/acl_file.h>
 #include <vpk/acl_gen.h>
 
+#include "core/num.h"
 #include "acl/acl_int.h"
 #include "acl/acl_rules.h"
 #include "bench.h"
@@ -665,8 +666,10 @@ main(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (!bench_parse_u64(v, 0, UINT32_MAX, &x)) {
-			fprintf(stderr, "vpk-acl-updab: %s: bad value '%s'\n", a, v);
+		char why[160];
+
+		if (vpk_num_u64(v, 0, UINT32_MAX, &x, why, sizeof(why)) != 0) {
+			fprintf(stderr, "vpk-acl-updab: %s: %s\n", a, why);
 			return usage();
 		}
 		if (strcmp(a, "--rules") == 0 && x >= 100)

@@ -27,6 +27,7 @@
 #include <vpk/fib.h>
 
 #include "bench.h"
+#include "core/num.h"
 #include "fib/fib_file.h"
 
 struct lib {
@@ -136,11 +137,17 @@ report_thp(void)
 	if (f == NULL)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long v;
-		if (sscanf(line, "Size: %lu kB", &v) == 1)
-			size = v;
-		else if (sscanf(line, "AnonHugePages: %lu kB", &v) == 1 && size >= (512ul << 10))
-			fprintf(stderr, "vpk-fib-ab: mapping of %lu MiB: %lu MiB on huge pages\n", size >> 10, v >> 10);
+		/* "Size:   2048 kB", "AnonHugePages:  2048 kB" */
+		const char *colon = strchr(line, ':'), *p = colon != NULL ? colon + 1 + strspn(colon + 1, " \t") : NULL;
+		uint64_t v;
+
+		if (p == NULL || vpk_num_u64n(p, strcspn(p, " \n"), 0, UINT64_MAX, &v, NULL, 0) != 0)
+			continue;
+		if (strncmp(line, "Size:", 5) == 0)
+			size = (unsigned long)v;
+		else if (strncmp(line, "AnonHugePages:", 14) == 0 && size >= (512ul << 10))
+			fprintf(stderr, "vpk-fib-ab: mapping of %lu MiB: %lu MiB on huge pages\n", size >> 10,
+				(unsigned long)v >> 10);
 	}
 	fclose(f);
 }
@@ -168,13 +175,19 @@ main(int argc, char **argv)
 				type = strcmp(v, "dir") == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
 				break;
 			case 'e':
-				nh_size = (unsigned)atoi(v);
-				if (nh_size != 1 && nh_size != 2 && nh_size != 4 && nh_size != 8)
+				if (vpk_num_uint(v, 1, 8, &nh_size, NULL, 0) != 0 ||
+				    (nh_size != 1 && nh_size != 2 && nh_size != 4 && nh_size != 8))
 					goto usage;
 				break;
 			case 'v': variant = v; break;
-			case 'l': nk = strtoull(v, NULL, 0); break;
-			case 'R': rounds = (unsigned)atoi(v); break;
+			case 'l':
+				if (vpk_num_size(v, 1, (size_t)1 << 31, &nk, NULL, 0) != 0)
+					goto usage;
+				break;
+			case 'R':
+				if (vpk_num_uint(v, 1, MAXR, &rounds, NULL, 0) != 0)
+					goto usage;
+				break;
 			default: goto usage;
 			}
 		} else if (pos < 2) {

@@ -26,6 +26,7 @@
 
 #include <vpk/fib6.h>
 
+#include "core/num.h"
 #include "bench.h"
 #include "fib/bm6.h"
 #include "fib/fib_file.h"
@@ -89,6 +90,18 @@ load(const char *path, size_t *n)
  * walk with its deep-lane queue walked 16 or 32 lanes at a time),
  * "v=VARIANT" (this side's lookup variant instead of -v's).
  */
+/* A setting's number: the text [s, s + n), whole (core/num.h rules). */
+static bool
+setn(const char *s, size_t n, unsigned *out)
+{
+	uint64_t v;
+
+	if (vpk_num_u64n(s, n, 0, UINT32_MAX, &v, NULL, 0) != 0)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
 static int
 set_side(struct vpk_fib6 *fib, const char *side, const char **var)
 {
@@ -96,21 +109,23 @@ set_side(struct vpk_fib6 *fib, const char *side, const char **var)
 
 	snprintf(buf, sizeof(buf), "%s", side);
 	for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		const char *colon = strchr(t, ':'), *eq = strchr(t, '=');
+		unsigned a = 0, b = 0;
 		int rc = 0;
 		if (strncmp(t, "dir=", 4) == 0)
-			rc = vpk_fib6_bm6_dir_runs(fib, (unsigned)strtoul(t + 4, NULL, 0));
-		else if (strncmp(t, "tail=", 5) == 0 && strchr(t, ':') != NULL)
-			rc = vpk_fib6_bm6_tail(fib, (unsigned)strtoul(t + 5, NULL, 10),
-					       (unsigned)strtoul(strchr(t, ':') + 1, NULL, 10));
+			rc = setn(t + 4, strlen(t + 4), &a) ? vpk_fib6_bm6_dir_runs(fib, a) : -EINVAL;
+		else if (strncmp(t, "tail=", 5) == 0 && colon != NULL)
+			rc = setn(t + 5, (size_t)(colon - t - 5), &a) && setn(colon + 1, strlen(colon + 1), &b)
+				     ? vpk_fib6_bm6_tail(fib, a, b) : -EINVAL;
 		else if (strncmp(t, "v=", 2) == 0)
 			*var = side + (t - buf) + 2;      /* up to the next comma: the variant names have none */
 		else if (strncmp(t, "pipe=", 5) == 0)
-			rc = vpk_fib6_bm6_pipe(fib, (unsigned)strtoul(t + 5, NULL, 10));
+			rc = setn(t + 5, strlen(t + 5), &a) ? vpk_fib6_bm6_pipe(fib, a) : -EINVAL;
 		else if (strncmp(t, "tq=", 3) == 0)
-			rc = vpk_fib6_bm6_tail_queue(fib, (unsigned)strtoul(t + 3, NULL, 10));
-		else if (strncmp(t, "dir", 3) == 0 && strchr(t, '=') != NULL)  /* dirB=N: nodes at byte B */
-			rc = vpk_fib6_bm6_dir_runs_at(fib, (unsigned)strtoul(t + 3, NULL, 10),
-						      (unsigned)strtoul(strchr(t, '=') + 1, NULL, 0));
+			rc = setn(t + 3, strlen(t + 3), &a) ? vpk_fib6_bm6_tail_queue(fib, a) : -EINVAL;
+		else if (strncmp(t, "dir", 3) == 0 && eq != NULL)  /* dirB=N: nodes at byte B */
+			rc = setn(t + 3, (size_t)(eq - t - 3), &a) && setn(eq + 1, strlen(eq + 1), &b)
+				     ? vpk_fib6_bm6_dir_runs_at(fib, a, b) : -EINVAL;
 		else if (strcmp(t, "new") != 0)
 			rc = -EINVAL;
 		if (rc != 0)
@@ -130,13 +145,22 @@ main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "f:l:R:k:v:a:b:e:")) != -1) {
 		switch (c) {
 		case 'f': path = optarg; break;
-		case 'l': nl = strtoull(optarg, NULL, 0); break;
-		case 'R': passes = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'l':
+			if (vpk_num_size(optarg, 64, (size_t)1 << 31, &nl, NULL, 0) != 0)
+				nl = 0;         /* refused below with the usage */
+			break;
+		case 'R':
+			if (vpk_num_uint(optarg, 1, MAXP, &passes, NULL, 0) != 0)
+				passes = 0;
+			break;
 		case 'k': kind = optarg; break;
 		case 'v': var = optarg; break;
 		case 'a': side[0] = optarg; break;
 		case 'b': side[1] = optarg; break;
-		case 'e': esz = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'e':
+			if (vpk_num_uint(optarg, 2, 8, &esz, NULL, 0) != 0)
+				esz = 0;        /* refused by the FIB's create with the entry sizes */
+			break;
 		default: return 2;
 		}
 	}

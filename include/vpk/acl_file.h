@@ -21,8 +21,14 @@
  * Traces: `src dst sport dport proto [expected]`, IPv4 addresses as unsigned
  * integers (decimal or 0x), IPv6 as text; expected = 0-based rule index,
  * 4294967295 = no match.
+ * Numbers are decimal or 0x hex (a leading zero is still decimal), with no
+ * sign and no trailing text. A NUL byte anywhere is an error, never a blank.
  * Parsers read the whole input first: on error nothing is returned and the
- * reason names the file, the line and what is wrong.
+ * reason names the file, the line and what is wrong. Files are read one line
+ * at a time, so memory follows the rules kept, not the file: a file over its
+ * cap (VPK_ACL5_MAX_RULE_FILE, VPK_ACL5_MAX_TRACE_FILE) is refused before its
+ * first line when its size is known, and a line over VPK_ACL5_MAX_LINE bytes
+ * is an error.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +42,11 @@ extern "C" {
 #endif
 
 #define VPK_ACL5_NO_MATCH UINT32_MAX    /**< trace "expected" for no match */
+
+/** Size caps of the loaders: rule files 256 MiB, trace files 1 GiB, lines 4 KiB. */
+#define VPK_ACL5_MAX_RULE_FILE  (UINT64_C(256) << 20)
+#define VPK_ACL5_MAX_TRACE_FILE (UINT64_C(1) << 30)
+#define VPK_ACL5_MAX_LINE       4096
 
 /** A 5-tuple rule as written in the files. Addresses in network byte order. */
 struct vpk_acl5_rule {
@@ -57,7 +68,8 @@ struct vpk_acl5_pkt {
 
 enum vpk_acl5_format {
 	VPK_ACL5_CLASSBENCH = 0,        /**< `@` lines only (dpdk-test-acl) */
-	VPK_ACL5_L3FWD = 1,             /**< `R` and `@` lines */
+	VPK_ACL5_L3FWD = 1,             /**< `R` and `@` lines, at least one `R` */
+	VPK_ACL5_AUTO = 2,              /**< `R` and `@` lines: l3fwd when an `R` line is present */
 };
 
 /**
@@ -66,7 +78,7 @@ enum vpk_acl5_format {
  * @param[out] out  malloc'd array (free()), untouched on error.
  * @param why  reason on error: "file:line: what".
  * @return 0, -ENOENT/-EACCES/-EIO (cannot read), -EINVAL (syntax or value),
- *         -E2BIG (more than @p max rules), -ENOMEM.
+ *         -E2BIG (more than @p max rules), -EFBIG (over the file cap), -ENOMEM.
  */
 VPK_API int vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint32_t max,
 				struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len);

@@ -112,9 +112,14 @@ VPK_API void vpk_fwd_destroy(struct vpk_fwd *f);
  */
 VPK_API int vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len);
 
+/** Size cap of a configuration read by vpk_fwd_exec_file() (64 MiB: a million routes fit). */
+#define VPK_FWD_MAX_CONFIG (UINT64_C(64) << 20)
+
 /**
  * Execute a whole configuration. Every line is checked first; only if all
- * are valid are they applied, so a bad file changes nothing.
+ * are valid are they applied, so a bad file changes nothing. Lines are at
+ * most 1023 bytes and hold no NUL byte; a stream over VPK_FWD_MAX_CONFIG
+ * bytes is refused (-EFBIG), before its first line when it is a regular file.
  * @param name  For messages: "NAME:LINE: reason".
  * @return 0 or the first failing line's error code.
  */

@@ -2,7 +2,9 @@
 /*
  * Rule and trace files in dpdk-test-acl / ClassBench / l3fwd formats
  * (include/vpk/acl_file.h has the grammar). Everything is parsed into a
- * private array first; only a fully valid input is handed out.
+ * private array first; only a fully valid input is handed out. Files are
+ * read one line at a time (core/lines.h) under the caps of acl_file.h, so
+ * a huge or binary file costs one line of memory before it is refused.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +14,9 @@
 #include <string.h>
 
 #include <vpk/acl_file.h>
+
+#include "core/lines.h"
+#include "core/num.h"
 
 #define MAXTOK 16
 
@@ -58,21 +63,11 @@ tokenize(const char *p, const char *end, char *buf, size_t bufsz, char **tok)
 	return n;
 }
 
-/* Unsigned number, base 0 (decimal, 0x hex, 0 octal as strtoul), whole token, <= max. */
+/* Unsigned number (core/num.h rules: decimal or 0x hex), whole token, <= max. */
 static bool
 num(const char *t, uint64_t max, uint64_t *v)
 {
-	char *e;
-	unsigned long long x;
-
-	if (t[0] < '0' || t[0] > '9')
-		return false;
-	errno = 0;
-	x = strtoull(t, &e, 0);
-	if (errno != 0 || *e != 0 || x > max)
-		return false;
-	*v = x;
-	return true;
+	return vpk_num_u64(t, 0, max, v, NULL, 0) == 0;
 }
 
 static bool
@@ -150,28 +145,6 @@ parse_rule_line(char **tok, unsigned nt, bool ipv6, bool route, struct vpk_acl5_
 	return 0;
 }
 
-/* Calls fn(line_start, line_end, lineno, arg) for each line; stops at an error. */
-static int
-each_line(const char *buf, size_t size, int (*fn)(const char *, const char *, unsigned, void *), void *arg)
-{
-	const char *p = buf, *end = buf + size;
-	unsigned ln = 0;
-
-	while (p < end) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		int rc;
-
-		if (e == NULL)
-			e = end;
-		ln++;
-		rc = fn(p, e, ln, arg);
-		if (rc != 0)
-			return rc;
-		p = e + 1;
-	}
-	return 0;
-}
-
 struct rctx {
 	const char *name;
 	bool ipv6;
@@ -184,8 +157,9 @@ struct rctx {
 };
 
 static int
-rule_line(const char *p, const char *e, unsigned ln, void *arg)
+rule_line(void *arg, const char *p, const char *e, size_t lineno)
 {
+	unsigned ln = (unsigned)lineno;
 	struct rctx *c = arg;
 	char buf[1024], *tok[MAXTOK];
 	unsigned nt;
@@ -196,11 +170,11 @@ rule_line(const char *p, const char *e, unsigned ln, void *arg)
 		p++;
 	if (p == e || *p == '#')
 		return 0;
-	if (*p == 'R' && c->fmt == VPK_ACL5_L3FWD)
+	if (*p == 'R' && c->fmt != VPK_ACL5_CLASSBENCH)
 		route = true;
 	else if (*p != '@')
 		return ferr(c->why, c->len, -EINVAL, c->name, ln, "line starts with '%c'; expected %s",
-			    *p, c->fmt == VPK_ACL5_L3FWD ? "'R', '@' or '#'" : "'@' or '#'");
+			    *p, c->fmt != VPK_ACL5_CLASSBENCH ? "'R', '@' or '#'" : "'@' or '#'");
 	if (c->max != 0 && c->n >= c->max)
 		return ferr(c->why, c->len, -E2BIG, c->name, ln, "more than %u rules", c->max);
 	nt = tokenize(p + 1, e, buf, sizeof(buf), tok);
@@ -219,6 +193,29 @@ rule_line(const char *p, const char *e, unsigned ln, void *arg)
 	return rc;
 }
 
+/* The end of a rule parse: the l3fwd check, then hand out or free. */
+static int
+rules_done(struct rctx *c, int rc, struct vpk_acl5_rule **out, uint32_t *n)
+{
+	if (rc == 0 && c->fmt == VPK_ACL5_L3FWD) {
+		bool any = false;
+
+		for (uint32_t i = 0; i < c->n && !any; i++)
+			any = c->r[i].port >= 0;
+		if (!any)
+			rc = ferr(c->why, c->len, -EINVAL, c->name, 0, "no route ('R') line; l3fwd needs at least one");
+	}
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			ferr(c->why, c->len, rc, c->name, 0, "out of memory");
+		free(c->r);
+		return rc;
+	}
+	*out = c->r;
+	*n = c->n;
+	return 0;
+}
+
 int
 vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
 		     enum vpk_acl5_format fmt, uint32_t max, struct vpk_acl5_rule **out,
@@ -226,28 +223,10 @@ vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
 {
 	struct rctx c = { .name = name ? name : "-", .ipv6 = ipv6, .fmt = fmt, .max = max,
 			  .why = why, .len = len };
-	int rc;
 
-	if ((buf == NULL && size > 0) || out == NULL || n == NULL)
+	if ((buf == NULL && size > 0) || out == NULL || n == NULL || (unsigned)fmt > VPK_ACL5_AUTO)
 		return -EINVAL;
-	rc = each_line(buf, size, rule_line, &c);
-	if (rc == 0 && fmt == VPK_ACL5_L3FWD) {
-		bool any = false;
-
-		for (uint32_t i = 0; i < c.n && !any; i++)
-			any = c.r[i].port >= 0;
-		if (!any)
-			rc = ferr(why, len, -EINVAL, c.name, 0, "no route ('R') line; l3fwd needs at least one");
-	}
-	if (rc != 0) {
-		if (rc == -ENOMEM)
-			ferr(why, len, rc, c.name, 0, "out of memory");
-		free(c.r);
-		return rc;
-	}
-	*out = c.r;
-	*n = c.n;
-	return 0;
+	return rules_done(&c, vpk_lines_each_buf(buf, size, c.name, rule_line, &c, why, len), out, n);
 }
 
 struct tctx {
@@ -261,8 +240,9 @@ struct tctx {
 };
 
 static int
-trace_line(const char *p, const char *e, unsigned ln, void *arg)
+trace_line(void *arg, const char *p, const char *e, size_t lineno)
 {
+	unsigned ln = (unsigned)lineno;
 	struct tctx *c = arg;
 	char buf[512], *tok[MAXTOK];
 	unsigned nt;
@@ -325,106 +305,57 @@ trace_line(const char *p, const char *e, unsigned ln, void *arg)
 	return 0;
 }
 
+static int
+trace_done(struct tctx *c, int rc, struct vpk_acl5_pkt **out, uint32_t *n)
+{
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			ferr(c->why, c->len, rc, c->name, 0, "out of memory");
+		free(c->p);
+		return rc;
+	}
+	*out = c->p;
+	*n = c->n;
+	return 0;
+}
+
 int
 vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6, uint32_t max,
 		     struct vpk_acl5_pkt **out, uint32_t *n, char *why, size_t len)
 {
 	struct tctx c = { .name = name ? name : "-", .ipv6 = ipv6, .max = max, .why = why, .len = len };
-	int rc;
 
 	if ((buf == NULL && size > 0) || out == NULL || n == NULL)
 		return -EINVAL;
-	rc = each_line(buf, size, trace_line, &c);
-	if (rc < 0) {
-		if (rc == -ENOMEM)
-			ferr(why, len, rc, c.name, 0, "out of memory");
-		free(c.p);
-		return rc;
-	}
-	*out = c.p;
-	*n = c.n;
-	return 0;
-}
-
-static int
-slurp(const char *path, char **buf, size_t *size, char *why, size_t len)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	char *b;
-	int rc;
-
-	if (f == NULL) {
-		rc = -errno;
-		ferr(why, len, rc, path, 0, "cannot open: %s", strerror(errno));
-		return rc;
-	}
-	b = malloc(cap);
-	while (b != NULL) {
-		size_t k = fread(b + n, 1, cap - n, f);
-
-		n += k;
-		if (n < cap)
-			break;
-		char *nb = realloc(b, cap * 2);
-
-		if (nb == NULL) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	if (b == NULL || ferror(f)) {
-		rc = b == NULL ? -ENOMEM : -EIO;
-		ferr(why, len, rc, path, 0, b == NULL ? "out of memory" : "read error");
-		free(b);
-		if (f != stdin)
-			fclose(f);
-		return rc;
-	}
-	if (f != stdin)
-		fclose(f);
-	*buf = b;
-	*size = n;
-	return 0;
+	return trace_done(&c, vpk_lines_each_buf(buf, size, c.name, trace_line, &c, why, len), out, n);
 }
 
 int
 vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint32_t max,
 		    struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len)
 {
-	char *buf;
-	size_t size;
-	int rc;
+	struct rctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
+			  .fmt = fmt, .max = max, .why = why, .len = len };
 
-	if (path == NULL)
+	if (path == NULL || out == NULL || n == NULL || (unsigned)fmt > VPK_ACL5_AUTO)
 		return -EINVAL;
-	rc = slurp(path, &buf, &size, why, len);
-	if (rc < 0)
-		return rc;
-	rc = vpk_acl5_parse_rules(buf, size, path, ipv6, fmt, max, out, n, why, len);
-	free(buf);
-	return rc;
+	return rules_done(&c, vpk_lines_each_file(path, "rule files", VPK_ACL5_MAX_RULE_FILE, VPK_ACL5_MAX_LINE,
+						  rule_line, &c, why, len),
+			  out, n);
 }
 
 int
 vpk_acl5_load_trace(const char *path, bool ipv6, uint32_t max, struct vpk_acl5_pkt **out,
 		    uint32_t *n, char *why, size_t len)
 {
-	char *buf;
-	size_t size;
-	int rc;
+	struct tctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
+			  .max = max, .why = why, .len = len };
 
-	if (path == NULL)
+	if (path == NULL || out == NULL || n == NULL)
 		return -EINVAL;
-	rc = slurp(path, &buf, &size, why, len);
-	if (rc < 0)
-		return rc;
-	rc = vpk_acl5_parse_trace(buf, size, path, ipv6, max, out, n, why, len);
-	free(buf);
-	return rc;
+	return trace_done(&c, vpk_lines_each_file(path, "trace files", VPK_ACL5_MAX_TRACE_FILE, VPK_ACL5_MAX_LINE,
+						  trace_line, &c, why, len),
+			  out, n);
 }
 
 int

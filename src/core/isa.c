@@ -16,6 +16,7 @@
 
 #include <vpk/isa.h>
 #include "core/cpu.h"
+#include "core/num.h"
 
 /* XCR0 state components (Intel SDM vol. 1, 13.1). */
 #define VPK_XCR0_SSE        (UINT64_C(1) << 1)
@@ -284,18 +285,15 @@ static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
 int
 vpk_parse_simd_bitwidth(const char *text, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	unsigned v;
 
-	if (text == NULL || out == NULL || *text == '\0')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno != 0 || *end != '\0' || text[0] < '0' || text[0] > '9')
+	/* Decimal only: the widths are written that way everywhere (no "0x200"). */
+	if (out == NULL || text == NULL || text[strspn(text, "0123456789")] != '\0' ||
+	    vpk_num_uint(text, 64, 512, &v, NULL, 0) != 0)
 		return -EINVAL;
 	if (v != 64 && v != 128 && v != 256 && v != 512)
 		return -EINVAL;
-	*out = (unsigned)v;
+	*out = v;
 	return 0;
 }
 

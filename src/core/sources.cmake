@@ -1,6 +1,8 @@
 vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/errf.c
+  ${CMAKE_CURRENT_LIST_DIR}/lines.c
+  ${CMAKE_CURRENT_LIST_DIR}/num.c
   ${CMAKE_CURRENT_LIST_DIR}/isa.c
   ${CMAKE_CURRENT_LIST_DIR}/impl.c
   ${CMAKE_CURRENT_LIST_DIR}/registry.c

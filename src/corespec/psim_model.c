@@ -14,6 +14,8 @@
 
 #include <vpk/powersim.h>
 
+#include "core/num.h"
+
 /* Skylake-SP timing (Downs 2020, measured on a W-2104): ~10 us of dispatch at
  * 1/4 rate while the voltage ramps, ~10 us halted per frequency change. */
 #define SKX_VOLT_NS 10000.0
@@ -89,9 +91,11 @@ parse_item(const char *s, const char *e, const struct vpk_psim_cpu *cpu, struct 
 		return -EINVAL;
 	memcpy(buf, colon + 1, len);
 	buf[len] = '\0';
-	char *end;
-	double v = strtod(buf, &end);
-	if (end == buf || !(v > 0) || !isfinite(v))
+	/* The number, then a unit; no unit starts with 'e', so the scan stops right. */
+	size_t k = strspn(buf, "0123456789.eE+-");
+	const char *end = buf + k;
+	double v;
+	if (vpk_num_f64n(buf, k, 0, 1e18, &v, NULL, 0) != 0 || !(v > 0))
 		return -EINVAL;
 	double mult = 1;
 	if (strcmp(end, "") == 0)

@@ -20,6 +20,7 @@
 #include <sys/sysinfo.h>
 
 #include <vpk/wide.h>
+#include "core/num.h"
 #include "corespec/wide_priv.h"
 
 pthread_mutex_t vpk_wide_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,33 +34,15 @@ static _Thread_local cpu_set_t t_saved;
 static int
 parse_cpus(const char *s, cpu_set_t *set)
 {
+	unsigned cpus[CPU_SETSIZE];
+	int n = vpk_num_ranges(s, CPU_SETSIZE - 1, cpus, CPU_SETSIZE, NULL, 0);
+
 	CPU_ZERO(set);
-	if (!s || !*s)
+	if (n < 0)
 		return -EINVAL;
-	const char *p = s;
-	for (;;) {
-		char *e;
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		unsigned long a = strtoul(p, &e, 10), b = a;
-		p = e;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return -EINVAL;
-			b = strtoul(p, &e, 10);
-			p = e;
-		}
-		if (a > b || b >= CPU_SETSIZE)
-			return -EINVAL;
-		for (unsigned long c = a; c <= b; c++)
-			CPU_SET(c, set);
-		if (*p == '\0')
-			return 0;
-		if (*p != ',')
-			return -EINVAL;
-		p++;
-	}
+	for (int i = 0; i < n; i++)
+		CPU_SET(cpus[i], set);
+	return 0;
 }
 
 int

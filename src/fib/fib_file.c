@@ -3,6 +3,7 @@
  * Parsers for dpdk-test-fib route and lookup files (format in fib_file.h).
  * Input is untrusted: every token is bounded, every number range-checked,
  * errors name file:line and the reason; on error nothing is returned.
+ * Files are read one line at a time under the caps of fib_file.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lines.h"
+#include "core/num.h"
 #include "fib/fib_file.h"
 
 static int
@@ -82,95 +85,155 @@ parse_addr(const char *s, size_t n, int family, uint8_t out[16])
 	return NULL;
 }
 
-/* Unsigned decimal/hex/octal (strtoull base 0 rules) <= lim; NULL or reason. */
+/* Unsigned number (core/num.h rules) <= lim; NULL or reason (in buf). */
 static const char *
-parse_uint(const char *s, size_t n, int base, uint64_t lim, uint64_t *out)
+parse_uint(const char *s, size_t n, uint64_t lim, uint64_t *out, char *buf, size_t blen)
 {
-	char buf[32];
-	char *end;
+	return vpk_num_u64n(s, n, 0, lim, out, buf, blen) == 0 ? NULL : buf;
+}
 
-	if (n == 0 || n >= sizeof(buf))
-		return "number too long";
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	if (buf[0] == '-' || buf[0] == '+')
-		return "signed number";
-	errno = 0;
-	unsigned long long v = strtoull(buf, &end, base);
-	if (errno != 0 || *end != 0 || end == buf)
-		return "not a number";
-	if (v > lim)
-		return "number out of range";
-	*out = v;
-	return NULL;
+struct route_ctx {
+	const char *name;
+	int family;
+	struct fib_file_routes rt;
+	size_t cap;
+	char *err;
+	size_t errlen;
+};
+
+static int
+route_line(void *arg, const char *p, const char *le, size_t line)
+{
+	struct route_ctx *c = arg;
+	unsigned maxd = c->family == 4 ? 32 : 128;
+	const char *tok[3], *why, *slash;
+	size_t tl[3];
+	struct fib_file_route r = { 0 };
+	char nb[128];
+	uint64_t v;
+	int nt = tokens(p, le, tok, tl, 2);
+
+	if (nt == 0 || tok[0][0] == '#')
+		return 0;
+	if (nt > 2)
+		return fail(c->err, c->errlen, c->name, line, "trailing text after the next hop");
+	slash = memchr(tok[0], '/', tl[0]);
+	if (slash == NULL)
+		return fail(c->err, c->errlen, c->name, line, "expected PREFIX/LEN");
+	if ((why = parse_addr(tok[0], (size_t)(slash - tok[0]), c->family, r.addr)) != NULL)
+		return fail(c->err, c->errlen, c->name, line, "%s", why);
+	why = parse_uint(slash + 1, tl[0] - (size_t)(slash + 1 - tok[0]), maxd, &v, nb, sizeof(nb));
+	if (why != NULL)
+		return fail(c->err, c->errlen, c->name, line, "prefix length: %s", why);
+	r.depth = (uint8_t)v;
+	if (nt == 2) {
+		if ((why = parse_uint(tok[1], tl[1], INT64_MAX, &r.nh, nb, sizeof(nb))) != NULL)
+			return fail(c->err, c->errlen, c->name, line, "next hop: %s", why);
+		r.has_nh = 1;
+	}
+	if (c->rt.n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024, bytes;
+		struct fib_file_route *nr;
+
+		if (vpk_num_size_mul(ncap, sizeof(*nr), 0, &bytes) != 0 || (nr = realloc(c->rt.r, bytes)) == NULL)
+			return -ENOMEM;
+		c->rt.r = nr;
+		c->cap = ncap;
+	}
+	c->rt.r[c->rt.n++] = r;
+	return 0;
+}
+
+static int
+routes_done(struct route_ctx *c, int rc, struct fib_file_routes *out)
+{
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			snprintf(c->err, c->errlen, "%s: out of memory", c->name);
+		free(c->rt.r);
+		return rc;
+	}
+	*out = c->rt;
+	return 0;
 }
 
 int
 vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int family,
 			  struct fib_file_routes *out, char *err, size_t errlen)
 {
-	struct fib_file_routes rt = { NULL, 0 };
-	size_t cap = 0, line = 0;
-	const char *p = text, *end = text + len;
-	unsigned maxd = family == 4 ? 32 : 128;
+	struct route_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
 
 	if (text == NULL || out == NULL || (family != 4 && family != 6))
 		return -EINVAL;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl != NULL ? nl : end;
-		const char *tok[3];
-		size_t tl[3];
-		const char *why;
-		struct fib_file_route r = { 0 };
+	return routes_done(&c, vpk_lines_each_buf(text, len, name, route_line, &c, err, errlen), out);
+}
 
-		line++;
-		if (memchr(p, 0, (size_t)(le - p)) != NULL) {
-			free(rt.r);
-			return fail(err, errlen, name, line, "NUL byte");
-		}
-		int nt = tokens(p, le, tok, tl, 2);
-		p = nl != NULL ? nl + 1 : end;
-		if (nt == 0 || tok[0][0] == '#')
-			continue;
-		if (nt > 2) {
-			free(rt.r);
-			return fail(err, errlen, name, line, "trailing text after the next hop");
-		}
-		const char *slash = memchr(tok[0], '/', tl[0]);
-		if (slash == NULL) {
-			free(rt.r);
-			return fail(err, errlen, name, line, "expected PREFIX/LEN");
-		}
-		if ((why = parse_addr(tok[0], (size_t)(slash - tok[0]), family, r.addr)) != NULL) {
-			free(rt.r);
-			return fail(err, errlen, name, line, "%s", why);
-		}
-		uint64_t v;
-		if ((why = parse_uint(slash + 1, tl[0] - (size_t)(slash + 1 - tok[0]), 10, maxd, &v)) != NULL) {
-			free(rt.r);
-			return fail(err, errlen, name, line, "prefix length: %s (0..%u)", why, maxd);
-		}
-		r.depth = (uint8_t)v;
-		if (nt == 2) {
-			if ((why = parse_uint(tok[1], tl[1], 0, INT64_MAX, &r.nh)) != NULL) {
-				free(rt.r);
-				return fail(err, errlen, name, line, "next hop: %s", why);
-			}
-			r.has_nh = 1;
-		}
-		if (rt.n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			struct fib_file_route *nr = realloc(rt.r, cap * sizeof(*nr));
-			if (nr == NULL) {
-				free(rt.r);
-				return -ENOMEM;
-			}
-			rt.r = nr;
-		}
-		rt.r[rt.n++] = r;
+int
+vpk_fib_file_load_routes(const char *path, int family, struct fib_file_routes *out, char *err, size_t errlen)
+{
+	struct route_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
+
+	if (path == NULL || out == NULL || (family != 4 && family != 6))
+		return -EINVAL;
+	return routes_done(&c, vpk_lines_each_file(path, "route files", VPK_FIB_FILE_MAX_ROUTES, VPK_FIB_FILE_MAX_LINE,
+						   route_line, &c, err, errlen), out);
+}
+
+struct addr_ctx {
+	const char *name;
+	int family;
+	uint8_t *a;
+	size_t cnt, cap;
+	char *err;
+	size_t errlen;
+};
+
+static int
+addr_line(void *arg, const char *p, const char *le, size_t line)
+{
+	struct addr_ctx *c = arg;
+	size_t sz = c->family == 4 ? 4 : 16;
+	const char *tok[2] = { NULL, NULL }, *why;
+	size_t tl[2] = { 0, 0 };
+	uint8_t b[16];
+	int nt = tokens(p, le, tok, tl, 1);
+
+	if (nt == 0 || tok[0][0] == '#')
+		return 0;
+	if (nt > 1)
+		return fail(c->err, c->errlen, c->name, line, "trailing text after the address");
+	if ((why = parse_addr(tok[0], tl[0], c->family, b)) != NULL)
+		return fail(c->err, c->errlen, c->name, line, "%s", why);
+	if (c->cnt == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 4096, bytes;
+		uint8_t *na;
+
+		if (vpk_num_size_mul(ncap, sz, 0, &bytes) != 0 || (na = realloc(c->a, bytes)) == NULL)
+			return -ENOMEM;
+		c->a = na;
+		c->cap = ncap;
 	}
-	*out = rt;
+	if (c->family == 4) {
+		uint32_t h = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+		memcpy(c->a + c->cnt * 4, &h, 4);
+	} else {
+		memcpy(c->a + c->cnt * 16, b, 16);
+	}
+	c->cnt++;
+	return 0;
+}
+
+static int
+addrs_done(struct addr_ctx *c, int rc, void **out, size_t *n)
+{
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			snprintf(c->err, c->errlen, "%s: out of memory", c->name);
+		free(c->a);
+		return rc;
+	}
+	*out = c->a;
+	*n = c->cnt;
 	return 0;
 }
 
@@ -178,126 +241,22 @@ int
 vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int family,
 			 void **out, size_t *n, char *err, size_t errlen)
 {
-	size_t sz = family == 4 ? 4 : 16, cap = 0, cnt = 0, line = 0;
-	uint8_t *a = NULL;
-	const char *p = text, *end = text + len;
+	struct addr_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
 
 	if (text == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
 		return -EINVAL;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl != NULL ? nl : end;
-		const char *tok[2] = { NULL, NULL };
-		size_t tl[2] = { 0, 0 };
-		uint8_t b[16];
-		const char *why;
-
-		line++;
-		if (memchr(p, 0, (size_t)(le - p)) != NULL) {
-			free(a);
-			return fail(err, errlen, name, line, "NUL byte");
-		}
-		int nt = tokens(p, le, tok, tl, 1);
-		p = nl != NULL ? nl + 1 : end;
-		if (nt == 0 || tok[0][0] == '#')
-			continue;
-		if (nt > 1) {
-			free(a);
-			return fail(err, errlen, name, line, "trailing text after the address");
-		}
-		if ((why = parse_addr(tok[0], tl[0], family, b)) != NULL) {
-			free(a);
-			return fail(err, errlen, name, line, "%s", why);
-		}
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 4096;
-			uint8_t *na = realloc(a, cap * sz);
-			if (na == NULL) {
-				free(a);
-				return -ENOMEM;
-			}
-			a = na;
-		}
-		if (family == 4) {
-			uint32_t h = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-			memcpy(a + cnt * 4, &h, 4);
-		} else {
-			memcpy(a + cnt * 16, b, 16);
-		}
-		cnt++;
-	}
-	*out = a;
-	*n = cnt;
-	return 0;
-}
-
-int
-vpk_fib_file_read(const char *path, char **text, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (f == NULL)
-		return -errno;
-	for (;;) {
-		if (cap - n < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			char *nb = realloc(buf, cap + 1);
-			if (nb == NULL) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		size_t k = fread(buf + n, 1, cap - n, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return -EIO;
-	}
-	buf[n] = 0;
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-int
-vpk_fib_file_load_routes(const char *path, int family, struct fib_file_routes *out, char *err, size_t errlen)
-{
-	char *text;
-	size_t len;
-	int rc = vpk_fib_file_read(path, &text, &len);
-
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	rc = vpk_fib_file_parse_routes(text, len, path, family, out, err, errlen);
-	free(text);
-	return rc;
+	return addrs_done(&c, vpk_lines_each_buf(text, len, name, addr_line, &c, err, errlen), out, n);
 }
 
 int
 vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n, char *err, size_t errlen)
 {
-	char *text;
-	size_t len;
-	int rc = vpk_fib_file_read(path, &text, &len);
+	struct addr_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
 
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	rc = vpk_fib_file_parse_addrs(text, len, path, family, out, n, err, errlen);
-	free(text);
-	return rc;
+	if (path == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
+		return -EINVAL;
+	return addrs_done(&c, vpk_lines_each_file(path, "lookup files", VPK_FIB_FILE_MAX_LOOKUPS,
+						  VPK_FIB_FILE_MAX_LINE, addr_line, &c, err, errlen), out, n);
 }
 
 void

@@ -8,8 +8,8 @@
  *
  * Routes (-f): one route per line, `PREFIX/LEN [NEXTHOP]`, separated by
  * spaces or tabs. PREFIX is an IPv4 or IPv6 address (inet_pton), LEN a
- * decimal length <= 32/128, NEXTHOP an unsigned integer in C notation (0x..
- * hex, leading-0 octal, as strtoull base 0), <= 2^63-1. The next hop may be
+ * decimal length <= 32/128, NEXTHOP an unsigned integer, decimal or 0x hex
+ * (core/num.h: a leading zero is still decimal), <= 2^63-1. The next hop may be
  * omitted (route-view dumps have none); then has_nh = 0 and the caller
  * chooses one. Blank lines and lines starting with '#' are skipped (an
  * extension: dpdk-test-fib rejects them). Host bits are kept as written.
@@ -19,10 +19,20 @@
  * dpdk-test-fib's byte reversal of IPv4 lookup keys.
  *
  * Errors: -EINVAL with "file:line: reason" in err; nothing is returned then
- * (all or nothing).
+ * (all or nothing). A NUL byte is an error, never a blank.
+ *
+ * Files are read one line at a time: a route file over
+ * VPK_FIB_FILE_MAX_ROUTES (256 MiB; a full IPv6 table is ~10 MiB) or a
+ * lookup file over VPK_FIB_FILE_MAX_LOOKUPS (1 GiB) is refused with -EFBIG
+ * before its first line, a line over VPK_FIB_FILE_MAX_LINE bytes with
+ * -EINVAL.
  */
 #include <stddef.h>
 #include <stdint.h>
+
+#define VPK_FIB_FILE_MAX_ROUTES  (UINT64_C(256) << 20)
+#define VPK_FIB_FILE_MAX_LOOKUPS (UINT64_C(1) << 30)
+#define VPK_FIB_FILE_MAX_LINE    1024
 
 struct fib_file_route {
 	uint8_t addr[16];       /* network order; IPv4 in addr[0..3] */
@@ -48,8 +58,5 @@ int vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int
 			     void **out, size_t *n, char *err, size_t errlen);
 int vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n,
 			    char *err, size_t errlen);
-
-/* Read a whole file (NUL-terminated). 0, -errno. */
-int vpk_fib_file_read(const char *path, char **text, size_t *len);
 
 #endif /* VPK_FIB_FILE_H */

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lines.h"
+#include "core/num.h"
 #include "fwd/fwd_priv.h"
 
 #define MAX_ARGS 16
@@ -139,37 +141,30 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 	free(f);
 }
 
+/* xx:xx:xx:xx:xx:xx, two hex digits each. */
 static int
 parse_mac(const char *s, uint8_t mac[6])
 {
-	unsigned v[6];
-	char tail;
+	static const char hex[] = "0123456789abcdef";
 
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6 ||
-	    strlen(s) != 17)
+	if (strlen(s) != 17)
 		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)v[i];
+	for (int i = 0; i < 6; i++) {
+		const char *hi = strchr(hex, tolower((unsigned char)s[3 * i]));
+		const char *lo = strchr(hex, tolower((unsigned char)s[3 * i + 1]));
+
+		if ((i < 5 && s[3 * i + 2] != ':') || s[3 * i] == '\0' || s[3 * i + 1] == '\0' || hi == NULL ||
+		    lo == NULL)
+			return -EINVAL;
+		mac[i] = (uint8_t)((hi - hex) << 4 | (lo - hex));
+	}
 	return 0;
 }
 
 int
 fwd_parse_u32(const char *s, unsigned long max, uint32_t *out)
 {
-	bool hex = s != NULL && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	char *end;
-	unsigned long v;
-
-	if (hex)
-		s += 2;
-	if (s == NULL || !(hex ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, hex ? 16 : 10);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
+	return vpk_num_uint(s, 0, max > UINT32_MAX ? UINT32_MAX : (unsigned)max, out, NULL, 0);
 }
 
 /* "ADDR/LEN" -> family (4 or 6; an IPv4 address fills out[0..3]), the
@@ -381,22 +376,6 @@ cmd_route(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 			rc == -ENOSPC ? "out of tbl8 groups" : rc == -ENOENT ? "no such route" : strerror(-rc));
 }
 
-/* True when @path has an l3fwd route line ('R' first): then it is read as an l3fwd file. */
-static bool
-has_route_lines(const char *path)
-{
-	FILE *in = fopen(path, "r");
-	char line[1100];
-	bool r = false;
-
-	if (in == NULL)
-		return false;           /* the loader reports the open error */
-	while (!r && fgets(line, sizeof(line), in) != NULL)
-		r = line[strspn(line, " \t")] == 'R';
-	fclose(in);
-	return r;
-}
-
 /* acl fragments portless|drop */
 static int
 cmd_acl_fragments(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
@@ -434,8 +413,7 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6] | acl fragments portless|drop");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
-	rc = vpk_acl5_load_rules(argv[2], ipv6, has_route_lines(argv[2]) ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
-				 0, &r, &n, why, sizeof(why));
+	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_AUTO, 0, &r, &n, why, sizeof(why));
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "acl load: %s", why);
 	if (apply)
@@ -542,19 +520,18 @@ vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
 int
 vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
 {
-	char **lines = NULL, buf[1100], why[256];
-	size_t n = 0, cap = 0;
+	char **lines = NULL, *text, why[256];
+	size_t n = 0, cap = 0, tlen;
+	struct vpk_lines rd = { 0 };
 	int rc = 0;
 	size_t ifs_before = f->n_ifs, shows_before = f->n_shows;
 
 	if (f == NULL || in == NULL)
 		return vpk_errf(err, err_len, -EINVAL, "no forwarder or file");
 	name = name != NULL ? name : "<config>";
-	while (fgets(buf, sizeof(buf), in) != NULL) {
-		if (strchr(buf, '\n') == NULL && !feof(in)) {
-			rc = vpk_errf(err, err_len, -EINVAL, "%s:%zu: line longer than 1024 characters", name, n + 1);
-			goto out;
-		}
+	rc = vpk_lines_from(&rd, in, name, "configuration files", VPK_FWD_MAX_CONFIG, 1023, err, err_len);
+	while (rc == 0 && (rc = vpk_lines_next(&rd, &text, &tlen, err, err_len)) > 0) {
+		rc = 0;
 		if (n == cap) {
 			char **l = realloc(lines, (cap = cap ? 2 * cap : 64) * sizeof(*l));
 
@@ -564,17 +541,16 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 			}
 			lines = l;
 		}
-		lines[n] = strdup(buf);
+		lines[n] = strdup(text);
 		if (lines[n] == NULL) {
 			rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 			goto out;
 		}
 		n++;
 	}
-	if (ferror(in)) {
-		rc = vpk_errf(err, err_len, -EIO, "%s: read error", name);
+	vpk_lines_close(&rd);
+	if (rc != 0)
 		goto out;
-	}
 	/*
 	 * Check every line against the state it will meet: interfaces a line
 	 * declares must be visible to the lines after it, so the check pass
@@ -634,6 +610,7 @@ undo:
 	while (f->n_shows > shows_before)
 		free(f->shows[--f->n_shows]);
 out:
+	vpk_lines_close(&rd);
 	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);

@@ -23,6 +23,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/errf.h"
+#include "core/lines.h"
+#include "core/num.h"
 #include "fwd/fwd_priv.h"
 
 const char fwd_pcap_input_name[] = "pcap-input";
@@ -80,22 +83,22 @@ static int
 cmd_run_limit(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	double s = -1;
-	long long n = -1;
+	uint64_t n = 0;
+	bool n_set = false;
+	char why[160];
 	struct fwd_live *l;
 
 	if (argc < 3 || argc % 2 == 0)
 		goto usage;
 	for (int i = 1; i < argc; i += 2) {
-		char *end;
-
 		if (strcmp(argv[i], "seconds") == 0) {
-			s = strtod(argv[i + 1], &end);
-			if (*end != '\0' || !(s >= 0 && s <= 1e7))
-				goto usage;
+			if (vpk_num_f64(argv[i + 1], 0, 1e7, &s, why, sizeof(why)) != 0)
+				return vpk_errf(err, len, -EINVAL, "run-limit: seconds %s", why);
 		} else if (strcmp(argv[i], "packets") == 0) {
-			n = strtoll(argv[i + 1], &end, 10);
-			if (*end != '\0' || n < 0 || argv[i + 1][0] == '-')
-				goto usage;
+			/* Checked, not saturated: 10^23 packets is an error, not 2^63-1. */
+			if (vpk_num_u64(argv[i + 1], 0, UINT64_MAX, &n, why, sizeof(why)) != 0)
+				return vpk_errf(err, len, -EINVAL, "run-limit: packets %s", why);
+			n_set = true;
 		} else {
 			goto usage;
 		}
@@ -109,8 +112,8 @@ cmd_run_limit(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	}
 	if (s >= 0)
 		l->seconds = s;
-	if (n >= 0)
-		l->packets = (uint64_t)n;
+	if (n_set)
+		l->packets = n;
 	return 0;
 usage:
 	snprintf(err, len, "usage: run-limit [seconds S] [packets N]  (live interfaces: stop after S seconds / N packets)");
@@ -134,12 +137,49 @@ fwd_input_name(const struct vpk_fwd *f)
 	return f->n_tmpl > 0 ? fwd_mem_input_name : has_live(f) ? fwd_io_input_name : fwd_pcap_input_name;
 }
 
+/*
+ * Every pcap a run writes must differ from every pcap it reads, and from
+ * the other outputs: opening an output truncates it, so `in X out X`
+ * would cut its own input to a header. Compared by device and inode, so
+ * another path, a symbolic or a hard link to the same file is caught too.
+ */
+static int
+check_distinct_files(const struct vpk_fwd *f, bool want_input, char *err, size_t len)
+{
+	for (size_t o = 0; o < f->n_ifs; o++) {
+		const struct fwd_if *w = &f->ifs[o];
+
+		if (w->live != NULL || w->out_path == NULL)
+			continue;
+		for (size_t i = 0; i < f->n_ifs; i++) {
+			const struct fwd_if *r = &f->ifs[i];
+
+			if (r->live != NULL)
+				continue;
+			if (want_input && vpk_same_file(r->in_path, w->out_path))
+				return vpk_errf(err, len, -EINVAL,
+						"interface %s: out %s is the same file as in %s of interface %s "
+						"(a run's inputs and outputs must differ)",
+						w->name, w->out_path, r->in_path, r->name);
+			if (i < o && r->out_path != NULL && (vpk_same_file(r->out_path, w->out_path) ||
+							     strcmp(r->out_path, w->out_path) == 0))
+				return vpk_errf(err, len, -EINVAL,
+						"interface %s: out %s is the same file as out %s of interface %s",
+						w->name, w->out_path, r->out_path, r->name);
+		}
+	}
+	return 0;
+}
+
 int
 fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 {
 	size_t inputs = 0;
 	struct fwd_live *l = NULL;
-	int rc;
+	int rc = check_distinct_files(f, want_input, err, len);
+
+	if (rc != 0)
+		return rc;
 
 	if (has_live(f)) {
 		l = live_state(f);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "fwd/fwd_workers.h"
 
 #define MAX_WIDE_NODES 16
@@ -192,35 +193,16 @@ do_register(void)
 		reg_rc = vpk_node_register(&win_reg);
 }
 
-/* "1", "2-3,6" -> CPU numbers. */
+/* "1", "2-3,6" -> CPU numbers (CPUs below 1024). */
 static int
-parse_cpus(const char *s, unsigned *out, unsigned *n)
+parse_cpus(const char *s, unsigned *out, unsigned *n, char *why, size_t len)
 {
-	*n = 0;
-	while (*s != '\0') {
-		char *end;
-		unsigned long a = strtoul(s, &end, 10), b = a;
+	int k = vpk_num_ranges(s, 1023, out, FWD_MAX_WORKERS, why, len);
 
-		if (end == s || a >= 1024)
-			return -EINVAL;
-		s = end;
-		if (*s == '-') {
-			b = strtoul(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b >= 1024)
-				return -EINVAL;
-			s = end;
-		}
-		for (unsigned long c = a; c <= b; c++) {
-			if (*n == FWD_MAX_WORKERS)
-				return -E2BIG;
-			out[(*n)++] = (unsigned)c;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s != '\0')
-			return -EINVAL;
-	}
-	return *n > 0 ? 0 : -EINVAL;
+	if (k < 0)
+		return k == -E2BIG ? -E2BIG : -EINVAL;
+	*n = (unsigned)k;
+	return 0;
 }
 
 bool
@@ -274,6 +256,7 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fwd_wide *wd;
 	unsigned ring = f->conf.wide_ring ? f->conf.wide_ring : 64;
+	char why[160];
 	int rc;
 
 	pthread_once(&reg_once, do_register);
@@ -284,10 +267,10 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 		return vpk_errf(err, len, -ENOMEM, "out of memory");
 	ws->wide = wd;
 	wd->ws = ws;
-	rc = parse_cpus(f->conf.wide_cores, wd->cpus, &wd->n_cpus);
+	rc = parse_cpus(f->conf.wide_cores, wd->cpus, &wd->n_cpus, why, sizeof(why));
 	if (rc != 0)
-		return vpk_errf(err, len, -EINVAL, "--wide-cores=%s: want CPU numbers like 1 or 2-3,6",
-				f->conf.wide_cores);
+		return vpk_errf(err, len, -EINVAL, "--wide-cores=%s: %s (want CPU numbers like 1 or 2-3,6)",
+				f->conf.wide_cores, why);
 	for (unsigned i = 0; i < wd->n_cpus; i++)
 		if (ncpu > 0 && wd->cpus[i] >= (unsigned)ncpu)
 			return vpk_errf(err, len, -EINVAL, "--wide-cores: CPU %u is not online (0..%ld)",

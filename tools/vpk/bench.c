@@ -2,6 +2,7 @@
 /* Timing helpers for the benchmarks (see bench.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "core/num.h"
 #include "bench.h"
 
 uint64_t
@@ -108,55 +110,20 @@ bench_max(const double *v, size_t n)
 	return m;
 }
 
-int
-bench_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || x < lo || x > hi)
-		return 0;
-	*v = x;
-	return 1;
-}
-
-int
-bench_parse_list(const char *s, unsigned *out, int max)
-{
-	int n = 0;
-	char *end;
-
-	while (*s != '\0') {
-		unsigned long v = strtoul(s, &end, 10);
-
-		if (end == s || v == 0 || v > 1000000 || n == max)
-			return -1;
-		out[n++] = (unsigned)v;
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s != '\0')
-			return -1;
-	}
-	return n;
-}
-
 static unsigned long
 read_ulong(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	unsigned long v = 0;
+	char buf[32];
+	uint64_t v = 0;
 
 	if (f != NULL) {
-		if (fscanf(f, "%lu", &v) != 1)
+		if (fgets(buf, sizeof(buf), f) == NULL ||
+		    vpk_num_u64n(buf, strcspn(buf, "\n"), 0, ULONG_MAX, &v, NULL, 0) != 0)
 			v = 0;
 		fclose(f);
 	}
-	return v;
+	return (unsigned long)v;
 }
 
 size_t
@@ -177,10 +144,12 @@ bench_hugepages_free(void)
 	if (!mounted || (d = opendir("/sys/kernel/mm/hugepages")) == NULL)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
-		unsigned long kb;
+		size_t len = strlen(e->d_name);
+		uint64_t kb;
 		char path[320];
 
-		if (sscanf(e->d_name, "hugepages-%lukB", &kb) != 1)
+		if (strncmp(e->d_name, "hugepages-", 10) != 0 || len < 13 || strcmp(e->d_name + len - 2, "kB") != 0 ||
+		    vpk_num_u64n(e->d_name + 10, len - 12, 1, UINT32_MAX, &kb, NULL, 0) != 0)
 			continue;
 		snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages", e->d_name);
 		total += (size_t)read_ulong(path) * kb * 1024;

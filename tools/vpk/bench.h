@@ -31,10 +31,6 @@ uint64_t bench_clock(int cpu_time);
 double bench_median(double *v, size_t n);
 double bench_min(const double *v, size_t n);
 double bench_max(const double *v, size_t n);
-/* Parse a decimal (or 0x) number in [lo, hi] into *v; false on anything else. */
-int bench_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
-/* Parse "1,7,8,16" into out[]; returns count or -1 on a bad list. */
-int bench_parse_list(const char *s, unsigned *out, int max);
 /*
  * Free hugepage bytes a DPDK EAL can use: the free pages of every size
  * (/sys/kernel/mm/hugepages) when a hugetlbfs is mounted, else 0. The

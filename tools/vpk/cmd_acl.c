@@ -38,32 +38,27 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool
-parse_u64(const char *s, uint64_t max, uint64_t *v)
-{
-	char *e;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &e, 0);
-	return errno == 0 && *e == 0 && *v <= max;
-}
-
 struct opts {
 	const char *rulesf, *tracef, *algs;
 	uint64_t rulenum, tracenum, tracestep, bldcat, runcat, maxsize, iter, verbose;
 	bool ipv6, ipv6_8b, l3fwd, verify;   /* ipv6_8b: addresses as two 8-byte fields (--ipv6=8B) */
 };
 
+static const char usage_text[] =
+	"usage: vpk acl --rulesf=FILE [--tracef=FILE] [--rulenum=N] "
+	"[--tracenum=N] [--tracestep=1..4096] [--bldcat=1..16] [--runcat=1|4k<=16] "
+	"[--maxsize=BYTES] [--iter=N] [--verbose=0..3] "
+	"[--alg=scalar|sse|avx2|avx512x16|avx512x32[,...]] [--ipv6[=4B|8B]] [--l3fwd] [--verify] [--json]\n";
+
+/* One line on stderr (the reason); the full usage only on --help. */
 static int
 usage(const char *why)
 {
-	return vpk_fail(VPK_EXIT_USAGE, "acl: %s\nusage: vpk acl --rulesf=FILE [--tracef=FILE] [--rulenum=N] "
-			"[--tracenum=N] [--tracestep=1..4096] [--bldcat=1..16] [--runcat=1|4k<=16] "
-			"[--maxsize=BYTES] [--iter=N] [--verbose=0..3] "
-			"[--alg=scalar|sse|avx2|avx512x16|avx512x32[,...]] [--ipv6[=4B|8B]] [--l3fwd] [--verify] [--json]",
-			why);
+	if (why == NULL) {
+		fputs(usage_text, stdout);
+		return -1;      /* --help: done, exit 0 */
+	}
+	return vpk_fail(VPK_EXIT_USAGE, "acl: %s (vpk acl --help lists the options)", why);
 }
 
 static int
@@ -104,15 +99,14 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'm': dst = &o->maxsize, max = UINT64_MAX; break;
 		case 'i': dst = &o->iter; break;
 		case 'v': dst = &o->verbose, max = 3; break;
-		case 'h': return usage("help");
+		case 'h': return usage(NULL);
 		default: return usage("unknown option or missing value");
 		}
-		if (!parse_u64(optarg, max, dst)) {
-			char m[128];
+		char where[40];
 
-			snprintf(m, sizeof(m), "bad value '%s' for --%s", optarg, lo[li].name);
-			return usage(m);
-		}
+		snprintf(where, sizeof(where), "acl: --%s", lo[li].name);
+		if (!vpk_opt_u64(where, optarg, 0, max, dst))
+			return VPK_EXIT_USAGE;
 	}
 	if (optind < argc)
 		return usage("unexpected argument");
@@ -188,7 +182,7 @@ cmd_acl(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 
 	if (rc != 0)
-		return rc;
+		return rc < 0 ? VPK_EXIT_OK : rc;
 	rc = vpk_acl5_load_rules(o.rulesf, o.ipv6, o.l3fwd ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
 				 (uint32_t)o.rulenum, &r5, &nr, why, sizeof(why));
 	if (rc < 0)

@@ -199,16 +199,22 @@ cmd_bench_fib(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:l:e:R:b:B:Uh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': path = optarg; break;
-		case 'B': {
-			char *end;
-			burst = strtoull(optarg, &end, 0);
-			if (*optarg == '\0' || *end != '\0' || burst == 0)
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -B %s: keys per call, a number >= 1", optarg);
+		case 'B':
+			if (!vpk_opt_size("bench fib: -B (keys per call)", optarg, 1, 1u << 30, &burst))
+				return VPK_EXIT_USAGE;
 			break;
-		}
-		case 'l': nl = strtoull(optarg, NULL, 0); break;
-		case 'R': passes = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'l':
+			if (!vpk_opt_size("bench fib: -l", optarg, 1, (size_t)1 << 31, &nl))
+				return VPK_EXIT_USAGE;
+			break;
+		case 'R':
+			if (!vpk_opt_uint("bench fib: -R", optarg, 1, 1000, &passes))
+				return VPK_EXIT_USAGE;
+			break;
+		case 'S':
+			if (!vpk_opt_u64("bench fib: --seed", optarg, 0, UINT64_MAX, &seed))
+				return VPK_EXIT_USAGE;
+			break;
 		case 'D': use_dpdk = false; break;
 		case 'C': use_cpu_time = true; break;
 		case 'U': updates = false; break;
@@ -220,9 +226,9 @@ cmd_bench_fib(int argc, char **argv)
 				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16', 'bm16ab' or 'all'", optarg);
 			break;
 		case 'e': {
-			int k = bench_parse_list(optarg, sizes, 4);
+			int k = vpk_opt_list("bench fib: -e (list of 1,2,4,8)", optarg, 1, 8, sizes, 4);
 			if (k <= 0)
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -e %s: list of 1,2,4,8", optarg);
+				return VPK_EXIT_USAGE;
 			nsizes = (unsigned)k;
 			for (unsigned i = 0; i < nsizes; i++)
 				if (vpk_fib_max_nh(sizes[i]) == 0)

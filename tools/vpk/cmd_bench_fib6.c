@@ -120,15 +120,21 @@ cmd_bench_fib6(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:l:e:R:Uh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': path = optarg; break;
-		case 'l': nl = strtoull(optarg, NULL, 0); break;
-		case 'R': passes = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'l':
+			if (!vpk_opt_size("bench fib6: -l", optarg, 1, (size_t)1 << 31, &nl))
+				return VPK_EXIT_USAGE;
+			break;
+		case 'R':
+			if (!vpk_opt_uint("bench fib6: -R", optarg, 1, 1000, &passes))
+				return VPK_EXIT_USAGE;
+			break;
 		case 'D': use_dpdk = false; break;
 		case 'U': updates = false; break;
 		case 'C': use_cpu_time = true; break;
 		case 'e': {
-			int k = bench_parse_list(optarg, sizes, 3);
+			int k = vpk_opt_list("bench fib6: -e (list of 2,4,8)", optarg, 1, 8, sizes, 3);
 			if (k <= 0)
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -e %s: list of 2,4,8", optarg);
+				return VPK_EXIT_USAGE;
 			nsizes = (unsigned)k;
 			for (unsigned i = 0; i < nsizes; i++)
 				if (vpk_fib6_max_nh(sizes[i]) == 0)

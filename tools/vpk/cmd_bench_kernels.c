@@ -144,7 +144,7 @@ cmd_bench_kernels(int argc, char **argv)
 	};
 	unsigned bursts[16] = { 1, 7, 8, 15, 16, 17, 32, 64, 256 };
 	int nb = 9, c;
-	unsigned long packets = 4u << 20;
+	uint64_t packets = 4u << 20;
 	unsigned runs = 7;
 	struct json j;
 
@@ -152,24 +152,21 @@ cmd_bench_kernels(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "b:n:r:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			nb = bench_parse_list(optarg, bursts, 16);
+			nb = vpk_opt_list("bench kernels: --burst (a list like 1,8,32,256)", optarg, 1, 1000000, bursts, 16);
 			if (nb <= 0)
-				return vpk_fail(VPK_EXIT_USAGE, "bench kernels: --burst=%s: want a list like 1,8,32,256", optarg);
+				return VPK_EXIT_USAGE;
 			break;
 		case 'n':
-			packets = strtoul(optarg, NULL, 10);
-			if (packets < 1000)
-				return vpk_fail(VPK_EXIT_USAGE, "bench kernels: --packets must be >= 1000");
+			if (!vpk_opt_u64("bench kernels: --packets", optarg, 1000, UINT64_C(1) << 40, &packets))
+				return VPK_EXIT_USAGE;
 			break;
 		case 'r':
-			runs = (unsigned)strtoul(optarg, NULL, 10);
-			if (runs < 1 || runs > 101)
-				return vpk_fail(VPK_EXIT_USAGE, "bench kernels: --runs must be 1..101");
+			if (!vpk_opt_uint("bench kernels: --runs", optarg, 1, 101, &runs))
+				return VPK_EXIT_USAGE;
 			break;
 		case 'w':
-			N_PKTS = (unsigned)strtoul(optarg, NULL, 10);
-			if (N_PKTS < 256 || N_PKTS > MAX_PKTS)
-				return vpk_fail(VPK_EXIT_USAGE, "bench kernels: --working-set must be 256..%u packets", MAX_PKTS);
+			if (!vpk_opt_uint("bench kernels: --working-set (packets)", optarg, 256, MAX_PKTS, &N_PKTS))
+				return VPK_EXIT_USAGE;
 			break;
 		case 'h':
 			printf("usage: vpk bench kernels [--burst=1,8,32,256] [--packets=N] [--runs=R] [--working-set=PKTS] [--json]\n");
@@ -190,9 +187,9 @@ cmd_bench_kernels(int argc, char **argv)
 		json_u64(&j, "working_set", N_PKTS);
 		json_arr(&j, "results");
 	} else {
-		printf("cpu %s, cap %u, %u runs of %lu packets each, working set %u packets; "
+		printf("cpu %s, cap %u, %u runs of %llu packets each, working set %u packets; "
 		       "cycles/packet: median (min-max)\n",
-		       vpk_cpu_model(), vpk_get_max_simd_bitwidth(), runs, packets, N_PKTS);
+		       vpk_cpu_model(), vpk_get_max_simd_bitwidth(), runs, (unsigned long long)packets, N_PKTS);
 	}
 	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
 		const struct kernel_bench *kb = &kernels[k];

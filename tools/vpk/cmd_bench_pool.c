@@ -109,30 +109,27 @@ cmd_bench_pool(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "b:n:r:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			nb = bench_parse_list(optarg, bursts, 16);
-			for (int i = 0; i < nb; i++)
-				if (bursts[i] < 1 || bursts[i] > 256)
-					nb = -1;
+			nb = vpk_opt_list("bench pool: --burst", optarg, 1, 256, bursts, 16);
 			if (nb <= 0)
-				return vpk_fail(VPK_EXIT_USAGE, "bench pool: --burst=%s: want a list of 1..256", optarg);
+				return VPK_EXIT_USAGE;
 			break;
 		case 'n':
-			bufs = strtoul(optarg, NULL, 10);
-			if (bufs < 1000)
-				return vpk_fail(VPK_EXIT_USAGE, "bench pool: --buffers must be >= 1000");
+			{
+				uint64_t v;
+
+				if (!vpk_opt_u64("bench pool: --buffers", optarg, 1000, UINT64_C(1) << 40, &v))
+					return VPK_EXIT_USAGE;
+				bufs = (unsigned long)v;
+			}
 			break;
 		case 'r':
-			runs = (unsigned)strtoul(optarg, NULL, 10);
-			if (runs < 1 || runs > 101)
-				return vpk_fail(VPK_EXIT_USAGE, "bench pool: --runs must be 1..101");
+			if (!vpk_opt_uint("bench pool: --runs", optarg, 1, 101, &runs))
+				return VPK_EXIT_USAGE;
 			break;
 		case 't':
-			nt = bench_parse_list(optarg, thr, MAX_THREADS);
-			for (int i = 0; i < nt; i++)
-				if (thr[i] < 1 || thr[i] > MAX_THREADS)
-					nt = -1;
+			nt = vpk_opt_list("bench pool: --threads", optarg, 1, MAX_THREADS, thr, MAX_THREADS);
 			if (nt <= 0)
-				return vpk_fail(VPK_EXIT_USAGE, "bench pool: --threads=%s: want a list of 1..%d", optarg, MAX_THREADS);
+				return VPK_EXIT_USAGE;
 			break;
 		case 'h':
 			printf("usage: vpk bench pool [--burst=1,8,32,256] [--buffers=N] [--runs=R] [--threads=1,2] [--json]\n");

@@ -76,10 +76,22 @@ cmd_bench_rx(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': burst = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'n': ring_n = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'r': runs = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'p': passes = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'b':
+			if (!vpk_opt_uint("bench rx: --burst", optarg, 1, 256, &burst))
+				return VPK_EXIT_USAGE;
+			break;
+		case 'n':
+			if (!vpk_opt_uint("bench rx: --ring", optarg, 1, 1u << 20, &ring_n))
+				return VPK_EXIT_USAGE;
+			break;
+		case 'r':
+			if (!vpk_opt_uint("bench rx: --runs", optarg, 1, 64, &runs))
+				return VPK_EXIT_USAGE;
+			break;
+		case 'p':
+			if (!vpk_opt_uint("bench rx: --passes", optarg, 1, 1000000, &passes))
+				return VPK_EXIT_USAGE;
+			break;
 		case 'h':
 			printf("usage: vpk bench rx [--burst N (32)] [--ring N (4096)] [--runs N (11)] [--passes N (200)] [--json]\n");
 			return VPK_EXIT_OK;

@@ -57,11 +57,19 @@ parse_opts(int argc, char **argv, const char *name, struct opts *o)
 	o->tunnels = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:f:t:h", lo, NULL)) != -1) {
-		if (c == 't' && (o->tunnels = (unsigned)strtoul(optarg, NULL, 10)) <= 65536)
-			continue;
-		if (c == 'r' && (o->runs = (unsigned)strtoul(optarg, NULL, 10)) >= 1 && o->runs <= 101)
-			continue;
-		if (c == 'f' && (o->frames = (unsigned)strtoul(optarg, NULL, 10)) >= 10 && o->frames <= 1000000)
+		char where[40];
+		bool ok = true;
+
+		snprintf(where, sizeof(where), "bench %s: --%s", name, c == 't' ? "tunnels" : c == 'r' ? "runs" : "frames");
+		if (c == 't')
+			ok = vpk_opt_uint(where, optarg, 0, 65536, &o->tunnels);
+		else if (c == 'r')
+			ok = vpk_opt_uint(where, optarg, 1, 101, &o->runs);
+		else if (c == 'f')
+			ok = vpk_opt_uint(where, optarg, 10, 1000000, &o->frames);
+		if (!ok)
+			return -2;
+		if (c == 't' || c == 'r' || c == 'f')
 			continue;
 		if (c == 'h') {
 			printf("usage: vpk bench %s [--runs=R (1..101)] [--frames=N (10..1000000)] [--json]\n"

@@ -99,19 +99,20 @@ cmd_bench_wide(int argc, char **argv)
 	snprintf(wide, sizeof(wide), "%d", get_nprocs() - 1);
 	optind = 1;
 	for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-		char *e = NULL;
+		bool ok = true;
+		unsigned u;
 		switch (o) {
-		case 's': scalar_cpu = (int)strtol(optarg, &e, 10); break;
+		case 's': ok = vpk_opt_uint("bench wide: --scalar-cpu", optarg, 0, 1023, &u), scalar_cpu = (int)u; break;
 		case 'w': snprintf(wide, sizeof(wide), "%s", optarg); break;
-		case 'i': iters = (unsigned)strtoul(optarg, &e, 10); break;
-		case 'r': runs = (unsigned)strtoul(optarg, &e, 10); break;
+		case 'i': ok = vpk_opt_uint("bench wide: --iters", optarg, 10, 1000000, &iters); break;
+		case 'r': ok = vpk_opt_uint("bench wide: --runs", optarg, 1, 101, &runs); break;
 		case 'h':
 			printf("usage: vpk bench wide [--scalar-cpu=N] [--wide-cpus=LIST] [--iters=N] [--runs=R] [--json]\n");
 			return VPK_EXIT_OK;
 		default: return VPK_EXIT_USAGE;
 		}
-		if (e && *e)
-			return vpk_fail(VPK_EXIT_USAGE, "bench wide: bad number '%s'", optarg);
+		if (!ok)
+			return VPK_EXIT_USAGE;
 	}
 	if (iters < 10 || iters > 1000000 || runs < 1 || runs > 101)
 		return vpk_fail(VPK_EXIT_USAGE, "bench wide: --iters must be 10..1000000, --runs 1..101");

@@ -37,19 +37,6 @@ static const char usage[] =
 	"               [-R passes] [--dpdk] [--seed N] [--nh-max N] [--json]\n";
 
 static int
-parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *e;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &e, 0);
-	if (errno || e == s || *e || v < lo || v > hi || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
 write_routes(const char *path, const struct gen_route4 *rt, size_t n)
 {
 	FILE *f = fopen(path, "w");
@@ -89,6 +76,11 @@ get_routes(const struct fib_opts *o, size_t *n, int *code)
 		}
 		struct gen_route4 *rt = malloc((fr.n + 1) * sizeof(*rt));
 		struct gen_rng r = { o->seed };
+		if (rt == NULL) {
+			vpk_fib_file_free_routes(&fr);
+			*code = vpk_fail(VPK_EXIT_FAIL, "fib: out of memory");
+			return NULL;
+		}
 		for (size_t i = 0; i < fr.n; i++) {
 			const uint8_t *a = fr.r[i].addr;
 			rt[i].ip = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
@@ -173,8 +165,11 @@ cmd_fib(int argc, char **argv)
 		case 'n': case 'l': case 'r': case 'e': case 'g': case 'R': case 'S': case 'N': {
 			uint64_t hi = c == 'r' ? 100 : c == 'e' ? 8 : c == 'R' ? 1000 : c == 'S' ? UINT64_MAX
 				    : c == 'N' ? (UINT64_C(1) << 62) : c == 'g' ? UINT32_MAX : (UINT64_C(1) << 31);
-			if (parse_num(optarg, c == 'r' || c == 'S' ? 0 : 1, hi, &v) != 0)
-				return vpk_fail(VPK_EXIT_USAGE, "fib: -%c %s: not a number in range", c == 'S' ? 's' : c, optarg);
+			char where[32];
+
+			snprintf(where, sizeof(where), c == 'S' ? "fib: --seed" : c == 'N' ? "fib: --nh-max" : "fib: -%c", c);
+			if (!vpk_opt_u64(where, optarg, c == 'r' || c == 'S' ? 0 : 1, hi, &v))
+				return VPK_EXIT_USAGE;
 			if (c == 'n') o.nroutes = v;
 			else if (c == 'l') o.nlookups = v;
 			else if (c == 'r') o.pct_random = (unsigned)v;
@@ -191,6 +186,12 @@ cmd_fib(int argc, char **argv)
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "fib: unexpected argument '%s'", argv[optind]);
+	if (!vpk_opt_distinct("fib", "-f", o.routes_file, "-w", o.w_file) ||
+	    !vpk_opt_distinct("fib", "-f", o.routes_file, "-u", o.u_file) ||
+	    !vpk_opt_distinct("fib", "-t", o.lookups_file, "-w", o.w_file) ||
+	    !vpk_opt_distinct("fib", "-t", o.lookups_file, "-u", o.u_file) ||
+	    !vpk_opt_distinct("fib", "-w", o.w_file, "-u", o.u_file))
+		return VPK_EXIT_USAGE;
 	if (o.v6)
 		return fib_run6(&o);
 	uint64_t max_nh = vpk_fib_max_nh(o.nh_size);
@@ -225,7 +226,11 @@ cmd_fib(int argc, char **argv)
 		ips = a;
 	} else {
 		nips = o.nlookups;
-		ips = malloc(nips * sizeof(*ips) + 1);
+		ips = malloc(nips * sizeof(*ips) + 1);      /* -l is at most 2^31: no overflow */
+		if (ips == NULL) {
+			free(rt);
+			return vpk_fail(VPK_EXIT_FAIL, "fib: -l %zu: out of memory", nips);
+		}
 		gen_lookups4(rt, nrt, o.kind, o.pct_random, o.seed + 1, ips, nips);
 	}
 	if (o.shuffle && o.lookups_file != NULL)

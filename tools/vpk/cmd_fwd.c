@@ -127,6 +127,7 @@ cmd_fwd(int argc, char **argv)
 		if (strcmp(argv[i], "--demo") == 0)
 			return fwd_demo(argc, argv);
 	optind = 1;
+	opterr = 0;     /* one line of our own instead of getopt's */
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -152,15 +153,10 @@ cmd_fwd(int argc, char **argv)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --show-node");
 			show_nodes[n_show_nodes++] = optarg;
 			break;
-		case 't': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*optarg == '\0' || *end != '\0' || v > 100000)
-				return vpk_fail(VPK_EXIT_USAGE, "fwd: --trace=%s: want 0..100000 packets", optarg);
-			conf.trace = (uint32_t)v;
+		case 't':
+			if (!vpk_opt_uint("fwd: --trace (packets)", optarg, 0, 100000, &conf.trace))
+				return VPK_EXIT_USAGE;
 			break;
-		}
 		case 'V': {
 			char *eq = strchr(optarg, '=');
 
@@ -181,24 +177,14 @@ cmd_fwd(int argc, char **argv)
 		case 'X':
 			conf.wide_nodes = optarg;
 			break;
-		case 'G': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 4096)
-				return vpk_fail(VPK_EXIT_USAGE, "fwd: --wide-ring=%s: want 1..4096 frames", optarg);
-			conf.wide_ring = (unsigned)v;
+		case 'G':
+			if (!vpk_opt_uint("fwd: --wide-ring (frames)", optarg, 1, 4096, &conf.wide_ring))
+				return VPK_EXIT_USAGE;
 			break;
-		}
-		case 'W': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 64)
-				return vpk_fail(VPK_EXIT_USAGE, "fwd: --workers=%s: want 1..64", optarg);
-			conf.workers = (unsigned)v;
+		case 'W':
+			if (!vpk_opt_uint("fwd: --workers", optarg, 1, 64, &conf.workers))
+				return VPK_EXIT_USAGE;
 			break;
-		}
 		case '4':
 			rule4 = optarg;
 			break;
@@ -231,8 +217,8 @@ cmd_fwd(int argc, char **argv)
 			usage(stdout);
 			return VPK_EXIT_OK;
 		default:
-			usage(stderr);
-			return VPK_EXIT_USAGE;
+			return vpk_fail(VPK_EXIT_USAGE, "fwd: %s: unknown option or missing value (vpk fwd --help)",
+					argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -25,12 +25,17 @@
 static int cmd_gen_acl(int argc, char **argv);
 VPK_CMD(gen_acl, "gen acl", "ClassBench-like ACL rule sets and traces with expected results", cmd_gen_acl);
 
+/* One line on stderr (the reason); the full usage only on --help. */
 static int
 usage(const char *why)
 {
-	return vpk_fail(VPK_EXIT_USAGE, "gen acl: %s\nusage: vpk gen acl --profile acl|fw|ipv6 --rules N "
-			"[--seed S] --rules-out FILE [--trace N --trace-out FILE] [--random-share X] "
-			"[--l3fwd-out FILE] [--json]", why);
+	if (why == NULL) {
+		fputs("usage: vpk gen acl --profile acl|fw|ipv6 --rules N [--seed S] --rules-out FILE\n"
+		      "                   [--trace N --trace-out FILE] [--random-share X] [--l3fwd-out FILE] [--json]\n",
+		      stdout);
+		return VPK_EXIT_OK;
+	}
+	return vpk_fail(VPK_EXIT_USAGE, "gen acl: %s (vpk gen acl --help lists the options)", why);
 }
 
 static int
@@ -72,12 +77,11 @@ cmd_gen_acl(int argc, char **argv)
 		{ 0, 0, 0, 0 } };
 	struct vpk_acl_gen_conf gc = { .rules = 0, .seed = 1 };
 	const char *profile = "acl", *rules_out = NULL, *trace_out = NULL, *l3_out = NULL;
-	unsigned long long ntrace = 0;
+	uint64_t ntrace = 0, v;
 	double share = 0.05;
 	struct vpk_acl5_rule *r = NULL;
 	struct vpk_acl5_pkt *p = NULL;
 	int c, rc;
-	char *e;
 
 	optind = 1;
 	opterr = 0;
@@ -85,28 +89,26 @@ cmd_gen_acl(int argc, char **argv)
 		switch (c) {
 		case 'p': profile = optarg; break;
 		case 'n':
-			gc.rules = (uint32_t)strtoul(optarg, &e, 0);
-			if (*e || gc.rules == 0 || gc.rules > (1u << 24))
-				return usage("--rules must be 1..16777216");
+			if (!vpk_opt_u64("gen acl: --rules", optarg, 1, 1u << 24, &v))
+				return VPK_EXIT_USAGE;
+			gc.rules = (uint32_t)v;
 			break;
 		case 's':
-			gc.seed = strtoull(optarg, &e, 0);
-			if (*e)
-				return usage("bad --seed");
+			if (!vpk_opt_u64("gen acl: --seed", optarg, 0, UINT64_MAX, &gc.seed))
+				return VPK_EXIT_USAGE;
 			break;
 		case 'r': rules_out = optarg; break;
 		case 't':
-			ntrace = strtoull(optarg, &e, 0);
-			if (*e || ntrace > (1u << 30))
-				return usage("bad --trace");
+			if (!vpk_opt_u64("gen acl: --trace", optarg, 0, 1u << 30, &ntrace))
+				return VPK_EXIT_USAGE;
 			break;
 		case 'T': trace_out = optarg; break;
 		case 'x':
-			share = strtod(optarg, &e);
-			if (*e || share < 0 || share > 1)
-				return usage("--random-share must be 0..1");
+			if (!vpk_opt_f64("gen acl: --random-share", optarg, 0, 1, &share))
+				return VPK_EXIT_USAGE;
 			break;
 		case 'l': l3_out = optarg; break;
+		case 'h': return usage(NULL);
 		default: return usage("unknown option or missing value");
 		}
 	}
@@ -118,6 +120,10 @@ cmd_gen_acl(int argc, char **argv)
 		return usage("--rules and --rules-out are required");
 	if ((ntrace > 0) != (trace_out != NULL))
 		return usage("--trace N and --trace-out FILE go together");
+	if (!vpk_opt_distinct("gen acl", "--rules-out", rules_out, "--trace-out", trace_out) ||
+	    !vpk_opt_distinct("gen acl", "--rules-out", rules_out, "--l3fwd-out", l3_out) ||
+	    !vpk_opt_distinct("gen acl", "--trace-out", trace_out, "--l3fwd-out", l3_out))
+		return VPK_EXIT_USAGE;
 
 	double t0 = (double)clock() / CLOCKS_PER_SEC;
 
@@ -139,7 +145,7 @@ cmd_gen_acl(int argc, char **argv)
 	}
 	if (rc == 0 && ntrace > 0) {
 		if (!vpk_opts.json && ntrace * gc.rules > 100000000ull)
-			fprintf(stderr, "vpk gen acl: computing expected results for %llu packets...\n", ntrace);
+			fprintf(stderr, "vpk gen acl: computing expected results for %llu packets...\n", (unsigned long long)ntrace);
 		rc = vpk_acl_gen_trace(r, gc.rules, gc.ipv6, (uint32_t)ntrace, gc.seed, share, &p);
 		if (rc == 0)
 			rc = vpk_acl5_oracle(r, gc.rules, p, (uint32_t)ntrace, gc.ipv6);

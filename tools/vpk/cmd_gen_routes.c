@@ -23,19 +23,6 @@ static const char usage[] =
 	"  clustered like real BGP tables, next hops 1..127, to stdout.\n";
 
 static int
-parse_u64(const char *s, uint64_t hi, uint64_t *out)
-{
-	char *e;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &e, 0);
-	if (errno || e == s || *e || v > hi || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
 cmd_gen_routes(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -68,13 +55,21 @@ cmd_gen_routes(int argc, char **argv)
 		case 'h': fputs(usage, stdout); return VPK_EXIT_OK;
 		default: fputs(usage, stderr); return VPK_EXIT_USAGE;
 		}
-		if (dst != NULL && (parse_u64(optarg, hi, dst) != 0 || (dst == &nh_max && nh_max == 0)))
-			return vpk_fail(VPK_EXIT_USAGE, "gen routes: '%s': not a number in range", optarg);
+		if (dst != NULL) {
+			char where[40];
+
+			snprintf(where, sizeof(where), "gen routes: %s", c == 'S' ? "--seed" : c == 'N' ? "--nh-max"
+								       : c == 'n' ? "-n" : c == 'l' ? "-l" : "-r");
+			if (!vpk_opt_u64(where, optarg, dst == &nh_max ? 1 : 0, hi, dst))
+				return VPK_EXIT_USAGE;
+		}
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "gen routes: unexpected argument '%s'", argv[optind]);
 	if (lookups && lout == NULL)
 		return vpk_fail(VPK_EXIT_USAGE, "gen routes: --lookups needs --lookups-out FILE");
+	if (!vpk_opt_distinct("gen routes", "-o", out, "--lookups-out", lout))
+		return VPK_EXIT_USAGE;
 
 	size_t count[33], nrt;
 	const char *why = NULL;

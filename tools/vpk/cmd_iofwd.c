@@ -225,6 +225,27 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/* pcap:IN[:OUT] ports: no output may be an input of the run (opening it truncates it). */
+static bool
+pcap_files_distinct(const char *const *specs, size_t n)
+{
+	for (size_t o = 0; o < n; o++) {
+		const char *out = strncmp(specs[o], "pcap:", 5) == 0 ? strchr(specs[o] + 5, ':') : NULL;
+
+		for (size_t i = 0; out != NULL && i < n; i++) {
+			char in[512];
+
+			if (strncmp(specs[i], "pcap:", 5) != 0)
+				continue;
+			snprintf(in, sizeof(in), "%s", specs[i] + 5);
+			in[strcspn(in, ":")] = '\0';
+			if (!vpk_opt_distinct("iofwd", "--port input", in, "--port output", out + 1))
+				return false;
+		}
+	}
+	return true;
+}
+
 static int
 cmd_iofwd(int argc, char **argv)
 {
@@ -252,7 +273,8 @@ cmd_iofwd(int argc, char **argv)
 	size_t n_ports = 0;
 	enum vpk_io_type type = VPK_IO_AF_PACKET;
 	double period = 0, duration = 0, t_first = 0, t_last = 0, t_stat, c0;
-	unsigned long long count = 0, total_rx = 0, total_tx = 0;
+	uint64_t count = 0;
+	unsigned long long total_rx = 0, total_tx = 0;
 	unsigned burst = 32, rx_ring = 0, n_bufs = 65536;
 	bool busy = false, xdp_skb = false, txonly = false;
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
@@ -262,7 +284,7 @@ cmd_iofwd(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		char *end = NULL;
+		bool ok = true;
 
 		switch (c) {
 		case 'p':
@@ -275,24 +297,22 @@ cmd_iofwd(int argc, char **argv)
 				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --io %s: want af_packet or af_xdp", optarg);
 			break;
 		case 's':
-			period = strtod(optarg, &end);
+			ok = vpk_opt_f64("iofwd: --stats-period", optarg, 0, 1e6, &period);
 			break;
 		case 'd':
-			duration = strtod(optarg, &end);
+			ok = vpk_opt_f64("iofwd: --duration", optarg, 0, 1e7, &duration);
 			break;
 		case 'n':
-			count = strtoull(optarg, &end, 10);
+			ok = vpk_opt_u64("iofwd: --count", optarg, 0, UINT64_MAX, &count);
 			break;
 		case 'b':
-			burst = (unsigned)strtoul(optarg, &end, 10);
-			if (burst == 0 || burst > VPK_IO_BURST_MAX)
-				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --burst %s: want 1..%u", optarg, VPK_IO_BURST_MAX);
+			ok = vpk_opt_uint("iofwd: --burst", optarg, 1, VPK_IO_BURST_MAX, &burst);
 			break;
 		case 'r':
-			rx_ring = (unsigned)strtoul(optarg, &end, 10);
+			ok = vpk_opt_uint("iofwd: --rx-ring", optarg, 0, 1u << 20, &rx_ring);
 			break;
 		case 'B':
-			n_bufs = (unsigned)strtoul(optarg, &end, 10);
+			ok = vpk_opt_uint("iofwd: --bufs", optarg, 1024, 1u << 26, &n_bufs);
 			break;
 		case 'Y':
 			busy = true;
@@ -304,9 +324,7 @@ cmd_iofwd(int argc, char **argv)
 			txonly = true;
 			break;
 		case 'W':
-			nw = (unsigned)strtoul(optarg, &end, 10);
-			if (nw == 0 || nw > MAX_WORKERS)
-				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers %s: want 1..%d", optarg, MAX_WORKERS);
+			ok = vpk_opt_uint("iofwd: --workers", optarg, 1, MAX_WORKERS, &nw);
 			break;
 		case 'h':
 			usage(stdout);
@@ -315,8 +333,8 @@ cmd_iofwd(int argc, char **argv)
 			usage(stderr);
 			return VPK_EXIT_USAGE;
 		}
-		if (end != NULL && (*end != '\0' || end == optarg))
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: bad number '%s'", optarg);
+		if (!ok)
+			return VPK_EXIT_USAGE;
 	}
 	if (optind < argc || n_ports == 0) {
 		usage(stderr);
@@ -330,6 +348,8 @@ cmd_iofwd(int argc, char **argv)
 	for (size_t i = 0; nw > 1 && i < n_ports; i++)
 		if (strncmp(specs[i], "pcap:", 5) == 0)
 			return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers: pcap ports cannot be shared by workers");
+	if (!pcap_files_distinct(specs, n_ports))
+		return VPK_EXIT_USAGE;
 	pc.n_bufs = n_bufs;
 	rc = vpk_pool_create(&pc, &pool);
 	if (rc != 0)

@@ -376,12 +376,10 @@ cmd_power(int argc, char **argv)
 			probe = true;
 		} else if (strncmp(argv[i], "--runs", 6) == 0 && (argv[i][6] == '=' || argv[i][6] == '\0')) {
 			const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
-			char *end;
-			long n = strtol(v, &end, 10);
+			unsigned n;
 
-			if (*v == '\0' || *end != '\0' || n < 1 || n > POWER_PROBE_MAX_RUNS)
-				return vpk_fail(VPK_EXIT_USAGE, "power: --runs %s: must be 1..%d", v,
-						POWER_PROBE_MAX_RUNS);
+			if (!vpk_opt_uint("power: --runs", v, 1, POWER_PROBE_MAX_RUNS, &n))
+				return VPK_EXIT_USAGE;
 			runs = (int)n;
 		} else if (strcmp(argv[i], "--") == 0) {
 			if (i + 1 < argc)

@@ -18,6 +18,7 @@
 #include "bench.h"
 #include "json.h"
 #include "powersim_tool.h"
+#include "core/num.h"
 #include "tool.h"
 
 static int cmd_powersim(int argc, char **argv);
@@ -25,9 +26,9 @@ VPK_CMD(powersim, "powersim", "frequency-licence simulator: when confining 512-b
 	cmd_powersim);
 
 static void
-usage(void)
+usage(FILE *out)
 {
-	fprintf(stderr,
+	fprintf(out,
 		"usage: vpk powersim (--scenario NAME | --request SPEC | --from-runtime FILE) [options]\n"
 		"  --scenario NAME      built-in scenario (nginx-openssl-avx512)\n"
 		"  --request SPEC       sections of one request: CLASS:AMOUNT,...  CLASS: scalar 256l 256h\n"
@@ -355,63 +356,69 @@ cmd_powersim(int argc, char **argv)
 	a.rate = a.switch_ns = a.duration_ms = -1;
 	a.ramp_us = a.throttle = a.halt_us = a.hyst_us = -1;
 	optind = 1;
-	for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-		char *e = NULL;
+	opterr = 0;     /* one line of our own instead of getopt's */
+	for (int o, li = 0; (o = getopt_long(argc, argv, "", opts, &li)) != -1;) {
+		char where[40];
+		unsigned u;
+		bool ok = true;
+
+		/* Every value is checked whole against its range: a negative,
+		 * NaN or junk value is refused, never taken as "not given". */
+		snprintf(where, sizeof(where), "powersim: --%s", opts[li].name);
 		switch (o) {
 		case 's': a.scenario = optarg; break;
 		case 'r': a.request = optarg; break;
 		case 'f': a.runtime = optarg; break;
 		case 'c': a.cpu = optarg; break;
-		case 'n': a.cores = strtol(optarg, &e, 10); break;
-		case 'w': a.wide = strtol(optarg, &e, 10); break;
-		case 't': a.tasks = strtol(optarg, &e, 10); break;
-		case 'F': a.frame = strtol(optarg, &e, 10); break;
-		case 'R': a.rate = strtod(optarg, &e); break;
-		case 'S': a.switch_ns = strtod(optarg, &e); break;
-		case 'd': a.duration_ms = strtod(optarg, &e); break;
+		case 'n': ok = vpk_opt_uint(where, optarg, 1, VPK_PSIM_MAX_CORES, &u), a.cores = u; break;
+		case 'w': ok = vpk_opt_uint(where, optarg, 0, VPK_PSIM_MAX_CORES - 1, &u), a.wide = u; break;
+		case 't': ok = vpk_opt_uint(where, optarg, 1, VPK_PSIM_MAX_TASKS, &u), a.tasks = u; break;
+		case 'F': ok = vpk_opt_uint(where, optarg, 1, 65536, &u), a.frame = u; break;
+		case 'R': ok = vpk_opt_f64(where, optarg, 0, 1e12, &a.rate); break;
+		case 'S': ok = vpk_opt_f64(where, optarg, 0, 1e9, &a.switch_ns); break;
+		case 'd': ok = vpk_opt_f64(where, optarg, 1, 10000, &a.duration_ms); break;
 		case 'C':
-			a.confine = strtol(optarg, &e, 10);
-			if (a.confine != 256 && a.confine != 512)
+			ok = vpk_opt_uint(where, optarg, 256, 512, &u), a.confine = u;
+			if (ok && u != 256 && u != 512)
 				return vpk_fail(VPK_EXIT_USAGE, "powersim: --confine takes 256 or 512");
 			break;
 		case 'G': {
-			char *p = optarg;
-			for (int l = 0; l < VPK_PSIM_LEVELS; l++) {
-				a.ghz[l] = strtod(p, &e);
-				if (e == p || !(a.ghz[l] > 0) || a.ghz[l] > 20 || (l < 2 && *e != ','))
-					return vpk_fail(VPK_EXIT_USAGE, "powersim: --ghz takes three frequencies F0,F1,F2");
-				p = e + (l < 2);
+			const char *p = optarg;
+			for (int l = 0; l < VPK_PSIM_LEVELS && ok; l++) {
+				size_t k = strcspn(p, ",");
+				char why[120];
+
+				if ((l < 2) != (p[k] == ',') || vpk_num_f64n(p, k, 0.1, 20, &a.ghz[l], why, sizeof(why)) != 0)
+					return vpk_fail(VPK_EXIT_USAGE, "powersim: --ghz %s: %s", optarg,
+							(l < 2) != (p[k] == ',') ? "takes three frequencies F0,F1,F2" : why);
+				p += k + 1;
 			}
 			a.have_ghz = true;
 			break;
 		}
-		case 'V': a.ramp_us = strtod(optarg, &e); break;
-		case 'T': a.throttle = strtod(optarg, &e); break;
-		case 'H': a.halt_us = strtod(optarg, &e); break;
-		case 'Z': a.hyst_us = strtod(optarg, &e); break;
+		case 'V': ok = vpk_opt_f64(where, optarg, 0, 1e6, &a.ramp_us); break;
+		case 'T': ok = vpk_opt_f64(where, optarg, 1e-6, 1, &a.throttle); break;
+		case 'H': ok = vpk_opt_f64(where, optarg, 0, 1e6, &a.halt_us); break;
+		case 'Z': ok = vpk_opt_f64(where, optarg, 0, 1e6, &a.hyst_us); break;
 		case 'D': a.dedicated = true; break;
 		case 'Y': a.sync = true; break;
 		case 'p': a.per_core = true; break;
 		case 'l': return list();
 		case 'k':
-			a.nk = bench_parse_list(optarg, a.ks, (int)(sizeof(a.ks) / sizeof(a.ks[0])));
-			if (a.nk <= 0)
-				return vpk_fail(VPK_EXIT_USAGE, "powersim: bad --sweep list '%s'", optarg);
-			for (int i = 0; i < a.nk; i++)
-				if (a.ks[i] == 0)
-					return vpk_fail(VPK_EXIT_USAGE, "powersim: --sweep factors must be >= 1");
+			a.nk = vpk_opt_list(where, optarg, 1, 1000000, a.ks, sizeof(a.ks) / sizeof(a.ks[0]));
+			ok = a.nk > 0;
 			break;
-		case 'h': usage(); return VPK_EXIT_OK;
-		default: usage(); return VPK_EXIT_USAGE;
+		case 'h': usage(stdout); return VPK_EXIT_OK;
+		default:
+			return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: unknown option or missing value (vpk powersim --help)",
+					argv[optind - 1]);
 		}
-		if (e && *e)
-			return vpk_fail(VPK_EXIT_USAGE, "powersim: bad number '%s'", optarg);
+		if (!ok)
+			return VPK_EXIT_USAGE;
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: unexpected argument '%s'", argv[optind]);
-	if (!!a.scenario + !!a.request + !!a.runtime != 1) {
-		usage();
+	if (!!a.scenario + !!a.request + !!a.runtime != 1)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: give exactly one of --scenario, --request, --from-runtime");
-	}
 	return psim_main(&a);
 }

@@ -234,7 +234,6 @@ parse(int argc, char **argv, struct scan_opts *o, char ***files, size_t *nfiles)
 		return vpk_fail(VPK_EXIT_FAIL, "out of memory");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
-		char *end;
 
 		if (strcmp(a, "--deps") == 0) {
 			o->deps = true;
@@ -265,10 +264,8 @@ parse(int argc, char **argv, struct scan_opts *o, char ***files, size_t *nfiles)
 			else
 				return vpk_fail(VPK_EXIT_USAGE, "scan: --sort %s: must be ratio, count or level", val);
 		} else if (strncmp(a, "--min-ratio", 11) == 0 && (a[11] == '=' || a[11] == '\0')) {
-			errno = 0;
-			o->min_ratio = strtod(val, &end);
-			if (errno != 0 || end == val || *end != '\0' || !(o->min_ratio >= 0 && o->min_ratio <= 1))
-				return vpk_fail(VPK_EXIT_USAGE, "scan: --min-ratio %s: must be a number in [0, 1]", val);
+			if (!vpk_opt_f64("scan: --min-ratio", val, 0, 1, &o->min_ratio))
+				return VPK_EXIT_USAGE;
 		} else if (strncmp(a, "--allow-suffix", 14) == 0 && (a[14] == '=' || a[14] == '\0')) {
 			if (val[0] == '\0' || o->nsuffix == sizeof(o->suffix) / sizeof(o->suffix[0]))
 				return vpk_fail(VPK_EXIT_USAGE, "scan: --allow-suffix: empty or too many");

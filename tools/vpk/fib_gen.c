@@ -3,9 +3,12 @@
  * Route-table and lookup-set generators (fib_gen.h). Workload: tool-side,
  * up to a few million routes; a hash set removes duplicates.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/num.h"
 #include "fib_gen.h"
 
 uint64_t
@@ -26,6 +29,20 @@ static const uint32_t tier1[33] = {
 	[29] = 17, [30] = 3, [31] = 3, [32] = 886,
 };
 
+static char w_static[200];
+
+static int __attribute__((format(printf, 2, 3)))
+set_why(const char **why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w_static, sizeof(w_static), fmt, ap);
+	va_end(ap);
+	*why = w_static;
+	return -1;
+}
+
 int
 gen_distribution(const char *spec, size_t n, size_t out[33], const char **why)
 {
@@ -39,34 +56,44 @@ gen_distribution(const char *spec, size_t n, size_t out[33], const char **why)
 		out[24] += n > sum ? n - sum : 0;
 		return 0;
 	}
+	/* Each item is checked whole by the one number parser: strtod() takes
+	 * "nan", "inf", "-5" and "1e400", a NaN passes every range test, and
+	 * (size_t)NaN would size the route array. */
+	char w[160];
 	const char *p = spec;
 	size_t given = 0;
+
 	while (*p) {
-		char *e;
-		unsigned long d = strtoul(p, &e, 10);
-		if (e == p || *e != ':' || d > 32) {
-			*why = "expected depth:count or depth:P% (depth 0..32)";
-			return -1;
+		const char *item_end = p + strcspn(p, ",");
+		const char *colon = memchr(p, ':', (size_t)(item_end - p));
+		uint64_t d, cnt;
+		double pct;
+
+		if (colon == NULL)
+			return set_why(why, "'%.*s': expected depth:count or depth:P%%", (int)(item_end - p), p);
+		if (vpk_num_u64n(p, (size_t)(colon - p), 0, 32, &d, w, sizeof(w)) != 0)
+			return set_why(why, "depth %s", w);
+		const char *c = colon + 1;
+		size_t cl = (size_t)(item_end - c);
+		if (cl > 0 && c[cl - 1] == '%') {
+			if (vpk_num_f64n(c, cl - 1, 0, 100, &pct, w, sizeof(w)) != 0)
+				return set_why(why, "/%u share %s (a percentage)", (unsigned)d, w);
+			cnt = (uint64_t)(pct * (double)n / 100.0);
+		} else if (vpk_num_u64n(c, cl, 0, n, &cnt, w, sizeof(w)) != 0) {
+			return set_why(why, "/%u count %s", (unsigned)d, w);
 		}
-		p = e + 1;
-		double v = strtod(p, &e);
-		if (e == p || v < 0) {
-			*why = "bad count";
-			return -1;
-		}
-		if (*e == '%') {
-			v = v * (double)n / 100.0;
-			e++;
-		}
-		if ((d < 64 && v > (double)(UINT64_C(1) << d)) || (*e != ',' && *e != 0)) {
-			*why = *e != ',' && *e != 0 ? "expected ',' between items" : "more routes than prefixes of that length";
-			return -1;
-		}
-		out[d] = (size_t)v;
+		if (cnt > UINT64_C(1) << d)
+			return set_why(why, "%llu routes of length /%u, but only %llu prefixes have that length",
+				       (unsigned long long)cnt, (unsigned)d, (unsigned long long)(UINT64_C(1) << d));
+		given -= out[d];
+		out[d] = (size_t)cnt;
 		given += out[d];
-		p = *e == ',' ? e + 1 : e;
+		if (given > n)
+			return set_why(why, "the items add up to %zu routes, more than the %zu of -n", given, n);
+		if (*item_end == ',' && item_end[1] == '\0')
+			return set_why(why, "trailing ','");
+		p = *item_end == ',' ? item_end + 1 : item_end;
 	}
-	(void)given;
 	return 0;
 }
 
@@ -122,13 +149,20 @@ gen_routes4(const size_t count[33], uint64_t nh_max, uint64_t seed, size_t *n)
 	size_t total = 0;
 
 	for (int d = 0; d <= 32; d++)
-		total += count[d];
-	struct gen_route4 *rt = malloc((total + 1) * sizeof(*rt));
-	struct pset set;
+		if (__builtin_add_overflow(total, count[d], &total))
+			total = SIZE_MAX;
+	/* Sizes from user input: checked, so a wild count fails cleanly. */
+	size_t bytes, slots;
+	struct gen_route4 *rt = NULL;
+	struct pset set = { NULL, 0 };
 	size_t cap = 64;
-	while (cap < total * 2 + 64)
-		cap *= 2;
-	set.k = calloc(cap, sizeof(uint64_t));
+	if (vpk_num_size_mul(total, 2, 64, &slots) == 0 && slots <= (SIZE_MAX >> 4)) {
+		while (cap < slots)
+			cap *= 2;
+		if (vpk_num_size_mul(total + 1, sizeof(*rt), 0, &bytes) == 0)
+			rt = malloc(bytes);
+		set.k = calloc(cap, sizeof(uint64_t));
+	}
 	set.mask = cap - 1;
 	if (rt == NULL || set.k == NULL) {
 		free(rt);

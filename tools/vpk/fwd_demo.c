@@ -237,7 +237,7 @@ fwd_demo(int argc, char **argv)
 		{ "show-runtime", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
+	uint64_t packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
 	const char *routes_file = NULL;
 	bool routes_set = false;
 	unsigned caps[4] = { 64, 128, 256, 512 }, n_caps = 4;
@@ -253,28 +253,29 @@ fwd_demo(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
+	opterr = 0;     /* one line of our own instead of getopt's */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		bool ok = true;
+
 		switch (c) {
 		case 'D':
 		case 'R':
 			break;
 		case 'n':
-			packets = strtoul(optarg, NULL, 10);
+			ok = vpk_opt_u64("fwd --demo: --packets", optarg, 1000, UINT64_C(1) << 40, &packets);
 			break;
 		case 'r':
-			routes = strtoul(optarg, NULL, 10);
+			ok = vpk_opt_u64("fwd --demo: --routes", optarg, 0, 2000000, &routes);
 			routes_set = true;
 			break;
 		case 'f':
-			flows = strtoul(optarg, NULL, 10);
+			ok = vpk_opt_u64("fwd --demo: --flows", optarg, 1, 1000000, &flows);
 			break;
 		case 'a':
-			n_rules = strtoul(optarg, NULL, 10);
+			ok = vpk_opt_u64("fwd --demo: --rules", optarg, 0, 1000000, &n_rules);
 			break;
 		case 'u':
-			runs = (unsigned)strtoul(optarg, NULL, 10);
-			if (runs < 1 || runs > 32)
-				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --runs 1..32");
+			ok = vpk_opt_uint("fwd --demo: --runs", optarg, 1, 32, &runs);
 			break;
 		case 'q':
 			quiet = true;
@@ -290,14 +291,14 @@ fwd_demo(int argc, char **argv)
 			conf.wide_cores = optarg;
 			break;
 		case 'W':
-			conf.workers = (unsigned)strtoul(optarg, NULL, 10);
-			if (conf.workers < 1 || conf.workers > 64)
-				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --workers 1..64");
+			ok = vpk_opt_uint("fwd --demo: --workers", optarg, 1, 64, &conf.workers);
 			break;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --rules N "
 						       "--flows N --workers N --runs N --fib4 dir|bm16 --routes-file F --quiet --json");
 		}
+		if (!ok)
+			return VPK_EXIT_USAGE;
 	}
 	if (routes_set && routes_file != NULL)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --routes N and --routes-file F exclude each other");
@@ -318,7 +319,7 @@ fwd_demo(int argc, char **argv)
 		rc = vpk_fib_file_load_routes(routes_file, 4, &fr, err, sizeof(err));
 		if (rc != 0) {
 			vpk_fwd_destroy(f);
-			return vpk_fail(rc == -EINVAL ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s", err);
+			return vpk_fail(rc == -EINVAL || rc == -EFBIG ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s", err);
 		}
 		routes = fr.n;
 	}

@@ -6,9 +6,11 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/num.h"
 #include "jread.h"
 
 #define MAX_DEPTH 64
@@ -227,14 +229,16 @@ parse_value(struct jp *j, struct jval *v, int depth)
 		return true;
 	}
 	if (c == '-' || (c >= '0' && c <= '9')) {
-		char *e;
+		/* The number's extent, then the one number parser on all of it:
+		 * "1.2.3", "1e999" and "-" are errors, not a prefix or infinity. */
+		size_t n = strspn(j->p, "+-.eE0123456789");
+		char why[120];
 		v->type = J_NUM;
-		v->num = strtod(j->p, &e);
-		if (e == j->p) {
-			fail(j, "bad number");
+		if (vpk_num_f64n(j->p, n, -DBL_MAX, DBL_MAX, &v->num, why, sizeof(why)) != 0) {
+			fail(j, "%s", why);
 			return false;
 		}
-		j->p = e;
+		j->p += n;
 		return true;
 	}
 	fail(j, c ? "unexpected '%c'" : "unexpected end of input", c);

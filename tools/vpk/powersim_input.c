@@ -24,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lines.h"
 #include "jread.h"
 #include "powersim_tool.h"
 #include "tool.h"
 
 #define MAX_NODES 256
+#define PSIM_MAX_RUNTIME_FILE (64 * VPK_MIB)    /* a runtime dump is a few KiB */
 
 struct runtime {
 	const char *file;
@@ -60,56 +62,84 @@ num_field(const char *file, const struct jval *o, const char *key, bool required
 		snprintf(m, sizeof(m), "node has no \"%s\"", key);
 		return node_err(file, o, m);
 	}
-	if (v->type != J_NUM || v->num < 0) {
+	if (v->type != J_NUM || v->num < 0 || v->num > 1e18) {   /* 1e18: packets still fit a uint64_t */
 		char m[96];
-		snprintf(m, sizeof(m), "\"%s\" must be a number >= 0", key);
+		snprintf(m, sizeof(m), "\"%s\" must be a number in 0..1e18", key);
 		return node_err(file, v, m);
 	}
 	*out = v->num;
 	return 0;
 }
 
+/* A whole-number field in [lo, hi] (absent: 1, *out untouched). */
+static int
+uint_field(const char *file, const struct jval *o, const char *key, double lo, double hi, unsigned *out)
+{
+	const struct jval *v = jread_get(o, key);
+	char m[120];
+
+	if (!v)
+		return 1;
+	if (v->type == J_NUM && v->num >= lo && v->num <= hi && v->num == (double)(unsigned)v->num) {
+		*out = (unsigned)v->num;
+		return 0;
+	}
+	if (v->type == J_NUM)
+		snprintf(m, sizeof(m), "\"%s\": %.17g is not a whole number in %.0f..%.0f", key, v->num, lo, hi);
+	else
+		snprintf(m, sizeof(m), "\"%s\" must be a whole number in %.0f..%.0f", key, lo, hi);
+	return node_err(file, v, m);
+}
+
+/* The file, whole, read through the capped line reader (NUL bytes refused). */
+static char *
+slurp_runtime(const char *file, int *rc)
+{
+	struct vpk_lines l;
+	char err[300], *line, *text = NULL;
+	size_t n, len = 0;
+	int r = vpk_lines_open(&l, file, "runtime files", PSIM_MAX_RUNTIME_FILE, PSIM_MAX_RUNTIME_FILE, err, sizeof(err));
+
+	while (r == 0 && (r = vpk_lines_next(&l, &line, &n, err, sizeof(err))) > 0) {
+		char *t = realloc(text, len + n + 2);      /* n + len is at most the file cap */
+
+		r = 0;
+		if (t == NULL) {
+			r = -ENOMEM;
+			snprintf(err, sizeof(err), "%s: out of memory", file);
+			break;
+		}
+		text = t;
+		memcpy(text + len, line, n);
+		len += n;
+		text[len++] = '\n';
+		text[len] = '\0';
+	}
+	vpk_lines_close(&l);
+	if (r != 0) {
+		free(text);
+		*rc = vpk_fail(r == -ENOMEM ? VPK_EXIT_FAIL : VPK_EXIT_USAGE, "powersim: %s", err);
+		return NULL;
+	}
+	if (text == NULL)
+		text = strdup("");
+	return text;
+}
+
 static int
 read_runtime(struct runtime *rt, const char *file)
 {
-	FILE *f = fopen(file, "rb");
-	if (!f)
-		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: %s", file, strerror(errno));
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *t = realloc(text, cap = cap ? cap * 2 : 65536);
-			if (!t) {
-				free(text);
-				fclose(f);
-				return vpk_fail(VPK_EXIT_FAIL, "powersim: out of memory");
-			}
-			text = t;
-		}
-		size_t got = fread(text + len, 1, 4096, f);
-		len += got;
-		if (got < 4096)
-			break;
-		if (len > (64u << 20)) {
-			free(text);
-			fclose(f);
-			return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: larger than 64 MiB", file);
-		}
-	}
-	fclose(f);
-	text[len] = '\0';
-	if (strlen(text) != len) {
-		free(text);
-		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s: NUL byte in the file", file);
-	}
+	int rc = 0;
+	char *text = slurp_runtime(file, &rc);
+
+	if (text == NULL)
+		return rc != 0 ? rc : vpk_fail(VPK_EXIT_FAIL, "powersim: out of memory");
 	char err[160];
 	unsigned line;
 	struct jval *root = jread_parse(text, err, sizeof(err), &line);
 	free(text);
 	if (!root)
 		return vpk_fail(VPK_EXIT_USAGE, "powersim: %s:%u: %s", file, line, err);
-	int rc = 0;
 	/* `vpk fwd --show-runtime --json` and `vpk fwd --demo --json` wrap the
 	 * nodes in "runs" (one per cap): take the widest cap, and the cap-256
 	 * run (if there is one) as the alternative widths. */
@@ -141,13 +171,24 @@ read_runtime(struct runtime *rt, const char *file)
 		goto out;
 	}
 	const struct jval *v;
-	if ((v = jread_get(root, "workers")) || (v = jread_get(src, "workers_n")))
-		if (v->type == J_NUM && v->num >= 2 && v->num <= VPK_PSIM_MAX_CORES)
-			rt->conf.cores = (unsigned)v->num; /* 1 worker says nothing of the deployment: keep 4 */
-	if ((v = jread_get(root, "frame_size")) && v->type == J_NUM && v->num >= 1 && v->num <= 65536)
-		rt->frame = (unsigned)v->num;
-	if ((v = jread_get(root, "handoff_ns_per_frame")) && v->type == J_NUM && v->num >= 0)
+	unsigned workers;
+	/* Present fields are checked, never skipped: "workers": -4 or 1e12 is an error. */
+	if ((rc = uint_field(file, root, "workers", 1, VPK_PSIM_MAX_CORES, &workers)) == 1)
+		rc = uint_field(file, src, "workers_n", 1, VPK_PSIM_MAX_CORES, &workers);
+	if (rc < 0 || rc > 1)
+		goto out;
+	if (rc == 0 && workers >= 2)
+		rt->conf.cores = workers;       /* 1 worker says nothing of the deployment: keep 4 */
+	if ((rc = uint_field(file, root, "frame_size", 1, 65536, &rt->frame)) != 0 && rc != 1)
+		goto out;
+	rc = 0;
+	if ((v = jread_get(root, "handoff_ns_per_frame"))) {
+		if (v->type != J_NUM || v->num < 0 || v->num > 1e9) {
+			rc = node_err(file, v, "\"handoff_ns_per_frame\" must be a number in 0..1e9");
+			goto out;
+		}
 		rt->conf.switch_ns = v->num;
+	}
 	const struct jval *alt_nodes = alt_run ? jread_get(alt_run, "nodes") : NULL;
 	struct vpk_psim_node alt[MAX_NODES];
 	for (size_t i = 0; i < nodes->n; i++) {

@@ -22,6 +22,8 @@
  * Exit codes: 0 success, 1 failure at run time, 2 bad usage or input.
  */
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <vpk/isa.h>
 
 struct vpk_cmd {
@@ -46,6 +48,21 @@ extern struct vpk_tool_opts vpk_opts;
 
 /* Print "vpk: <message>\n" on stderr; return the exit code @code. */
 int vpk_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Option values (opt.c), with the rules of the one number parser
+ * (src/core/num.h): whole text, no sign on unsigned values, no NaN or
+ * infinity, never saturated. On a bad value they print
+ * "vpk: WHERE: 'VALUE' is out of range LO..HI" (or the like) and return
+ * false (vpk_opt_list: -1); WHERE names the command and option ("fib: -n").
+ */
+bool vpk_opt_u64(const char *where, const char *val, uint64_t lo, uint64_t hi, uint64_t *out);
+bool vpk_opt_uint(const char *where, const char *val, unsigned lo, unsigned hi, unsigned *out);
+bool vpk_opt_size(const char *where, const char *val, size_t lo, size_t hi, size_t *out);
+bool vpk_opt_f64(const char *where, const char *val, double lo, double hi, double *out);
+int vpk_opt_list(const char *where, const char *val, unsigned lo, unsigned hi, unsigned *out, size_t max);
+/* False (and a message) when the input and output paths name one file. */
+bool vpk_opt_distinct(const char *cmd, const char *in_opt, const char *in, const char *out_opt, const char *out);
 
 #define VPK_EXIT_OK    0
 #define VPK_EXIT_FAIL  1
