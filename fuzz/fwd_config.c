@@ -11,8 +11,9 @@
  * only create it. Per input:
  *   - any text either applies (0) or is refused with "fuzz.conf:LINE: ...";
  *   - a refused file changes nothing (the documented contract): interfaces,
- *     show commands, neighbors, IPv4 and IPv6 routes and the ACLs are
- *     compared with a digest taken before;
+ *     show commands, neighbors, IPv4 and IPv6 routes are compared with a
+ *     digest taken before (ACLs are not: an `acl load` applied before a
+ *     line that fails while applying stays, as documented);
  *   - every route the file left is deleted again through the interpreter
  *     (`route del`, so deletion is exercised too), the rest of the state is
  *     reset with the forwarder's own cleanup functions, the base
@@ -97,9 +98,13 @@ mix_str(uint64_t h, const char *s)
 	return s != NULL ? mix(h, s, strlen(s) + 1) : mix(h, "\xff", 1);
 }
 
-/* Everything a configuration can change that the contract says a refused file leaves alone. */
+/*
+ * Everything a configuration can change that the contract says a refused
+ * file leaves alone; @acl: the ACLs too (an `acl load` that applied before
+ * a later line failed while applying stays, as docs/forwarder.md says).
+ */
 static uint64_t
-digest(const struct vpk_fwd *f)
+digest(const struct vpk_fwd *f, bool acl)
 {
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 
@@ -120,8 +125,10 @@ digest(const struct vpk_fwd *f)
 	h = mix(h, f->adj_if, (f->conf.max_neighbors + 1) * sizeof(f->adj_if[0]));
 	vpk_fib_walk(f->fib4, walk4, &h);
 	vpk_fib6_walk(f->fib6, walk6, &h);
-	h = mix(h, &f->acl4.acl, sizeof(f->acl4.acl));
-	h = mix(h, &f->acl6.acl, sizeof(f->acl6.acl));
+	if (acl) {
+		h = mix(h, &f->acl4.acl, sizeof(f->acl4.acl));
+		h = mix(h, &f->acl6.acl, sizeof(f->acl6.acl));
+	}
 	return h;
 }
 
@@ -223,7 +230,7 @@ setup(void)
 	if (vpk_fwd_create(&conf, &fwd) != 0)
 		abort();
 	reset();
-	base_digest = digest(fwd);
+	base_digest = digest(fwd, true);
 }
 
 int
@@ -241,7 +248,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)(uintptr_t)data, size, "r");
 	if (in == NULL)
 		abort();
-	before = digest(fwd);
+	before = digest(fwd, false);
 	err[0] = '\0';
 	rc = vpk_fwd_exec_file(fwd, in, "fuzz.conf", err, sizeof(err));
 	fclose(in);
@@ -249,12 +256,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz: error without file name: %s\n", err);
 		abort();
 	}
-	if (rc != 0 && digest(fwd) != before) {
+	if (rc != 0 && digest(fwd, false) != before) {
 		fprintf(stderr, "fuzz: refused file changed the forwarder (%s)\n", err);
 		abort();
 	}
 	reset();
-	if (digest(fwd) != base_digest)
+	if (digest(fwd, true) != base_digest)
 		abort();
 	return 0;
 }

@@ -32,11 +32,12 @@
 #include <vpk/graph.h>
 #include <vpk/nodes.h>
 
+#include "graph_check.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NV 5
 #define MAX_PKTS 64
-#define OUT_MAX (MAX_PKTS * 2100)
 
 static struct vpk_pool *pool;
 static struct vpk_fib *fib4;
@@ -45,10 +46,8 @@ static struct vpk_acl *acl4[NV], *acl6[NV];
 static struct vpk_acl_node_conf anc4[NV], anc6[NV];
 static struct vpk_graph *g[NV];
 static unsigned n_g;
-static uint8_t outb[NV][OUT_MAX];
-static size_t outn[NV];
-static uint32_t n_tx[NV];
-static unsigned cur;
+static struct fz_out outs[NV];
+static struct vpk_if_output out[NV];
 
 /* Adjacencies: 1 and 2 valid, 3 without a neighbor; next hops >= 4 have none. */
 static const struct vpk_adj adj[4] = {
@@ -65,28 +64,6 @@ static const uint8_t dst4[][4] = { { 192, 168, 1, 1 }, { 10, 1, 2, 3 }, { 10, 2,
 				   { 8, 8, 8, 8 }, { 127, 0, 0, 1 }, { 224, 0, 0, 5 } };
 static const uint8_t dst6[][4] = { { 0x20, 0x01, 0x0d, 0xb8 }, { 0x20, 0x01, 0x0d, 0xb9 }, { 0xfe, 0x80, 0, 0 },
 				   { 0xff, 0x02, 0, 0 } };
-
-static void
-tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
-{
-	void *base = vpk_pool_base(pool);
-
-	(void)ctx;
-	for (uint32_t i = 0; i < n; i++) {
-		struct vpk_buf *b = vpk_buf_from_idx(base, bi[i]);
-
-		if (outn[cur] + b->len + 8 <= OUT_MAX) {
-			memcpy(outb[cur] + outn[cur], &tx_if, 4);
-			memcpy(outb[cur] + outn[cur] + 4, &b->len, 2);
-			memcpy(outb[cur] + outn[cur] + 8, vpk_buf_data(b), b->len);
-			outn[cur] += 8 + b->len;
-		}
-	}
-	n_tx[cur] += n;
-	vpk_pool_free_bulk(pool, bi, n);
-}
-
-static struct vpk_if_output out = { tx, NULL };
 
 static struct vpk_acl *
 make_acl(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, unsigned v)
@@ -146,11 +123,13 @@ setup(void)
 			{ "ip4-acl", &anc4[n_g], 0, NULL }, { "ip6-acl", &anc6[n_g], 0, NULL },
 			{ "ip4-lookup", fib4, 0, NULL }, { "ip6-lookup", fib6, 0, NULL },
 			{ "ip4-rewrite", (void *)&adjt, 0, NULL }, { "ip6-rewrite", (void *)&adjt, 0, NULL },
-			{ "interface-output", &out, 0, NULL },
+			{ "interface-output", &out[n_g], 0, NULL },
 		};
 		struct vpk_graph_conf gc = { .pool = pool, .nodes = nodes, .node_conf = nc,
 					     .n_node_conf = sizeof(nc) / sizeof(nc[0]), .isa = lv[v] };
 
+		outs[n_g].pool = pool;
+		out[n_g] = (struct vpk_if_output){ fz_out_tx, &outs[n_g] };
 		acl4[n_g] = make_acl(r4, 2, false, n_g);
 		acl6[n_g] = make_acl(r6, 1, true, n_g);
 		anc4[n_g] = (struct vpk_acl_node_conf){ acl4[n_g], action, 3, VPK_ACL_ACT_PERMIT };
@@ -271,14 +250,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (np == 0)
 		return 0;
-	for (cur = 0; cur < n_g; cur++) {
+	for (unsigned v = 0; v < n_g; v++) {
 		uint32_t bi[MAX_PKTS];
 		struct vpk_node_stats ns;
 		struct vpk_graph_drops gd;
-		int ed = vpk_graph_node_index(g[cur], "error-drop");
+		int ed = vpk_graph_node_index(g[v], "error-drop");
 
-		outn[cur] = 0;
-		n_tx[cur] = 0;
+		outs[v].n = 0;
+		outs[v].pkts = 0;
 		if (vpk_pool_alloc_burst(pool, bi, (uint32_t)np) != np)
 			abort();
 		for (size_t i = 0; i < np; i++) {
@@ -288,35 +267,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			b->len = (uint16_t)flen[i];
 			b->total_len = b->len;
 		}
-		vpk_graph_clear_stats(g[cur]);
-		vpk_graph_inject(g[cur], "ethernet-input", bi, (uint32_t)np);
-		vpk_graph_run_once(g[cur]);
+		vpk_graph_clear_stats(g[v]);
+		vpk_graph_inject(g[v], "ethernet-input", bi, (uint32_t)np);
+		vpk_graph_run_once(g[v]);
 		if (vpk_pool_in_use(pool) != 0)
 			abort();        /* a buffer was lost or not yet dispatched */
-		vpk_graph_get_drops(g[cur], &gd);
-		if (ed < 0 || vpk_graph_node_stats(g[cur], (size_t)ed, &ns) != 0 || gd.no_memory || gd.no_arc ||
-		    n_tx[cur] + ns.vectors != np) {
-			fprintf(stderr, "fuzz: %zu packets in, %u sent, %llu dropped\n", np, n_tx[cur],
+		vpk_graph_get_drops(g[v], &gd);
+		if (ed < 0 || vpk_graph_node_stats(g[v], (size_t)ed, &ns) != 0 || gd.no_memory || gd.no_arc ||
+		    outs[v].pkts + ns.vectors != np) {
+			fprintf(stderr, "fuzz: %zu packets in, %u sent, %llu dropped\n", np, outs[v].pkts,
 				(unsigned long long)ns.vectors);
 			abort();
 		}
-		if (outn[cur] != outn[0] || memcmp(outb[cur], outb[0], outn[0]) != 0)
-			abort();        /* variants disagree */
-		for (size_t i = 0; i < vpk_graph_n_nodes(g[cur]); i++)
-			for (uint16_t k = 0; k < vpk_graph_node_n_errors(g[cur], i); k++) {
-				uint64_t a = 0, b0 = 0;
-
-				vpk_graph_node_error(g[cur], i, k, NULL, &a);
-				vpk_graph_node_error(g[0], i, k, NULL, &b0);
-				if (a != b0)
-					abort();
-			}
+		fz_same(&outs[v], g[v], &outs[0], g[0]);
 	}
-	for (size_t at = 0; at < outn[0];) {
+	for (size_t at = 0; at < outs[0].n;) {
 		uint16_t len;
 
-		memcpy(&len, outb[0] + at + 4, 2);
-		check_tx(outb[0] + at + 8, len);
+		memcpy(&len, outs[0].buf + at + 4, 2);
+		check_tx(outs[0].buf + at + 8, len);
 		at += 8 + len;
 	}
 	return 0;
