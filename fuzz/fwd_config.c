@@ -21,7 +21,6 @@
  * `acl load` names files: the setup writes small ClassBench and l3fwd rule
  * files under /tmp/vpk-fuzz-fwd-config/ (the seeds use them).
  */
-// fuzz-iterations: 20000
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

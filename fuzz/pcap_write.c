@@ -9,6 +9,7 @@
  * microsecond in a microsecond file). Buffers are all returned (in_use 0)
  * and the writer's and reader's counts agree.
  */
+// fuzz-iterations: 5000
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
