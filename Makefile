@@ -3,13 +3,17 @@
 #   make test    build, then every C test (ctest) and integration test (pytest)
 #   make bench   build, then the benchmark suite (JSON in build/bench/, figures in docs/)
 #   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz    clang + libFuzzer build of the fuzz targets (library instrumented too),
+#                then each target for FUZZ_SECONDS from its seed corpus (docs/fuzzing.md)
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 60
 CMAKE_ARGS ?=
 PYTHON     ?= python3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build run test bench asan install clean
+.PHONY: all deps build run test bench asan fuzz install clean
 
 all: build
 
@@ -34,6 +38,12 @@ asan: deps
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	VPK_BUILD=$(BUILD_ASAN) bash scripts/run-tests.sh $(BUILD_ASAN)
 
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_C_COMPILER=clang -DVPK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target vpk-fuzzers
+	bash scripts/run-fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
+
 bench: build
 	bash scripts/run-bench.sh $(BUILD)
 
@@ -41,4 +51,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -4,15 +4,20 @@
  * libFuzzer: every file of the corpus directories/files given, then
  * --iterations inputs made by mutating the corpus entries (bit flips, byte
  * sets, truncation, splices) or, with no corpus, random bytes. Seeded from
- * VPK_TEST_SEED (printed), so a crash can be replayed.
+ * VPK_TEST_SEED (printed), so a crash can be replayed; the input that
+ * crashed is also written to ./fuzz-driver-crash (a libFuzzer binary, or
+ * this driver, runs it alone when given that file).
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,6 +28,32 @@ static uint8_t *corpus[MAX_CORPUS];
 static size_t corpus_len[MAX_CORPUS];
 static size_t n_corpus;
 static uint64_t rng;
+static const uint8_t *cur_in;
+static size_t cur_len;
+
+/* Save the input being run, then die of the same signal. Async-signal-safe calls only. */
+static void
+on_crash(int sig)
+{
+	static const char msg[] = "fuzz driver: input written to fuzz-driver-crash\n";
+	int fd = open("fuzz-driver-crash", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd >= 0) {
+		if (write(fd, cur_in, cur_len) == (ssize_t)cur_len && write(2, msg, sizeof(msg) - 1) < 0)
+			sig = SIGABRT;
+		close(fd);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int
+run(const uint8_t *data, size_t size)
+{
+	cur_in = data;
+	cur_len = size;
+	return LLVMFuzzerTestOneInput(data, size);
+}
 
 static uint64_t
 rnd(void)
@@ -86,6 +117,10 @@ main(int argc, char **argv)
 	const char *s = getenv("VPK_TEST_SEED");
 	static uint8_t buf[DRIVER_MAX_INPUT];
 
+	signal(SIGABRT, on_crash);
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGFPE, on_crash);
 	rng = s != NULL ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
 	printf("fuzz driver: seed %llu\n", (unsigned long long)rng);
 	for (int i = 1; i < argc; i++) {
@@ -95,7 +130,7 @@ main(int argc, char **argv)
 			load(argv[i]);
 	}
 	for (size_t i = 0; i < n_corpus; i++)
-		LLVMFuzzerTestOneInput(corpus[i], corpus_len[i]);
+		run(corpus[i], corpus_len[i]);
 	for (long it = 0; it < iterations; it++) {
 		size_t n;
 
@@ -125,7 +160,7 @@ main(int argc, char **argv)
 			for (size_t i = 0; i < n; i++)
 				buf[i] = (uint8_t)rnd();
 		}
-		LLVMFuzzerTestOneInput(buf, n);
+		run(buf, n);
 	}
 	for (size_t i = 0; i < n_corpus; i++)
 		free(corpus[i]);

@@ -14,6 +14,12 @@ DEB_PKGS=(
   dpdk-dev                                  # dpdk-testpmd: live io-forward comparison (docs/io.md)
 )
 PIP_PKGS=(pytest scapy)
+# `install-deps.sh fuzz` (make fuzz): clang, and the compiler-rt package with
+# libFuzzer and clang's ASan/UBSan runtimes (libclang_rt.fuzzer*.a), which
+# Debian ships apart from clang.
+if [ "${1:-}" = fuzz ]; then
+  DEB_PKGS+=(clang libclang-rt-dev)
+fi
 
 missing=()
 for p in "${DEB_PKGS[@]}"; do

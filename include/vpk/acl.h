@@ -108,8 +108,20 @@ struct vpk_acl_field {
 		struct vpk_acl_field field[n];                               \
 	}
 
-/** The generic rule header; field[] has num_fields entries. */
-VPK_ACL_RULE_DEF(vpk_acl_rule, 1);
+/**
+ * The generic rule header; field[] has num_fields entries. field[] is a
+ * flexible array member (not VPK_ACL_RULE_DEF(.., 1)) so that code reading
+ * field[k] of a longer rule through this type indexes within its declared
+ * bounds: compilers and -fsanitize=bounds then have nothing to object to.
+ * sizeof(struct vpk_acl_rule) is the header alone; use VPK_ACL_RULE_SIZE().
+ */
+struct vpk_acl_rule {
+	uint32_t category_mask; /**< bit c: competes in category c */
+	uint32_t priority;      /**< 1..VPK_ACL_MAX_PRIORITY */
+	uint32_t userdata;      /**< returned on match; != 0 */
+	uint32_t reserved;      /**< must be 0 */
+	struct vpk_acl_field field[];
+};
 
 /** Size in bytes of one rule with @p n fields. */
 #define VPK_ACL_RULE_SIZE(n) (16 + 16 * (size_t)(n))

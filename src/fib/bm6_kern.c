@@ -181,8 +181,13 @@ SCALAR_LOOKUP(uint64_t)
 			m = left;                                                          \
 		}                                                                          \
 	}
+/* Only the vector loops park lanes; 8-byte entries are walked in blocks by avx512 alone. */
+#if VPK_VEC_BITS >= 256
 TAIL(uint32_t)
+#endif
+#if VPK_VEC_BITS >= 512
 TAIL(uint64_t)
+#endif
 
 #if VPK_VEC_BITS >= 512
 /*

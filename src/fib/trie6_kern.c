@@ -48,6 +48,7 @@ SCALAR_LOOKUP(uint16_t)
 SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
+#if VPK_VEC_BITS >= 256
 /* Vector loops: prefetch the tbl24 entries of addresses [i, i + cnt) (entry
  * size sc); without it the avx2 and 8-byte avx512 loops were slower than the
  * scalar one on random addresses (a TLB and cache miss per gather lane). */
@@ -57,6 +58,7 @@ prefetch24(const void *t24, unsigned sc, const uint8_t (*ips)[16], size_t i, siz
 	for (size_t q = i; q < i + cnt; q++)
 		__builtin_prefetch((const char *)t24 + (size_t)(ips[q][0] << 16 | ips[q][1] << 8 | ips[q][2]) * sc);
 }
+#endif
 
 #if VPK_VEC_BITS >= 512
 /* V6_NB blocks of 16 per iteration, their gathers interleaved, for memory-level parallelism. */

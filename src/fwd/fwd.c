@@ -517,6 +517,21 @@ vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
 	return rc != 0 ? rc : exec_line(f, line, true, err, err_len);
 }
 
+/*
+ * vpk_fwd_exec_file(): lines its check pass applies (show, and interface
+ * lines naming an interface that did not exist before the file, index >=
+ * @ifs_before); the apply pass skips them.
+ */
+static bool
+applied_when_checked(const struct vpk_fwd *f, int argc, char **argv, size_t ifs_before)
+{
+	uint32_t ix;
+
+	if (strcmp(argv[0], "show") == 0)
+		return true;
+	return strcmp(argv[0], "interface") == 0 && !(argc > 1 && find_if(f, argv[1], &ix) == 0 && ix < ifs_before);
+}
+
 int
 vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
 {
@@ -554,18 +569,20 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 	/*
 	 * Check every line against the state it will meet: interfaces a line
 	 * declares must be visible to the lines after it, so the check pass
-	 * applies interface and show lines (cheap, and undone below on
-	 * failure) and only checks the others.
+	 * applies show lines and the interface lines of interfaces new in this
+	 * file (cheap, and undone below on failure by dropping them) and only
+	 * checks the others. An interface that existed before the file is
+	 * updated in the apply pass instead: the undo below could not give it
+	 * back its old settings.
 	 */
 	for (size_t i = 0; i < n; i++) {
 		char tmp[1100], *argv[MAX_ARGS + 1];
-		bool decl;
 		int argc;
 
 		snprintf(tmp, sizeof(tmp), "%s", lines[i]);
 		argc = split(tmp, argv);
-		decl = argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0);
-		rc = exec_line(f, lines[i], decl, why, sizeof(why));
+		rc = exec_line(f, lines[i], argc > 0 && applied_when_checked(f, argc, argv, ifs_before),
+			       why, sizeof(why));
 		if (rc != 0) {
 			vpk_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto undo;
@@ -581,16 +598,17 @@ vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size
 
 		snprintf(tmp, sizeof(tmp), "%s", lines[i]);
 		argc = split(tmp, argv);
-		if (argc > 0 && (strcmp(argv[0], "interface") == 0 || strcmp(argv[0], "show") == 0))
+		if (argc > 0 && applied_when_checked(f, argc, argv, ifs_before))
 			continue;
 		rc = exec_line(f, lines[i], true, why, sizeof(why));
 		if (rc != 0) {
-			/* Only resource limits can fail here (table full): say where,
-			 * and put routes and neighbors back as they were. */
+			/* A resource limit (table full) or a line that conflicts
+			 * with an earlier one of the file: say where, and put
+			 * everything back as it was (fwd_undo.c). */
 			size_t bad = fwd_undo_end(f, true);
 
 			if (bad == 0)
-				vpk_errf(err, err_len, rc, "%s:%zu: %s (routes and neighbors of this file undone)",
+				vpk_errf(err, err_len, rc, "%s:%zu: %s (the changes of this file were undone)",
 					 name, i + 1, why);
 			else
 				vpk_errf(err, err_len, rc, "%s:%zu: %s (%zu changes could not be undone)",

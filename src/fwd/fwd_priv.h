@@ -178,6 +178,10 @@ void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
 int fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
 void fwd_tunnel_free(struct vpk_fwd *f);
+/* A copy of the tunnel state (*out NULL when there is none) for the undo
+ * journal; restore puts it back (NULL: frees the state) and frees it. 0 or -ENOMEM. */
+int fwd_tunnel_save(const struct vpk_fwd *f, void **out);
+void fwd_tunnel_restore(struct vpk_fwd *f, void *saved);
 
 /*
  * Undo journal (fwd_undo.c): while vpk_fwd_exec_file() applies a file,

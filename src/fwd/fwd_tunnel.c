@@ -400,6 +400,32 @@ fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 	return rc != 0 ? vpk_errf(err, len, -ENOSPC, "tunnels: too many graph nodes") : 0;
 }
 
+int
+fwd_tunnel_save(const struct vpk_fwd *f, void **out)
+{
+	*out = NULL;
+	if (f->tunnels == NULL)
+		return 0;
+	*out = malloc(sizeof(struct fwd_tun));
+	if (*out == NULL)
+		return -ENOMEM;
+	memcpy(*out, f->tunnels, sizeof(struct fwd_tun));
+	return 0;
+}
+
+void
+fwd_tunnel_restore(struct vpk_fwd *f, void *saved)
+{
+	if (saved == NULL) {
+		fwd_tunnel_free(f);     /* none before: drop what the file created */
+		return;
+	}
+	/* Copied back into the same allocation, so the pointers inside (the
+	 * confs' arrays, steering entries' policies) point where they did. */
+	memcpy(f->tunnels, saved, sizeof(struct fwd_tun));
+	free(saved);
+}
+
 void
 fwd_tunnel_free(struct vpk_fwd *f)
 {

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The undo journal of vpk_fwd_exec_file(). Every line is checked before the
- * first is applied, so only resource limits can fail while applying (a FIB
- * out of tbl8 groups, memory). Route and neighbor commands record the state
- * they are about to change here; when a later line fails, the journal is
- * played backwards and the tables are as they were before the file.
+ * first is applied, against the state before the file, so applying can
+ * still fail: resource limits (a FIB out of tbl8 groups, memory) and lines
+ * whose check depended on earlier lines of the same file (a second `vxlan
+ * tunnel` with the same key, a `del` of a tunnel the file itself adds).
+ * Route and neighbor commands record the state they are about to change
+ * here; interface settings and the tunnel state are copied whole when the
+ * journal begins (a few KB and one allocation, on a control-plane path).
+ * When a line fails, all of it is put back and the forwarder is as it was
+ * before the file.
  *
  * Undo cannot fail for lack of groups: entries are replayed newest first,
  * so each one restores a state the tables held before, and every group it
@@ -34,7 +39,30 @@ struct undo_ent {
 struct fwd_undo {
 	struct undo_ent *e;
 	size_t n, cap;
+	struct fwd_if *ifs;             /* interfaces at the start, strings owned here */
+	size_t n_ifs;
+	void *tun;                      /* fwd_tunnel_save() copy */
 };
+
+static void
+free_ifs(struct fwd_if *ifs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ifs[i].in_path);
+		free(ifs[i].out_path);
+		free(ifs[i].live);
+	}
+	free(ifs);
+}
+
+static char *
+dup_or_null(const char *s, bool *fail)
+{
+	char *d = s != NULL ? strdup(s) : NULL;
+
+	*fail |= s != NULL && d == NULL;
+	return d;
+}
 
 static struct undo_ent *
 push(struct vpk_fwd *f)
@@ -57,8 +85,29 @@ push(struct vpk_fwd *f)
 int
 fwd_undo_begin(struct vpk_fwd *f)
 {
-	f->undo = calloc(1, sizeof(*f->undo));
-	return f->undo != NULL ? 0 : -ENOMEM;
+	struct fwd_undo *u = calloc(1, sizeof(*f->undo));
+	bool fail = false;
+
+	if (u == NULL)
+		return -ENOMEM;
+	u->ifs = calloc(f->n_ifs + 1, sizeof(*u->ifs));
+	fail = u->ifs == NULL || fwd_tunnel_save(f, &u->tun) != 0;
+	for (size_t i = 0; !fail && i < f->n_ifs; i++) {
+		u->ifs[i] = f->ifs[i];
+		u->ifs[i].in_path = dup_or_null(f->ifs[i].in_path, &fail);
+		u->ifs[i].out_path = dup_or_null(f->ifs[i].out_path, &fail);
+		u->ifs[i].live = dup_or_null(f->ifs[i].live, &fail);
+		u->n_ifs = i + 1;
+	}
+	if (fail) {
+		if (u->ifs != NULL)
+			free_ifs(u->ifs, u->n_ifs);
+		free(u->tun);
+		free(u);
+		return -ENOMEM;
+	}
+	f->undo = u;
+	return 0;
 }
 
 int
@@ -147,8 +196,20 @@ fwd_undo_end(struct vpk_fwd *f, bool failed)
 
 	if (f->undo == NULL)
 		return 0;
-	if (failed)
+	if (failed) {
 		bad = rollback(f);
+		for (size_t i = 0; i < f->undo->n_ifs; i++) {
+			free(f->ifs[i].in_path);
+			free(f->ifs[i].out_path);
+			free(f->ifs[i].live);
+			f->ifs[i] = f->undo->ifs[i];    /* the copies' strings move back */
+		}
+		f->undo->n_ifs = 0;
+		fwd_tunnel_restore(f, f->undo->tun);
+	} else {
+		free(f->undo->tun);
+	}
+	free_ifs(f->undo->ifs, f->undo->n_ifs);
 	free(f->undo->e);
 	free(f->undo);
 	f->undo = NULL;

@@ -54,7 +54,10 @@ fwd_workers_init(struct vpk_fwd *f)
 	if (ws == NULL)
 		return -ENOMEM;
 	pthread_mutex_init(&ws->tx_lock, NULL);
-	for (int i = 0; i < 4 && rc == 0; i++)
+	/* Only runs on several workers hash flows (fwd_run_workers()); the
+	 * tables take tens of milliseconds to build, which a one-worker
+	 * forwarder (and every short-lived one, as in tests) need not pay. */
+	for (int i = 0; i < 4 && rc == 0 && (f->conf.workers > 1 || f->conf.wide_cores != NULL); i++)
 		rc = vpk_rss_create(key, sizeof(key), lens[i], VPK_ISA_AUTO, &ws->rss[i]);
 	f->wstate = ws;
 	f->out_mt.tx = fwd_tx_locked;

@@ -60,7 +60,10 @@ VPK_FN(heads4)(__m256i q0, __m256i q2, __m256i r, __m256i p)
 	_mm256_storeu_si256((__m256i *)(uintptr_t)ptr[3], _mm256_permute2x128_si256(hi0, hi2, 0x31));
 }
 
-/* 4 u64 lanes -> 4 u32 stored at @p out. */
+#endif
+
+#if VPK_VEC_BITS == 256
+/* 4 u64 lanes -> 4 u32 stored at @p out (the avx2 loops only: avx512 narrows with vpmovqd). */
 AI void
 VPK_FN(narrow4)(uint32_t *out, __m256i v)
 {

@@ -209,8 +209,11 @@ vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *
 		b->len = (uint16_t)h->caplen;
 		b->total_len = h->caplen;
 		b->rx_if = r->rx_if;
+		/* The record's seconds are an unsigned 32-bit field, which libpcap
+		 * passes through a signed one: from 2038 on (>= 2^31 s) tv_sec
+		 * arrives negative, so take its low 32 bits back as unsigned. */
 		if (ts_ns != NULL)
-			ts_ns[got] = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+			ts_ns[got] = (uint64_t)(uint32_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
 		r->st.bytes += h->caplen;
 		r->st.snapped += h->caplen < h->len;
 		got++;

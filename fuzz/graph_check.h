@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared by the fuzz targets that run one graph per ISA level on the same
+ * packets (ip_nodes.c, tunnel_nodes.c): interface-output's callback
+ * records what each graph sends (interface, length, bytes) so the graphs'
+ * outputs can be compared byte for byte, and the graphs' drop counters are
+ * compared reason by reason.
+ */
+#ifndef VPK_FUZZ_GRAPH_CHECK_H
+#define VPK_FUZZ_GRAPH_CHECK_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/graph.h>
+#include <vpk/nodes.h>
+
+#define FZ_OUT_MAX (64 * 2100)
+
+struct fz_out {
+	struct vpk_pool *pool;
+	uint8_t buf[FZ_OUT_MAX];        /* records: tx_if (4), len (2), pad (2), bytes */
+	size_t n;
+	uint32_t pkts;
+};
+
+static void
+fz_out_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
+{
+	struct fz_out *o = ctx;
+	void *base = vpk_pool_base(o->pool);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct vpk_buf *b = vpk_buf_from_idx(base, bi[i]);
+
+		if (o->n + b->len + 8 <= FZ_OUT_MAX) {
+			memcpy(o->buf + o->n, &tx_if, 4);
+			memcpy(o->buf + o->n + 4, &b->len, 2);
+			memcpy(o->buf + o->n + 8, vpk_buf_data(b), b->len);
+			o->n += 8 + b->len;
+		}
+	}
+	o->pkts += n;
+	vpk_pool_free_bulk(o->pool, bi, n);
+}
+
+/* abort() unless @a sent what @b sent and counted the same drops. */
+static void
+fz_same(const struct fz_out *oa, struct vpk_graph *a, const struct fz_out *ob, struct vpk_graph *b)
+{
+	if (oa->pkts != ob->pkts || oa->n != ob->n || memcmp(oa->buf, ob->buf, oa->n) != 0)
+		abort();        /* variants disagree on the output */
+	for (size_t i = 0; i < vpk_graph_n_nodes(a); i++)
+		for (uint16_t k = 0; k < vpk_graph_node_n_errors(a, i); k++) {
+			uint64_t x = 0, y = 0;
+
+			vpk_graph_node_error(a, i, k, NULL, &x);
+			vpk_graph_node_error(b, i, k, NULL, &y);
+			if (x != y)
+				abort();        /* ... or on a drop reason */
+		}
+}
+
+#endif
