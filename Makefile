@@ -3,13 +3,15 @@
 #   make test    build, then every C test (ctest) and integration test (pytest)
 #   make bench   build, then the benchmark suite (JSON in build/bench/, figures in docs/)
 #   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make tsan    the tests with concurrent readers and writers under ThreadSanitizer
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 CMAKE_ARGS ?=
 PYTHON     ?= python3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build run test bench asan install clean
+.PHONY: all deps build run test bench asan tsan install clean
 
 all: build
 
@@ -34,6 +36,11 @@ asan: deps
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	VPK_BUILD=$(BUILD_ASAN) bash scripts/run-tests.sh $(BUILD_ASAN)
 
+tsan: deps
+	cmake -S . -B $(BUILD_TSAN) -G Ninja -DVPK_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target vpk-concurrent-tests
+	bash scripts/run-tsan.sh $(BUILD_TSAN)
+
 bench: build
 	bash scripts/run-bench.sh $(BUILD)
 
@@ -41,4 +48,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)

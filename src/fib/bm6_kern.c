@@ -79,26 +79,35 @@ direct_idx(const uint8_t *a)
 }
 
 /*
- * Header word j of the compressed node at h: w[j] | c[j] << 16 (bm6.h;
- * bits 24-31 are not used). HDR_SCALAR is one unaligned 4-byte load: the
- * scalar walk reached the node through acquire loads, and a node's header
- * never changes while it is reachable, so a plain load is race-free as long
- * as it stays inside the header: word 15 is read from byte 44, since byte
- * 48 is the first entry, which changes in place. HDR_GATHERED is three
- * atomic byte loads, for the steps that continue a walk begun by gathers:
- * no acquire there, so the header is read as the entries are (fib_bits.h).
+ * Run bitmap word w[j] and count c[j] of the compressed node at h (bm6.h).
+ * HDR_SCALAR: a 2-byte and a 1-byte load (not one 4-byte load, whose fourth
+ * byte would be the first entry for j = 15, an entry that changes in place):
+ * the scalar walk reached the node through acquire loads, and a node's
+ * header never changes while it is reachable, so plain loads are race-free.
+ * HDR_GATHERED: three atomic byte loads, for the steps that continue a walk
+ * begun by gathers: no acquire there, so the header is read as the entries
+ * are (fib_bits.h).
  */
-#define HDR_SCALAR(h, j) (fib_ld32((h) + 3 * (j) - ((j) == 15)) >> (8 * ((j) == 15)))
-#define HDR_GATHERED(h, j)                                                                 \
-	((uint32_t)FIB_LD((h) + 3 * (j)) | (uint32_t)FIB_LD((h) + 3 * (j) + 1) << 8 |     \
-	 (uint32_t)FIB_LD((h) + 3 * (j) + 2) << 16)
+#define HDR_SCALAR(h, j, w, c)                                                             \
+	do {                                                                               \
+		uint16_t w16_;                                                             \
+		memcpy(&w16_, (h) + 3 * (j), sizeof(w16_));                                \
+		(w) = w16_;                                                                \
+		(c) = (h)[3 * (j) + 2];                                                    \
+	} while (0)
+#define HDR_GATHERED(h, j, w, c)                                                           \
+	do {                                                                               \
+		(w) = (uint32_t)FIB_LD((h) + 3 * (j)) | (uint32_t)FIB_LD((h) + 3 * (j) + 1) << 8; \
+		(c) = FIB_LD((h) + 3 * (j) + 2);                                           \
+	} while (0)
 
 /* One byte level: entry of byte `by` in the compressed node of entry e; HDR reads its header word. */
 #define STEP(T, A, e, by, HDR)                                                             \
 	({                                                                                 \
 		const uint8_t *h_ = (A) + (size_t)((e) >> 2) * 64;                         \
-		uint32_t q_ = HDR(h_, (by) >> 4);                                          \
-		unsigned r_ = (q_ >> 16 & 0xff) + fib_pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
+		uint32_t w_, c_;                                                           \
+		HDR(h_, (by) >> 4, w_, c_);                                                \
+		unsigned r_ = c_ + fib_pop32(w_ & (0xffffu >> (15 - ((by) & 15))));        \
 		FIB_LD_ACQ((const T *)(const void *)(h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_)); \
 	})
 
