@@ -3,17 +3,19 @@
 #   make test    build, then every C test (ctest) and integration test (pytest)
 #   make bench   build, then the benchmark suite (JSON in build/bench/, figures in docs/)
 #   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make tsan    the tests with concurrent readers and writers under ThreadSanitizer
 #   make fuzz    clang + libFuzzer build of the fuzz targets (library instrumented too),
 #                then each target for FUZZ_SECONDS from its seed corpus (docs/fuzzing.md)
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 60
 CMAKE_ARGS ?=
 PYTHON     ?= python3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build run test bench asan fuzz install clean
+.PHONY: all deps build run test bench asan tsan fuzz install clean
 
 all: build
 
@@ -44,6 +46,11 @@ fuzz:
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target vpk-fuzzers
 	bash scripts/run-fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
+tsan: deps
+	cmake -S . -B $(BUILD_TSAN) -G Ninja -DVPK_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target vpk-concurrent-tests
+	bash scripts/run-tsan.sh $(BUILD_TSAN)
+
 bench: build
 	bash scripts/run-bench.sh $(BUILD)
 
@@ -51,4 +58,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)

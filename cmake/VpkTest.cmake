@@ -8,6 +8,13 @@
 # failure. PER_ISA tests loop over every variant themselves; ctest also runs
 # them once per cap value (<name>.cap64 ... <name>.cap512) through
 # VPK_MAX_SIMD_BITWIDTH, so the cap plumbing is exercised end to end.
+# The label "concurrent" (readers and writers on threads) stays on the plain
+# test only: the ThreadSanitizer job runs `ctest -L concurrent` once per cap
+# it sets itself, and the per-cap copies would only repeat that work.
+
+# Target vpk-concurrent-tests builds only those tests (and libvpk): the
+# ThreadSanitizer job needs nothing else.
+add_custom_target(vpk-concurrent-tests)
 
 function(vpk_add_test name)
   cmake_parse_arguments(A "PER_ISA" "" "SOURCES;LABELS;ARGS;LIBS" ${ARGN})
@@ -19,11 +26,16 @@ function(vpk_add_test name)
   target_compile_definitions(${_exe} PRIVATE ${VPK_HAVE_DEFS})
   add_test(NAME ${name} COMMAND ${_exe} ${A_ARGS})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "${A_LABELS}")
+  if(concurrent IN_LIST A_LABELS)
+    add_dependencies(vpk-concurrent-tests ${_exe})
+  endif()
   if(A_PER_ISA)
+    set(_cap_labels ${A_LABELS})
+    list(REMOVE_ITEM _cap_labels concurrent)
     foreach(bits 64 128 256 512)
       add_test(NAME ${name}.cap${bits} COMMAND ${_exe} ${A_ARGS})
       set_tests_properties(${name}.cap${bits} PROPERTIES SKIP_RETURN_CODE 77
-        ENVIRONMENT "VPK_MAX_SIMD_BITWIDTH=${bits}" LABELS "per_isa;${A_LABELS}")
+        ENVIRONMENT "VPK_MAX_SIMD_BITWIDTH=${bits}" LABELS "per_isa;${_cap_labels}")
     endforeach()
   endif()
 endfunction()

@@ -282,6 +282,14 @@ or256(const uint32_t *v)
 	return acc;
 }
 
+/* Fill words of a node not yet reachable: atomic stores, as lookups read them (fib_bits.h). */
+static void
+arena_fill(uint32_t *dst, const uint32_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		FIB_ST(&dst[i], src[i]);
+}
+
 /*
  * A flat node holding v (all 256 entries valid), `runs` runs: narrow (16-bit
  * entries) when b->narrow and every entry is a leaf that fits.
@@ -295,12 +303,12 @@ put_flat(struct bm16 *b, const uint32_t *v, unsigned runs)
 
 	if (at == 0)
 		return BM16_NOMEM;
+	/* 32-bit stores only (a narrow node's word holds entries 2k, 2k + 1), the size lookups load */
 	if (nar) {
-		uint16_t *h = (uint16_t *)(b->arena + at);
-		for (unsigned i = 0; i < 256; i++)
-			h[i] = (uint16_t)v[i];
+		for (unsigned k = 0; k < 128; k++)
+			FIB_ST(&b->arena[at + k], v[2 * k] | v[2 * k + 1] << 16);
 	} else {
-		memcpy(b->arena + at, v, 256 * sizeof(uint32_t));
+		arena_fill(b->arena + at, v, 256);
 	}
 	b->flat_runs_of[at / BM16_LINE_WORDS] = (uint16_t)runs;
 	return at << 2 | (nar ? BM16_NARROW : 0) | BM16_FLAT | 1;
@@ -329,14 +337,13 @@ node_build(struct bm16 *b, const uint32_t bm[8], unsigned runs, const uint32_t *
 		cum[w] = (uint8_t)k;    /* <= 32 * 7 */
 		k += fib_pop32(bm[w]);
 	}
-	memcpy(n, bm, 8 * sizeof(uint32_t));
-	memcpy(n + 8, cum, sizeof(cum));
-	if (nv0)
-		memcpy(n + BM16_HDR_WORDS, vals0, nv0 * sizeof(uint32_t));
-	if (nv1)
-		memcpy(n + BM16_HDR_WORDS + nv0, vals1, nv1 * sizeof(uint32_t));
-	if (nv2)
-		memcpy(n + BM16_HDR_WORDS + nv0 + nv1, vals2, nv2 * sizeof(uint32_t));
+	uint32_t cw[2];
+	memcpy(cw, cum, sizeof(cum));
+	arena_fill(n, bm, 8);
+	arena_fill(n + 8, cw, 2);
+	arena_fill(n + BM16_HDR_WORDS, vals0, nv0);
+	arena_fill(n + BM16_HDR_WORDS + nv0, vals1, nv1);
+	arena_fill(n + BM16_HDR_WORDS + nv0 + nv1, vals2, nv2);
 	return at << 2 | 1;
 }
 
@@ -494,8 +501,9 @@ put_in_flat_w(struct bm16 *b, const struct span *sp, uint32_t old, const uint32_
 	for (unsigned i = lo; i <= hi; i++) {
 		if (v[i] == FGET(i))
 			continue;
-		if (nar)
-			__atomic_store_n(&h[i], (uint16_t)v[i], __ATOMIC_RELEASE);
+		if (nar)        /* the word of entries i & ~1, i | 1: lookups load whole words */
+			__atomic_store_n(&f[i >> 1], (f[i >> 1] & ~(UINT32_C(0xffff) << (i & 1) * 16)) |
+				v[i] << (i & 1) * 16, __ATOMIC_RELEASE);
 		else
 			__atomic_store_n(&f[i], v[i], __ATOMIC_RELEASE);
 	}

@@ -29,8 +29,8 @@ static inline __attribute__((always_inline)) uint32_t
 node_rank(const uint32_t *arena, uint32_t at, unsigned x)
 {
 	const uint32_t *n = arena + at;
-	uint32_t bm = n[x >> 5];
-	uint32_t cum = (n[8 + (x >> 7)] >> (8 * ((x >> 5) & 3))) & 0xff;
+	uint32_t bm = FIB_LD(&n[x >> 5]);
+	uint32_t cum = (FIB_LD(&n[8 + (x >> 7)]) >> (8 * ((x >> 5) & 3))) & 0xff;
 
 	return at + BM16_HDR_WORDS - 1 + cum + fib_pop32(bm & (~UINT32_C(0) >> (31 - (x & 31))));
 }
@@ -95,7 +95,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 	for (size_t t = 0; t < cnt + 4 * sd; t++) {
 		if (t < cnt) {
 			uint32_t ip = fib_ld32(&ips[t]);
-			uint32_t d = dir[ip >> 16];
+			uint32_t d = FIB_LD_ACQ(&dir[ip >> 16]);
 			rd[t % SR] = d;
 			__builtin_prefetch(ar + ((d >> 2) & -(d & 1)));     /* header line, or a flat node's first */
 		}
@@ -108,7 +108,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 		}
 		if (t >= 2 * sd && t - 2 * sd < cnt) {
 			size_t j = t - 2 * sd;
-			uint32_t d = rd[j % SR], v = entry_of(ar[rr[j % SR]], d, fib_ld32(&ips[j]) >> 8 & 0xff);
+			uint32_t d = rd[j % SR], v = entry_of(FIB_LD_ACQ(&ar[rr[j % SR]]), d, fib_ld32(&ips[j]) >> 8 & 0xff);
 			v = (d & 1) ? v : d;
 			rd[j % SR] = v;
 			if (__builtin_expect(v & 1, 0))
@@ -127,7 +127,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 			size_t j = t - 4 * sd;
 			uint32_t v = rd[j % SR];
 			if (__builtin_expect(v & 1, 0))
-				v = entry_of(ar[rr[j % SR]], v, fib_ld32(&ips[j]) & 0xff);
+				v = entry_of(FIB_LD(&ar[rr[j % SR]]), v, fib_ld32(&ips[j]) & 0xff);
 			fib_st64(&nhs[j], v >> 1);
 		}
 	}

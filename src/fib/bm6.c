@@ -14,6 +14,7 @@
 #include "core/registry.h"
 #include "fib/bm6.h"
 #include "fib/ent.h"
+#include "fib/fib_bits.h"
 
 VPK_DECLARE_VARIANTS(struct bm6_impl, vpk_bm6_impl);
 
@@ -345,18 +346,20 @@ build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, unsi
 		return line << 1 | 1;
 	}
 	for (unsigned j = 0; j < 8; j++) {
+		/* Atomic stores although no lookup reaches the node yet: the
+		 * lookups' steps after a gather read it atomically (fib_bits.h). */
 		for (unsigned k = 0; k < 2; k++) {     /* 16-bit words 2j, 2j + 1 */
 			uint8_t *p = h + 6 * j + 3 * k;
-			p[0] = (uint8_t)(w[j] >> 16 * k);
-			p[1] = (uint8_t)(w[j] >> (16 * k + 8));
-			p[2] = (uint8_t)(r + (k ? pc32(w[j] & 0xffff) : 0));     /* <= 240 */
+			FIB_ST(&p[0], (uint8_t)(w[j] >> 16 * k));
+			FIB_ST(&p[1], (uint8_t)(w[j] >> (16 * k + 8)));
+			FIB_ST(&p[2], (uint8_t)(r + (k ? pc32(w[j] & 0xffff) : 0)));     /* <= 240 */
 		}
 		for (uint32_t x = w[j]; x != 0; x &= x - 1, r++) {
 			unsigned i = 32 * j + (unsigned)__builtin_ctz(x);
 			if (b->ent64)
-				memcpy(h + BM6_HDR + 8 * r, &m[i], 8);
+				FIB_ST((uint64_t *)(void *)(h + BM6_HDR) + r, m[i]);
 			else
-				memcpy(h + BM6_HDR + 4 * r, &(uint32_t){ (uint32_t)m[i] }, 4);
+				FIB_ST((uint32_t *)(void *)(h + BM6_HDR) + r, (uint32_t)m[i]);
 		}
 	}
 	return line << 1;

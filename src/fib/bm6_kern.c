@@ -78,36 +78,57 @@ direct_idx(const uint8_t *a)
 	return __builtin_bswap32(w) >> 16;
 }
 
-/* One byte level: entry of byte `by` in the compressed node of entry e. */
-#define STEP(T, A, e, by)                                                                  \
+/*
+ * Run bitmap word w[j] and count c[j] of the compressed node at h (bm6.h).
+ * HDR_SCALAR: a 2-byte and a 1-byte load (not one 4-byte load, whose fourth
+ * byte would be the first entry for j = 15, an entry that changes in place):
+ * the scalar walk reached the node through acquire loads, and a node's
+ * header never changes while it is reachable, so plain loads are race-free.
+ * HDR_GATHERED: three atomic byte loads, for the steps that continue a walk
+ * begun by gathers: no acquire there, so the header is read as the entries
+ * are (fib_bits.h).
+ */
+#define HDR_SCALAR(h, j, w, c)                                                             \
+	do {                                                                               \
+		uint16_t w16_;                                                             \
+		memcpy(&w16_, (h) + 3 * (j), sizeof(w16_));                                \
+		(w) = w16_;                                                                \
+		(c) = (h)[3 * (j) + 2];                                                    \
+	} while (0)
+#define HDR_GATHERED(h, j, w, c)                                                           \
+	do {                                                                               \
+		(w) = (uint32_t)FIB_LD((h) + 3 * (j)) | (uint32_t)FIB_LD((h) + 3 * (j) + 1) << 8; \
+		(c) = FIB_LD((h) + 3 * (j) + 2);                                           \
+	} while (0)
+
+/* One byte level: entry of byte `by` in the compressed node of entry e; HDR reads its header word. */
+#define STEP(T, A, e, by, HDR)                                                             \
 	({                                                                                 \
 		const uint8_t *h_ = (A) + (size_t)((e) >> 2) * 64;                         \
-		uint32_t q_ = fib_ld32(h_ + 3 * ((by) >> 4));                                  \
-		unsigned r_ = (q_ >> 16 & 0xff) + fib_pop32(q_ & (0xffffu >> (15 - ((by) & 15)))); \
-		T v_;                                                                      \
-		memcpy(&v_, h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_, sizeof(T));         \
-		v_;                                                                        \
+		uint32_t w_, c_;                                                           \
+		HDR(h_, (by) >> 4, w_, c_);                                                \
+		unsigned r_ = c_ + fib_pop32(w_ & (0xffffu >> (15 - ((by) & 15))));        \
+		FIB_LD_ACQ((const T *)(const void *)(h_ + BM6_HDR - sizeof(T) + sizeof(T) * r_)); \
 	})
 
+/* The entry of byte `by` in the direct node of entry e. */
+#define STEPD(T, A, e, by) FIB_LD_ACQ((const T *)(const void *)((A) + (size_t)((e) >> 2) * 64) + (by))
+
 /* Any byte: the node may be direct (bit 1; a level's nodes are mostly of one kind, so a branch). */
-#define STEP2(T, A, e, by)                                                                 \
+#define STEP2(T, A, e, by, HDR)                                                            \
 	({                                                                                 \
 		T v2_;                                                                     \
 		if ((e) & 2)                                                               \
-			memcpy(&v2_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (by), sizeof(T)); \
+			v2_ = STEPD(T, A, e, by);                                          \
 		else                                                                       \
-			v2_ = STEP(T, A, e, by);                                           \
+			v2_ = STEP(T, A, e, by, HDR);                                      \
 		v2_;                                                                       \
 	})
 
-/* One step from byte k (k advanced); the node may be direct (bit 1; a branch). */
+/* One step from byte k (k advanced) of a walk begun by gathers; the node may be direct (bit 1; a branch). */
 #define STEPK(T, A, e, ip, k)                                                              \
 	({                                                                                 \
-		T s_;                                                                      \
-		if ((e) & 2)                                                               \
-			memcpy(&s_, (A) + (size_t)((e) >> 2) * 64 + sizeof(T) * (ip)[k], sizeof(T)); \
-		else                                                                       \
-			s_ = STEP(T, A, e, (ip)[k]);                                       \
+		T s_ = STEP2(T, A, e, (ip)[k], HDR_GATHERED);                              \
 		(k)++;                                                                     \
 		s_;                                                                        \
 	})
@@ -123,14 +144,14 @@ direct_idx(const uint8_t *a)
 			unsigned any = 0;                                                  \
 			pf_ahead(ips, nhs, i, SB, n);                                      \
 			for (unsigned l = 0; l < SB; l++) {                                \
-				e[l] = d[direct_idx(ips[i + l])];                          \
+				e[l] = FIB_LD_ACQ(&d[direct_idx(ips[i + l])]);             \
 				any |= (unsigned)e[l];                                     \
 			}                                                                  \
 			for (unsigned k = 2; any & 1; k++) {                               \
 				any = 0;                                                   \
 				for (unsigned l = 0; l < SB; l++)                          \
 					if (e[l] & 1) {                                    \
-						e[l] = STEP2(T, A, e[l], ips[i + l][k]);   \
+						e[l] = STEP2(T, A, e[l], ips[i + l][k], HDR_SCALAR); \
 						any |= (unsigned)e[l];                     \
 					}                                                  \
 			}                                                                  \
@@ -146,9 +167,9 @@ direct_idx(const uint8_t *a)
 		}                                                                          \
 		for (; i < n; i++) {                                                       \
 			const uint8_t *a = ips[i];                                         \
-			T e = d[direct_idx(a)];                                            \
+			T e = FIB_LD_ACQ(&d[direct_idx(a)]);                               \
 			for (unsigned k = 2; e & 1; k++)                                   \
-				e = STEP2(T, A, e, a[k]);                                  \
+				e = STEP2(T, A, e, a[k], HDR_SCALAR);                      \
 			fib_st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
 	}
@@ -174,7 +195,7 @@ SCALAR_LOOKUP(uint64_t)
 			uint64_t left = 0;                                                 \
 			for (uint64_t x = m; x != 0; x &= x - 1) {                         \
 				unsigned p = (unsigned)__builtin_ctzll(x), by = ips[pos(p)][k[p]]; \
-				e[p] = STEP2(T, A, e[p], by);                              \
+				e[p] = STEP2(T, A, e[p], by, HDR_GATHERED);                \
 				k[p]++;                                                    \
 				left |= (uint64_t)(e[p] & 1) << p;                         \
 			}                                                                  \
@@ -592,7 +613,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		 */
 		uint32_t de[8 * NB], ext = 0;
 		for (int j = 0; j < 8 * NB; j++) {
-			de[j] = (uint32_t)d[direct_idx(ips[i + j])];
+			de[j] = (uint32_t)FIB_LD_ACQ(&d[direct_idx(ips[i + j])]);
 			ext |= de[j];
 		}
 		if (!(ext & 1)) {

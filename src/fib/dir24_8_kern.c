@@ -43,9 +43,9 @@
 			uint32_t ip = fib_ld32(&ips[i]);                                   \
 			if (i + PF_DIST < n)                                           \
 				__builtin_prefetch(&t24[fib_ld32(&ips[i + PF_DIST]) >> 8]); \
-			uint64_t e = t24[ip >> 8];                                     \
+			uint64_t e = FIB_LD_ACQ(&t24[ip >> 8]);                        \
 			if (e & 1)                                                     \
-				e = t8[(size_t)(e >> 1) * DIR24_8_GROUP + (ip & 0xff)]; \
+				e = FIB_LD(&t8[(size_t)(e >> 1) * DIR24_8_GROUP + (ip & 0xff)]); \
 			fib_st64(&nhs[i], e >> 1);                                         \
 		}                                                                      \
 	}

@@ -133,15 +133,20 @@ use_impl(struct vpk_fib *fib, const struct vpk_impl *impl)
 		fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
 }
 
-/* BM16 could not allocate: answer from its DIR-24-8 copy from now on (still exact). */
+/*
+ * BM16 could not allocate: answer from its DIR-24-8 copy from now on (still
+ * exact). Lookups may run: the function is stored before bm_active is
+ * cleared by a release store, which their acquire load pairs with.
+ */
 static void
 bm16_fallback(struct vpk_fib *fib)
 {
 	const struct vpk_impl *impl;
 
 	if (vpk_impl_pick(vpk_dir24_8_impls, VPK_ISA_AUTO, &impl) == 0)
-		fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
-	fib->bm_active = false;
+		__atomic_store_n(&fib->lookup, ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log],
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&fib->bm_active, false, __ATOMIC_RELEASE);
 }
 
 int
@@ -333,10 +338,10 @@ vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t *nh)
 void
 vpk_fib_lookup_bulk(const struct vpk_fib *fib, const uint32_t *ips, uint64_t *nhs, size_t n)
 {
-	if (fib->bm_active)
+	if (__atomic_load_n(&fib->bm_active, __ATOMIC_ACQUIRE))     /* bm16_fallback() may clear it */
 		fib->bm_lookup(&fib->bm, ips, nhs, n);
 	else
-		fib->lookup(&fib->dp, ips, nhs, n);
+		__atomic_load_n(&fib->lookup, __ATOMIC_RELAXED)(&fib->dp, ips, nhs, n);
 }
 
 struct walk_ctx {

@@ -38,9 +38,9 @@
 				const uint8_t *p = ips[i + PF_DIST];                       \
 				__builtin_prefetch(&t24[p[0] << 16 | p[1] << 8 | p[2]]);   \
 			}                                                                  \
-			uint64_t e = t24[a[0] << 16 | a[1] << 8 | a[2]];                   \
+			uint64_t e = FIB_LD_ACQ(&t24[a[0] << 16 | a[1] << 8 | a[2]]);      \
 			for (unsigned k = 3; e & 1; k++)                                   \
-				e = t8[(size_t)(e >> 1) * TRIE6_GROUP + a[k]];             \
+				e = FIB_LD_ACQ(&t8[(size_t)(e >> 1) * TRIE6_GROUP + a[k]]); \
 			fib_st64(&nhs[i], e >> 1);                                             \
 		}                                                                          \
 	}

@@ -22,6 +22,7 @@
  * change) with deferred freeing and IPv6 reclaims after quiescent points.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -119,14 +120,25 @@ p6(uint8_t ip[16], unsigned b7)
 
 static bool reclaim6;   /* f6 defers frees: reclaim it with f4 */
 
-/* Wait until the reader finished two more passes, then reclaim: something must be parked. */
+/*
+ * Wait until the reader finished two more passes, then reclaim: something
+ * must be parked. The wait yields after a short spin: on a loaded machine a
+ * spinning writer can keep the reader off the CPU, and reclaiming before
+ * the reader passed would let it see reused nodes (wrong answers blamed on
+ * the FIB). A reader that never gets there fails the test here instead.
+ */
 static void
 quiesce_reclaim(bool four, bool six)
 {
 	unsigned long c = atomic_load(&passes);
+	unsigned spin = 0;
 
-	for (unsigned spin = 0; atomic_load(&passes) < c + 2 && spin < 100000000u; spin++)
-		;
+	for (; atomic_load(&passes) < c + 2 && spin < 20000000u; spin++)
+		if (spin >= 1000)
+			sched_yield();
+	CHECK(atomic_load(&passes) >= c + 2, "the reader passed no quiescent point in 20M yields");
+	if (atomic_load(&passes) < c + 2)
+		return;
 	if (four)
 		CHECK(vpk_fib_reclaim(f4) > 0, "reclaim");
 	if (six)
