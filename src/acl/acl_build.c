@@ -29,7 +29,6 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,7 +472,7 @@ static const struct plan plans[] = {
  *    abandoned: two spilling trees (nested or crossing rules spill instead
  *    of being copied: 6 ms instead of 50-115 for 3400 patch rules, and
  *    fewer cycles per packet there); then big leaves in one tree, then the
- *    full build's last plan. docs/acl.md, session 8, has the A/B figures.
+ *    full build's last plan (docs/acl.md, "Update and frozen trees").
  */
 static const struct plan uplans[] = {
 	{ 1, 6, 32, 16, 0 },
@@ -492,9 +491,6 @@ static const struct plan uplans[] = {
 int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
 int acl_build_copies_override = -1;
-int acl_build_update_full_plans;
-_Atomic unsigned long acl_build_update_abandoned;
-_Atomic unsigned long acl_build_update_entries;
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
@@ -591,12 +587,11 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	 * 256 rules (not 512) are 12-20 % faster again, but where that last tree
 	 * gathers too many rules of mixed shapes its forced cuts copy them
 	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
-	 * instead (docs/acl.md, session 6).
+	 * instead (docs/acl.md, "Benchmarks": acl 100k with 6 spilling trees).
 	 * Update and frozen trees have plans of their own (uplans[]), unless a
-	 * test forces a plan or asks for the full build's (A/B runs), or the
-	 * tree is as big as a full build that starts at the many-tree plans. */
-	bool upd = kind == ACL_BUILD_UPDATE && !acl_build_update_full_plans && acl_build_plan_override < 0 &&
-		   n <= 32768;
+	 * test forces a plan, or the tree is as big as a full build that starts
+	 * at the many-tree plans. */
+	bool upd = kind == ACL_BUILD_UPDATE && acl_build_plan_override < 0 && n <= 32768;
 	const struct plan *tab = upd ? uplans : plans;
 	unsigned ntab = upd ? NUPLANS : NPLANS;
 	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : n > UPD_SMALL ? UPLAN_MID : 0)
@@ -625,8 +620,6 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 		if (!last && acl_build_copies_override >= 0)
 			b.limit_entries = (size_t)acl_build_copies_override * n;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
-		if (kind == ACL_BUILD_UPDATE)
-			atomic_fetch_add_explicit(&acl_build_update_entries, b.nlent, memory_order_relaxed);
 		if (rc >= 0) {
 			ng = (uint32_t)rc;
 			break;
@@ -636,8 +629,6 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			       b.limit_entries);
 			goto out;
 		}
-		if (kind == ACL_BUILD_UPDATE)
-			atomic_fetch_add_explicit(&acl_build_update_abandoned, 1, memory_order_relaxed);
 	}
 	rc = -ENOMEM;
 	/* Trees in rank order so that resolved packets skip later ones. */

@@ -26,7 +26,7 @@
 #endif
 
 #define PF_DIST 16
-#define PF_BLOCKS 8     /* vector loops prefetch tbl24 128 keys ahead (docs/fib.md: 4 -> 8 in session 6) */
+#define PF_BLOCKS 8     /* vector loops prefetch tbl24 128 keys ahead (4 blocks: ~15 % slower, docs/fib.md) */
 
 
 

@@ -83,7 +83,7 @@ struct vpk_graph {
  */
 extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
 	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
-/* Tunnel nodes (issue 6). */
+/* Tunnel nodes (VXLAN decap, SRv6 gtp4-d / gtp4-e). */
 extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, vxlan4_input_reg,
 	vxlan6_input_reg, vxlan4_encap_reg, vxlan6_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
 
