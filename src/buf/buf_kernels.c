@@ -6,16 +6,7 @@
 #include "core/registry.h"
 
 const struct vpk_impl *const buf_kern_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&buf_kern_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&buf_kern_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&buf_kern_sse42.base,
-#endif
-	&buf_kern_scalar.base,
+	VPK_KERNEL_IMPLS(buf_kern, buf_kern, base)
 	NULL
 };
 

@@ -23,19 +23,7 @@
 VPK_DECLARE_VARIANTS(struct bm16_impl, vpk_bm16_impl);
 
 const struct vpk_impl *const vpk_bm16_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512ICL
-	&vpk_bm16_impl_avx512icl.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_bm16_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_bm16_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_bm16_impl_sse42.impl,
-#endif
-	&vpk_bm16_impl_scalar.impl,
+	VPK_KERNEL_IMPLS(bm16, vpk_bm16_impl, impl)
 	NULL,
 };
 

@@ -20,16 +20,7 @@
 VPK_DECLARE_VARIANTS(struct dir24_8_impl, vpk_dir24_8_impl);
 
 const struct vpk_impl *const vpk_dir24_8_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_dir24_8_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_dir24_8_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_dir24_8_impl_sse42.impl,
-#endif
-	&vpk_dir24_8_impl_scalar.impl,
+	VPK_KERNEL_IMPLS(dir24_8, vpk_dir24_8_impl, impl)
 	NULL,
 };
 

@@ -17,16 +17,7 @@
 VPK_DECLARE_VARIANTS(struct trie6_impl, vpk_trie6_impl);
 
 const struct vpk_impl *const vpk_trie6_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_trie6_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_trie6_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_trie6_impl_sse42.impl,
-#endif
-	&vpk_trie6_impl_scalar.impl,
+	VPK_KERNEL_IMPLS(trie6, vpk_trie6_impl, impl)
 	NULL,
 };
 

@@ -6,13 +6,7 @@
 #include "core/registry.h"
 
 const struct vpk_impl *const io_desc_kern_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&io_desc_kern_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&io_desc_kern_avx2.base,
-#endif
-	&io_desc_kern_scalar.base,
+	VPK_KERNEL_IMPLS(io_desc, io_desc_kern, base)
 	NULL
 };
 

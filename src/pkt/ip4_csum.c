@@ -10,16 +10,7 @@
 #include "pkt/ip4_csum.h"
 
 const struct vpk_impl *const ip4_csum_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&ip4_csum_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&ip4_csum_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&ip4_csum_sse42.base,
-#endif
-	&ip4_csum_scalar.base,
+	VPK_KERNEL_IMPLS(ip4_csum, ip4_csum, base)
 	NULL
 };
 

@@ -4,7 +4,7 @@
 
 /*
  * vpk's private vector abstraction, for kernel sources compiled once per ISA
- * (vpk_kernel_sources()). It follows VPP's vppinfra/vector.h: GCC vector
+ * (vpk_kernel()). It follows VPP's vppinfra/vector.h: GCC vector
  * types give the arithmetic, compares and shifts for free on every width;
  * this header adds the few operations the compiler cannot express (gathers,
  * masked gathers, lane tests) with one implementation per ISA.

@@ -10,16 +10,7 @@
 #include "tunnel/ep_cache.h"
 
 const struct vpk_impl *const ep_cache_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&ep_cache_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&ep_cache_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&ep_cache_sse42.base,
-#endif
-	&ep_cache_scalar.base,
+	VPK_KERNEL_IMPLS(ep_cache, ep_cache, base)
 	NULL
 };
 

@@ -11,16 +11,7 @@
 #include "tunnel/gtp4d_hdr.h"
 
 const struct vpk_impl *const gtp4d_hdr_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&gtp4d_hdr_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&gtp4d_hdr_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&gtp4d_hdr_sse42.base,
-#endif
-	&gtp4d_hdr_scalar.base,
+	VPK_KERNEL_IMPLS(gtp4d_hdr, gtp4d_hdr, base)
 	NULL
 };
 
