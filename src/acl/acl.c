@@ -74,10 +74,7 @@ struct vpk_acl {
 	char err[VPK_ACL_ERRLEN];
 };
 
-static const struct vpk_impl *const acl_impls[] = {
-	VPK_KERNEL_IMPLS(acl, acl_impl, base)
-	NULL
-};
+static VPK_KERNEL_TABLE(acl_impls, acl, acl_impl, base);
 
 VPK_KERNEL_REGISTER(acl_classify, "acl-classify",
 		    "ACL classification (partitioned decision trees, SIMD leaf scan)", acl_impls);

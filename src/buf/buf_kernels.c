@@ -5,10 +5,7 @@
 #include "buf/buf_kern.h"
 #include "core/registry.h"
 
-const struct vpk_impl *const buf_kern_impls[] = {
-	VPK_KERNEL_IMPLS(buf_kern, buf_kern, base)
-	NULL
-};
+VPK_KERNEL_TABLE(buf_kern_impls, buf_kern, buf_kern, base);
 
 VPK_KERNEL_REGISTER(buf_kern, "buf-idx-ptr", "buffer index <-> pointer conversion (per frame)",
 		    buf_kern_impls);

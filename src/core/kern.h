@@ -46,9 +46,14 @@
  *
  *   const struct vpk_impl *const vpk_dir24_8_impls[] = {
  *           VPK_KERNEL_IMPLS(dir24_8, vpk_dir24_8_impl, impl) NULL };
+ *
+ * VPK_KERNEL_TABLE(vpk_dir24_8_impls, dir24_8, vpk_dir24_8_impl, impl)
+ * defines that table (add `static` before it for a file-local one).
  */
 #define VPK_KERNEL_ENTRY_(prefix, member, impl) &VPK_CAT(prefix, impl).member,
 #define VPK_KERNEL_IMPLS(kernel, prefix, member) VPK_KERNEL_LIST_##kernel(VPK_KERNEL_ENTRY_, prefix, member)
+#define VPK_KERNEL_TABLE(table, kernel, prefix, member) \
+	const struct vpk_impl *const table[] = { VPK_KERNEL_IMPLS(kernel, prefix, member) NULL }
 
 /* Declare the per-ISA variants of a kernel object called NAME_<isa>. */
 #define VPK_DECLARE_VARIANTS(type, name)          \

@@ -18,10 +18,7 @@
 
 VPK_DECLARE_VARIANTS(struct bm6_impl, vpk_bm6_impl);
 
-const struct vpk_impl *const vpk_bm6_impls[] = {
-	VPK_KERNEL_IMPLS(bm6, vpk_bm6_impl, impl)
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_bm6_impls, bm6, vpk_bm6_impl, impl);
 
 VPK_KERNEL_REGISTER(fib6_bm6, "fib6-bm6",
 		    "IPv6 FIB lookup, 2^16 direct table + popcount-compressed 256-way byte nodes", vpk_bm6_impls);

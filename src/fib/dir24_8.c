@@ -19,10 +19,7 @@
 
 VPK_DECLARE_VARIANTS(struct dir24_8_impl, vpk_dir24_8_impl);
 
-const struct vpk_impl *const vpk_dir24_8_impls[] = {
-	VPK_KERNEL_IMPLS(dir24_8, vpk_dir24_8_impl, impl)
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_dir24_8_impls, dir24_8, vpk_dir24_8_impl, impl);
 
 VPK_KERNEL_REGISTER(fib4_dir24_8, "fib4-dir24-8",
 		    "IPv4 FIB lookup, DIR-24-8 (tbl24 + tbl8 groups), 1/2/4/8-byte entries",

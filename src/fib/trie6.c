@@ -16,10 +16,7 @@
 
 VPK_DECLARE_VARIANTS(struct trie6_impl, vpk_trie6_impl);
 
-const struct vpk_impl *const vpk_trie6_impls[] = {
-	VPK_KERNEL_IMPLS(trie6, vpk_trie6_impl, impl)
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_trie6_impls, trie6, vpk_trie6_impl, impl);
 
 VPK_KERNEL_REGISTER(fib6_trie, "fib6-trie",
 		    "IPv6 FIB lookup, tbl24 + chained tbl8 byte levels, 2/4/8-byte entries", vpk_trie6_impls);

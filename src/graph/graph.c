@@ -17,10 +17,7 @@
 #include "core/registry.h"
 #include "graph/graph_priv.h"
 
-const struct vpk_impl *const graph_enqueue_impls[] = {
-	VPK_KERNEL_IMPLS(graph_enqueue, graph_enqueue, base)
-	NULL
-};
+VPK_KERNEL_TABLE(graph_enqueue_impls, graph_enqueue, graph_enqueue, base);
 VPK_KERNEL_REGISTER(graph_enqueue, "graph-enqueue",
 		    "enqueue-to-next: group a frame's packets by next node (compare + compress)",
 		    graph_enqueue_impls);

@@ -90,8 +90,7 @@ extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, v
 /* The best-first variant table of node function objects NAME_<isa>. */
 #define VPK_NODE_VARIANTS(name)                                                \
 	VPK_DECLARE_VARIANTS(struct vpk_node_impl, name);                      \
-	static const struct vpk_impl *const name##_impls[] = {                 \
-		VPK_KERNEL_IMPLS(graph_node, name, base) NULL }
+	static VPK_KERNEL_TABLE(name##_impls, graph_node, name, base)
 
 /* Define this build's variant object NAME_<isa> for node function FN. */
 #define VPK_NODE_FN_OBJ(name, func)                                            \

@@ -9,10 +9,7 @@
 #include "core/registry.h"
 #include "pkt/ip4_csum.h"
 
-const struct vpk_impl *const ip4_csum_impls[] = {
-	VPK_KERNEL_IMPLS(ip4_csum, ip4_csum, base)
-	NULL
-};
+VPK_KERNEL_TABLE(ip4_csum_impls, ip4_csum, ip4_csum, base);
 
 VPK_KERNEL_REGISTER(ip4_csum, "ip4-csum-check", "IPv4 header checksum verification over a batch",
 		    ip4_csum_impls);

@@ -35,10 +35,7 @@ vpk_rss_hash_one(const uint8_t *key, const uint8_t *tuple, size_t len)
 	return h;
 }
 
-const struct vpk_impl *const rss_impls[] = {
-	VPK_KERNEL_IMPLS(rss, rss, base)
-	NULL
-};
+VPK_KERNEL_TABLE(rss_impls, rss, rss, base);
 
 VPK_KERNEL_REGISTER(rss, "rss-toeplitz", "Toeplitz hash of packet tuples (RSS, flow to worker)", rss_impls);
 

@@ -9,10 +9,7 @@
 #include "core/registry.h"
 #include "tunnel/ep_cache.h"
 
-const struct vpk_impl *const ep_cache_impls[] = {
-	VPK_KERNEL_IMPLS(ep_cache, ep_cache, base)
-	NULL
-};
+VPK_KERNEL_TABLE(ep_cache_impls, ep_cache, ep_cache, base);
 
 VPK_KERNEL_REGISTER(ep_cache, "vxlan-endpoint-cache",
 		    "VxLAN tunnel endpoint check: 1-entry (scalar) or 8-way SIMD cache before the table",
