@@ -378,10 +378,9 @@ u32v_load_bytes_strided(const uint8_t *p, size_t stride)
 
 #if VPK_VEC_BITS >= 256
 /*
- * Lane masks: a k-register on AVX-512; on AVX2 a vector whose lanes are
- * all ones or zero (m64v; what blends and the gathers read) or hold the
- * lane's flag in the top bit (m32v, from u32v_odd(): what the gathers
- * read). Compare, blend and masked-gather code is so written once and
+ * Lane masks: a k-register on AVX-512; on AVX2 a vector whose lanes hold
+ * the lane's flag in the top bit (m32v) or are all ones or zero (m64v):
+ * what the masked gathers read. Masked-gather code is so written once and
  * still uses k-masks and masked instructions where they exist.
  */
 #if VPK_VEC_BITS == 512
@@ -413,44 +412,12 @@ u64v_odd(u64v v)
 #endif
 }
 
-VPK_INLINE m64v
-u64v_eq(u64v a, u64v b)
-{
-#if VPK_VEC_BITS == 512
-	return _mm512_cmpeq_epi64_mask((__m512i)a, (__m512i)b);
-#else
-	return (m64v)(a == b);
-#endif
-}
-
 /* True if any lane of the m32v or m64v @m is set. */
 #if VPK_VEC_BITS == 512
 #define vpk_mask_any(m) ((m) != 0)
 #else
 #define vpk_mask_any(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
-
-/* Bit l set for lane l of @m. */
-VPK_INLINE unsigned
-m64v_bits(m64v m)
-{
-#if VPK_VEC_BITS == 512
-	return m;
-#else
-	return (unsigned)_mm256_movemask_pd((__m256d)m);
-#endif
-}
-
-/* Lanes of @m from @b, the others from @a. */
-VPK_INLINE u64v
-u64v_blend(u64v a, u64v b, m64v m)
-{
-#if VPK_VEC_BITS == 512
-	return (u64v)_mm512_mask_mov_epi64((__m512i)a, m, (__m512i)b);
-#else
-	return (u64v)_mm256_blendv_epi8((__m256i)a, (__m256i)b, (__m256i)m);
-#endif
-}
 
 #if VPK_VEC_BITS == 512
 /* A zero the compiler cannot see through: given a known zero as the merge

@@ -6,25 +6,24 @@
  * often they reach the table.
  *
  *   scalar, sse42: last_key == k ?                          (1 compare)
- *   avx2 / avx512: blocks of 4 / 8 packets (one u64v of keys, src/simd/vec.h)
- *                  against the 8 ways held as broadcasts (8 compares + 8
- *                  blends per block, branch-free; k-masks and masked moves
- *                  on AVX-512), then the lanes that hit no way, and the
- *                  tail, per packet:
+ *   avx2 / avx512: blocks of 4 / 8 packets against the 8 ways held as
+ *                  broadcasts (8 compares + 8 blends per block, branch-free),
+ *                  then the lanes that hit no way, and the tail, per packet:
  *                  last_key == k ?  else  any(key[0..7] == k)  else table
  *
- * The lowest matching way wins (keys in the cache are distinct anyway: a
- * key is inserted only after it missed). SSE4.2 keeps the 1-entry cache:
- * an 8-way form (four _mm_cmpeq_epi64 + movemask_pd) measured 5.0
- * cycles/packet against 3.3 for the 1-entry cache + table probe on 2-8
- * endpoints (`vpk bench vxlan`, docs/tunnels.md).
+ * The 8-wide compare: AVX-512 _mm512_cmpeq_epi64_mask (one instruction, a
+ * k-mask), AVX2 two _mm256_cmpeq_epi64 + movemask_pd. The lowest matching
+ * way wins (keys in the cache are distinct anyway: a key is inserted only
+ * after it missed). SSE4.2 keeps the 1-entry cache: an 8-way form (four
+ * _mm_cmpeq_epi64 + movemask_pd) measured 5.0 cycles/packet
+ * against 3.3 for the 1-entry cache + table probe on 2-8 endpoints
+ * (`vpk bench vxlan`, docs/tunnels.md).
  */
-#include "simd/vec.h"
 #include "tunnel/ep_cache.h"
 
-#if VPK_VEC_BITS >= 256
-#define L VPK_U64_LANES
-#define NP (EP_CACHE_WAYS / L)  /* u64v parts of the 8 ways */
+#if VPK_VEC_BITS > 0
+#include <immintrin.h>
+#endif
 
 /*
  * The 8 cached keys live in registers for the whole call (loaded once,
@@ -32,109 +31,67 @@
  * store forwarding (a 64-byte load over a fresh 8-byte store) every time
  * the cache misses, e.g. with more than 8 interleaved endpoints.
  */
-struct creg { u64v k[NP]; };
+#if VPK_VEC_BITS >= 512
+struct creg { __m512i k; };
 
 static inline __attribute__((always_inline)) void
 creg_load(struct creg *r, const struct ep_cache *c)
 {
-	for (unsigned p = 0; p < NP; p++)
-		r->k[p] = u64v_loadu(c->key + p * L);
+	r->k = _mm512_load_si512((const void *)c->key);
 }
 
 static inline __attribute__((always_inline)) void
 creg_store(const struct creg *r, struct ep_cache *c)
 {
-	for (unsigned p = 0; p < NP; p++)
-		u64v_storeu(c->key + p * L, r->k[p]);
+	_mm512_store_si512((void *)c->key, r->k);
 }
 
-/* Bit w set where way w holds k. */
 static inline __attribute__((always_inline)) unsigned
 creg_match(const struct creg *r, uint64_t k)
 {
-	u64v s = u64v_splat(k);
-	unsigned m = 0;
-
-	for (unsigned p = 0; p < NP; p++)
-		m |= m64v_bits(u64v_eq(r->k[p], s)) << (p * L);
-	return m;
+	return _mm512_cmpeq_epi64_mask(r->k, _mm512_set1_epi64((long long)k));
 }
 
 static inline __attribute__((always_inline)) void
 creg_insert(struct creg *r, unsigned way, uint64_t k)
 {
-	static const uint64_t iota[EP_CACHE_WAYS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	u64v s = u64v_splat(k), w = u64v_splat(way);
-
-	for (unsigned p = 0; p < NP; p++)
-		r->k[p] = u64v_blend(r->k[p], s, u64v_eq(u64v_loadu(iota + p * L), w));
+	r->k = _mm512_mask_set1_epi64(r->k, (__mmask8)(1u << way), (long long)k);
 }
+#elif VPK_VEC_BITS >= 256
+struct creg { __m256i k[2]; };
 
-/* The ways as broadcasts: keys and values, one u64v each. */
 static inline __attribute__((always_inline)) void
-splat_ways(const struct ep_cache *c, u64v *bk, u64v *bv)
+creg_load(struct creg *r, const struct ep_cache *c)
 {
-#pragma GCC unroll 8
-	for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-		bk[w] = u64v_splat(c->key[w]);
-		bv[w] = u64v_splat(c->val[w]);
-	}
+	r->k[0] = _mm256_load_si256((const __m256i *)c->key);
+	r->k[1] = _mm256_load_si256((const __m256i *)(c->key + 4));
 }
 
-/*
- * Blocks of L packets against the 8 ways: 8 compares (L keys x 1 way each)
- * and 8 blends of the way's value per block, no per-packet branch. Lanes
- * that hit no way are then resolved in order exactly like the per-packet
- * loop (cache again, since an earlier lane may just have inserted the key,
- * then table + insert), and the broadcasts are rebuilt after inserts.
- * Returns the packets done; *next and *misses are updated.
- */
-static inline __attribute__((always_inline)) uint32_t
-blocks(struct ep_cache *c, struct creg *r, const struct ep_table *t, const uint64_t *keys, uint32_t *out,
-       uint32_t n, unsigned *next, uint64_t *misses)
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
 {
-	u64v bk[EP_CACHE_WAYS], bv[EP_CACHE_WAYS];
-	uint32_t i = 0;
+	_mm256_store_si256((__m256i *)c->key, r->k[0]);
+	_mm256_store_si256((__m256i *)(c->key + 4), r->k[1]);
+}
 
-	if (n < L)
-		return 0;
-	creg_store(r, c);
-	splat_ways(c, bk, bv);
-	for (; i + L <= n; i += L) {
-		u64v kv = u64v_loadu(keys + i), ov = u64v_splat(EP_NONE);
-		unsigned hit = 0;
+static inline __attribute__((always_inline)) unsigned
+creg_match(const struct creg *r, uint64_t k)
+{
+	__m256i s = _mm256_set1_epi64x((long long)k);
 
-#pragma GCC unroll 8
-		for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-			m64v m = u64v_eq(kv, bk[w]);
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[0], s))) |
+	       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[1], s))) << 4;
+}
 
-			ov = u64v_blend(ov, bv[w], m);
-			hit |= m64v_bits(m);
-		}
-		u64v_store_narrow32(out + i, ov);
-		if (hit == (1u << L) - 1)
-			continue;
-		for (unsigned miss = ~hit & ((1u << L) - 1); miss != 0; miss &= miss - 1) {
-			uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
-			unsigned m = creg_match(r, keys[j]);
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	__m256i s = _mm256_set1_epi64x((long long)k), w = _mm256_set1_epi64x(way);
+	__m256i m0 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), w);
+	__m256i m1 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(4, 5, 6, 7), w);
 
-			if (m != 0) {
-				out[j] = c->val[__builtin_ctz(m)];
-				continue;
-			}
-			(*misses)++;
-			v = ep_table_find(t, keys[j]);
-			out[j] = v;
-			if (v == EP_NONE)
-				continue;
-			creg_insert(r, *next, keys[j]);
-			c->val[*next] = v;
-			*next = (*next + 1) & (EP_CACHE_WAYS - 1);
-		}
-		creg_store(r, c);
-		splat_ways(c, bk, bv);
-	}
-	return i;
+	r->k[0] = _mm256_blendv_epi8(r->k[0], s, m0);
+	r->k[1] = _mm256_blendv_epi8(r->k[1], s, m1);
 }
 #endif
 
@@ -151,8 +108,119 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 	creg_load(&r, c);
 #endif
 	uint32_t i = 0;
-#if VPK_VEC_BITS >= 256
-	i = blocks(c, &r, t, keys, out, n, &next, &misses);
+#if VPK_VEC_BITS >= 512
+	/*
+	 * AVX-512: 8 packets at a time against the 8 ways held as broadcasts:
+	 * 8 compares (8 keys x 1 way each) and 8 masked moves of the way's value
+	 * per 8 packets, no per-packet branch. Lanes that hit no way are then
+	 * resolved in order exactly like the per-packet loop below (cache
+	 * again, since an earlier lane may just have inserted the key, then
+	 * table + insert), and the broadcasts are rebuilt after inserts.
+	 */
+	if (n >= 8) {
+		__m512i bk[EP_CACHE_WAYS];
+		__m256i bv[EP_CACHE_WAYS];
+
+		creg_store(&r, c);
+#pragma GCC unroll 8
+		for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+			bk[w] = _mm512_set1_epi64((long long)c->key[w]);
+			bv[w] = _mm256_set1_epi32((int)c->val[w]);
+		}
+		for (; i + 8 <= n; i += 8) {
+			__m512i kv = _mm512_loadu_si512((const void *)(keys + i));
+			__m256i ov = _mm256_set1_epi32((int)EP_NONE);
+			__mmask8 hit = 0;
+
+#pragma GCC unroll 8
+			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+				__mmask8 m = _mm512_cmpeq_epi64_mask(kv, bk[w]);
+
+				ov = _mm256_mask_mov_epi32(ov, m, bv[w]);
+				hit |= m;
+			}
+			_mm256_storeu_si256((__m256i *)(out + i), ov);
+			if (hit == 0xff)
+				continue;
+			for (unsigned miss = (unsigned)(uint8_t)~hit; miss != 0; miss &= miss - 1) {
+				uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
+				unsigned m = creg_match(&r, keys[j]);
+
+				if (m != 0) {
+					out[j] = c->val[__builtin_ctz(m)];
+					continue;
+				}
+				misses++;
+				v = ep_table_find(t, keys[j]);
+				out[j] = v;
+				if (v == EP_NONE)
+					continue;
+				creg_insert(&r, next, keys[j]);
+				c->val[next] = v;
+				next = (next + 1) & (EP_CACHE_WAYS - 1);
+			}
+			creg_store(&r, c);
+#pragma GCC unroll 8
+			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+				bk[w] = _mm512_set1_epi64((long long)c->key[w]);
+				bv[w] = _mm256_set1_epi32((int)c->val[w]);
+			}
+		}
+	}
+#elif VPK_VEC_BITS >= 256
+	/* AVX2: the same, 4 packets at a time (64-bit lanes, values packed to 32 bits at the end). */
+	if (n >= 4) {
+		__m256i bk[EP_CACHE_WAYS], bv[EP_CACHE_WAYS];
+		const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+
+		creg_store(&r, c);
+#pragma GCC unroll 8
+		for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+			bk[w] = _mm256_set1_epi64x((long long)c->key[w]);
+			bv[w] = _mm256_set1_epi64x(c->val[w]);
+		}
+		for (; i + 4 <= n; i += 4) {
+			__m256i kv = _mm256_loadu_si256((const __m256i *)(keys + i));
+			__m256i ov = _mm256_set1_epi64x(EP_NONE), hit = _mm256_setzero_si256();
+			unsigned hm;
+
+#pragma GCC unroll 8
+			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+				__m256i m = _mm256_cmpeq_epi64(kv, bk[w]);
+
+				ov = _mm256_blendv_epi8(ov, bv[w], m);
+				hit = _mm256_or_si256(hit, m);
+			}
+			_mm_storeu_si128((__m128i *)(out + i),
+					 _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(ov, pack)));
+			hm = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(hit));
+			if (hm == 0xf)
+				continue;
+			for (unsigned miss = ~hm & 0xfu; miss != 0; miss &= miss - 1) {
+				uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
+				unsigned m = creg_match(&r, keys[j]);
+
+				if (m != 0) {
+					out[j] = c->val[__builtin_ctz(m)];
+					continue;
+				}
+				misses++;
+				v = ep_table_find(t, keys[j]);
+				out[j] = v;
+				if (v == EP_NONE)
+					continue;
+				creg_insert(&r, next, keys[j]);
+				c->val[next] = v;
+				next = (next + 1) & (EP_CACHE_WAYS - 1);
+			}
+			creg_store(&r, c);
+#pragma GCC unroll 8
+			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+				bk[w] = _mm256_set1_epi64x((long long)c->key[w]);
+				bv[w] = _mm256_set1_epi64x(c->val[w]);
+			}
+		}
+	}
 #endif
 	for (; i < n; i++) {
 		uint64_t k = keys[i];
