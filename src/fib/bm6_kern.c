@@ -193,8 +193,9 @@ SCALAR_LOOKUP(uint64_t)
 			m = left;                                                          \
 		}                                                                          \
 	}
-/* Only the vector loops park lanes; 8-byte entries are walked in blocks by avx512 alone. */
-#if VPK_VEC_BITS >= 256
+/* The lock-step vector loops park lanes: avx2 with 4-byte entries, avx512
+ * with 8-byte ones (its 4-byte walk is the pipeline, bm6_pipe.h). */
+#if VPK_VEC_BITS == 256
 TAIL(uint32_t)
 #endif
 #if VPK_VEC_BITS >= 512
