@@ -28,8 +28,9 @@
 
 #include <vpk/acl.h>
 #include <vpk/acl_file.h>
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
 
+#include "acl/acl_oracle.h"
 #include "core/num.h"
 #include "acl_bench.h"
 #include "bench.h"

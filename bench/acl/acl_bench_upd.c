@@ -24,7 +24,8 @@
 
 #include <vpk/acl.h>
 #include <vpk/acl_file.h>
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
+#include "acl/acl_oracle.h"
 
 #include "acl_bench.h"
 

@@ -16,7 +16,8 @@
 #include <rte_errno.h>
 
 #include <vpk/acl.h>
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
+#include "acl/acl_oracle.h"
 
 #include "acl/acl_ref.h"
 #include "lib/check.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 #include "bench.h"
 #include "fwd_show.h"
 #include "json.h"

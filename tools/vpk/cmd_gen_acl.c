@@ -17,7 +17,8 @@
 #include <time.h>
 
 #include <vpk/acl_file.h>
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
+#include "acl/acl_oracle.h"
 
 #include "json.h"
 #include "tool.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/powersim.h>
+#include "power/powersim.h"
 #include "bench.h"
 #include "json.h"
 #include "powersim_tool.h"

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
 #include <vpk/fib.h>
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 #include <vpk/pkt.h>
 #include "bench.h"
 #include "fib/fib_file.h"

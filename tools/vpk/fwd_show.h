@@ -4,7 +4,7 @@
 
 /* Printing the forwarder's state: VPP-style tables, or JSON. */
 #include <stdbool.h>
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 #include "json.h"
 
 struct fwd_show_opts {

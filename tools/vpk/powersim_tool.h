@@ -4,7 +4,7 @@
 /* Shared by cmd_powersim.c (options, reports) and powersim_input.c (building
  * the configuration from a scenario, a request or a runtime dump). */
 #include <stdbool.h>
-#include <vpk/powersim.h>
+#include "power/powersim.h"
 #include "json.h"
 
 struct psim_args {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/powersim.h>
+#include "power/powersim.h"
 
 #include "core/num.h"
 

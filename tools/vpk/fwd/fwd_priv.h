@@ -8,7 +8,7 @@
 #include <vpk/buf.h>
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 #include <vpk/io.h>
 #include <vpk/nodes.h>
 #include <vpk/pcap.h>

@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "corespec/psim_core.h"
+#include "power/psim_core.h"
 
 enum kind { K_WORK, K_SWITCH, K_IDLE };
 

@@ -37,7 +37,7 @@ struct vpk_acl_gen_conf {
  * @param[out] out  malloc'd array of conf->rules rules.
  * @return 0, -EINVAL (NULL, rules 0 or > 2^24, unknown profile), -ENOMEM.
  */
-VPK_API int vpk_acl_gen_rules(const struct vpk_acl_gen_conf *conf, struct vpk_acl5_rule **out);
+int vpk_acl_gen_rules(const struct vpk_acl_gen_conf *conf, struct vpk_acl5_rule **out);
 
 /**
  * Generate @p n trace records: (1 - random_share) of them from a random
@@ -46,11 +46,11 @@ VPK_API int vpk_acl_gen_rules(const struct vpk_acl_gen_conf *conf, struct vpk_ac
  * (vpk_acl5_oracle() computes it).
  * @return 0, -EINVAL, -ENOMEM.
  */
-VPK_API int vpk_acl_gen_trace(const struct vpk_acl5_rule *r, uint32_t nr, bool ipv6, uint32_t n,
+int vpk_acl_gen_trace(const struct vpk_acl5_rule *r, uint32_t nr, bool ipv6, uint32_t n,
 			      uint64_t seed, double random_share, struct vpk_acl5_pkt **out);
 
 /** Profile by name: "acl", "fw", "ipv6" (sets *ipv6). @return 0 or -EINVAL. */
-VPK_API int vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, bool *ipv6);
+int vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, bool *ipv6);
 
 #ifdef __cplusplus
 }

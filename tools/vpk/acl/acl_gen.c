@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
 
 struct rng {
 	uint64_t s;

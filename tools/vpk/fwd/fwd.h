@@ -98,10 +98,10 @@ struct vpk_fwd_if_stats {
  * Create a forwarder with no interfaces, routes or neighbors.
  * @return 0, -EINVAL (bad conf), -ENOMEM, -ENOTSUP (conf->isa cannot run here).
  */
-VPK_API int vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out);
+int vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out);
 
 /** Destroy (closes pcaps, frees everything). NULL: no-op. */
-VPK_API void vpk_fwd_destroy(struct vpk_fwd *f);
+void vpk_fwd_destroy(struct vpk_fwd *f);
 
 /**
  * Execute one configuration command (see the file comment).
@@ -110,7 +110,7 @@ VPK_API void vpk_fwd_destroy(struct vpk_fwd *f);
  *         -ENOSPC (table full), -ENOMEM, or the -errno of opening a pcap.
  *         Nothing is changed on failure.
  */
-VPK_API int vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len);
+int vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len);
 
 /** Size cap of a configuration read by vpk_fwd_exec_file() (64 MiB: a million routes fit). */
 #define VPK_FWD_MAX_CONFIG (UINT64_C(64) << 20)
@@ -123,7 +123,7 @@ VPK_API int vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t 
  * @param name  For messages: "NAME:LINE: reason".
  * @return 0 or the first failing line's error code.
  */
-VPK_API int vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err,
+int vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err,
 			      size_t err_len);
 
 /**
@@ -132,7 +132,7 @@ VPK_API int vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, cha
  * receive side until @p total packets were produced.
  * @return 0, -EINVAL, -ENOMEM.
  */
-VPK_API int vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts,
+int vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts,
 				const uint16_t *lens, size_t n_tmpl, uint64_t total);
 
 /** Results of one run. */
@@ -150,47 +150,47 @@ struct vpk_fwd_run_stats {
  * @return 0; -EINVAL (no input, or a pcap input/output error: see @p err);
  *         -ENOTSUP (a forced variant cannot run); -ENOMEM.
  */
-VPK_API int vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t err_len);
+int vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t err_len);
 
 /**
  * Ask a running vpk_fwd_run() with live interfaces to stop (it drains its
  * frames and returns). Async-signal-safe: meant for a SIGINT handler.
  * Without live interfaces, or outside a run, it does nothing.
  */
-VPK_API void vpk_fwd_stop(struct vpk_fwd *f);
+void vpk_fwd_stop(struct vpk_fwd *f);
 
 /** The graph of the last run (worker 0's with several workers), or NULL. */
-VPK_API struct vpk_graph *vpk_fwd_graph(const struct vpk_fwd *f);
+struct vpk_graph *vpk_fwd_graph(const struct vpk_fwd *f);
 
 /** Workers of the last run and the graph of worker @p w (NULL if out of range). */
-VPK_API unsigned vpk_fwd_n_workers(const struct vpk_fwd *f);
-VPK_API struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
+unsigned vpk_fwd_n_workers(const struct vpk_fwd *f);
+struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
 
 /** Number of interfaces and their counters (cumulative over runs). */
-VPK_API size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);
-VPK_API int vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out);
+size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);
+int vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out);
 
 /** The `show ...` commands of the configuration, in order (strings owned by @p f). */
-VPK_API size_t vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows);
+size_t vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows);
 
 /** Buffers of the forwarder's pool still in use (0 after a run: nothing lost). */
-VPK_API uint32_t vpk_fwd_bufs_in_use(const struct vpk_fwd *f);
+uint32_t vpk_fwd_bufs_in_use(const struct vpk_fwd *f);
 
 /**
  * Install 5-tuple rules (replacing any IPv4 / IPv6 rule set) as `acl load`
  * does. @return 0, -EINVAL, -ENOMEM, -ERANGE, -ENOTSUP (acl_impl).
  */
-VPK_API int vpk_fwd_acl_rules(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n,
+int vpk_fwd_acl_rules(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n,
 			      bool ipv6, char *err, size_t err_len);
 
 /** Variant of the ACL classifier in use ("-" without rules). */
-VPK_API const char *vpk_fwd_acl_impl(const struct vpk_fwd *f);
+const char *vpk_fwd_acl_impl(const struct vpk_fwd *f);
 
 /** True when neighbor @p id is configured. */
-VPK_API bool vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id);
+bool vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id);
 
 /** The IPv4 FIB (for tools that load bulk route files). */
-VPK_API struct vpk_fib *vpk_fwd_fib4(const struct vpk_fwd *f);
+struct vpk_fib *vpk_fwd_fib4(const struct vpk_fwd *f);
 
 #ifdef __cplusplus
 }

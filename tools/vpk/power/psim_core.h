@@ -14,7 +14,7 @@
  * The system simulation (psim_sys.c) and the unit tests drive it directly.
  */
 #include <stdint.h>
-#include <vpk/powersim.h>
+#include "power/powersim.h"
 
 struct psim_core {
 	const struct vpk_psim_cpu *cpu;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "corespec/psim_core.h"
+#include "power/psim_core.h"
 #include "lib/check.h"
 
 static const struct vpk_psim_cpu test_cpu = {

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corespec/psim_core.h"
+#include "power/psim_core.h"
 
 enum { T_FREE, T_QUEUED, T_RUNNING };
 

@@ -74,11 +74,11 @@ struct vpk_psim_cpu {
 };
 
 /** The i-th built-in CPU model, or NULL past the end. */
-VPK_API const struct vpk_psim_cpu *vpk_psim_cpu_at(size_t i);
+const struct vpk_psim_cpu *vpk_psim_cpu_at(size_t i);
 /** The built-in CPU model called @p name, or NULL. */
-VPK_API const struct vpk_psim_cpu *vpk_psim_cpu_find(const char *name);
+const struct vpk_psim_cpu *vpk_psim_cpu_find(const char *name);
 /** Short name of a class ("scalar", "256l", "256h", "512l", "512h"), or NULL. */
-VPK_API const char *vpk_psim_class_name(enum vpk_psim_class c);
+const char *vpk_psim_class_name(enum vpk_psim_class c);
 
 /** One section of a request. */
 struct vpk_psim_section {
@@ -104,7 +104,7 @@ struct vpk_psim_workload {
  * @return 0; -EINVAL on a bad class, amount, separator or an empty list;
  *         -E2BIG for more than VPK_PSIM_MAX_SECTIONS sections.
  */
-VPK_API int vpk_psim_parse_request(const char *s, const struct vpk_psim_cpu *cpu,
+int vpk_psim_parse_request(const char *s, const struct vpk_psim_cpu *cpu,
 				   struct vpk_psim_workload *w, size_t *err_at);
 
 /** Simulation settings. Zero-initialise, then set cpu, cores and what you need. */
@@ -163,7 +163,7 @@ struct vpk_psim_result {
  *         above 1e9, ghz <= 0,
  *         throttle not in (0,1], negative times, too many tasks); -ENOMEM.
  */
-VPK_API int vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w,
+int vpk_psim_run(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w,
 			 struct vpk_psim_result *res, struct vpk_psim_core_stats *per_core);
 
 /* ---- built-in scenarios ---- */
@@ -180,9 +180,9 @@ struct vpk_psim_scenario {
  * Fill @p out with the built-in scenario @p name ("nginx-openssl-avx512").
  * @return 0, or -ENOENT for an unknown name.
  */
-VPK_API int vpk_psim_scenario_get(const char *name, struct vpk_psim_scenario *out);
+int vpk_psim_scenario_get(const char *name, struct vpk_psim_scenario *out);
 /** Name of the i-th built-in scenario, or NULL past the end. */
-VPK_API const char *vpk_psim_scenario_name(size_t i);
+const char *vpk_psim_scenario_name(size_t i);
 
 /* ---- from a forwarder's runtime statistics ---- */
 
@@ -206,7 +206,7 @@ struct vpk_psim_node {
  *         node with packets); -E2BIG (more
  *         than VPK_PSIM_MAX_SECTIONS sections after merging).
  */
-VPK_API int vpk_psim_workload_from_nodes(const struct vpk_psim_node *nodes, size_t n,
+int vpk_psim_workload_from_nodes(const struct vpk_psim_node *nodes, size_t n,
 					 unsigned frame, struct vpk_psim_workload *w);
 
 #ifdef __cplusplus
