@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "power/powersim.h"
-#include "../tools/vpk/jread.c"
+#include "../tools/vpk/common/jread.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
