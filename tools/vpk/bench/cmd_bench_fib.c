@@ -19,6 +19,7 @@
 #include <vpk/fib.h>
 
 #include "bench.h"
+#include "bench/bench_fib.h"
 #include "fib/bm16.h"
 #include "fib/fib_file.h"
 #include "fib/fib_dpdk.h"
@@ -27,7 +28,7 @@
 #include "common/tool.h"
 
 static int cmd_bench_fib(int argc, char **argv);
-VPK_CMD(bench_fib, "bench fib", "IPv4 FIB lookups (vpk variants and rte_fib types), updates, memory", cmd_bench_fib);
+VPK_CMD(bench_fib, "bench fib", "FIB lookups, IPv4 or --ipv6 (vpk variants and rte_fib types), updates, memory", cmd_bench_fib);
 
 struct row {
 	unsigned nh_size;
@@ -185,7 +186,13 @@ dpdk_updates(unsigned nh_size, const struct gen_route4 *rt, size_t n, struct fil
 static int
 cmd_bench_fib(int argc, char **argv)
 {
-	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' },
+	/* --ipv6 anywhere: the IPv6 benchmark (bench_fib6.c) on the rest of the line. */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--ipv6") == 0) {
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
+			return bench_fib_ipv6(argc - 1, argv);
+		}
+	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "vs-dpdk", no_argument, NULL, 'V' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "cpu-time", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	const char *path = NULL;
@@ -216,11 +223,12 @@ cmd_bench_fib(int argc, char **argv)
 				return VPK_EXIT_USAGE;
 			break;
 		case 'D': use_dpdk = false; break;
+		case 'V': use_dpdk = true; break;        /* the default, said out loud */
 		case 'C': use_cpu_time = true; break;
 		case 'U': updates = false; break;
 		case 'b':
 			want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
-			want[2] = strcmp(optarg, "bm16ab") == 0;       /* A/B: bm16 without narrow flat nodes too */
+			want[2] = strcmp(optarg, "bm16ab") == 0;       /* bm16 beside bm16 without narrow flat nodes */
 			want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0 || want[2];
 			if (!want[0] && !want[1])
 				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16', 'bm16ab' or 'all'", optarg);
@@ -238,7 +246,7 @@ cmd_bench_fib(int argc, char **argv)
 		case 'h':
 			printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
 			       "                     [-b dir|bm16|bm16ab|all (vpk layouts, default all; bm16ab: bm16 and, at 1-2 B,\n"
-			       "                      bm16 without narrow flat nodes)] [--no-dpdk] [--seed N] [--json]\n"
+			       "                      bm16 without narrow flat nodes)] [--vs-dpdk | --no-dpdk] [--seed N] [--json]\n"
 			       "                     [--cpu-time (cycles = thread CPU time x TSC rate)]\n"
 			       "                     [-B keys per lookup_bulk call (default: the whole array)]\n");
 			return VPK_EXIT_OK;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The forwarder's tunnel feature (issue 6): configuration commands, the
+ * The forwarder's tunnel feature: configuration commands, the
  * graph hook that adds the tunnel nodes when something is configured, and
  * cleanup. State: struct fwd_tun behind vpk_fwd::tunnels.
  *

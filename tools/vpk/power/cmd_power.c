@@ -12,7 +12,7 @@
  * or perf_event_open(cycles) fails with ENOENT/EOPNOTSUPP, as in this
  * Firecracker VM) it says so in one line and exits 2: nothing is estimated.
  *
- * --probe: the counter-free A/B probe (power_probe.c).
+ * --probe: the counter-free probe, control vs burst trials (power_probe.c).
  *
  * Exit: 0 measured; 1 the command failed or could not be started; 2 bad
  * usage, no PMU, PMU not permitted, or no event table for this CPU model.

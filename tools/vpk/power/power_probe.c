@@ -19,7 +19,7 @@
  * A run pairs one control trial with one burst trial; ratio = control time
  * / burst time, so 1.0 means no slowdown and 0.8 means the scalar code ran
  * 20 % slower after the burst. Runs are interleaved across the burst kinds;
- * the report gives median, min and max over runs. Only A/B ratios are used:
+ * the report gives median, min and max over runs. Only these ratios are used:
  * absolute clock estimates drift (research/power.md §5.4).
  *
  * The wide code is inline assembly in functions named *_avx512 / *_avx2, so

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vpk-acl-bench --updates N: single-rule updates applied with
+ * vpk bench acl --updates N: single-rule updates applied with
  * vpk_acl_build() after a full build, N of each kind in turn:
  *   add     a new rule (from a second generated set, below every rule),
  *   delete  a random rule of the base set,
@@ -27,7 +27,7 @@
 #include "acl/acl_gen.h"
 #include "acl/acl_oracle.h"
 
-#include "acl_bench.h"
+#include "bench/acl_bench.h"
 
 struct upd_reader {
 	struct vpk_acl *acl;
@@ -141,7 +141,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 	memset(out, 0, sizeof(*out));
 	vpk_acl_gen_profile_from_name(profile, &gc.profile, &gc.ipv6);
 	if (!list || !ud || !live || !xr || !tmp || !ms || !cpu || !cur || np <= 256 || vpk_acl_gen_rules(&gc, &extra) < 0) {
-		fprintf(stderr, "vpk-acl-bench: updates: out of memory or no trace\n");
+		fprintf(stderr, "vpk: bench acl: updates: out of memory or no trace\n");
 		fails = 1;
 		goto done;
 	}
@@ -201,7 +201,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 			ms[i] = now_ms(CLOCK_MONOTONIC) - t0;
 			cpu[i] = now_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 			if (rc < 0) {
-				fprintf(stderr, "vpk-acl-bench: update kind %d #%u: %s\n", kind, i,
+				fprintf(stderr, "vpk: bench acl: update kind %d #%u: %s\n", kind, i,
 					vpk_acl_last_error(acl));
 				fails++;
 			}
@@ -246,7 +246,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 		for (uint32_t i = 0; i < nc; i++)
 			bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
 		if (bad) {
-			fprintf(stderr, "vpk-acl-bench: after the updates %u of %u results differ\n", bad, nc);
+			fprintf(stderr, "vpk: bench acl: after the updates %u of %u results differ\n", bad, nc);
 			fails++;
 		}
 		out->checked = nc;
@@ -265,7 +265,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 		for (uint32_t i = 0; i < nc; i++)
 			bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
 		if (bad) {
-			fprintf(stderr, "vpk-acl-bench: full rebuild after the updates: %u results differ\n", bad);
+			fprintf(stderr, "vpk: bench acl: full rebuild after the updates: %u results differ\n", bad);
 			fails++;
 		}
 		free(pc);

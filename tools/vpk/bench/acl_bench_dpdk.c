@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* rte_acl side of vpk-acl-bench (compiled to stubs without libdpdk). */
+/* rte_acl side of vpk bench acl (compiled to stubs without libdpdk). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "acl_bench.h"
+#include "bench/acl_bench.h"
 
 #ifdef VPK_HAVE_DPDK
 #include <rte_acl.h>
@@ -32,7 +32,7 @@ dpdk_init(bool want512, bool huge, char *why, size_t len)
 	char *argv[16];
 	int argc = 0;
 
-	argv[argc++] = "vpk-acl-bench";
+	argv[argc++] = "vpk-bench-acl";
 	/* no shared config, so no files in EAL's runtime directory (removed by dpdk_free()) */
 	argv[argc++] = huge ? "--in-memory" : "--no-shconf";
 	if (!huge) {

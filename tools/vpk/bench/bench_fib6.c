@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vpk bench fib6: the IPv6 FIB benchmark, as `vpk bench fib` for IPv4: one
+ * vpk bench fib --ipv6: the IPv6 FIB benchmark, as `vpk bench fib` for IPv4: one
  * table (-f, e.g. the real RouteViews IPv6 table), 10 M uniformly random and
  * 10 M in-table addresses in random order, entry widths 2/4/8; vpk's lookup
  * variants and rte_fib6's scalar and AVX-512 types (dlopen, same process,
@@ -16,14 +16,13 @@
 #include <vpk/fib6.h>
 
 #include "bench.h"
+#include "bench/bench_fib.h"
 #include "fib/fib_file.h"
 #include "fib/fib_dpdk.h"
 #include "fib/fib_gen.h"
 #include "common/json.h"
 #include "common/tool.h"
 
-static int cmd_bench_fib6(int argc, char **argv);
-VPK_CMD(bench_fib6, "bench fib6", "IPv6 FIB lookups (vpk variants and rte_fib6 types), updates, memory", cmd_bench_fib6);
 
 #define TBL8 200000u    /* rte_fib6 22.11 over-reserves: the RouteViews table needs ~5x what it uses */
 
@@ -103,11 +102,11 @@ cmp6(const void *a, const void *b)
 	return c ? c : (x->depth > y->depth) - (x->depth < y->depth);
 }
 
-static int
-cmd_bench_fib6(int argc, char **argv)
+int
+bench_fib_ipv6(int argc, char **argv)
 {
-	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "cpu-time", no_argument, NULL, 'C' },
-					    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "vs-dpdk", no_argument, NULL, 'V' },
+		{ "cpu-time", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	const char *path = NULL;
 	unsigned sizes[3] = { 2, 4, 8 }, nsizes = 3, passes = 5;
 	size_t nl = 10000000;
@@ -121,40 +120,41 @@ cmd_bench_fib6(int argc, char **argv)
 		switch (c) {
 		case 'f': path = optarg; break;
 		case 'l':
-			if (!vpk_opt_size("bench fib6: -l", optarg, 1, (size_t)1 << 31, &nl))
+			if (!vpk_opt_size("bench fib --ipv6: -l", optarg, 1, (size_t)1 << 31, &nl))
 				return VPK_EXIT_USAGE;
 			break;
 		case 'R':
-			if (!vpk_opt_uint("bench fib6: -R", optarg, 1, 1000, &passes))
+			if (!vpk_opt_uint("bench fib --ipv6: -R", optarg, 1, 1000, &passes))
 				return VPK_EXIT_USAGE;
 			break;
 		case 'D': use_dpdk = false; break;
+		case 'V': use_dpdk = true; break;        /* the default, said out loud */
 		case 'U': updates = false; break;
 		case 'C': use_cpu_time = true; break;
 		case 'e': {
-			int k = vpk_opt_list("bench fib6: -e (list of 2,4,8)", optarg, 1, 8, sizes, 3);
+			int k = vpk_opt_list("bench fib --ipv6: -e (list of 2,4,8)", optarg, 1, 8, sizes, 3);
 			if (k <= 0)
 				return VPK_EXIT_USAGE;
 			nsizes = (unsigned)k;
 			for (unsigned i = 0; i < nsizes; i++)
 				if (vpk_fib6_max_nh(sizes[i]) == 0)
-					return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -e %u: 2, 4 or 8", sizes[i]);
+					return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: -e %u: 2, 4 or 8", sizes[i]);
 			break;
 		}
 		case 'h':
-			printf("usage: vpk bench fib6 -f routes [-l lookups(10M)] [-e 2,4,8] [-R passes(5)] [-U] [--no-dpdk] [--cpu-time] [--json]\n");
+			printf("usage: vpk bench fib --ipv6 -f routes [-l lookups(10M)] [-e 2,4,8] [-R passes(5)] [-U] [--vs-dpdk | --no-dpdk] [--cpu-time] [--json]\n");
 			return VPK_EXIT_OK;
 		default:
 			return VPK_EXIT_USAGE;
 		}
 	}
 	if (path == NULL)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -f ROUTES is required (e.g. the RouteViews IPv6 table)");
+		return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: -f ROUTES is required (e.g. the RouteViews IPv6 table)");
 	if (nl == 0 || passes == 0 || passes > 100)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib6: -l and -R must be positive (-R <= 100)");
+		return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: -l and -R must be positive (-R <= 100)");
 	struct fib_file_routes fr;
 	if (vpk_fib_file_load_routes(path, 6, &fr, err, sizeof(err)) != 0)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib6: %s", err);
+		return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: %s", err);
 	size_t nrt = fr.n;
 	struct gen_route6 *rt = malloc((nrt + 1) * sizeof(*rt));
 	struct gen_rng rng = { 1 };
@@ -167,7 +167,7 @@ cmd_bench_fib6(int argc, char **argv)
 	qsort(rt, nrt, sizeof(*rt), cmp6);
 	const char *dwhy = NULL;
 	if (use_dpdk && dpdk_open(4096, &dwhy) != 0) {
-		fprintf(stderr, "vpk: bench fib6: DPDK rows skipped: %s\n", dwhy);
+		fprintf(stderr, "vpk: bench fib --ipv6: DPDK rows skipped: %s\n", dwhy);
 		use_dpdk = false;
 	}
 	uint8_t (*keys[2])[16];
@@ -179,7 +179,7 @@ cmd_bench_fib6(int argc, char **argv)
 	uint64_t *out = malloc(nl * 8), *ref = malloc(nl * 8);
 	struct row6 rows[64];
 	if (keys[0] == NULL || keys[1] == NULL || out == NULL || ref == NULL)
-		return vpk_fail(VPK_EXIT_FAIL, "bench fib6: out of memory for %zu lookups", nl);
+		return vpk_fail(VPK_EXIT_FAIL, "bench fib --ipv6: out of memory for %zu lookups", nl);
 	size_t nrows = 0;
 	double ghz = bench_tsc_hz() / 1e9;
 	struct json j;
@@ -254,7 +254,7 @@ cmd_bench_fib6(int argc, char **argv)
 				}
 				same[x] = x == 0 || memcmp(ref, out, nl * 8) == 0;
 				if (!same[x])
-					code = vpk_fail(VPK_EXIT_FAIL, "bench fib6: %s %s differs (%u B, %s)", r[x].impl,
+					code = vpk_fail(VPK_EXIT_FAIL, "bench fib --ipv6: %s %s differs (%u B, %s)", r[x].impl,
 							r[x].name, sz, kname[k]);
 			}
 			for (unsigned p = 0; p < passes; p++)

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where each ACL classify variant spends its cycles, by part (docs/acl.md, "Session 8").
+"""Where each ACL classify variant spends its cycles, by part (docs/acl.md).
 
-Runs vpk-acl-bench under `perf record -e cpu-clock` (a software clock: this VM has no PMU),
+Runs `vpk bench acl` under `perf record -e cpu-clock` (a software clock: this VM has no PMU),
 attributes every sample of each variant's classify function to the innermost inlined
 function of acl_kern.c that holds it (addr2line -i on the debug info), groups those into
 parts (keys + body, walk, leaf table + prefetch, leaf scan) and scales the shares by the
 cycles per packet the same run measured. One process, so the variants see the same data.
 
-  bench/acl/acl_parts.py [--bench build/vpk-acl-bench] [--only avx512x32,scalar] [--json] \\
+  tools/vpk/bench/acl_parts.py [--bench build/vpk] [--only avx512x32,scalar] [--json] \\
       -- --profile acl --rules 10000 --trace 262144 --bursts 256 --iter 20
 
 Needs perf and binutils; the bench must be built with debug info (the default build is -O2 -g).
@@ -60,17 +60,17 @@ def parts(binary, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--bench', default='build/vpk-acl-bench')
+    ap.add_argument('--bench', default='build/vpk')
     ap.add_argument('--only', default='avx512x32,scalar')
     ap.add_argument('--json', action='store_true')
-    ap.add_argument('args', nargs='*', help='vpk-acl-bench arguments (after --)')
+    ap.add_argument('args', nargs='*', help='vpk bench acl arguments (after --)')
     o = ap.parse_args()
     variants = o.only.split(',')
     for v in variants:
         if v not in SYMBOL:
             sys.exit(f'acl_parts: unknown variant {v!r} (one of {", ".join(SYMBOL)})')
     with tempfile.NamedTemporaryFile(suffix='.perf') as tf:
-        run = subprocess.run(['perf', 'record', '-q', '-e', 'cpu-clock', '-o', tf.name, o.bench, '--no-dpdk',
+        run = subprocess.run(['perf', 'record', '-q', '-e', 'cpu-clock', '-o', tf.name, o.bench, 'bench', 'acl', '--no-dpdk',
                               '--only', o.only] + o.args, capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit(f'acl_parts: {o.bench} failed:\n{run.stderr}')

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vpk-acl-bench: vpk ACL variants vs every rte_acl algorithm, same rules,
+ * vpk bench acl: vpk ACL variants vs every rte_acl algorithm, same rules,
  * same trace, same process. Rules and trace come from files (dpdk-test-acl
  * format) or from the generator. For each library: build time, runtime
  * bytes, build peak memory; for each variant and burst size: TSC cycles per
  * packet (median over all classify calls of cycles/call / burst), Mpps, and
  * whether every result equals the trace's expected column.
  *
- *   vpk-acl-bench --profile acl --rules 10000 --trace 1048576 --bursts 32,256
+ *   vpk bench acl --profile acl --rules 10000 --trace 1048576 --bursts 32,256
  *                 [--ipv6] [--seed 1] [--iter 3] [--rulesf F --tracef F]
- *                 [--no-dpdk] [--dpdk-no-huge] [--cap 512] [--json]
+ *                 [--vs-dpdk (the default) | --no-dpdk] [--dpdk-no-huge] [--cap 512] [--json]
  *
  * rte_acl runs on hugepages when a hugetlbfs is mounted with >= 1 GiB free
  * (dpdk-hugepages.py -p 2M --setup 4G), as DPDK is deployed; else, or with
@@ -32,43 +32,13 @@
 
 #include "acl/acl_oracle.h"
 #include "core/num.h"
-#include "acl_bench.h"
+#include "bench/acl_bench.h"
 #include "bench.h"
+#include "common/tool.h"
 
-void
-bench_hwm_reset(void)
-{
-	FILE *f = fopen("/proc/self/clear_refs", "w");
-
-	if (f != NULL) {
-		fputs("5", f);
-		fclose(f);
-	}
-}
-
-static size_t
-status_kb(const char *key)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kl = strlen(key);
-	uint64_t v = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0) {
-			const char *p = line + kl + strspn(line + kl, " \t");    /* "VmRSS:   1234 kB" */
-
-			if (vpk_num_u64n(p, strcspn(p, " \n"), 0, UINT64_MAX / 1024, &v, NULL, 0) != 0)
-				v = 0;
-		}
-	fclose(f);
-	return (size_t)v * 1024;
-}
-
-size_t bench_rss(void) { return status_kb("VmRSS:"); }
-size_t bench_hwm(void) { return status_kb("VmHWM:"); }
+static int cmd_bench_acl(int argc, char **argv);
+VPK_CMD(bench_acl, "bench acl", "ACL build + classify: every vpk variant and rte_acl algorithm, same rules and trace",
+	cmd_bench_acl);
 
 /* An option value through the one number parser; the reason in why[160]. */
 static int
@@ -156,13 +126,13 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int
-main(int argc, char **argv)
+static int
+cmd_bench_acl(int argc, char **argv)
 {
 	const char *rulesf = NULL, *tracef = NULL, *profile = "acl", *only = NULL;
 	uint32_t nrules = 10000, npkts = 1 << 20, iter = 3, bursts[8] = { 32, 256 }, nb = 2;
 	uint64_t seed = 1;
-	bool ipv6 = false, json = false, no_dpdk = false, dpdk_no_huge = false, dpdk_huge = false;
+	bool ipv6 = false, json = vpk_opts.json, no_dpdk = false, dpdk_no_huge = false, dpdk_huge = false;
 	uint32_t updates = 0;
 	unsigned kinds = 7;
 	unsigned cap = 512;
@@ -173,8 +143,11 @@ main(int argc, char **argv)
 		{ "iter", 1, 0, 'i' }, { "bursts", 1, 0, 'b' }, { "ipv6", 0, 0, '6' },
 		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
 		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
-		{ "update-kinds", 1, 0, 'k' }, { "dpdk-no-huge", 0, 0, 'H' }, { 0, 0, 0, 0 } };
+		{ "update-kinds", 1, 0, 'k' }, { "dpdk-no-huge", 0, 0, 'H' }, { "vs-dpdk", 0, 0, 'V' },
+		{ 0, 0, 0, 0 } };
 	int o, li = 0;
+
+	optind = 1;
 
 	while ((o = getopt_long(argc, argv, "", lo, &li)) != -1) {
 		uint64_t v = 0;
@@ -192,6 +165,7 @@ main(int argc, char **argv)
 		case '6': ipv6 = true; break;
 		case 'j': json = true; break;
 		case 'D': no_dpdk = true; break;
+		case 'V': no_dpdk = false; break;
 		case 'H': dpdk_no_huge = true; break;
 		case 'c':
 			ok = num(bad, optarg, 64, 512, &v) && (v == 64 || v == 128 || v == 256 || v == 512);
@@ -225,12 +199,12 @@ main(int argc, char **argv)
 			break;
 		}
 		default:
-			fprintf(stderr, "vpk-acl-bench: unknown option or missing value (usage: see the header of "
-				"bench/acl/acl_bench.c)\n");
+			fprintf(stderr, "vpk: bench acl: unknown option or missing value (usage: see the header of "
+				"tools/vpk/bench/acl_bench.c)\n");
 			return 2;
 		}
 		if (!ok) {
-			fprintf(stderr, "vpk-acl-bench: --%s: bad value: %s\n", lo[li].name,
+			fprintf(stderr, "vpk: bench acl: --%s: bad value: %s\n", lo[li].name,
 				bad[0] ? bad : "not one of the accepted values");
 			return 2;
 		}
@@ -248,7 +222,7 @@ main(int argc, char **argv)
 	if (rulesf != NULL) {
 		rc = vpk_acl5_load_rules(rulesf, ipv6, VPK_ACL5_CLASSBENCH, 0, &r5, &nr, why, sizeof(why));
 		if (rc < 0) {
-			fprintf(stderr, "vpk-acl-bench: %s\n", why);
+			fprintf(stderr, "vpk: bench acl: %s\n", why);
 			return 2;
 		}
 	} else {
@@ -256,7 +230,7 @@ main(int argc, char **argv)
 
 		if (vpk_acl_gen_profile_from_name(profile, &gc.profile, &gc.ipv6) < 0 ||
 		    vpk_acl_gen_rules(&gc, &r5) < 0) {
-			fprintf(stderr, "vpk-acl-bench: cannot generate profile %s\n", profile);
+			fprintf(stderr, "vpk: bench acl: cannot generate profile %s\n", profile);
 			return 2;
 		}
 		nr = nrules;
@@ -264,7 +238,7 @@ main(int argc, char **argv)
 	if (tracef != NULL) {
 		rc = vpk_acl5_load_trace(tracef, ipv6, npkts, &p5, &np, why, sizeof(why));
 		if (rc < 0) {
-			fprintf(stderr, "vpk-acl-bench: %s\n", why);
+			fprintf(stderr, "vpk: bench acl: %s\n", why);
 			return 2;
 		}
 	} else {
@@ -302,7 +276,7 @@ main(int argc, char **argv)
 	size_t vr0, vpeak;
 
 	if (vpk_acl_create(&conf, &vc.acl) < 0 || vpk_acl_add_rules(vc.acl, rules, nr) < 0) {
-		fprintf(stderr, "vpk-acl-bench: vpk: %s\n", vpk_acl_last_error(vc.acl));
+		fprintf(stderr, "vpk: bench acl: vpk: %s\n", vpk_acl_last_error(vc.acl));
 		return 1;
 	}
 	vr0 = bench_rss();
@@ -312,7 +286,7 @@ main(int argc, char **argv)
 	vbuild = now_s() - vb0;
 	vpeak = bench_hwm() - vr0;
 	if (rc < 0) {
-		fprintf(stderr, "vpk-acl-bench: vpk build: %s\n", vpk_acl_last_error(vc.acl));
+		fprintf(stderr, "vpk: bench acl: vpk build: %s\n", vpk_acl_last_error(vc.acl));
 		return 1;
 	}
 	vpk_acl_get_stats(vc.acl, &st);
