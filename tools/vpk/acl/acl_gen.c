@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ClassBench-like rule and trace generator (include/vpk/acl_gen.h).
+ * ClassBench-like rule and trace generator (acl/acl_gen.h).
  *
  * Model, after the parameter description of ClassBench (Taylor & Turner,
  * INFOCOM 2005), with our own numbers:

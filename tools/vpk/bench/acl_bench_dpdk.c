@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench/acl_bench.h"
+#include "common/dpdk_eal.h"
 
 #ifdef VPK_HAVE_DPDK
 #include <rte_acl.h>
@@ -28,29 +29,11 @@ static bool eal_up;
 int
 dpdk_init(bool want512, bool huge, char *why, size_t len)
 {
-	char prefix[64];
-	char *argv[16];
-	int argc = 0;
+	static struct dpdk_eal_args ea;         /* EAL may keep pointers into argv */
 
-	argv[argc++] = "vpk-bench-acl";
-	/* no shared config, so no files in EAL's runtime directory (removed by dpdk_free()) */
-	argv[argc++] = huge ? "--in-memory" : "--no-shconf";
-	if (!huge) {
-		argv[argc++] = "--no-huge";
-		argv[argc++] = "-m";
-		argv[argc++] = "4096";
-	}
-	argv[argc++] = "--no-pci";
-	argv[argc++] = "--no-telemetry";
-	argv[argc++] = "-l";
-	argv[argc++] = "0";
-	argv[argc++] = "--log-level=lib.eal,4";
-	argv[argc++] = "--log-level=lib.acl,4";
-	argv[argc++] = prefix;
-	argv[argc++] = want512 ? "--force-max-simd-bitwidth=512" : "--force-max-simd-bitwidth=256";
-	argv[argc] = NULL;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=vpkaclbench%d", (int)getpid());
-	if (rte_eal_init(argc, argv) < 0) {
+	/* EAL's runtime directory is removed by dpdk_free() */
+	dpdk_eal_args(&ea, "vpkaclbench", "acl", huge, 4096, 0, want512 ? 512 : 256);
+	if (rte_eal_init(ea.argc, ea.argv) < 0) {
 		snprintf(why, len, "rte_eal_init failed (errno %d)", rte_errno);
 		return -ENODEV;
 	}

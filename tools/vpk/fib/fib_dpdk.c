@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "common/dpdk_eal.h"
 #include "fib/fib_dpdk.h"
 
 /* 22.11 struct rte_fib_conf (lib/fib/rte_fib.h). */
@@ -118,34 +119,22 @@ dpdk_open(unsigned mem_mb, const char **why)
 		*why = fail = "DPDK libraries lack rte_fib symbols";
 		return -1;
 	}
-	char mem[16], pfx[48], core[16];
-	snprintf(mem, sizeof(mem), "%u", mem_mb);
-	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfib%d", (int)getpid());
 	int cpu = sched_getcpu();
-	snprintf(core, sizeof(core), "%d", cpu < 0 ? 0 : cpu);
 	const char *nh = getenv("VPK_DPDK_NO_HUGE");
 	bool huge = (nh == NULL || *nh == 0 || strcmp(nh, "0") == 0) &&
 		    bench_hugepages_free() >= (size_t)mem_mb << 20;
-	/* --in-memory / --no-shconf: no shared config, so no files in the runtime directory, which is
-	 * removed at exit (eal_rmdir) */
-	char *args[] = { "vpk", "--in-memory", "--no-pci", "-l", core, pfx, "--log-level=lib.eal:error",
-			 "--log-level=lib.fib:error", "--no-telemetry", "--force-max-simd-bitwidth=512",
-			 NULL, NULL, NULL, NULL };
-	int argc = 10;
+	static struct dpdk_eal_args ea;         /* EAL may keep pointers into argv */
 
-	if (!huge) {
-		args[1] = "--no-shconf";
-		args[argc++] = "--no-huge";
-		args[argc++] = "-m";
-		args[argc++] = mem;
+	/* EAL's runtime directory is removed at exit (eal_rmdir) */
+	dpdk_eal_args(&ea, "vpkfib", "fib", huge, mem_mb, cpu, 512);
+	if (!huge)
 		fprintf(stderr, "vpk: DPDK EAL with --no-huge (%s): rte_fib's tables on 4 KiB pages, vpk's on "
 			"transparent huge pages; reserve hugepages for a like-for-like run "
 			"(dpdk-hugepages.py -p 2M --setup %uM)\n",
 			nh != NULL && *nh != 0 && strcmp(nh, "0") != 0 ? "VPK_DPDK_NO_HUGE is set" :
 			"not enough free hugepages mounted", mem_mb);
-	}
 	/* EAL prints its errors on stderr; it also reorders argv. */
-	if (d.eal_init(argc, args) < 0) {
+	if (d.eal_init(ea.argc, ea.argv) < 0) {
 		*why = fail = "rte_eal_init failed";
 		return -1;
 	}
@@ -165,8 +154,11 @@ dpdk_hugepages(void)
 	return d.ready && d.huge;
 }
 
-struct dpdk_fib *
-dpdk_fib_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64_t default_nh, const char **why)
+/* rte_fib_create() or rte_fib6_create() (same configuration struct in
+ * 22.11; the DIR-24-8 fields size the trie's next hops and tbl8 groups too). */
+static void *
+create_any(bool v6, unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64_t default_nh,
+	   const char **why)
 {
 	static int seq;
 	struct rte_fib_conf_2211 c;
@@ -182,14 +174,26 @@ dpdk_fib_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64
 	c.max_routes = (int)max_routes;
 	c.dir24_8.nh_sz = __builtin_ctz(nh_size);
 	c.dir24_8.num_tbl8 = num_tbl8;
-	snprintf(name, sizeof(name), "vpk%d", seq++);
-	void *f = d.fib_create(name, -1, &c);
-	if (f == NULL) {
-		*why = "rte_fib_create failed (memory: raise --dpdk-mem)";
-		return NULL;
+	snprintf(name, sizeof(name), "vpk%s%d", v6 ? "6_" : "", seq++);
+	void *f = v6 ? d.fib6_create(name, -1, &c) : d.fib_create(name, -1, &c);
+	if (f == NULL)
+		*why = v6 ? "rte_fib6_create failed (memory: raise --dpdk-mem)"
+			  : "rte_fib_create failed (memory: raise --dpdk-mem)";
+	return f;
+}
+
+struct dpdk_fib *
+dpdk_fib_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64_t default_nh, const char **why)
+{
+	void *f = create_any(false, nh_size, num_tbl8, max_routes, default_nh, why);
+	struct dpdk_fib *w = f != NULL ? malloc(sizeof(*w)) : NULL;
+
+	if (f != NULL && w == NULL) {
+		d.fib_free(f);
+		*why = "out of memory";
 	}
-	struct dpdk_fib *w = malloc(sizeof(*w));
-	w->f = f;
+	if (w != NULL)
+		w->f = f;
 	return w;
 }
 
@@ -250,28 +254,15 @@ struct dpdk_fib6 {
 struct dpdk_fib6 *
 dpdk_fib6_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64_t default_nh, const char **why)
 {
-	static int seq;
-	struct rte_fib_conf_2211 c;
-	char name[32];
+	void *f = create_any(true, nh_size, num_tbl8, max_routes, default_nh, why);
+	struct dpdk_fib6 *w = f != NULL ? malloc(sizeof(*w)) : NULL;
 
-	if (!d.ready) {
-		*why = "DPDK not loaded";
-		return NULL;
+	if (f != NULL && w == NULL) {
+		d.fib6_free(f);
+		*why = "out of memory";
 	}
-	memset(&c, 0, sizeof(c));
-	c.type = 1;
-	c.default_nh = default_nh;
-	c.max_routes = (int)max_routes;
-	c.dir24_8.nh_sz = __builtin_ctz(nh_size);
-	c.dir24_8.num_tbl8 = num_tbl8;
-	snprintf(name, sizeof(name), "vpk6_%d", seq++);
-	void *f = d.fib6_create(name, -1, &c);
-	if (f == NULL) {
-		*why = "rte_fib6_create failed (memory: raise --dpdk-mem)";
-		return NULL;
-	}
-	struct dpdk_fib6 *w = malloc(sizeof(*w));
-	w->f = f;
+	if (w != NULL)
+		w->f = f;
 	return w;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vpk fwd: the forwarder (include/vpk/fwd.h) from the command line:
+ * vpk fwd: the forwarder (fwd/fwd.h) from the command line:
  * configuration file or stdin, pcap interfaces, VPP-style `show runtime`,
  * `show errors`, `show node`, packet trace, per-node forced variants, and
  * `--demo`, which needs nothing prepared (fwd_demo.c).

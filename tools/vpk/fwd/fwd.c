@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The forwarder's control plane: its state (pool, IPv4 FIB, neighbor
- * table, interfaces) and the configuration commands of include/vpk/fwd.h.
+ * table, interfaces) and the configuration commands of fwd.h (accessors: fwd_get.c).
  * Every command is parsed and checked completely before it changes
  * anything, and vpk_fwd_exec_file() checks every line of a file before it
  * applies the first, so a bad configuration changes nothing.
@@ -159,41 +159,6 @@ parse_mac(const char *s, uint8_t mac[6])
 		mac[i] = (uint8_t)((hi - hex) << 4 | (lo - hex));
 	}
 	return 0;
-}
-
-int
-fwd_parse_u32(const char *s, unsigned long max, uint32_t *out)
-{
-	return vpk_num_uint(s, 0, max > UINT32_MAX ? UINT32_MAX : (unsigned)max, out, NULL, 0);
-}
-
-/* "ADDR/LEN" -> family (4 or 6; an IPv4 address fills out[0..3]), the
- * address in network order with the host bits cleared, and the length. */
-int
-fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen)
-{
-	char buf[64];
-	const char *slash = strchr(s, '/');
-	uint32_t l;
-	int fam;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	memset(out, 0, 16);
-	if (inet_pton(AF_INET, buf, out) == 1)
-		fam = 4;
-	else if (inet_pton(AF_INET6, buf, out) == 1)
-		fam = 6;
-	else
-		return -EINVAL;
-	if (fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
-		return -EINVAL;
-	for (unsigned bit = l; bit < (fam == 4 ? 32u : 128u); bit++)
-		out[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
-	*plen = (uint8_t)l;
-	return fam;
 }
 
 static int
@@ -633,107 +598,4 @@ out:
 		free(lines[i]);
 	free(lines);
 	return rc;
-}
-
-int
-vpk_fwd_set_traffic(struct vpk_fwd *f, const uint8_t *const *pkts, const uint16_t *lens,
-		    size_t n_tmpl, uint64_t total)
-{
-	uint8_t *t;
-	uint16_t *l;
-
-	if (f == NULL || pkts == NULL || lens == NULL || n_tmpl == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n_tmpl; i++)
-		if (lens[i] == 0 || lens[i] > FWD_TMPL_MAX || lens[i] > vpk_pool_data_size(f->pool))
-			return -EINVAL;
-	t = malloc(n_tmpl * FWD_TMPL_MAX);
-	l = malloc(n_tmpl * sizeof(*l));
-	if (t == NULL || l == NULL) {
-		free(t);
-		free(l);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n_tmpl; i++) {
-		memcpy(t + i * FWD_TMPL_MAX, pkts[i], lens[i]);
-		l[i] = lens[i];
-	}
-	free(f->tmpl);
-	free(f->tmpl_len);
-	f->tmpl = t;
-	f->tmpl_len = l;
-	f->n_tmpl = n_tmpl;
-	f->traffic_total = total;
-	return 0;
-}
-
-struct vpk_graph *
-vpk_fwd_graph(const struct vpk_fwd *f)
-{
-	return f->graph != NULL ? f->graph : f->n_wgraphs > 0 ? f->wgraphs[0] : NULL;
-}
-
-unsigned
-vpk_fwd_n_workers(const struct vpk_fwd *f)
-{
-	return f->graph != NULL ? 1 : f->n_wgraphs;
-}
-
-struct vpk_graph *
-vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w)
-{
-	if (f->graph != NULL)
-		return w == 0 ? f->graph : NULL;
-	return w < f->n_wgraphs ? f->wgraphs[w] : NULL;
-}
-
-size_t
-vpk_fwd_n_ifs(const struct vpk_fwd *f)
-{
-	return f->n_ifs;
-}
-
-int
-vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out)
-{
-	if (f == NULL || out == NULL || i >= f->n_ifs)
-		return -EINVAL;
-	out->name = f->ifs[i].name;
-	out->rx = f->ifs[i].rx;
-	out->rx_skipped = f->ifs[i].rx_skipped;
-	out->tx = f->ifs[i].tx;
-	out->tx_no_output = f->ifs[i].tx_no_output;
-	return 0;
-}
-
-size_t
-vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows)
-{
-	*shows = (const char *const *)f->shows;
-	return f->n_shows;
-}
-
-uint32_t
-vpk_fwd_bufs_in_use(const struct vpk_fwd *f)
-{
-	return vpk_pool_in_use(f->pool);
-}
-
-const char *
-vpk_fwd_acl_impl(const struct vpk_fwd *f)
-{
-	return f->acl4.acl != NULL ? vpk_acl_impl_name(f->acl4.acl)
-	       : f->acl6.acl != NULL ? vpk_acl_impl_name(f->acl6.acl) : "-";
-}
-
-bool
-vpk_fwd_has_neighbor(const struct vpk_fwd *f, uint32_t id)
-{
-	return f != NULL && id >= 1 && id <= f->conf.max_neighbors && f->adj[id].valid;
-}
-
-struct vpk_fib *
-vpk_fwd_fib4(const struct vpk_fwd *f)
-{
-	return f->fib4;
 }

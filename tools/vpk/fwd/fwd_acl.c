@@ -2,7 +2,7 @@
 /*
  * The forwarder's ACL stage: turn 5-tuple rules (ClassBench / l3fwd files,
  * or generated) into a vpk_acl context on the dpdk-test-acl layout and an
- * action per rule for the ip4-acl / ip6-acl nodes (include/vpk/fwd.h gives
+ * action per rule for the ip4-acl / ip6-acl nodes (fwd/fwd.h gives
  * the semantics of normal and l3fwd-acl modes).
  */
 #include <errno.h>

@@ -87,7 +87,7 @@ struct vpk_fwd {
  * live interfaces, ...):
  *  - a configuration command: `const struct fwd_cmd fwd_cmd_<x>` listed in
  *    fwd.c's cmds[] (the handler checks only when !apply, applies when apply);
- *  - graph contributions for a run: a `fwd_graph_hook` listed in fwd_run.c's
+ *  - graph contributions for a run: a `fwd_graph_hook` listed in fwd_graph.c's
  *    graph_hooks[], which appends node names and node configurations;
  *  - cleanup: a `fwd_free_hook` listed in fwd.c's free_hooks[];
  *  - state: a pointer member of struct vpk_fwd owned by the feature's file.
@@ -115,10 +115,10 @@ int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
  * error also becomes the run's first error (f->io_rc, f->io_err). */
 int fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want);
 
-/* fwd.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
+/* fwd_util.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
 int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
 
-/* fwd.c: "ADDR/LEN" -> 4 or 6 (the family), network-order address with the
+/* fwd_util.c: "ADDR/LEN" -> 4 or 6 (the family), network-order address with the
  * host bits cleared (IPv4 in out[0..3]) and length; -EINVAL. */
 int fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen);
 
@@ -151,7 +151,7 @@ int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 		    char *err, size_t len);
 void fwd_acl_free(struct fwd_acl *a);
 
-/* fwd_run.c */
+/* fwd_graph.c */
 int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const char *input2,
 		    void *input2_ctx, unsigned worker, struct vpk_graph **out, char *err, size_t len);
 uint64_t fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vpk powersim: the frequency-licence model (include/vpk/powersim.h) on a
+ * vpk powersim: the frequency-licence model (power/powersim.h) on a
  * built-in scenario, a request given on the command line, or a forwarder's
  * runtime statistics (--from-runtime, powersim_input.c). It always runs
  * the same workload twice, without wide cores and with them, and reports

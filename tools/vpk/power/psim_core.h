@@ -3,7 +3,7 @@
 #define VPK_CORESPEC_PSIM_CORE_H
 
 /*
- * One core's frequency-licence state machine (include/vpk/powersim.h has the
+ * One core's frequency-licence state machine (power/powersim.h has the
  * model). Time is in ns (double), work in cycles; a GHz figure is cycles per
  * ns. The core has its own clock `t`; every operation advances it and
  * accounts the time it covers, clipped to the measuring window [win0, win1).
