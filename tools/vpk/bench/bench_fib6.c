@@ -105,53 +105,18 @@ cmp6(const void *a, const void *b)
 int
 bench_fib_ipv6(int argc, char **argv)
 {
-	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "vs-dpdk", no_argument, NULL, 'V' },
-		{ "cpu-time", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	const char *path = NULL;
-	unsigned sizes[3] = { 2, 4, 8 }, nsizes = 3, passes = 5;
-	size_t nl = 10000000;
-	bool use_dpdk = true, updates = true;
-	int c, code = VPK_EXIT_OK;
+	struct bench_fib_opts bo;
+	int code = bench_fib_parse(argc, argv, true, &bo);
 	char err[512];
 
-	optind = 1;
-	use_cpu_time = false;
-	while ((c = getopt_long(argc, argv, "f:l:e:R:Uh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f': path = optarg; break;
-		case 'l':
-			if (!vpk_opt_size("bench fib --ipv6: -l", optarg, 1, (size_t)1 << 31, &nl))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'R':
-			if (!vpk_opt_uint("bench fib --ipv6: -R", optarg, 1, 1000, &passes))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'D': use_dpdk = false; break;
-		case 'V': use_dpdk = true; break;        /* the default, said out loud */
-		case 'U': updates = false; break;
-		case 'C': use_cpu_time = true; break;
-		case 'e': {
-			int k = vpk_opt_list("bench fib --ipv6: -e (list of 2,4,8)", optarg, 1, 8, sizes, 3);
-			if (k <= 0)
-				return VPK_EXIT_USAGE;
-			nsizes = (unsigned)k;
-			for (unsigned i = 0; i < nsizes; i++)
-				if (vpk_fib6_max_nh(sizes[i]) == 0)
-					return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: -e %u: 2, 4 or 8", sizes[i]);
-			break;
-		}
-		case 'h':
-			printf("usage: vpk bench fib --ipv6 -f routes [-l lookups(10M)] [-e 2,4,8] [-R passes(5)] [-U] [--vs-dpdk | --no-dpdk] [--cpu-time] [--json]\n");
-			return VPK_EXIT_OK;
-		default:
-			return VPK_EXIT_USAGE;
-		}
-	}
-	if (path == NULL)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: -f ROUTES is required (e.g. the RouteViews IPv6 table)");
-	if (nl == 0 || passes == 0 || passes > 100)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: -l and -R must be positive (-R <= 100)");
+	if (code != 0)
+		return code < 0 ? VPK_EXIT_OK : code;
+	const char *path = bo.path;
+	const unsigned *sizes = bo.sizes, nsizes = bo.nsizes, passes = bo.passes;
+	size_t nl = bo.nl;
+	bool use_dpdk = bo.use_dpdk, updates = bo.updates;
+
+	use_cpu_time = bo.cpu_time;
 	struct fib_file_routes fr;
 	if (vpk_fib_file_load_routes(path, 6, &fr, err, sizeof(err)) != 0)
 		return vpk_fail(VPK_EXIT_USAGE, "bench fib --ipv6: %s", err);

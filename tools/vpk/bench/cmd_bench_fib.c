@@ -192,75 +192,18 @@ cmd_bench_fib(int argc, char **argv)
 			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
 			return bench_fib_ipv6(argc - 1, argv);
 		}
-	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "vs-dpdk", no_argument, NULL, 'V' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "cpu-time", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	const char *path = NULL;
-	unsigned sizes[4] = { 1, 2, 4, 8 }, nsizes = 4, passes = 5;
-	size_t nl = 10000000, burst = 0;
-	bool use_dpdk = true, updates = true, want[3] = { true, true, false };        /* DIR-24-8, bm16, bm16-wide */
-	uint64_t seed = 1;
-	int c, code = VPK_EXIT_OK;
+	struct bench_fib_opts bo;
+	int code = bench_fib_parse(argc, argv, false, &bo);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:l:e:R:b:B:Uh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f': path = optarg; break;
-		case 'B':
-			if (!vpk_opt_size("bench fib: -B (keys per call)", optarg, 1, 1u << 30, &burst))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'l':
-			if (!vpk_opt_size("bench fib: -l", optarg, 1, (size_t)1 << 31, &nl))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'R':
-			if (!vpk_opt_uint("bench fib: -R", optarg, 1, 1000, &passes))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'S':
-			if (!vpk_opt_u64("bench fib: --seed", optarg, 0, UINT64_MAX, &seed))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'D': use_dpdk = false; break;
-		case 'V': use_dpdk = true; break;        /* the default, said out loud */
-		case 'C': use_cpu_time = true; break;
-		case 'U': updates = false; break;
-		case 'b':
-			want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
-			want[2] = strcmp(optarg, "bm16ab") == 0;       /* bm16 beside bm16 without narrow flat nodes */
-			want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0 || want[2];
-			if (!want[0] && !want[1])
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16', 'bm16ab' or 'all'", optarg);
-			break;
-		case 'e': {
-			int k = vpk_opt_list("bench fib: -e (list of 1,2,4,8)", optarg, 1, 8, sizes, 4);
-			if (k <= 0)
-				return VPK_EXIT_USAGE;
-			nsizes = (unsigned)k;
-			for (unsigned i = 0; i < nsizes; i++)
-				if (vpk_fib_max_nh(sizes[i]) == 0)
-					return vpk_fail(VPK_EXIT_USAGE, "bench fib: -e %u: entry size is 1, 2, 4 or 8", sizes[i]);
-			break;
-		}
-		case 'h':
-			printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
-			       "                     [-b dir|bm16|bm16ab|all (vpk layouts, default all; bm16ab: bm16 and, at 1-2 B,\n"
-			       "                      bm16 without narrow flat nodes)] [--vs-dpdk | --no-dpdk] [--seed N] [--json]\n"
-			       "                     [--cpu-time (cycles = thread CPU time x TSC rate)]\n"
-			       "                     [-B keys per lookup_bulk call (default: the whole array)]\n");
-			return VPK_EXIT_OK;
-		default:
-			return VPK_EXIT_USAGE;
-		}
-	}
-	if (path == NULL)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib: -f ROUTES is required (e.g. the RouteViews IPv4 table)");
-	if (nl == 0 || passes == 0 || passes > 100)
-		return vpk_fail(VPK_EXIT_USAGE, "bench fib: -l and -R must be positive (-R <= 100)");
-	if (burst == 0 || burst > nl)
-		burst = nl;             /* default: the whole array in one call */
+	if (code != 0)
+		return code < 0 ? VPK_EXIT_OK : code;
+	const char *path = bo.path;
+	const unsigned *sizes = bo.sizes, nsizes = bo.nsizes, passes = bo.passes;
+	size_t nl = bo.nl, burst = bo.burst;
+	bool use_dpdk = bo.use_dpdk, updates = bo.updates, *want = bo.want;
+	uint64_t seed = bo.seed;
 
+	use_cpu_time = bo.cpu_time;
 	tsc_hz = bench_tsc_hz();
 	size_t nrt;
 	struct gen_route4 *rt = load(path, seed, &nrt, &code);

@@ -22,6 +22,7 @@
 #include "fib/fib_file.h"
 #include "fib/fib_priv.h"
 #include "fib/fib_dpdk.h"
+#include "fib/fib_report.h"
 #include "fib/fib_cmd.h"
 #include "fib/fib_gen.h"
 #include "common/json.h"
@@ -361,62 +362,14 @@ cmd_fib(int argc, char **argv)
 	}
 	double ghz = bench_tsc_hz() / 1e9;
 
-	if (vpk_opts.json) {
-		struct json j;
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "routes_file", o.routes_file);
-		json_str(&j, "lookups_file", o.lookups_file);
-		json_u64(&j, "routes", nrt);
-		json_u64(&j, "lookups", nips);
-		json_u64(&j, "nh_size", o.nh_size);
-		json_u64(&j, "tbl8_groups", st.tbl8_total);
-		json_u64(&j, "tbl8_used", st.tbl8_used);
-		json_dbl(&j, "tsc_ghz", ghz);
-		json_dbl(&j, "add_cycles_per_route", add_cyc);
-		json_dbl(&j, "del_cycles_per_route", del_cyc);
-		json_u64(&j, "dataplane_bytes_touched", st.dataplane_touched);
-		json_u64(&j, "control_plane_bytes", st.rib_bytes);
-		json_str(&j, "type", vpk_fib_type_name(fib));
-		if (dfib != NULL) {
-			json_dbl(&j, "dpdk_add_cycles_per_route", dpdk_add);
-			json_dbl(&j, "dpdk_del_cycles_per_route", dpdk_del);
-			json_u64(&j, "dpdk_heap_bytes", dpdk_mem);
-		}
-		if (o.cmp_ref)
-			json_u64(&j, "reference_mismatches", ref_bad);
-		json_arr(&j, "lookup");
-		for (size_t r = 0; r < nrun; r++) {
-			json_obj(&j, NULL);
-			json_str(&j, "variant", run[r].name);
-			json_dbl(&j, "cycles_min", bench_min(run[r].c, o.passes));
-			json_dbl(&j, "cycles_median", bench_median(run[r].c, o.passes));
-			if (o.cmp_all)
-				json_bool(&j, "same_as_first", run[r].ok);
-			json_end(&j);
-		}
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	} else {
-		printf("%s: routes %zu, lookups %zu, entry %u B, tbl8 groups %u used of %u, TSC %.2f GHz\n",
-		       vpk_fib_type_name(fib), nrt, nips, o.nh_size, st.tbl8_used, st.tbl8_total, ghz);
-		printf("memory: dataplane %.1f MiB, control plane %.1f MiB", st.dataplane_touched / 1048576.0,
-		       st.rib_bytes / 1048576.0);
-		if (dfib != NULL)
-			printf("; rte_fib heap %.1f MiB (incl. RIB)", dpdk_mem / 1048576.0);
-		printf("\nadd %.0f / delete %.0f cycles per route", add_cyc, del_cyc);
-		if (dfib != NULL)
-			printf(" (rte_fib: add %.0f / delete %.0f)", dpdk_add, dpdk_del);
-		printf("\n%-10s %12s %12s %10s\n", "variant", "cyc/lookup", "best", "Mlookup/s");
-		for (size_t r = 0; r < nrun; r++) {
-			double m = bench_median(run[r].c, o.passes);
-			printf("%-10s %12.2f %12.2f %10.1f%s\n", run[r].name, m, bench_min(run[r].c, o.passes),
-			       ghz * 1e3 / m, o.cmp_all && !run[r].ok ? "  DIFFERS from the first" : "");
-		}
-		if (o.cmp_ref)
-			printf("reference check (RIB walk): %zu mismatches of %zu\n", ref_bad, nips);
-	}
+	struct fib_report_row rows[sizeof(run) / sizeof(run[0])];
+	for (size_t r = 0; r < nrun; r++)
+		rows[r] = (struct fib_report_row){ run[r].name, run[r].c, run[r].ok };
+	fib_report_print(&o, &(struct fib_report){
+		.type = vpk_fib_type_name(fib), .nrt = nrt, .nips = nips, .ref_bad = ref_bad,
+		.tbl8_used = st.tbl8_used, .tbl8_total = st.tbl8_total, .dataplane = st.dataplane_touched,
+		.rib = st.rib_bytes, .ghz = ghz, .add_cyc = add_cyc, .del_cyc = del_cyc, .dpdk_add = dpdk_add,
+		.dpdk_del = dpdk_del, .have_dpdk = dfib != NULL, .dpdk_mem = dpdk_mem, .rows = rows, .nrows = nrun });
 	if (ref_bad || all_bad)
 		code = vpk_fail(VPK_EXIT_FAIL, "fib: results differ (%zu from the reference, %zu variants)", ref_bad, all_bad);
 	for (size_t r = 0; r < nrun; r++)
