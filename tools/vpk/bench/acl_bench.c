@@ -126,17 +126,18 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+struct abench_opts {
+	const char *rulesf, *tracef, *profile, *only;
+	uint32_t nrules, npkts, iter, bursts[8], nb, updates;
+	uint64_t seed;
+	bool ipv6, json, no_dpdk, dpdk_no_huge;
+	unsigned kinds, cap;
+};
+
+/* The benchmark's options (see the top of this file); 0, or the exit code 2 after a message. */
 static int
-cmd_bench_acl(int argc, char **argv)
+parse_opts(int argc, char **argv, struct abench_opts *a)
 {
-	const char *rulesf = NULL, *tracef = NULL, *profile = "acl", *only = NULL;
-	uint32_t nrules = 10000, npkts = 1 << 20, iter = 3, bursts[8] = { 32, 256 }, nb = 2;
-	uint64_t seed = 1;
-	bool ipv6 = false, json = vpk_opts.json, no_dpdk = false, dpdk_no_huge = false, dpdk_huge = false;
-	uint32_t updates = 0;
-	unsigned kinds = 7;
-	unsigned cap = 512;
-	char why[512];
 	static const struct option lo[] = {
 		{ "rulesf", 1, 0, 'r' }, { "tracef", 1, 0, 't' }, { "profile", 1, 0, 'p' },
 		{ "rules", 1, 0, 'n' }, { "trace", 1, 0, 'T' }, { "seed", 1, 0, 's' },
@@ -155,37 +156,37 @@ cmd_bench_acl(int argc, char **argv)
 		char bad[160] = "";
 
 		switch (o) {
-		case 'r': rulesf = optarg; break;
-		case 't': tracef = optarg; break;
-		case 'p': profile = optarg; break;
-		case 'n': ok = num(bad, optarg, 1, VPK_ACL_MAX_PRIORITY - 1, &v), nrules = (uint32_t)v; break;
-		case 'T': ok = num(bad, optarg, 1, UINT32_MAX, &v), npkts = (uint32_t)v; break;
-		case 's': ok = num(bad, optarg, 0, UINT64_MAX, &seed); break;
-		case 'i': ok = num(bad, optarg, 1, 1000000, &v), iter = (uint32_t)v; break;
-		case '6': ipv6 = true; break;
-		case 'j': json = true; break;
-		case 'D': no_dpdk = true; break;
-		case 'V': no_dpdk = false; break;
-		case 'H': dpdk_no_huge = true; break;
+		case 'r': a->rulesf = optarg; break;
+		case 't': a->tracef = optarg; break;
+		case 'p': a->profile = optarg; break;
+		case 'n': ok = num(bad, optarg, 1, VPK_ACL_MAX_PRIORITY - 1, &v), a->nrules = (uint32_t)v; break;
+		case 'T': ok = num(bad, optarg, 1, UINT32_MAX, &v), a->npkts = (uint32_t)v; break;
+		case 's': ok = num(bad, optarg, 0, UINT64_MAX, &a->seed); break;
+		case 'i': ok = num(bad, optarg, 1, 1000000, &v), a->iter = (uint32_t)v; break;
+		case '6': a->ipv6 = true; break;
+		case 'j': a->json = true; break;
+		case 'D': a->no_dpdk = true; break;
+		case 'V': a->no_dpdk = false; break;
+		case 'H': a->dpdk_no_huge = true; break;
 		case 'c':
 			ok = num(bad, optarg, 64, 512, &v) && (v == 64 || v == 128 || v == 256 || v == 512);
-			cap = (unsigned)v;
+			a->cap = (unsigned)v;
 			break;
-		case 'o': only = optarg; break;
-		case 'u': ok = num(bad, optarg, 0, 100000, &v), updates = (uint32_t)v; break;
+		case 'o': a->only = optarg; break;
+		case 'u': ok = num(bad, optarg, 0, 100000, &v), a->updates = (uint32_t)v; break;
 		case 'k': {
 			char list[64], *sv;
 
 			snprintf(list, sizeof(list), "%s", optarg);
-			kinds = 0;
+			a->kinds = 0;
 			for (char *t = strtok_r(list, ",", &sv); t != NULL && ok; t = strtok_r(NULL, ",", &sv)) {
 				unsigned k = strcmp(t, "add") == 0 ? 1 : strcmp(t, "delete") == 0 ? 2
 					   : strcmp(t, "change") == 0 ? 4 : 0;
 
 				ok = k != 0;
-				kinds |= k;
+				a->kinds |= k;
 			}
-			ok = ok && kinds != 0;
+			ok = ok && a->kinds != 0;
 			break;
 		}
 		case 'b': {
@@ -194,8 +195,8 @@ cmd_bench_acl(int argc, char **argv)
 
 			ok = k > 0;
 			for (int i = 0; i < k; i++)
-				bursts[i] = b[i];
-			nb = ok ? (uint32_t)k : nb;
+				a->bursts[i] = b[i];
+			a->nb = ok ? (uint32_t)k : a->nb;
 			break;
 		}
 		default:
@@ -209,8 +210,61 @@ cmd_bench_acl(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (strcmp(profile, "ipv6") == 0)
-		ipv6 = true;
+	if (strcmp(a->profile, "ipv6") == 0)
+		a->ipv6 = true;
+	return 0;
+}
+
+/* The --updates figures: lines of text, or the "update" member of the JSON object. */
+static void
+print_updates(bool json, const struct upd_result *ur, uint32_t updates, unsigned kinds)
+{
+	static const char *const kname[3] = { "add", "delete", "change" };
+
+	if (!json) {
+		printf("update: %u results after the updates equal the oracle; runtime %u rules in %u trees\n",
+		       ur->checked, ur->rules, ur->trees);
+		for (int k = 0; k < 3; k++)
+			if (kinds >> k & 1)
+				printf("update: %u single-rule %-6s + build: median %.3f ms (max %.2f) alone; "
+				       "while classifying: median %.3f ms (max %.2f); writer CPU median %.3f ms (max %.2f); %u full builds\n",
+				       updates, kname[k], ur->kind[k].med_alone, ur->kind[k].max_alone,
+				       ur->kind[k].med_busy, ur->kind[k].max_busy, ur->kind[k].cpu_med,
+				       ur->kind[k].cpu_max, ur->kind[k].fallbacks);
+		printf("update: %lu classify calls meanwhile\n", ur->calls);
+		printf("update: classify after the updates %.1f cycles/packet (burst 256), after a full rebuild of the same rules %.1f\n",
+		       ur->cyc_incremental, ur->cyc_full);
+		return;
+	}
+	/* add's figures also at the top of "update", where a reader of one kind finds them */
+	printf(",\n \"update\":{\"count\":%u,\"median_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms\":%.3f,\"classify_calls\":%lu,\"cycles_per_pkt_after\":%.1f,\"cycles_per_pkt_full_rebuild\":%.1f",
+	       updates, ur->kind[0].med_alone, ur->kind[0].med_busy, ur->kind[0].max_busy, ur->calls,
+	       ur->cyc_incremental, ur->cyc_full);
+	for (int k = 0; k < 3; k++)
+		if (kinds >> k & 1)
+			printf(",\n  \"%s\":{\"median_ms_alone\":%.3f,\"max_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms_while_classifying\":%.3f,\"cpu_ms_median\":%.3f,\"cpu_ms_max\":%.3f,\"full_builds\":%u}",
+			       kname[k], ur->kind[k].med_alone, ur->kind[k].max_alone, ur->kind[k].med_busy,
+			       ur->kind[k].max_busy, ur->kind[k].cpu_med, ur->kind[k].cpu_max, ur->kind[k].fallbacks);
+	printf("}");
+}
+
+static int
+cmd_bench_acl(int argc, char **argv)
+{
+	struct abench_opts ao = { .profile = "acl", .nrules = 10000, .npkts = 1 << 20, .iter = 3,
+				 .bursts = { 32, 256 }, .nb = 2, .seed = 1, .json = vpk_opts.json, .kinds = 7,
+				 .cap = 512 };
+	bool dpdk_huge = false;
+	char why[512];
+
+	if (parse_opts(argc, argv, &ao) != 0)
+		return 2;
+	const char *rulesf = ao.rulesf, *tracef = ao.tracef, *profile = ao.profile, *only = ao.only;
+	uint32_t nrules = ao.nrules, npkts = ao.npkts, iter = ao.iter, *bursts = ao.bursts, nb = ao.nb;
+	uint64_t seed = ao.seed;
+	bool ipv6 = ao.ipv6, json = ao.json, no_dpdk = ao.no_dpdk, dpdk_no_huge = ao.dpdk_no_huge;
+	uint32_t updates = ao.updates;
+	unsigned kinds = ao.kinds, cap = ao.cap;
 	vpk_set_max_simd_bitwidth(cap);
 
 	/* ---- data ---- */
@@ -376,42 +430,15 @@ cmd_bench_acl(int argc, char **argv)
 	}
 	/* Single-rule updates, alone and while another thread classifies. */
 	struct upd_result ur;
-	static const char *const kname[3] = { "add", "delete", "change" };
 
-	if (updates > 0) {
-		if (bench_updates(vc.acl, &d, r5, p5, ptrs, np, profile, seed, updates, kinds, &ur) < 0)
-			fails++;
-		if (!json) {
-			printf("update: %u results after the updates equal the oracle; runtime %u rules in %u trees\n",
-			       ur.checked, ur.rules, ur.trees);
-			for (int k = 0; k < 3; k++)
-				if (kinds >> k & 1)
-					printf("update: %u single-rule %-6s + build: median %.3f ms (max %.2f) alone; "
-				       "while classifying: median %.3f ms (max %.2f); writer CPU median %.3f ms (max %.2f); %u full builds\n",
-				       updates, kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone,
-				       ur.kind[k].med_busy, ur.kind[k].max_busy, ur.kind[k].cpu_med,
-				       ur.kind[k].cpu_max, ur.kind[k].fallbacks);
-			printf("update: %lu classify calls meanwhile\n", ur.calls);
-			printf("update: classify after the updates %.1f cycles/packet (burst 256), after a full rebuild of the same rules %.1f\n",
-			       ur.cyc_incremental, ur.cyc_full);
-		}
-	}
-	if (json) {
+	if (updates > 0 && bench_updates(vc.acl, &d, r5, p5, ptrs, np, profile, seed, updates, kinds, &ur) < 0)
+		fails++;
+	if (json)
 		printf("\n ]");
-		if (updates > 0) {
-			/* add's figures also under the old keys */
-			printf(",\n \"update\":{\"count\":%u,\"median_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms\":%.3f,\"classify_calls\":%lu,\"cycles_per_pkt_after\":%.1f,\"cycles_per_pkt_full_rebuild\":%.1f",
-			       updates, ur.kind[0].med_alone, ur.kind[0].med_busy, ur.kind[0].max_busy, ur.calls,
-			       ur.cyc_incremental, ur.cyc_full);
-			for (int k = 0; k < 3; k++)
-				if (kinds >> k & 1)
-					printf(",\n  \"%s\":{\"median_ms_alone\":%.3f,\"max_ms_alone\":%.3f,\"median_ms_while_classifying\":%.3f,\"max_ms_while_classifying\":%.3f,\"cpu_ms_median\":%.3f,\"cpu_ms_max\":%.3f,\"full_builds\":%u}",
-				       kname[k], ur.kind[k].med_alone, ur.kind[k].max_alone, ur.kind[k].med_busy,
-				       ur.kind[k].max_busy, ur.kind[k].cpu_med, ur.kind[k].cpu_max, ur.kind[k].fallbacks);
-			printf("}");
-		}
+	if (updates > 0)
+		print_updates(json, &ur, updates, kinds);
+	if (json)
 		printf("}\n");
-	}
 	dpdk_free();
 	vpk_acl_destroy(vc.acl);
 	free(r5), free(p5), free(want), free(bufs), free(ptrs), free(rules);
