@@ -31,7 +31,7 @@
 #include "acl/acl_gen.h"
 
 #include "acl/acl_oracle.h"
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "bench/acl_bench.h"
 #include "bench.h"
 #include "common/tool.h"

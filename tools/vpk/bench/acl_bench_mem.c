@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bench/acl_bench.h"
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 
 void
 bench_hwm_reset(void)

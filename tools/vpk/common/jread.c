@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "common/jread.h"
 
 #define MAX_DEPTH 64

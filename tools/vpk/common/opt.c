@@ -6,8 +6,7 @@
  */
 #include <stdio.h>
 
-#include "core/lines.h"
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "common/tool.h"
 
 /* True on success; else the one-line message and false. */

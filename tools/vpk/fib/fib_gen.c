@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "fib/fib_gen.h"
 
 uint64_t

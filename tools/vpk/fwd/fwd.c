@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lines.h"
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "fwd/fwd_priv.h"
 
 #define MAX_ARGS 16

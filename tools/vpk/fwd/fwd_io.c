@@ -23,9 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/errf.h"
-#include "core/lines.h"
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "fwd/fwd_priv.h"
 
 const char fwd_pcap_input_name[] = "pcap-input";

@@ -13,7 +13,7 @@
 #include <vpk/nodes.h>
 #include <vpk/pcap.h>
 
-#include "core/errf.h"
+#include "common/libvpk_internal.h"
 
 #define FWD_MAX_IFS 64
 #define FWD_NAME_MAX 32

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "fwd/fwd_priv.h"
 
 int

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "fwd/fwd_workers.h"
 
 #define MAX_WIDE_NODES 16

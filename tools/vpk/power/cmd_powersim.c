@@ -18,7 +18,7 @@
 #include "bench.h"
 #include "common/json.h"
 #include "power/powersim_tool.h"
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "common/tool.h"
 
 static int cmd_powersim(int argc, char **argv);

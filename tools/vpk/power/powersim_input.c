@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lines.h"
+#include "common/libvpk_internal.h"
 #include "common/jread.h"
 #include "power/powersim_tool.h"
 #include "common/tool.h"

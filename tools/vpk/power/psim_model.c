@@ -14,7 +14,7 @@
 
 #include "power/powersim.h"
 
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 
 /* Skylake-SP timing (Downs 2020, measured on a W-2104): ~10 us of dispatch at
  * 1/4 rate while the voltage ramps, ~10 us halted per frequency change. */
