@@ -4,11 +4,14 @@
  * build whatever parsed and classify the parsed trace with every usable
  * variant: results must agree with the scalar variant.
  */
+// fuzz-libs: vpk_tool_acl
 #include <stdlib.h>
 #include <string.h>
 
 #include <vpk/acl.h>
 #include <vpk/acl_file.h>
+
+#include "acl/acl_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

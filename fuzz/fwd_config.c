@@ -21,6 +21,7 @@
  * `acl load` names files: the setup writes small ClassBench and l3fwd rule
  * files under /tmp/vpk-fuzz-fwd-config/ (the seeds use them).
  */
+// fuzz-libs: vpk_tool_fwd
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 
 #include "fwd/fwd_priv.h"
 

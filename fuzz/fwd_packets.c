@@ -5,11 +5,12 @@
  * interface-output (or error-drop). Checks: no crash (ASan/UBSan in CI),
  * exactly one packet accounted for (forwarded + dropped), no buffer leaked.
  */
+// fuzz-libs: vpk_tool_fwd
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,12 +4,13 @@
  * behind `vpk powersim --from-runtime` (tools/vpk/jread.c, compiled in here),
  * then the node conversion on whatever nodes the JSON yields.
  */
+// fuzz-libs: vpk_tool_power
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/powersim.h>
-#include "../tools/vpk/jread.c"
+#include "power/powersim.h"
+#include "../tools/vpk/common/jread.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

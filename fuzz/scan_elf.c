@@ -5,6 +5,7 @@
  * crash, leak or sanitizer report is not. Corpus: tests/data/fuzz/scan_elf/
  * (the golden library stripped, and its object file).
  */
+// fuzz-libs: vpk_scan_static
 #include <stddef.h>
 #include <stdint.h>
 

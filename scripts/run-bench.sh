@@ -13,5 +13,5 @@ echo "== bench pool";          "$vpk" --json bench pool > "$out/pool.json"
 echo "== bench fwd";           "$vpk" --json bench fwd > "$out/fwd.json"
 ${PYTHON:-python3} scripts/plot_bench.py "$out/fwd.json" docs/img/fwd_per_cap.png
 echo "== bench fib";           "$vpk" --json bench fib > "$out/fib.json" || echo "bench fib failed (see above)"
-echo "== vpk acl (bench)";     "$vpk" acl --help >/dev/null 2>&1 || true
+echo "== bench acl";           "$vpk" --json bench acl --vs-dpdk > "$out/acl.json" || echo "bench acl failed (see above)"
 echo "JSON in $out/"

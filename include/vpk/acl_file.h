@@ -138,17 +138,6 @@ VPK_API void vpk_acl5_to_rules_ipv6_8b(const struct vpk_acl5_rule *r, uint32_t n
 /** Write a trace record as a classified buffer of that layout (both IPv6 layouts share it). */
 VPK_API void vpk_acl5_pkt_bytes(const struct vpk_acl5_pkt *p, bool ipv6, uint8_t *buf);
 
-/** True when @p p matches @p r (the oracle's test). */
-VPK_API bool vpk_acl5_match(const struct vpk_acl5_rule *r, const struct vpk_acl5_pkt *p, bool ipv6);
-
-/**
- * Fill every record's expected column by brute force (first rule in order
- * that matches; rules bucketed by /16 of destination or source, exact).
- * @return 0 or -ENOMEM.
- */
-VPK_API int vpk_acl5_oracle(const struct vpk_acl5_rule *r, uint32_t nr, struct vpk_acl5_pkt *p,
-			    uint32_t np, bool ipv6);
-
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,6 @@
 #include <vpk/qsbr.h>
 #include <vpk/acl.h>
 #include <vpk/acl_file.h>
-#include <vpk/acl_gen.h>
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
 #include <vpk/graph.h>
@@ -24,8 +23,5 @@
 #include <vpk/pcap.h>
 #include <vpk/tunnel.h>
 #include <vpk/wide.h>
-#include <vpk/fwd.h>
-#include <vpk/powersim.h>
-#include <vpk/scan.h>
 
 #endif /* VPK_VPK_H */

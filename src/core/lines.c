@@ -159,8 +159,8 @@ vpk_lines_each_file(const char *path, const char *what, uint64_t max_file, size_
 		    void *arg, char *err, size_t len)
 {
 	struct vpk_lines l;
-	char *line;
-	size_t n;
+	char *line = NULL;      /* set by every vpk_lines_next() > 0; -O3 cannot see that */
+	size_t n = 0;
 	int rc = vpk_lines_open(&l, path, what, max_file, max_line, err, len);
 
 	while (rc == 0 && (rc = vpk_lines_next(&l, &line, &n, err, len)) > 0)

@@ -16,9 +16,11 @@
 #include <rte_errno.h>
 
 #include <vpk/acl.h>
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
+#include "acl/acl_oracle.h"
 
 #include "acl/acl_ref.h"
+#include "common/dpdk_eal.h"
 #include "lib/check.h"
 
 static char rundir[256];         /* EAL's runtime directory, removed at the end */
@@ -199,15 +201,12 @@ gen_set(bool ipv6, bool u64, enum vpk_acl_gen_profile prof, uint32_t n)
 int
 main(void)
 {
-	char prefix[64];
-	char *argv[] = { "test_acl_dpdk", "--no-huge", "--no-shconf", "--no-pci", "-m", "512", "--no-telemetry",
-			 "-l", "0", "--log-level=lib.eal,1", "--log-level=lib.acl,1", prefix,
-			 "--force-max-simd-bitwidth=512", NULL };
+	static struct dpdk_eal_args ea;
 	unsigned k = 0;
 
 	check_init("acl_dpdk");
-	snprintf(prefix, sizeof(prefix), "--file-prefix=vpkacltest%d", (int)getpid());
-	if (rte_eal_init(13, argv) < 0) {
+	dpdk_eal_args(&ea, "vpkacltest", "acl", false, 512, 0, 512);
+	if (rte_eal_init(ea.argc, ea.argv) < 0) {
 		check_skip_all("rte_eal_init failed (no permission for EAL here?)");
 		return check_finish();
 	}

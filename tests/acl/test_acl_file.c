@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include <vpk/acl_file.h>
-#include <vpk/acl_gen.h>
+#include "acl/acl_gen.h"
+#include "acl/acl_oracle.h"
 
 #include "lib/check.h"
 

@@ -13,6 +13,7 @@
 
 #include <vpk/fib.h>
 
+#include "common/dpdk_eal.h"
 #include "fib/table.h"
 #include "lib/check.h"
 
@@ -64,13 +65,10 @@ struct pair {
 static int
 eal_up(void)
 {
-	char pfx[64];
-	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfibtest%d", (int)getpid());
-	char *args[] = { "test_fib4_dpdk", "--no-huge", "--no-shconf", "--no-pci", "-m", "1024", pfx,
-			 "--log-level=lib.eal:error", "--no-telemetry", "--force-max-simd-bitwidth=512", NULL };
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
+	static struct dpdk_eal_args ea;
 
-	return rte_eal_init(argc, args);
+	dpdk_eal_args(&ea, "vpkfibtest", "fib", false, 1024, 0, 512);
+	return rte_eal_init(ea.argc, ea.argv);
 }
 
 static void

@@ -12,6 +12,7 @@
 
 #include <vpk/fib6.h>
 
+#include "common/dpdk_eal.h"
 #include "fib/table.h"
 #include "lib/check.h"
 
@@ -214,13 +215,12 @@ real_table(const char *path, enum vpk_fib6_type type)
 int
 main(int argc, char **argv)
 {
-	char pfx[64];
-	snprintf(pfx, sizeof(pfx), "--file-prefix=vpkfib6test%d", (int)getpid());
-	char *args[] = { "test_fib6_dpdk", "--no-huge", "--no-shconf", "--no-pci", "-m", "1536", pfx, "--no-telemetry",
-			 "--log-level=lib.eal:error", "--force-max-simd-bitwidth=512", NULL };
+	static struct dpdk_eal_args ea;
+
+	dpdk_eal_args(&ea, "vpkfib6test", "fib", false, 1536, 0, 512);
 
 	check_init("fib6_dpdk");
-	if (rte_eal_init((int)(sizeof(args) / sizeof(args[0])) - 1, args) < 0) {
+	if (rte_eal_init(ea.argc, ea.argv) < 0) {
 		check_skip_all("rte_eal_init failed (no memory or not permitted here)");
 		return check_finish();
 	}

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include <vpk/fib.h>
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 
 #include "fwd/fwd_priv.h"
 #include "lib/check.h"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <vpk/fwd.h>
+#include "fwd/fwd.h"
 
 #include "fwd/fwd_priv.h"
 #include "lib/check.h"

@@ -28,4 +28,15 @@ LD_LIBRARY_PATH=$(pkg-config --variable=libdir vpk) "$prefix/ex_cxx"
 # The shared library exports exactly the public API: every exported symbol starts with vpk_.
 bad=$(nm -D --defined-only "$(pkg-config --variable=libdir vpk)/libvpk.so" | awk '$2 ~ /[TDBR]/ {print $3}' | grep -v '^vpk_' || true)
 if [ -n "$bad" ]; then echo "exported symbols outside the vpk_ namespace:"; echo "$bad"; exit 1; fi
-echo "install test: shared, static and C++ examples ran"
+# libvpk loads neither the scanner's libraries (libvpk-scan has them) nor anything of the tool.
+needed=$(readelf -d "$(pkg-config --variable=libdir vpk)/libvpk.so" | grep NEEDED || true)
+if echo "$needed" | grep -qi 'zydis\|libelf'; then echo "libvpk.so needs the scanner's libraries:"; echo "$needed"; exit 1; fi
+if nm -D --defined-only "$(pkg-config --variable=libdir vpk)/libvpk.so" | grep -q 'vpk_\(fwd\|psim\|scan\|acl_gen\|acl5_oracle\)'; then
+  echo "libvpk.so exports application symbols"; exit 1; fi
+# libvpk-scan: its own library and pkg-config file; a program that scans links it alone.
+test -f "$pcdir/vpk-scan.pc"
+ls "$prefix"/lib*/libvpk-scan.so* "$prefix"/lib*/libvpk-scan.a >/dev/null
+printf '#include <vpk/scan.h>\nint main(void) { return vpk_scan_name_allowed("f_avx512", (const char *const[]){ "_avx512" }, 1) ? 0 : 1; }\n' |
+  cc -std=c11 -Wall -Wextra -Werror $san -x c - -o "$prefix/ex_scan" $(pkg-config --cflags --libs vpk-scan)
+LD_LIBRARY_PATH=$(pkg-config --variable=libdir vpk-scan) "$prefix/ex_scan"
+echo "install test: shared, static, C++ and scanner examples ran"

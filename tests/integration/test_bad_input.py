@@ -54,7 +54,8 @@ OPTIONS = [
     (["powersim", "--scenario", "nginx-openssl-avx512"], "--hyst-us", "real"),
     (["bench", "fib"], "-B", "int"), (["bench", "fib"], "-l", "int"), (["bench", "fib"], "-R", "int"),
     (["bench", "fib"], "--seed", "int"), (["bench", "fib"], "-e", "int"),
-    (["bench", "fib6"], "-l", "int"), (["bench", "fib6"], "-R", "int"), (["bench", "fib6"], "-e", "int"),
+    (["bench", "fib", "--ipv6"], "-l", "int"), (["bench", "fib", "--ipv6"], "-R", "int"),
+    (["bench", "fib", "--ipv6"], "-e", "int"),
     (["bench", "kernels"], "--burst", "int"), (["bench", "kernels"], "--packets", "int"),
     (["bench", "kernels"], "--runs", "int"), (["bench", "kernels"], "--working-set", "int"),
     (["bench", "pool"], "--burst", "int"), (["bench", "pool"], "--buffers", "int"),
@@ -84,6 +85,8 @@ def option_cases():
         # number parser's reasons are enough for all of these.
         for v in junk:
             name = " ".join(words[:2] if words[0] != "powersim" else words[:1])
+            if words[2:3] == ["--ipv6"]:
+                name += " --ipv6"
             cases.append((f"{name} {opt} {v!r}", [*words, opt, v], {}, USAGE,
                           re.escape(opt) + r"\b.*" + REASON))
     return cases

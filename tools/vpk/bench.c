@@ -10,7 +10,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#include "core/num.h"
+#include "common/libvpk_internal.h"
 #include "bench.h"
 
 uint64_t

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "tool.h"
+#include "common/json.h"
+#include "common/tool.h"
 
 static int cmd_info(int argc, char **argv);
 VPK_CMD(info, "info", "CPU, ISA levels (CPU and OS), compiled variants, the cap and each kernel's variant", cmd_info);

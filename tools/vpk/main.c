@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "common/tool.h"
 
 struct vpk_tool_opts vpk_opts = { .isa = VPK_ISA_AUTO };
 

@@ -31,7 +31,8 @@ static inline __attribute__((always_inline)) uint16_t
 ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd)
 {
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
-	uint32_t left = vpk_l3_left(b), hlen, tlen, fo;
+	uint32_t left = vpk_l3_left(b), hlen, tlen;
+	uint16_t fo;
 
 	if (left < 20)
 		return vpk_node_drop(rt, b, IP4_ERR_SHORT, IP4_NEXT_DROP);
@@ -56,9 +57,11 @@ ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd
 	b->l4_off = (uint16_t)(b->l3_off + hlen);
 	b->l4_proto = h[9];
 	b->l3_n_ext = 0;
-	fo = vpk_rd16be(h + 6);
-	b->flags = (uint16_t)((b->flags & ~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER)) |
-			      (fo & 0x3fff ? VPK_BUF_F_FRAG : 0) | (fo & 0x1fff ? VPK_BUF_F_FRAG_LATER : 0));
+	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
+	memcpy(&fo, h + 6, 2);          /* network order, tested as loaded (x86-64 is little-endian) */
+	if (__builtin_expect((fo & __builtin_bswap16(0x3fff)) != 0, 0))        /* MF or an offset */
+		b->flags |= (uint16_t)(VPK_BUF_F_FRAG |
+				       (fo & __builtin_bswap16(0x1fff) ? VPK_BUF_F_FRAG_LATER : 0));
 	return fwd;
 }
 

@@ -119,9 +119,9 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t act = res[i] == 0 ? c->no_match
 			      : res[i] < c->n_action ? c->action[res[i]] : VPK_ACL_ACT_DENY;
-		uint32_t why = __builtin_expect(odd, 0) ? drop_why(c, kind[i]) : TUPLE_WHOLE;
+		uint32_t why;
 
-		if (why != TUPLE_WHOLE) {
+		if (__builtin_expect(kind[i] != TUPLE_WHOLE, 0) && (why = drop_why(c, kind[i])) != TUPLE_WHOLE) {
 			res[i] = 0;
 			next[i] = vpk_node_drop(rt, b[i], (uint16_t)why, ACL_NEXT_DROP);
 		} else if (act == VPK_ACL_ACT_PERMIT) {

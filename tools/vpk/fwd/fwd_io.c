@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarder's packet sources and sinks, through the burst port
+ * interface (include/vpk/io.h): every interface with an input or output
+ * is one port (pcap file pair, af_packet or af_xdp).
+ *  - pcap-input / io-input: one input node (two names: "pcap-input" when
+ *    every input is a pcap file, as before; "io-input" when a live port
+ *    takes part) reading up to one frame per poll from the ports,
+ *    round-robin;
+ *  - mem-input: an input node replaying in-memory packet templates (the
+ *    demo and the benchmark: no file I/O in the measured loop);
+ *  - fwd_tx: interface-output's callback: the interface's port transmits
+ *    (and owns the buffers), a discard sink counts and frees, an interface
+ *    without output counts "no output" and frees.
+ * Live runs end on `run-limit` (seconds / packets), vpk_fwd_stop(), or when
+ * every live input went away; idle polls sleep in poll() for up to 1 ms.
+ * The input nodes are registered once per process (vpk_node_register).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/libvpk_internal.h"
+#include "fwd/fwd_priv.h"
+
+const char fwd_pcap_input_name[] = "pcap-input";
+const char fwd_io_input_name[] = "io-input";
+const char fwd_mem_input_name[] = "mem-input";
+
+struct fwd_live {
+	double seconds;                 /* run-limit seconds (0: none) */
+	uint64_t packets;               /* run-limit packets (0: none) */
+	double t_end;                   /* CLOCK_MONOTONIC deadline of this run */
+	uint64_t rx;                    /* packets received in this run */
+	volatile int stop;              /* vpk_fwd_stop() */
+	bool limited;                   /* a limit was met: stop reading */
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static struct fwd_live *
+live_state(struct vpk_fwd *f)
+{
+	if (f->live == NULL)
+		f->live = calloc(1, sizeof(struct fwd_live));
+	return f->live;
+}
+
+void
+vpk_fwd_stop(struct vpk_fwd *f)
+{
+	if (f != NULL && f->live != NULL)
+		((struct fwd_live *)f->live)->stop = 1;
+}
+
+void
+fwd_live_free(struct vpk_fwd *f)
+{
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		vpk_io_close(f->ifs[i].io, NULL, 0);
+		f->ifs[i].io = NULL;
+		free(f->ifs[i].live);
+		f->ifs[i].live = NULL;
+	}
+	free(f->live);
+	f->live = NULL;
+}
+
+/* run-limit [seconds S] [packets N] */
+static int
+cmd_run_limit(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	double s = -1;
+	uint64_t n = 0;
+	bool n_set = false;
+	char why[160];
+	struct fwd_live *l;
+
+	if (argc < 3 || argc % 2 == 0)
+		goto usage;
+	for (int i = 1; i < argc; i += 2) {
+		if (strcmp(argv[i], "seconds") == 0) {
+			if (vpk_num_f64(argv[i + 1], 0, 1e7, &s, why, sizeof(why)) != 0)
+				return vpk_errf(err, len, -EINVAL, "run-limit: seconds %s", why);
+		} else if (strcmp(argv[i], "packets") == 0) {
+			/* Checked, not saturated: 10^23 packets is an error, not 2^63-1. */
+			if (vpk_num_u64(argv[i + 1], 0, UINT64_MAX, &n, why, sizeof(why)) != 0)
+				return vpk_errf(err, len, -EINVAL, "run-limit: packets %s", why);
+			n_set = true;
+		} else {
+			goto usage;
+		}
+	}
+	if (!apply)
+		return 0;
+	l = live_state(f);
+	if (l == NULL) {
+		snprintf(err, len, "run-limit: out of memory");
+		return -ENOMEM;
+	}
+	if (s >= 0)
+		l->seconds = s;
+	if (n_set)
+		l->packets = n;
+	return 0;
+usage:
+	snprintf(err, len, "usage: run-limit [seconds S] [packets N]  (live interfaces: stop after S seconds / N packets)");
+	return -EINVAL;
+}
+
+const struct fwd_cmd fwd_cmd_run_limit = { "run-limit", cmd_run_limit };
+
+static bool
+has_live(const struct vpk_fwd *f)
+{
+	for (size_t i = 0; i < f->n_ifs; i++)
+		if (f->ifs[i].live != NULL)
+			return true;
+	return false;
+}
+
+const char *
+fwd_input_name(const struct vpk_fwd *f)
+{
+	return f->n_tmpl > 0 ? fwd_mem_input_name : has_live(f) ? fwd_io_input_name : fwd_pcap_input_name;
+}
+
+/*
+ * Every pcap a run writes must differ from every pcap it reads, and from
+ * the other outputs: opening an output truncates it, so `in X out X`
+ * would cut its own input to a header. Compared by device and inode, so
+ * another path, a symbolic or a hard link to the same file is caught too.
+ */
+static int
+check_distinct_files(const struct vpk_fwd *f, bool want_input, char *err, size_t len)
+{
+	for (size_t o = 0; o < f->n_ifs; o++) {
+		const struct fwd_if *w = &f->ifs[o];
+
+		if (w->live != NULL || w->out_path == NULL)
+			continue;
+		for (size_t i = 0; i < f->n_ifs; i++) {
+			const struct fwd_if *r = &f->ifs[i];
+
+			if (r->live != NULL)
+				continue;
+			if (want_input && vpk_same_file(r->in_path, w->out_path))
+				return vpk_errf(err, len, -EINVAL,
+						"interface %s: out %s is the same file as in %s of interface %s "
+						"(a run's inputs and outputs must differ)",
+						w->name, w->out_path, r->in_path, r->name);
+			if (i < o && r->out_path != NULL && (vpk_same_file(r->out_path, w->out_path) ||
+							     strcmp(r->out_path, w->out_path) == 0))
+				return vpk_errf(err, len, -EINVAL,
+						"interface %s: out %s is the same file as out %s of interface %s",
+						w->name, w->out_path, r->out_path, r->name);
+		}
+	}
+	return 0;
+}
+
+int
+fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
+{
+	size_t inputs = 0;
+	struct fwd_live *l = NULL;
+	int rc = check_distinct_files(f, want_input, err, len);
+
+	if (rc != 0)
+		return rc;
+
+	if (has_live(f)) {
+		l = live_state(f);
+		if (l == NULL)
+			return -ENOMEM;
+		l->rx = 0;
+		l->stop = 0;
+		l->limited = false;
+		l->t_end = l->seconds > 0 ? now_s() + l->seconds : 0;
+	}
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		struct fwd_if *x = &f->ifs[i];
+		struct vpk_io_conf c = { .port_id = (uint32_t)i, .isa = f->conf.isa };
+
+		x->rd_done = false;
+		if (x->live != NULL) {
+			c.type = x->live_type;
+			c.ifname = x->live;
+		} else {
+			c.type = VPK_IO_PCAP;
+			c.rx_pcap = want_input ? x->in_path : NULL;
+			c.tx_pcap = x->out_path;
+			if (c.rx_pcap == NULL && c.tx_pcap == NULL)
+				continue;
+		}
+		rc = vpk_io_open(f->pool, &c, &x->io, err, len);
+		if (rc != 0)
+			return rc;
+		x->has_input = x->live != NULL || c.rx_pcap != NULL;
+		inputs += x->has_input;
+	}
+	if (want_input && inputs == 0)
+		return vpk_errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
+	return 0;
+}
+
+void
+fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
+{
+	/* Live ports: let the last transmissions leave before the sockets go. */
+	for (int round = 0; round < 3 && has_live(f); round++) {
+		for (size_t i = 0; i < f->n_ifs; i++)
+			if (f->ifs[i].io != NULL)
+				vpk_io_flush(f->ifs[i].io);
+		poll(NULL, 0, 5);
+	}
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		struct fwd_if *x = &f->ifs[i];
+		struct vpk_io_stats st;
+		char why[256];
+		int crc;
+
+		if (x->io == NULL)
+			continue;
+		vpk_io_stats_get(x->io, &st);
+		x->rx_skipped += st.rx_skipped;
+		x->rx_drop += st.rx_drop;
+		x->tx_drop += st.tx_drop;
+		crc = vpk_io_close(x->io, why, sizeof(why));
+		x->io = NULL;
+		if (crc != 0 && *rc == 0)
+			*rc = vpk_errf(err, len, crc, "%s", why);
+	}
+}
+
+static bool
+limits_met(struct vpk_fwd *f)
+{
+	struct fwd_live *l = f->live;
+
+	if (l == NULL)
+		return false;
+	if (!l->limited)
+		l->limited = l->stop || (l->packets > 0 && l->rx >= l->packets) ||
+			     (l->t_end > 0 && now_s() >= l->t_end);
+	return l->limited;
+}
+
+bool
+fwd_io_inputs_done(struct vpk_fwd *f, bool mem)
+{
+	if (mem)
+		return f->traffic_done >= f->traffic_total;
+	if (limits_met(f))
+		return true;
+	for (size_t i = 0; i < f->n_ifs; i++)
+		if (f->ifs[i].io != NULL && f->ifs[i].has_input && !f->ifs[i].rd_done)
+			return false;
+	return true;
+}
+
+void
+fwd_io_idle(struct vpk_fwd *f)
+{
+	struct pollfd pfd[FWD_MAX_IFS];
+	nfds_t n = 0;
+
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		struct fwd_if *x = &f->ifs[i];
+
+		if (x->io == NULL || x->live == NULL)
+			continue;
+		vpk_io_flush(x->io);
+		if (!x->rd_done && vpk_io_fd(x->io) >= 0)
+			pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(x->io), .events = POLLIN };
+	}
+	if (n > 0)
+		(void)poll(pfd, n, 1);
+}
+
+int
+fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
+{
+	int got;
+
+	if (in->io == NULL || !in->has_input || in->rd_done)
+		return 0;
+	got = vpk_io_rx_burst(in->io, idx, want);
+	if (got >= 0)
+		return got;
+	/* End of a file or a live interface gone: stop reading it. A bad file
+	 * is an error of the run (the first one is reported). */
+	if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
+		f->io_rc = got;
+		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
+	}
+	in->rd_done = true;
+	return 0;
+}
+
+static uint32_t
+io_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	struct vpk_fwd *f = vpk_node_ctx(rt);
+	struct fwd_live *l = f->live;
+	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE;
+	void *base = vpk_node_pool_base(rt);
+
+	(void)b;
+	(void)bi;
+	(void)n;
+	if (l != NULL) {
+		if (limits_met(f))
+			return 0;
+		if (l->packets > 0 && l->packets - l->rx < want)
+			want = (uint32_t)(l->packets - l->rx);
+	}
+	for (size_t tries = 0; tries < f->n_ifs; tries++) {
+		struct fwd_if *in = &f->ifs[f->rr];
+		int got;
+
+		f->rr = (f->rr + 1) % f->n_ifs;
+		got = fwd_if_rx(f, in, idx, want);
+		if (got == 0)
+			continue;
+		for (int i = 0; i < got; i++)
+			vpk_node_trace_mark(rt, vpk_buf_from_idx(base, idx[i]));
+		in->rx += (uint64_t)got;
+		if (l != NULL)
+			l->rx += (uint64_t)got;
+		vpk_node_enqueue_one(rt, idx, 0, (uint32_t)got);
+		return (uint32_t)got;
+	}
+	return 0;
+}
+
+static uint32_t
+mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	struct vpk_fwd *f = vpk_node_ctx(rt);
+	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
+
+	(void)b;
+	(void)bi;
+	(void)n;
+	if (f->traffic_total - f->traffic_done < want)
+		want = (uint32_t)(f->traffic_total - f->traffic_done);
+	got = vpk_pool_alloc_burst(f->pool, idx, want);
+	fwd_fill_templates(rt, f, NULL, 0, f->traffic_done, idx, got);
+	f->traffic_done += got;
+	if (f->n_ifs > 0)
+		f->ifs[0].rx += got;
+	vpk_node_enqueue_one(rt, idx, 0, got);
+	return got;
+}
+
+void
+fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
+{
+	struct vpk_fwd *f = ctx;
+	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL;
+
+	if (o != NULL && o->io != NULL && (o->out_path != NULL || o->live != NULL)) {
+		uint32_t sent = vpk_io_tx_burst(o->io, bi, n);     /* the port owns the buffers now */
+
+		if (o->live == NULL) {
+			/* A pcap write error ends the run with the writer's message. */
+			if (sent < n && f->io_rc == 0) {
+				f->io_rc = -EIO;
+				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(o->io));
+			}
+			o->tx += n;
+		} else {
+			o->tx += sent;
+		}
+		return;
+	}
+	if (o != NULL && o->discard)
+		o->tx += n;
+	else if (o != NULL)
+		o->tx_no_output += n;
+	vpk_pool_free_bulk(f->pool, bi, n);
+}
+
+FWD_INPUT_NODE(pcap_input, fwd_pcap_input_name, io_input_fn, 1);
+FWD_INPUT_NODE(io_input, fwd_io_input_name, io_input_fn, 1);
+FWD_INPUT_NODE(mem_input, fwd_mem_input_name, mem_input_fn, 1);
+
+static int reg_rc;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+static void
+do_register(void)
+{
+	reg_rc = vpk_node_register(&pcap_input_reg);
+	if (reg_rc == 0)
+		reg_rc = vpk_node_register(&io_input_reg);
+	if (reg_rc == 0)
+		reg_rc = vpk_node_register(&mem_input_reg);
+}
+
+int
+fwd_register_nodes(void)
+{
+	pthread_once(&reg_once, do_register);
+	return reg_rc;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_FWD_PRIV_H
+#define VPK_FWD_PRIV_H
+
+/* Private state of the forwarder (src/fwd/). */
+#include <vpk/acl.h>
+#include <vpk/acl_file.h>
+#include <vpk/buf.h>
+#include <vpk/fib.h>
+#include <vpk/fib6.h>
+#include "fwd/fwd.h"
+#include <vpk/io.h>
+#include <vpk/nodes.h>
+#include <vpk/pcap.h>
+
+#include "common/libvpk_internal.h"
+
+#define FWD_MAX_IFS 64
+#define FWD_NAME_MAX 32
+#define FWD_MAX_SHOWS 32
+#define FWD_MAX_WORKERS 64
+#define FWD_MAX_GRAPHS (2 * FWD_MAX_WORKERS)
+
+struct fwd_if {
+	char name[FWD_NAME_MAX];
+	uint8_t mac[6];
+	char *in_path, *out_path;
+	char *live;                     /* live device (fwd_io.c), NULL: pcap files */
+	enum vpk_io_type live_type;     /* af_packet or af_xdp */
+	struct vpk_io_port *io;         /* open during a run (fwd_io.c) */
+	bool has_input;
+	bool rd_done;
+	bool discard;                   /* out discard: a sink that counts */
+	uint64_t rx, rx_skipped, tx, tx_no_output;
+	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
+};
+
+struct fwd_wstate;
+
+struct fwd_acl {
+	struct vpk_acl *acl;
+	struct vpk_acl *acl_frag;       /* the rules without port constraints (non-first fragments) */
+	int32_t *action;                /* by userdata */
+	struct vpk_acl_node_conf nc;
+};
+
+struct vpk_fwd {
+	struct vpk_fwd_conf conf;
+	struct vpk_pool *pool;
+	struct vpk_fib *fib4;
+	struct vpk_fib6 *fib6;
+	struct vpk_adj *adj;            /* [0 .. max_neighbors], 0 unused ("no route") */
+	struct vpk_adj_table adjt;
+	uint32_t *adj_if;               /* interface index of each neighbor (MAC source) */
+	struct fwd_if ifs[FWD_MAX_IFS];
+	size_t n_ifs;
+	struct fwd_acl acl4, acl6;
+	enum vpk_acl_frag_policy acl_frag_policy;       /* `acl fragments` */
+	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
+	void *live;                     /* owned by the live-interface feature */
+	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
+	/* workers (fwd_workers.c) */
+	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
+	unsigned n_wgraphs;
+	struct vpk_if_output out_mt;    /* fwd_tx behind a lock, for several workers */
+	struct fwd_wstate *wstate;
+	unsigned graph_max_bits;        /* widest variant in graphs built now (0: the cap) */
+	char *shows[FWD_MAX_SHOWS];
+	size_t n_shows;
+	/* in-memory traffic */
+	uint8_t *tmpl;                  /* n_tmpl slots of FWD_TMPL_MAX bytes */
+	uint16_t *tmpl_len;
+	size_t n_tmpl;
+	uint64_t traffic_total, traffic_done;
+	/* the run */
+	struct vpk_graph *graph;
+	struct vpk_if_output out;
+	size_t rr;                      /* round-robin cursor over inputs */
+	char io_err[256];
+	int io_rc;
+};
+
+#define FWD_TMPL_MAX 2048u
+
+/*
+ * Extension points for features that live in their own files (tunnels,
+ * live interfaces, ...):
+ *  - a configuration command: `const struct fwd_cmd fwd_cmd_<x>` listed in
+ *    fwd.c's cmds[] (the handler checks only when !apply, applies when apply);
+ *  - graph contributions for a run: a `fwd_graph_hook` listed in fwd_graph.c's
+ *    graph_hooks[], which appends node names and node configurations;
+ *  - cleanup: a `fwd_free_hook` listed in fwd.c's free_hooks[];
+ *  - state: a pointer member of struct vpk_fwd owned by the feature's file.
+ */
+struct fwd_cmd {
+	const char *name;
+	int (*fn)(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
+};
+
+struct fwd_graph {
+	const char **nodes;             /* NULL-terminated list being built */
+	size_t n_nodes, max_nodes;
+	struct vpk_node_conf *nc;
+	size_t n_nc, max_nc;
+};
+
+typedef int (*fwd_graph_hook)(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+typedef void (*fwd_free_hook)(struct vpk_fwd *f);
+
+/* Append a node (once) and optionally its configuration. @return 0 or -ENOSPC. */
+int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
+
+/* fwd_io.c: read up to @want packets from interface @in (0 when it has no
+ * input or is done); end of file / interface gone marks it done, any other
+ * error also becomes the run's first error (f->io_rc, f->io_err). */
+int fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want);
+
+/* fwd_util.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
+int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
+
+/* fwd_util.c: "ADDR/LEN" -> 4 or 6 (the family), network-order address with the
+ * host bits cleared (IPv4 in out[0..3]) and length; -EINVAL. */
+int fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen);
+
+
+/*
+ * Input nodes of the forwarder (pcap/io, mem, ring, rss-mem, wide-*): one
+ * scalar variant, next arc "ethernet-input" (or none), ctx = the conf
+ * pointer. FWD_INPUT_NODE(var, name, fn, n_next) defines `var##_reg`.
+ */
+extern const char *const fwd_input_next[];
+int fwd_input_init(struct vpk_node_rt *rt, void *conf);
+#define FWD_INPUT_NODE(var, nodename, func, nnext)                                      \
+	static const struct vpk_node_impl var##_impl = { { "scalar", VPK_ISA_SCALAR, 64 }, func }; \
+	static const struct vpk_impl *const var##_impls[] = { &var##_impl.base, NULL };  \
+	static const struct vpk_node_reg var##_reg = {                                   \
+		.name = nodename, .type = VPK_NODE_INPUT, .n_next = (nnext),             \
+		.next_names = (nnext) ? fwd_input_next : NULL, .impls = var##_impls,      \
+		.init = fwd_input_init }
+
+/*
+ * In-memory traffic: fill the @got buffers @idx with packet templates; the
+ * k-th gets template order[(done + k) % n_order] (order NULL: (done + k) %
+ * f->n_tmpl). Marks traced packets.
+ */
+void fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order,
+			size_t n_order, uint64_t done, const uint32_t *idx, uint32_t got);
+
+/* fwd_acl.c */
+int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
+		    char *err, size_t len);
+void fwd_acl_free(struct fwd_acl *a);
+
+/* fwd_graph.c */
+int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const char *input2,
+		    void *input2_ctx, unsigned worker, struct vpk_graph **out, char *err, size_t len);
+uint64_t fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code);
+void fwd_drop_graphs(struct vpk_fwd *f);
+
+/* fwd_workers.c */
+int fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char *err, size_t len);
+int fwd_workers_init(struct vpk_fwd *f);
+void fwd_workers_fini(struct vpk_fwd *f);
+
+/* fwd_io.c: ports of the interfaces (include/vpk/io.h), input nodes, tx, live runs */
+int fwd_register_nodes(void);
+extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
+extern const struct fwd_cmd fwd_cmd_run_limit;
+const char *fwd_input_name(const struct vpk_fwd *f);
+int fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len);
+void fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len);
+bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);
+void fwd_io_idle(struct vpk_fwd *f);
+void fwd_live_free(struct vpk_fwd *f);
+void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
+
+/* fwd_tunnel.c */
+extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
+int fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+void fwd_tunnel_free(struct vpk_fwd *f);
+/* A copy of the tunnel state (*out NULL when there is none) for the undo
+ * journal; restore puts it back (NULL: frees the state) and frees it. 0 or -ENOMEM. */
+int fwd_tunnel_save(const struct vpk_fwd *f, void **out);
+void fwd_tunnel_restore(struct vpk_fwd *f, void *saved);
+
+/*
+ * Undo journal (fwd_undo.c): while vpk_fwd_exec_file() applies a file,
+ * route and neighbor commands note the state they change first (0, or
+ * -ENOMEM and then they must not change anything); on a failure the
+ * journal restores it. Without a journal (fwd_undo_begin not called) the
+ * note calls do nothing. fwd_undo_end() returns the entries it could not
+ * undo (0 unless the tables misbehave).
+ */
+int fwd_undo_begin(struct vpk_fwd *f);
+int fwd_undo_route4(struct vpk_fwd *f, uint32_t ip, uint8_t plen);
+int fwd_undo_route6(struct vpk_fwd *f, const uint8_t ip[16], uint8_t plen);
+int fwd_undo_neighbor(struct vpk_fwd *f, uint32_t id);
+size_t fwd_undo_end(struct vpk_fwd *f, bool failed);
+
+#endif

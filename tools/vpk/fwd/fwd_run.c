@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vpk_fwd_run(): open the interfaces' pcaps, build the graph (every node's
+ * variant picked now, under the current cap, or as forced), run it until
+ * the inputs are exhausted and every frame is drained, close the files.
+ * The loop's TSC time is returned for Mpps figures; per-node clocks are in
+ * the graph's stats.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "fwd/fwd_priv.h"
+
+/*
+ * Like the nodes, the FIBs' and the classifier's variants follow the cap of
+ * this run (the classifier's unless forced with --alg).
+ */
+static int
+select_variants(struct vpk_fwd *f, char *err, size_t len)
+{
+	vpk_fib_select(f->fib4, "auto");
+	vpk_fib6_select(f->fib6, "auto");
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct fwd_acl *a = v6 ? &f->acl6 : &f->acl4;
+		const char *want = f->conf.acl_impl ? (strcmp(f->conf.acl_impl, "sse") == 0 ? "sse42"
+											  : f->conf.acl_impl)
+						    : "auto";
+		int rc;
+
+		if (a->acl == NULL)
+			continue;
+		rc = vpk_acl_set_impl(a->acl, want);
+		if (rc != 0)
+			return vpk_errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
+				    vpk_get_max_simd_bitwidth());
+	}
+	return 0;
+}
+
+
+int
+vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t len)
+{
+	bool mem = f->n_tmpl > 0;
+	struct vpk_fwd_run_stats s = { 0 };
+	uint64_t t0;
+	int rc;
+
+	fwd_drop_graphs(f);
+	f->io_rc = 0;
+	f->io_err[0] = '\0';
+	f->rr = 0;
+	f->traffic_done = 0;
+	rc = select_variants(f, err, len);
+	if (rc != 0)
+		return rc;
+	rc = fwd_io_open(f, !mem, err, len);
+	if (rc != 0) {
+		fwd_io_close(f, &rc, NULL, 0);
+		return rc;
+	}
+	if (f->conf.workers > 1 || f->conf.wide_cores != NULL) {
+		rc = fwd_run_workers(f, mem, &s, err, len);
+		if (rc != 0) {
+			fwd_io_close(f, &rc, NULL, 0);
+			return rc;
+		}
+	} else {
+		rc = fwd_build_graph(f, fwd_input_name(f), f, NULL, NULL, 0, &f->graph, err, len);
+		if (rc != 0) {
+			fwd_io_close(f, &rc, NULL, 0);
+			return rc;
+		}
+		t0 = __rdtsc();
+		for (;;) {
+			uint32_t n = vpk_graph_run_once(f->graph);
+
+			s.packets += n;
+			if (n == 0 && fwd_io_inputs_done(f, mem))
+				break;
+			if (n == 0)
+				fwd_io_idle(f);         /* live ports: poll up to 1 ms */
+		}
+		s.tsc = __rdtsc() - t0;
+		s.forwarded = fwd_node_error(f->graph, "interface-output", 0);
+		s.dropped = fwd_node_error(f->graph, "error-drop", 0);
+	}
+	rc = f->io_rc != 0 ? vpk_errf(err, len, f->io_rc, "%s", f->io_err) : 0;
+	fwd_io_close(f, &rc, err, len);
+	if (st != NULL)
+		*st = s;
+	return rc;
+}
