@@ -9,7 +9,6 @@ ${PYTHON:-python3} -c "import matplotlib" 2>/dev/null || ${PYTHON:-python3} -m p
 vpk=$build/vpk
 echo "== vpk info";            "$vpk" --json info > "$out/info.json"
 echo "== bench kernels";       "$vpk" --json bench kernels --runs 7 > "$out/kernels.json"
-echo "== gather probe";        "$build/vpk-gather-probe" > "$out/gather.json"
 echo "== bench pool";          "$vpk" --json bench pool > "$out/pool.json"
 echo "== bench fwd";           "$vpk" --json bench fwd > "$out/fwd.json"
 ${PYTHON:-python3} scripts/plot_bench.py "$out/fwd.json" docs/img/fwd_per_cap.png

@@ -32,6 +32,7 @@
 #include "acl/acl_int.h"
 #include "acl/acl_rules.h"
 #include "acl/acl_update.h"
+#include "core/kern.h"
 #include "core/registry.h"
 
 #define ACL_SLOTS 128
@@ -73,20 +74,7 @@ struct vpk_acl {
 	char err[VPK_ACL_ERRLEN];
 };
 
-static const struct vpk_impl *const acl_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&acl_impl_avx512x32.base,
-	&acl_impl_avx512x16.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&acl_impl_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&acl_impl_sse42.base,
-#endif
-	&acl_impl_scalar.base,
-	NULL
-};
+static VPK_KERNEL_TABLE(acl_impls, acl, acl_impl, base);
 
 VPK_KERNEL_REGISTER(acl_classify, "acl-classify",
 		    "ACL classification (partitioned decision trees, SIMD leaf scan)", acl_impls);

@@ -176,14 +176,6 @@ extern int acl_build_plan_override;
 /* Tests only: abandon every plan but the last beyond this many rule copies per rule (-1 = the plans' own
  * limits; 0 = abandon them all), so small sets reach the fallback. Not thread-safe. */
 extern int acl_build_copies_override;
-/* Tests and benchmarks only: nonzero = update and frozen trees use the full build's plans, as before
- * session 8 (in-process A/B runs, bench/acl/acl_updab.c). Not thread-safe. */
-extern int acl_build_update_full_plans;
-/* Tests and benchmarks: counted up (atomically: writers of several contexts may build at once) by
- * ACL_BUILD_UPDATE builds; plans abandoned beyond their copy limit, and leaf entries written over all
- * plans tried (the build's work, abandoned plans included). A test resets them. */
-extern _Atomic unsigned long acl_build_update_abandoned;
-extern _Atomic unsigned long acl_build_update_entries;
 /* Tests only: spill when this many wide rules span a cut instead of the plan's threshold (0 = the plan's).
  * Small test sets spill into many trees with a low threshold. Not thread-safe. */
 extern unsigned acl_build_spill_override;

@@ -5,19 +5,7 @@
 #include "buf/buf_kern.h"
 #include "core/registry.h"
 
-const struct vpk_impl *const buf_kern_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&buf_kern_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&buf_kern_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&buf_kern_sse42.base,
-#endif
-	&buf_kern_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(buf_kern_impls, buf_kern, buf_kern, base);
 
 VPK_KERNEL_REGISTER(buf_kern, "buf-idx-ptr", "buffer index <-> pointer conversion (per frame)",
 		    buf_kern_impls);

@@ -4,7 +4,7 @@
 
 /*
  * Helpers for kernel sources compiled once per ISA level
- * (vpk_kernel_sources() in cmake/VpkIsa.cmake defines VPK_ISA_SUFFIX and
+ * (vpk_kernel() in cmake/VpkIsa.cmake defines VPK_ISA_SUFFIX and
  * VPK_ISA_ID for each build of the file).
  *
  *   void VPK_FN(ip4_csum_check_bulk)(...)   ->  ip4_csum_check_bulk_avx2 (...)
@@ -14,6 +14,8 @@
  * other than VPK_FN() ones, no dispatch code, no vector types in signatures.
  */
 #include <vpk/isa.h>
+
+#include "vpk_kernels.h"
 
 #define VPK_CAT_(a, b) a##_##b
 #define VPK_CAT(a, b)  VPK_CAT_(a, b)
@@ -35,6 +37,23 @@
 #endif
 #define VPK_IMPL_INIT(w) { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = (w) }
 #endif
+
+/*
+ * The best-first implementation table of a kernel, from its one
+ * declaration (vpk_kernel(NAME kernel ...) in its sources.cmake, written to
+ * the generated vpk_kernels.h): one `&prefix_<impl>.member,` per
+ * implementation compiled in, e.g.
+ *
+ *   const struct vpk_impl *const vpk_dir24_8_impls[] = {
+ *           VPK_KERNEL_IMPLS(dir24_8, vpk_dir24_8_impl, impl) NULL };
+ *
+ * VPK_KERNEL_TABLE(vpk_dir24_8_impls, dir24_8, vpk_dir24_8_impl, impl)
+ * defines that table (add `static` before it for a file-local one).
+ */
+#define VPK_KERNEL_ENTRY_(prefix, member, impl) &VPK_CAT(prefix, impl).member,
+#define VPK_KERNEL_IMPLS(kernel, prefix, member) VPK_KERNEL_LIST_##kernel(VPK_KERNEL_ENTRY_, prefix, member)
+#define VPK_KERNEL_TABLE(table, kernel, prefix, member) \
+	const struct vpk_impl *const table[] = { VPK_KERNEL_IMPLS(kernel, prefix, member) NULL }
 
 /* Declare the per-ISA variants of a kernel object called NAME_<isa>. */
 #define VPK_DECLARE_VARIANTS(type, name)          \

@@ -22,22 +22,7 @@
 
 VPK_DECLARE_VARIANTS(struct bm16_impl, vpk_bm16_impl);
 
-const struct vpk_impl *const vpk_bm16_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512ICL
-	&vpk_bm16_impl_avx512icl.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_bm16_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_bm16_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_bm16_impl_sse42.impl,
-#endif
-	&vpk_bm16_impl_scalar.impl,
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_bm16_impls, bm16, vpk_bm16_impl, impl);
 
 VPK_KERNEL_REGISTER(fib4_bm16, "fib4-bm16",
 		    "IPv4 FIB lookup, compressed: 2^16 direct table + popcount-compressed /24 and /32 nodes",

@@ -17,7 +17,7 @@
  *                           node entry are otherwise zero)
  *   flat node (a dense chunk: at least flat_min runs, kept down to half):
  *                           256 u32 entries, entry x at word x
- *   narrow flat node (session 6; `narrow` set, i.e. next hops of at most
+ *   narrow flat node (`narrow` set, i.e. next hops of at most
  *                           2 bytes, and no entry is a /32-level node):
  *                           256 u16 entries (leaves, nh << 1 < 2^16),
  *                           entry x at half-word x (8 lines instead of 16)

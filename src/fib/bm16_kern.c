@@ -8,8 +8,8 @@
  *  - avx2 (8 lanes) / avx512 (16) / avx512icl (16; the same code built for
  *    Ice Lake): the same pipeline over blocks of lanes: gathers of the
  *    direct entries and of the values (masked to the lanes in nodes); the
- *    few lanes in compressed nodes are ranked one by one (session 6: two
- *    masked gathers per block cost more than that, whatever the mask).
+ *    few lanes in compressed nodes are ranked one by one (two masked
+ *    gathers per block cost more than that, whatever the mask).
  * All return exactly what the scalar code does.
  */
 #include <stdbool.h>
@@ -40,7 +40,7 @@ node_rank(const uint32_t *arena, uint32_t at, unsigned x)
  * one's word x / 2), a compressed node's rank; a leaf gives word 9 (of the
  * zero header at word 0). One branch, flat or not: in-table keys mostly land
  * in flat nodes, so it predicts well; the branch-free form (both computed,
- * one selected; sse42 until session 6) was 20 % slower in-table with POPCNT
+ * one selected) was 20 % slower in-table with POPCNT
  * and 3 % faster on random keys.
  */
 static inline __attribute__((always_inline)) uint32_t

@@ -18,22 +18,7 @@
 
 VPK_DECLARE_VARIANTS(struct bm6_impl, vpk_bm6_impl);
 
-const struct vpk_impl *const vpk_bm6_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512ICL
-	&vpk_bm6_impl_avx512icl.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_bm6_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_bm6_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_bm6_impl_sse42.impl,
-#endif
-	&vpk_bm6_impl_scalar.impl,
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_bm6_impls, bm6, vpk_bm6_impl, impl);
 
 VPK_KERNEL_REGISTER(fib6_bm6, "fib6-bm6",
 		    "IPv6 FIB lookup, 2^16 direct table + popcount-compressed 256-way byte nodes", vpk_bm6_impls);
@@ -69,14 +54,6 @@ vpk_bm6_init(struct bm6 *b, struct trie6 *t)
 {
 	memset(b, 0, sizeof(*b));
 	b->ent64 = t->nh_sz == 8;
-	b->dir_runs = BM6_DIRECT_RUNS;
-	for (unsigned by = 3; by < 16; by++)
-		b->dir_at[by] = by == 3 ? BM6_DIRECT3_RUNS : 257;
-	b->tail_lv = BM6_TAIL_LV;
-	b->tail_n = BM6_TAIL_N;
-	b->tail_q = BM6_TAIL_Q;
-	b->tq_chunk = BM6_TQ_CHUNK;
-	b->pipe = BM6_PIPE;
 	uint64_t worst = ((uint64_t)t->num_tbl8 + BM6_SLICES) * max_node_lines(b);
 	b->lines_cap = (size_t)(4 * worst + 1 < MAX_LINES ? 4 * worst + 1 : MAX_LINES);
 	b->lines_top = 1;
@@ -247,11 +224,11 @@ node_runs(const struct bm6 *b, uint32_t line)
 	return r;
 }
 
-/* Fewest runs of a direct node at address byte `by` (dir_runs for the slice nodes, byte 2; dir_at[by] below). */
+/* Fewest runs of a direct node at address byte `by` (257: never direct). */
 static unsigned
-dir_min(const struct bm6 *b, unsigned by)
+dir_min(unsigned by)
 {
-	return by == 2 ? b->dir_runs : by < 16 ? b->dir_at[by] : 257;
+	return by == 2 ? BM6_DIRECT_RUNS : by == 3 ? BM6_DIRECT3_RUNS : 257;
 }
 
 static void
@@ -313,7 +290,7 @@ patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsig
 {
 	uint8_t *h = (uint8_t *)b->arena + (size_t)ref_line(ref) * LINE;
 
-	if (ref_dir(ref) || runs >= dir_min(b, by))
+	if (ref_dir(ref) || runs >= dir_min(by))
 		return false;   /* see patch_window() for direct nodes */
 	for (unsigned j = 0; j < 8; j++)
 		if (hdr_word(h, j) != w[j])
@@ -335,7 +312,7 @@ patch(struct bm6 *b, uint32_t ref, const uint64_t *m, const uint32_t w[8], unsig
 static uint32_t
 build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, unsigned by)
 {
-	bool dir = runs >= dir_min(b, by);
+	bool dir = runs >= dir_min(by);
 	uint32_t line = line_alloc(b, dir ? dir_class(b) : class_of_runs(b, runs));
 	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
 	size_t r = 0;
@@ -398,10 +375,10 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 			ent_store(b, h, i, map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i), by + 1));
 		/* Kept while it has half the threshold's runs (hysteresis), else rebuilt compressed. */
 		unsigned runs = 1;
-		for (unsigned i = 1; i < 256 && 2 * runs < dir_min(b, by); i++)        /* stops once enough */
+		for (unsigned i = 1; i < 256 && 2 * runs < dir_min(by); i++)        /* stops once enough */
 			runs += b->ent64 ? ((const uint64_t *)(const void *)h)[i] != ((const uint64_t *)(const void *)h)[i - 1]
 					 : ((const uint32_t *)(const void *)h)[i] != ((const uint32_t *)(const void *)h)[i - 1];
-		return 2 * runs >= dir_min(b, by);
+		return 2 * runs >= dir_min(by);
 	}
 	for (unsigned i = a; i <= z; i++)
 		m[i] = map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i), by + 1);

@@ -14,13 +14,13 @@
  * next hops, 8 bytes for 8-byte ones:
  *     bit0 = 0: next hop = value >> 1
  *     bit0 = 1: node at arena line (value >> 2), direct if bit1 is set
- * Every byte-2 (slice) and byte-3 node is direct by default (at least
- * BM6_DIRECT_RUNS / BM6_DIRECT3_RUNS runs = 1; tests and A/B runs set other
- * thresholds, for any byte): 256 plain entries from its first line, one
- * gather for the level instead of two, and, since every lane of a vector
- * block is then in a direct node at bytes 2 and 3, the header gather of
- * those levels is never issued (docs/fib.md, "bm6, session 6"). The kernels
- * check the kind (bit 1) at every level.
+ * Every byte-2 (slice) and byte-3 node is direct (at least
+ * BM6_DIRECT_RUNS / BM6_DIRECT3_RUNS runs = 1), deeper nodes compressed:
+ * a direct node is 256 plain entries from its first line, one gather for
+ * the level instead of two, and, since every lane of a vector block is
+ * then in a direct node at bytes 2 and 3, the header gather of those
+ * levels is never issued (docs/fib.md, "bm6"). The kernels check the kind
+ * (bit 1) at every level.
  * A compressed node starts on a 64-byte line: a 48-byte header, then one entry per run
  * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
  * more continue in the next lines of the node):
@@ -58,8 +58,6 @@
 #define BM6_DIRECT3_RUNS 1u     /* byte-3 nodes with this many runs are direct (kept down to half) */
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
-#define BM6_TAIL_Q 5u           /* avx512, 4-byte entries: lanes parked from byte 5 on are queued */
-#define BM6_PIPE 2u             /* avx512, 4-byte entries: the software-pipelined walk, queue in 32s (docs/fib.md) */
 #define BM6_TQ_CHUNK ((size_t)1 << 26)  /* addresses per queue chunk: 16 x address index stays below 2^31 */
 
 struct bm6_vec {
@@ -79,15 +77,6 @@ struct bm6 {
 	struct bm6_vec parked;  /* deferred: line << 3 | class */
 	struct bm6_vec retire;  /* this update: line << 3 | class */
 	bool defer;
-	unsigned dir_runs;      /* BM6_DIRECT_RUNS (tests lower it to exercise direct nodes) */
-	uint16_t dir_at[16];    /* nodes at byte 3..15: the same (BM6_DIRECT3_RUNS at byte 3, else 257: never) */
-	unsigned tail_lv, tail_n;       /* vector kernels: finish a block by scalar steps from byte tail_lv
-					 * once at most tail_n lanes continue (BM6_TAIL_LV, BM6_TAIL_N) */
-	unsigned tail_q;        /* avx512, 4-byte entries: lanes parked from this byte on are queued
-				 * across groups and walked 16 at a time (BM6_TAIL_Q) */
-	unsigned pipe;          /* avx512, 4-byte entries: 0 = lock step, 1 = software-pipelined walk with the
-				 * deep-lane queue walked 16 lanes at a time, 2 = 32 at a time (BM6_PIPE) */
-	size_t tq_chunk;        /* ... within chunks of this many addresses (BM6_TQ_CHUNK; tests lower it) */
 	struct trie6_track track;
 };
 
@@ -113,42 +102,5 @@ uint32_t vpk_bm6_reclaim(struct bm6 *b);
 /* Bytes the lookup structure occupies (direct table + arena lines in use or parked). */
 size_t vpk_bm6_bytes(const struct bm6 *b);
 uint64_t vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16]);
-
-struct vpk_fib6;
-/*
- * Tests: set a bm6 FIB's direct-node threshold (>= 1; 1 makes every slice
- * node direct, > 256 none). Safe between updates: nodes change kind when next
- * rebuilt. 0, or -EINVAL if fib is not bm6 or runs is 0.
- */
-int vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs);
-/* Tests and A/B runs: the same for the nodes at address byte `by` (3..15). 0, or -EINVAL. */
-int vpk_fib6_bm6_dir_runs_at(struct vpk_fib6 *fib, unsigned by, unsigned runs);
-/*
- * Tests and A/B runs: the vector kernels finish a block by scalar steps from
- * address byte lv (>= 2) once at most n lanes continue (n / 2 for 8-lane
- * blocks; 0: never, 16: at once). 0, or -EINVAL if fib is not bm6 or lv < 2.
- */
-int vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n);
-/*
- * Tests and A/B runs: the avx512 4-byte kernel queues the lanes it parks
- * from address byte lv on (> 15: never) and walks them 16 at a time with
- * gathers; the others take scalar steps at the end of their group. 0, or
- * -EINVAL if fib is not bm6 or lv < 2.
- */
-int vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv);
-/*
- * Tests: the avx512 4-byte kernel cuts a call into chunks of n addresses (its
- * queue holds 32-bit address indices; BM6_TQ_CHUNK by default), so a test can
- * cross chunk boundaries without 2^26 addresses. 0, or -EINVAL if fib is not
- * bm6 or n < 64.
- */
-int vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n);
-/*
- * Tests and A/B runs: the avx512 4-byte kernel walks blocks in lock step
- * with scalar tails (0) or software-pipelined, its deep-lane queue walked
- * 16 (1) or 32 (2, BM6_PIPE) lanes at a time. 0, or -EINVAL if fib is not
- * bm6 or on > 2.
- */
-int vpk_fib6_bm6_pipe(struct vpk_fib6 *fib, unsigned on);
 
 #endif

@@ -7,20 +7,17 @@
  *  - avx2: 4 blocks of 8 addresses in lock step (4-byte entries; 8-byte
  *    entries take the scalar walk); header gathers skipped as in avx512.
  *  - avx512 / avx512icl: 4 blocks of 16 addresses, each in lock step
- *    (4-byte entries: one 32-bit gather per level; 8-byte: two 64-bit
- *    gathers of 8). Popcount by nibble table (avx512) or VPOPCNTD
+ *    (8-byte entries: two 64-bit gathers of 8 per level). Popcount by nibble table (avx512) or VPOPCNTD
  *    (avx512icl). A level costs two gathers, the header word (bitmap word
  *    and count) and the entry, or one (the entry) when every active lane
  *    of the block is in a direct node (always at bytes 2 and 3 with the
- *    default thresholds, bm6.h).
- *  - vector variants: from level 3 on, a block with few lanes left stops;
- *    those lanes are finished by the scalar step after the group (TAIL);
- *    avx512 with 4-byte entries queues the ones parked from byte tail_q on
- *    across groups and walks them 16 at a time with gathers (tq_vec).
- *  - avx512, 4-byte entries, by default (bm6.pipe): a software pipeline
- *    instead of the lock step, one gather per stage, blocks at bytes 0-5 in
- *    flight together; lanes going deeper than byte 5 are queued and walked
- *    32 at a time (tq_vec2).
+ *    thresholds of bm6.h).
+ *  - avx2, and avx512 with 8-byte entries: from level 3 on, a block with
+ *    few lanes left stops; those lanes are finished by the scalar step
+ *    after the group (TAIL).
+ *  - avx512, 4-byte entries: a software pipeline instead of the lock step,
+ *    one gather per stage, blocks at bytes 0-5 in flight together; lanes
+ *    going deeper than byte 5 are queued and walked 32 at a time (tq_vec2).
  *  - every variant prefetches the addresses and next-hop lines PF_AHEAD
  *    addresses ahead.
  * Every variant returns exactly what the scalar loop does.
@@ -42,12 +39,7 @@
  * lookup with 2 M addresses, in-table 0.88x; docs/fib.md). One prefetch
  * per 64-byte line.
  */
-#ifndef PF_AHEAD
 #define PF_AHEAD 256u
-#endif
-#ifndef BM6_PF_NHS
-#define BM6_PF_NHS 1
-#endif
 
 static inline __attribute__((always_inline)) void
 pf_ahead(const uint8_t (*ips)[16], uint64_t *nhs, size_t i, size_t cnt, size_t n)
@@ -56,9 +48,8 @@ pf_ahead(const uint8_t (*ips)[16], uint64_t *nhs, size_t i, size_t cnt, size_t n
 		return;
 	for (size_t j = 0; j < cnt; j += 4)
 		__builtin_prefetch(ips + i + PF_AHEAD + j, 0, 3);
-	if (BM6_PF_NHS)
-		for (size_t j = 0; j < cnt; j += 8)
-			__builtin_prefetch(nhs + i + PF_AHEAD + j, 1, 3);
+	for (size_t j = 0; j < cnt; j += 8)
+		__builtin_prefetch(nhs + i + PF_AHEAD + j, 1, 3);
 }
 
 /*
@@ -178,7 +169,7 @@ SCALAR_LOOKUP(uint64_t)
 
 /*
  * Tails of the vector blocks: once few lanes of a block continue (at most
- * bm6.tail_n, from level bm6.tail_lv), the block stops and its lanes are
+ * BM6_TAIL_N, from level BM6_TAIL_LV), the block stops and its lanes are
  * parked (entry e[p], next byte k[p], bit p of m; `pos` maps p to the
  * address index in the group); after the group's vector walk the parked
  * lanes of all its blocks are walked here in lock step, so their dependent
@@ -202,8 +193,9 @@ SCALAR_LOOKUP(uint64_t)
 			m = left;                                                          \
 		}                                                                          \
 	}
-/* Only the vector loops park lanes; 8-byte entries are walked in blocks by avx512 alone. */
-#if VPK_VEC_BITS >= 256
+/* The lock-step vector loops park lanes: avx2 with 4-byte entries, avx512
+ * with 8-byte ones (its 4-byte walk is the pipeline, bm6_pipe.h). */
+#if VPK_VEC_BITS == 256
 TAIL(uint32_t)
 #endif
 #if VPK_VEC_BITS >= 512
@@ -212,15 +204,14 @@ TAIL(uint64_t)
 
 #if VPK_VEC_BITS >= 512
 /*
- * avx512, 4-byte entries: the lanes parked from byte tail_q on (see TAIL)
- * go to a queue (entry, next byte, address index) that outlives the group
- * instead (indices are 32-bit: calls are cut into chunks of tq_chunk): once
- * it holds 16, tq_vec() walks 16 of them together with gathers; what is
- * left after the last group takes the scalar steps. A lane's result is
- * stored when it finishes, always after its group's own store (lanes parked
- * in a group join the queue after that store). Deep lanes of several
- * groups (the /64s and /128s among the /48s) so share gathers instead of a
- * scalar step each.
+ * avx512, 4-byte entries: the lanes that continue past byte 5 go to a
+ * queue (entry, next byte, address index) that outlives the block
+ * (indices are 32-bit: calls are cut into chunks of BM6_TQ_CHUNK): once it
+ * holds 32, tq_vec2() walks them together with gathers; what is left after
+ * the last block takes tq_vec() and the scalar steps. A lane's result is
+ * stored when it finishes, always after its block's own store. Deep lanes
+ * of several blocks (the /64s and /128s among the /48s) so share gathers
+ * instead of a scalar step each.
  */
 #define TQ_N 256u
 #define TQ_LEFT 4u      /* tq_vec stops at this many lanes left */
@@ -251,19 +242,6 @@ tq_step(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
 		}
 	}
 	q->n = j;
-}
-
-/* End of a group: the older lanes join this group's (together the queue of the next group). */
-static __attribute__((noinline)) void
-VPK_FN(tq_join)(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *old, struct tq *nw)
-{
-	while (old->n + nw->n > TQ_N - 64)
-		tq_step(A, ips, nhs, old);
-	memcpy(nw->e + nw->n, old->e, old->n * 4);
-	memcpy(nw->ix + nw->n, old->ix, old->n * 4);
-	memcpy(nw->k + nw->n, old->k, old->n);
-	nw->n += old->n;
-	old->n = 0;
 }
 #endif
 
@@ -390,115 +368,18 @@ VPK_FN(tq_vec2)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct t
 	tq_walk(A, ips, nhs, q, left, 2);
 }
 
-/*
- * 4-byte entries: NB blocks of 16 addresses, each walked level by level
- * while any of its lanes continues (masked gathers; a level where every
- * active lane is in a direct node costs one gather). Lock step beats the
- * earlier queue with lane refill once the dense levels are direct nodes:
- * it keeps the lanes of a block on one level, so the header gather is
- * skipped more often, and has no queue traffic.
- */
-static inline __attribute__((always_inline)) size_t
-vec_4_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
-{
-	const __m512i one = _mm512_set1_epi32(1), ff = _mm512_set1_epi32(0xff);
-	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
-	const void *A = b->arena, *d = b->direct;
-	struct tq qa, qb, *old = &qa, *nw = &qb;
-	size_t i = 0;
-
-	qa.n = qb.n = 0;
-	for (; i + 16 * NB <= n; i += 16 * NB) {
-		pf_ahead(ips, nhs, i, 16 * NB, n);
-		__m512i dw[NB][4], e[NB];
-		__mmask16 m[NB], any = 0;
-		uint32_t te[16 * NB];
-		uint8_t tk[16 * NB];
-		uint64_t tm = 0;
-		for (int k = 0; k < NB; k++) {
-			struct v6blk a;
-			v6_load(&a, ips + i + 16 * k);
-#pragma GCC unroll 4
-			for (int j = 0; j < 4; j++)
-				dw[k][j] = v6_dword(&a, j);
-			__m512i x = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(dw[k][0], ff), 8),
-						    _mm512_and_si512(_mm512_srli_epi32(dw[k][0], 8), ff));
-			e[k] = _mm512_i32gather_epi32(x, d, 4);
-		}
-		for (int k = 0; k < NB; k++)
-			any |= m[k] = _mm512_test_epi32_mask(e[k], one);
-		for (int lv = 2; any; lv++) {
-			any = 0;
-			for (int k = 0; k < NB; k++)
-				if (m[k]) {
-					/* The last few lanes of the block: parked for the tail (the deep ones: the queue). */
-					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
-						if (lv < (int)b->tail_q) {
-							_mm512_storeu_si512((void *)(te + 16 * k), e[k]);
-							memset(tk + 16 * k, lv, 16);
-							tm |= (uint64_t)m[k] << 16 * k;
-							m[k] = 0;
-							continue;
-						}
-						_mm512_mask_compressstoreu_epi32(nw->e + nw->n, m[k], e[k]);
-						_mm512_mask_compressstoreu_epi32(nw->ix + nw->n, m[k],
-										 _mm512_add_epi32(unt, _mm512_set1_epi32((int)(i + 16 * k))));
-						memset(nw->k + nw->n, lv, 16);
-						nw->n += (unsigned)__builtin_popcount(m[k]);
-						m[k] = 0;
-						continue;
-					}
-					__m512i by = _mm512_and_si512(_mm512_srl_epi32(dw[k][lv >> 2], _mm_cvtsi32_si128(8 * (lv & 3))), ff);
-					__m512i x = v_index(A, e[k], by, m[k], 2);
-					e[k] = _mm512_mask_i32gather_epi32(e[k], m[k], x, A, 4);
-					any |= m[k] = _mm512_test_epi32_mask(e[k], one);
-				}
-		}
-		if (tm != 0) {
-			tail_uint32_t(b, ips + i, te, tk, tm, pos16);
-			for (int k = 0; k < NB; k++)
-				e[k] = _mm512_mask_loadu_epi32(e[k], (__mmask16)(tm >> 16 * k), te + 16 * k);
-		}
-		for (int k = 0; k < NB; k++) {
-			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e[k], 1));
-			_mm512_storeu_si512((void *)(nhs + i + 16 * k), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
-			_mm512_storeu_si512((void *)(nhs + i + 16 * k + 8),
-					    _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
-		}
-		if (old->n != 0)
-			VPK_FN(tq_join)(A, ips, nhs, old, nw);
-		struct tq *t = old;
-		old = nw;
-		nw = t;
-		while (old->n >= 16)
-			VPK_FN(tq_vec)(A, ips, nhs, old, TQ_LEFT);
-	}
-	while (old->n)
-		tq_step(A, ips, nhs, old);
-	return i;
-}
-
 #include "fib/bm6_pipe.h"
-
-static __attribute__((noinline)) size_t
-VPK_FN(vec_4l)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
-{
-	return vec_4_chunk(b, ips, nhs, n);
-}
 
 static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	size_t (*const walk)(const struct bm6 *, const uint8_t (*)[16], uint64_t *, size_t) =
-		b->pipe ? VPK_FN(vec_4s) : VPK_FN(vec_4l);
 	size_t i = 0;
 
-	while (n - i > b->tq_chunk)
-		i += walk(b, ips + i, nhs + i, b->tq_chunk);
-	return i + walk(b, ips + i, nhs + i, n - i);
+	while (n - i > BM6_TQ_CHUNK)
+		i += VPK_FN(vec_4s)(b, ips + i, nhs + i, BM6_TQ_CHUNK);
+	return i + VPK_FN(vec_4s)(b, ips + i, nhs + i, n - i);
 }
 
-/* 8-byte entries: each block's entries in two halves of 8 (transposed positions 0-7, 8-15). */
 static inline __attribute__((always_inline)) size_t
 vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
@@ -529,7 +410,7 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
-					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(m[k]) <= b->tail_n) {
+					if (lv >= (int)BM6_TAIL_LV && (unsigned)__builtin_popcount(m[k]) <= BM6_TAIL_N) {
 						_mm512_storeu_si512((void *)(te + 16 * k), lo[k]);
 						_mm512_storeu_si512((void *)(te + 16 * k + 8), hi[k]);
 						memset(tk + 16 * k, lv, 16);
@@ -634,7 +515,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++)
 				if (!_mm256_testz_si256(m[k], m[k])) {
 					unsigned mk = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m[k]));
-					if (lv >= (int)b->tail_lv && (unsigned)__builtin_popcount(mk) <= b->tail_n / 2) {
+					if (lv >= (int)BM6_TAIL_LV && (unsigned)__builtin_popcount(mk) <= BM6_TAIL_N / 2) {
 						_mm256_storeu_si256((void *)(te + 8 * k), e[k]);
 						memset(tk + 8 * k, lv, 8);
 						tm |= (uint64_t)mk << 8 * k;

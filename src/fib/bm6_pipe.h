@@ -4,7 +4,7 @@
 
 /*
  * The software-pipelined avx512 walk of bm6 with 4-byte entries (docs/fib.md,
- * "bm6, session 6b"). A fragment of bm6_kern.c, included there in its
+ * "bm6"). A fragment of bm6_kern.c, included there in its
  * avx512 section after the deep-lane queue (struct tq, tq_step, tq_vec,
  * tq_vec2), v_index() and pop16(); it uses them and defines
  * VPK_FN(vec_4s) for that file's vec_4().
@@ -63,18 +63,18 @@ pent(const void *A, __m512i *e, __mmask16 *m, __m512i *v, __m512i x, __mmask16 c
 }
 
 /*
- * 4-byte entries, software-pipelined (bm6.pipe, BM6_PIPE): every iteration
+ * 4-byte entries, software-pipelined: every iteration
  * takes a new block of 16 through the direct table and moves the six
  * blocks before it one stage each: block t-1 at byte 2, t-2 at byte 3,
  * t-3 / t-4 at byte 4 (header words, then entries), t-5 / t-6 at byte 5
  * (the same). No gather of an iteration waits for another of the same
- * iteration, and the loop has a fixed shape, where the lock-step walk
- * (vec_4_chunk) has each block's levels one after another and ends its
- * level loop on the data. Bytes 2 and 3 (direct nodes by default) take one
+ * iteration, and the loop has a fixed shape, where a lock-step walk has
+ * each block's levels one after another and ends its level loop on the
+ * data. Bytes 2 and 3 (direct nodes by default) take one
  * stage each (pstage: a compressed node there gathers its header in the
  * same stage). After byte 5 a block is stored and its lanes still
  * continuing (/49 and longer) go to the queue, walked 32 at a time
- * (tq_vec2; 16 with pipe 1). Only address bytes 0-5 are picked: one
+ * (tq_vec2). Only address bytes 0-5 are picked: one
  * shuffle set for bytes 0-1, one for bytes 2-5 carried as a dword per
  * lane, one byte per level.
  */
@@ -108,9 +108,8 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 				_mm512_mask_compressstoreu_epi32(q.ix + q.n, m6, _mm512_add_epi32(unt, _mm512_set1_epi32((int)at)));
 				memset(q.k + q.n, 6, 16);
 				q.n += (unsigned)__builtin_popcount(m6);
-				if (b->pipe == 2 ? q.n >= 32 : q.n >= 16)
-					(b->pipe == 2 ? VPK_FN(tq_vec2) : VPK_FN(tq_vec))(A, ips, nhs, &q,
-											  b->pipe == 2 ? TQ_LEFT2 : TQ_LEFT);
+				if (q.n >= 32)
+					VPK_FN(tq_vec2)(A, ips, nhs, &q, TQ_LEFT2);
 			}
 		}
 		e6 = e5, m6 = m5, v6 = v5;

@@ -19,19 +19,7 @@
 
 VPK_DECLARE_VARIANTS(struct dir24_8_impl, vpk_dir24_8_impl);
 
-const struct vpk_impl *const vpk_dir24_8_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_dir24_8_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_dir24_8_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_dir24_8_impl_sse42.impl,
-#endif
-	&vpk_dir24_8_impl_scalar.impl,
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_dir24_8_impls, dir24_8, vpk_dir24_8_impl, impl);
 
 VPK_KERNEL_REGISTER(fib4_dir24_8, "fib4-dir24-8",
 		    "IPv4 FIB lookup, DIR-24-8 (tbl24 + tbl8 groups), 1/2/4/8-byte entries",

@@ -37,9 +37,9 @@ struct vpk_fib6 {
 };
 
 /*
- * The layout VPK_FIB6_TYPE_DEFAULT stands for: bm6 at every width (since
- * session 6 at 2 bytes too, where the trie was faster in-table until bm6's
- * direct byte-2/3 nodes and pipelined walk: docs/fib.md).
+ * The layout VPK_FIB6_TYPE_DEFAULT stands for: bm6 at every width (at 2
+ * bytes too: with its direct byte-2/3 nodes and pipelined walk it is faster
+ * than the trie in-table, docs/fib.md).
  * vpk_fib6_impls() lists bm6's variants.
  */
 #define FIB6_DEFAULT VPK_FIB6_BM6
@@ -82,61 +82,6 @@ vpk_fib6_impls(enum vpk_fib6_type type)
 	if (type == VPK_FIB6_TYPE_DEFAULT)
 		type = FIB6_DEFAULT;
 	return type == VPK_FIB6_TRIE ? vpk_trie6_impls : type == VPK_FIB6_BM6 ? vpk_bm6_impls : NULL;
-}
-
-int
-vpk_fib6_bm6_dir_runs(struct vpk_fib6 *fib, unsigned runs)
-{
-	if (fib == NULL || fib->type != VPK_FIB6_BM6 || runs == 0)
-		return -EINVAL;
-	fib->bm.dir_runs = runs;
-	return 0;
-}
-
-int
-vpk_fib6_bm6_dir_runs_at(struct vpk_fib6 *fib, unsigned by, unsigned runs)
-{
-	if (fib == NULL || fib->type != VPK_FIB6_BM6 || runs == 0 || runs > 257 || by < 3 || by > 15)
-		return -EINVAL;
-	fib->bm.dir_at[by] = (uint16_t)runs;
-	return 0;
-}
-
-int
-vpk_fib6_bm6_tail(struct vpk_fib6 *fib, unsigned lv, unsigned n)
-{
-	if (fib == NULL || fib->type != VPK_FIB6_BM6 || lv < 2)
-		return -EINVAL;
-	fib->bm.tail_lv = lv;
-	fib->bm.tail_n = n;
-	return 0;
-}
-
-int
-vpk_fib6_bm6_tail_queue(struct vpk_fib6 *fib, unsigned lv)
-{
-	if (fib == NULL || fib->type != VPK_FIB6_BM6 || lv < 2)
-		return -EINVAL;
-	fib->bm.tail_q = lv;
-	return 0;
-}
-
-int
-vpk_fib6_bm6_tq_chunk(struct vpk_fib6 *fib, size_t n)
-{
-	if (fib == NULL || fib->type != VPK_FIB6_BM6 || n < 64 || n > BM6_TQ_CHUNK)
-		return -EINVAL;
-	fib->bm.tq_chunk = n;
-	return 0;
-}
-
-int
-vpk_fib6_bm6_pipe(struct vpk_fib6 *fib, unsigned on)
-{
-	if (fib == NULL || fib->type != VPK_FIB6_BM6 || on > 2)
-		return -EINVAL;
-	fib->bm.pipe = on;
-	return 0;
 }
 
 static void

@@ -7,7 +7,7 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/bm6.c
   ${CMAKE_CURRENT_LIST_DIR}/fib6.c
   ${CMAKE_CURRENT_LIST_DIR}/fib_file.c)
-vpk_kernel_sources(ISAS scalar sse42 avx2 avx512
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/dir24_8_kern.c ${CMAKE_CURRENT_LIST_DIR}/trie6_kern.c)
-vpk_kernel_sources(ISAS scalar sse42 avx2 avx512 avx512icl
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/bm16_kern.c ${CMAKE_CURRENT_LIST_DIR}/bm6_kern.c)
+vpk_kernel(NAME dir24_8 ISAS scalar sse42 avx2 avx512 SOURCES ${CMAKE_CURRENT_LIST_DIR}/dir24_8_kern.c)
+vpk_kernel(NAME trie6 ISAS scalar sse42 avx2 avx512 SOURCES ${CMAKE_CURRENT_LIST_DIR}/trie6_kern.c)
+vpk_kernel(NAME bm16 ISAS scalar sse42 avx2 avx512 avx512icl SOURCES ${CMAKE_CURRENT_LIST_DIR}/bm16_kern.c)
+vpk_kernel(NAME bm6 ISAS scalar sse42 avx2 avx512 avx512icl SOURCES ${CMAKE_CURRENT_LIST_DIR}/bm6_kern.c)

@@ -16,19 +16,7 @@
 
 VPK_DECLARE_VARIANTS(struct trie6_impl, vpk_trie6_impl);
 
-const struct vpk_impl *const vpk_trie6_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&vpk_trie6_impl_avx512.impl,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&vpk_trie6_impl_avx2.impl,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&vpk_trie6_impl_sse42.impl,
-#endif
-	&vpk_trie6_impl_scalar.impl,
-	NULL,
-};
+VPK_KERNEL_TABLE(vpk_trie6_impls, trie6, vpk_trie6_impl, impl);
 
 VPK_KERNEL_REGISTER(fib6_trie, "fib6-trie",
 		    "IPv6 FIB lookup, tbl24 + chained tbl8 byte levels, 2/4/8-byte entries", vpk_trie6_impls);

@@ -17,19 +17,7 @@
 #include "core/registry.h"
 #include "graph/graph_priv.h"
 
-const struct vpk_impl *const graph_enqueue_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&graph_enqueue_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&graph_enqueue_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&graph_enqueue_sse42.base,
-#endif
-	&graph_enqueue_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(graph_enqueue_impls, graph_enqueue, graph_enqueue, base);
 VPK_KERNEL_REGISTER(graph_enqueue, "graph-enqueue",
 		    "enqueue-to-next: group a frame's packets by next node (compare + compress)",
 		    graph_enqueue_impls);

@@ -83,34 +83,14 @@ struct vpk_graph {
  */
 extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
 	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
-/* Tunnel nodes (issue 6). */
+/* Tunnel nodes (VXLAN decap, SRv6 gtp4-d / gtp4-e). */
 extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, vxlan4_input_reg,
 	vxlan6_input_reg, vxlan4_encap_reg, vxlan6_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
-
-#ifdef VPK_HAVE_ISA_AVX512
-#define VPK_IF_AVX512(x) x,
-#else
-#define VPK_IF_AVX512(x)
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-#define VPK_IF_AVX2(x) x,
-#else
-#define VPK_IF_AVX2(x)
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-#define VPK_IF_SSE42(x) x,
-#else
-#define VPK_IF_SSE42(x)
-#endif
 
 /* The best-first variant table of node function objects NAME_<isa>. */
 #define VPK_NODE_VARIANTS(name)                                                \
 	VPK_DECLARE_VARIANTS(struct vpk_node_impl, name);                      \
-	static const struct vpk_impl *const name##_impls[] = {                 \
-		VPK_IF_AVX512(&name##_avx512.base)                             \
-		VPK_IF_AVX2(&name##_avx2.base)                                 \
-		VPK_IF_SSE42(&name##_sse42.base)                               \
-		&name##_scalar.base, NULL }
+	static VPK_KERNEL_TABLE(name##_impls, graph_node, name, base)
 
 /* Define this build's variant object NAME_<isa> for node function FN. */
 #define VPK_NODE_FN_OBJ(name, func)                                            \

@@ -1,8 +1,9 @@
 vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/graph.c
   ${CMAKE_CURRENT_LIST_DIR}/dispatch.c)
-vpk_kernel_sources(ISAS scalar sse42 avx2 avx512 SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/enqueue_kern.c
+vpk_kernel(NAME graph_enqueue ISAS scalar sse42 avx2 avx512 SOURCES ${CMAKE_CURRENT_LIST_DIR}/enqueue_kern.c)
+# Every node's variants (VPK_NODE_VARIANTS(), graph_priv.h).
+vpk_kernel(NAME graph_node ISAS scalar sse42 avx2 avx512 SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nodes/error_drop.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ethernet_input.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/ip4_input.c

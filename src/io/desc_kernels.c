@@ -5,16 +5,7 @@
 #include "io/desc_kern.h"
 #include "core/registry.h"
 
-const struct vpk_impl *const io_desc_kern_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&io_desc_kern_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&io_desc_kern_avx2.base,
-#endif
-	&io_desc_kern_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(io_desc_kern_impls, io_desc, io_desc_kern, base);
 
 VPK_KERNEL_REGISTER(io_desc_kern, "io-desc",
 		    "live I/O: AF_XDP/TPACKET descriptors <-> buffer metadata, fill/completion recycling",

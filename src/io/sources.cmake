@@ -9,9 +9,9 @@ list(APPEND VPK_EXTRA_INCLUDES ${PCAP_INCLUDE_DIRS})
 # libpcap is what static users of libvpk want.
 string(APPEND VPK_PC_LIBS_PRIVATE " -lpcap")
 vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/pcap.c)
-# Live I/O (issue 7): the burst port interface, its backends, descriptor kernels.
+# Live I/O: the burst port interface, its backends, descriptor kernels.
 vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/desc_kernels.c)
-vpk_kernel_sources(ISAS scalar avx2 avx512 SOURCES ${CMAKE_CURRENT_LIST_DIR}/desc_kern.c)
+vpk_kernel(NAME io_desc ISAS scalar avx2 avx512 SOURCES ${CMAKE_CURRENT_LIST_DIR}/desc_kern.c)
 vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/io.c ${CMAKE_CURRENT_LIST_DIR}/io_live.c
                 ${CMAKE_CURRENT_LIST_DIR}/io_afpacket.c ${CMAKE_CURRENT_LIST_DIR}/io_xdp.c)
 # AF_XDP through libxdp (+ libbpf); without them the af_xdp backend refuses with -ENOTSUP.

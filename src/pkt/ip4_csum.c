@@ -9,19 +9,7 @@
 #include "core/registry.h"
 #include "pkt/ip4_csum.h"
 
-const struct vpk_impl *const ip4_csum_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&ip4_csum_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&ip4_csum_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&ip4_csum_sse42.base,
-#endif
-	&ip4_csum_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(ip4_csum_impls, ip4_csum, ip4_csum, base);
 
 VPK_KERNEL_REGISTER(ip4_csum, "ip4-csum-check", "IPv4 header checksum verification over a batch",
 		    ip4_csum_impls);

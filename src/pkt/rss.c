@@ -35,22 +35,7 @@ vpk_rss_hash_one(const uint8_t *key, const uint8_t *tuple, size_t len)
 	return h;
 }
 
-const struct vpk_impl *const rss_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512ICL
-	&rss_avx512icl.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX512
-	&rss_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&rss_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&rss_sse42.base,
-#endif
-	&rss_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(rss_impls, rss, rss, base);
 
 VPK_KERNEL_REGISTER(rss, "rss-toeplitz", "Toeplitz hash of packet tuples (RSS, flow to worker)", rss_impls);
 

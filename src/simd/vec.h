@@ -4,7 +4,7 @@
 
 /*
  * vpk's private vector abstraction, for kernel sources compiled once per ISA
- * (vpk_kernel_sources()). It follows VPP's vppinfra/vector.h: GCC vector
+ * (vpk_kernel()). It follows VPP's vppinfra/vector.h: GCC vector
  * types give the arithmetic, compares and shifts for free on every width;
  * this header adds the few operations the compiler cannot express (gathers,
  * masked gathers, lane tests) with one implementation per ISA.
@@ -375,6 +375,170 @@ u32v_load_bytes_strided(const uint8_t *p, size_t stride)
 #endif
 #undef B
 }
+
+#if VPK_VEC_BITS >= 256
+/*
+ * Lane masks: a k-register on AVX-512; on AVX2 a vector whose lanes hold
+ * the lane's flag in the top bit (m32v) or are all ones or zero (m64v):
+ * what the masked gathers read. Masked-gather code is so written once and
+ * still uses k-masks and masked instructions where they exist.
+ */
+#if VPK_VEC_BITS == 512
+typedef __mmask16 m32v;
+typedef __mmask8 m64v;
+#else
+typedef u32v m32v;
+typedef u64v m64v;
+#endif
+
+/* Lanes of @v that are odd (bit 0 set: the FIB's "go one level deeper" bit). */
+VPK_INLINE m32v
+u32v_odd(u32v v)
+{
+#if VPK_VEC_BITS == 512
+	return _mm512_test_epi32_mask((__m512i)v, _mm512_set1_epi32(1));
+#else
+	return v << 31;
+#endif
+}
+
+VPK_INLINE m64v
+u64v_odd(u64v v)
+{
+#if VPK_VEC_BITS == 512
+	return _mm512_test_epi64_mask((__m512i)v, _mm512_set1_epi64(1));
+#else
+	return -(v & 1);
+#endif
+}
+
+/* True if any lane of the m32v or m64v @m is set. */
+#if VPK_VEC_BITS == 512
+#define vpk_mask_any(m) ((m) != 0)
+#else
+#define vpk_mask_any(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+#if VPK_VEC_BITS == 512
+/* A zero the compiler cannot see through: given a known zero as the merge
+ * source of a full-mask gather it reuses the last result register instead,
+ * a false dependency that serialises the gathers of successive blocks. */
+VPK_INLINE __m512i
+vpk_fresh_zero512(void)
+{
+	__m512i z;
+	__asm__("vpxord %0, %0, %0" : "=v"(z));
+	return z;
+}
+
+/* An all-ones mask GCC cannot fold (with a constant one it turns the masked
+ * gather back into a plain one and drops the fresh merge source). */
+VPK_INLINE __mmask16
+vpk_all16(void)
+{
+	__mmask16 k;
+	__asm__("kxnorw %0, %0, %0" : "=k"(k));
+	return k;
+}
+#endif
+
+/* The gathers' scale is an immediate: one case per value, folded once sc is known. */
+#define VPK_SC_SWITCH(sc, G)          \
+	switch (sc) {                 \
+	case 1: return G(1);          \
+	case 2: return G(2);          \
+	case 4: return G(4);          \
+	default: return G(8);         \
+	}
+
+/*
+ * Table walks (FIB levels): the 32-bit words at byte offset idx[l] * sc of
+ * @base (sc = 1, 2, 4 or 8, a constant), every lane; the _masked form only
+ * for the lanes of @m, the others keeping @src and reading nothing.
+ */
+VPK_INLINE u32v
+u32v_gather_sc(const void *base, u32v idx, const int sc)
+{
+#if VPK_VEC_BITS == 512
+#define G_(S) (u32v)_mm512_mask_i32gather_epi32(vpk_fresh_zero512(), vpk_all16(), (__m512i)idx, base, S)
+#else
+#define G_(S) (u32v)_mm256_i32gather_epi32((const int *)base, (__m256i)idx, S)
+#endif
+	VPK_SC_SWITCH(sc, G_);
+#undef G_
+}
+
+VPK_INLINE u32v
+u32v_gather_sc_masked(u32v src, const void *base, u32v idx, m32v m, const int sc)
+{
+#if VPK_VEC_BITS == 512
+#define G_(S) (u32v)_mm512_mask_i32gather_epi32((__m512i)src, m, (__m512i)idx, base, S)
+#else
+#define G_(S) (u32v)_mm256_mask_i32gather_epi32((__m256i)src, (const int *)base, (__m256i)idx, (__m256i)m, S)
+#endif
+	VPK_SC_SWITCH(sc, G_);
+#undef G_
+}
+
+/* The same for 64-bit words at idx[l] * 8, VPK_U64_LANES 32-bit indices. */
+VPK_INLINE u64v
+u64v_gather8(const void *base, u32h idx)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v)_mm512_mask_i32gather_epi64(vpk_fresh_zero512(), (__mmask8)vpk_all16(), (__m256i)idx, base, 8);
+#else
+	return (u64v)_mm256_mask_i32gather_epi64(_mm256_setzero_si256(), (const long long *)base, (__m128i)idx,
+						 _mm256_set1_epi64x(-1), 8);
+#endif
+}
+
+VPK_INLINE u64v
+u64v_gather8_masked(u64v src, const void *base, u32h idx, m64v m)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v)_mm512_mask_i32gather_epi64((__m512i)src, m, (__m256i)idx, base, 8);
+#else
+	return (u64v)_mm256_mask_i32gather_epi64((__m256i)src, (const long long *)base, (__m128i)idx, (__m256i)m, 8);
+#endif
+}
+
+/* @h zero-extended to 64-bit lanes (one vpmovzxdq; a vector conversion
+ * may be split into halves under the compiler's 256-bit preference). */
+VPK_INLINE u64v
+u32h_widen64(u32h h)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v)_mm512_cvtepu32_epi64((__m256i)h);
+#else
+	return (u64v)_mm256_cvtepu32_epi64((__m128i)h);
+#endif
+}
+
+/* The low 32 bits of each lane of @v. */
+VPK_INLINE u32h
+u64v_narrow32(u64v v)
+{
+#if VPK_VEC_BITS == 512
+	return (u32h)_mm512_cvtepi64_epi32((__m512i)v);
+#else
+	return (u32h)_mm256_castsi256_si128(_mm256_permutevar8x32_epi32((__m256i)v,
+								       _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+#endif
+}
+
+/* The VPK_U32_LANES lanes of @v zero-extended to 64 bits, stored at @p (two u64v). */
+VPK_INLINE void
+u32v_store_widen64(uint64_t *p, u32v v)
+{
+#if VPK_VEC_BITS == 512
+	_mm512_storeu_si512((void *)p, _mm512_cvtepu32_epi64(_mm512_castsi512_si256((__m512i)v)));
+	_mm512_storeu_si512((void *)(p + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64((__m512i)v, 1)));
+#else
+	_mm256_storeu_si256((void *)p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128((__m256i)v)));
+	_mm256_storeu_si256((void *)(p + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256((__m256i)v, 1)));
+#endif
+}
+#endif /* VPK_VEC_BITS >= 256 */
 
 #endif /* VPK_VEC_BITS */
 #endif /* VPK_SIMD_VEC_H */

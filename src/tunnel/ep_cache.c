@@ -9,19 +9,7 @@
 #include "core/registry.h"
 #include "tunnel/ep_cache.h"
 
-const struct vpk_impl *const ep_cache_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&ep_cache_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&ep_cache_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&ep_cache_sse42.base,
-#endif
-	&ep_cache_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(ep_cache_impls, ep_cache, ep_cache, base);
 
 VPK_KERNEL_REGISTER(ep_cache, "vxlan-endpoint-cache",
 		    "VxLAN tunnel endpoint check: 1-entry (scalar) or 8-way SIMD cache before the table",

@@ -10,19 +10,7 @@
 #include "core/registry.h"
 #include "tunnel/gtp4d_hdr.h"
 
-const struct vpk_impl *const gtp4d_hdr_impls[] = {
-#ifdef VPK_HAVE_ISA_AVX512
-	&gtp4d_hdr_avx512.base,
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-	&gtp4d_hdr_avx2.base,
-#endif
-#ifdef VPK_HAVE_ISA_SSE42
-	&gtp4d_hdr_sse42.base,
-#endif
-	&gtp4d_hdr_scalar.base,
-	NULL
-};
+VPK_KERNEL_TABLE(gtp4d_hdr_impls, gtp4d_hdr, gtp4d_hdr, base);
 
 VPK_KERNEL_REGISTER(gtp4d_hdr, "srv6-gtp4d-header",
 		    "SRv6 H.M.GTP4.D IPv6+SRH header build: field stores vs whole-line register stores",

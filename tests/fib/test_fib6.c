@@ -283,27 +283,6 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 		}
 		if (defer && step % 50 == 49)
 			vpk_fib6_reclaim(f);
-		if (type == VPK_FIB6_BM6 && step % 100 == 0) {
-			/* bm6 node kinds: all direct, mixed, none; changed mid-sequence. */
-			static const unsigned th[] = { 1, 2, 3, 8, BM6_DIRECT_RUNS, 300 };
-			CHECK(vpk_fib6_bm6_dir_runs(f, th[check_rand_range(6)]) == 0, "direct threshold");
-			/* ... at byte 3 (direct by default) and now and then at deeper bytes: the kernels
-			 * test the kind at every level. */
-			static const unsigned th3[] = { 1, 2, 8, BM6_DIRECT3_RUNS, 257 };
-			for (unsigned by = 3; by < 16; by++)
-				CHECK(vpk_fib6_bm6_dir_runs_at(f, by, by == 3 || check_rand_range(4) == 0 ? th3[check_rand_range(5)] : 257) == 0,
-				      "direct threshold at byte %u", by);
-			CHECK(vpk_fib6_bm6_dir_runs_at(f, 2, 1) == -EINVAL && vpk_fib6_bm6_dir_runs_at(f, 16, 1) == -EINVAL &&
-			      vpk_fib6_bm6_dir_runs_at(f, 3, 0) == -EINVAL && vpk_fib6_bm6_dir_runs_at(f, 3, 258) == -EINVAL,
-			      "direct threshold limits");
-			/* Vector blocks finished by scalar steps: never, from byte 2 or 3 with few lanes left, at once;
-			 * the parked lanes queued across groups (avx512, 4 B) from byte 2, 3, 5 or never. */
-			static const unsigned tl[][3] = { { 2, 0, 5 }, { 2, 4, 2 }, { 3, 4, 5 }, { 3, 8, 3 },
-							  { 2, 16, 2 }, { 5, 2, 16 }, { 3, 16, 3 } };
-			unsigned x = (unsigned)check_rand_range(7);
-			CHECK(vpk_fib6_bm6_tail(f, tl[x][0], tl[x][1]) == 0, "tail threshold");
-			CHECK(vpk_fib6_bm6_tail_queue(f, tl[x][2]) == 0, "tail queue");
-		}
 		if (step % 250 == 249) {
 			for (size_t i = 0; i < dd.nips; i++) {
 				uint64_t hi, lo;
@@ -330,33 +309,6 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 				dd.want[i] = ref_lookup(&ref, hi, lo);
 			}
 			check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
-			/* bm6 avx512 4 B: the lock-step walk (pipe 0) with its tails and queue, then the
-			 * software-pipelined one (its own stages and queue walked in 16s or 32s; chunks of
-			 * 4-5 blocks). */
-			for (unsigned pp = 0; type == VPK_FIB6_BM6 && pp < 3; pp++) {
-				CHECK(vpk_fib6_bm6_pipe(f, pp) == 0, "pipe %u", pp);
-				/* Every lane parked at byte 2 (direct slice nodes there) or 3 and queued. */
-				for (unsigned lv = 2; lv <= 3; lv++) {
-					CHECK(vpk_fib6_bm6_tail(f, lv, 16) == 0 && vpk_fib6_bm6_tail_queue(f, lv) == 0, "tail");
-					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
-				}
-				/* Calls cut into chunks of 64 or 80 addresses (the queue is drained at each), with
-				 * every parked lane queued and the default queueing. */
-				for (size_t ch = 64; ch <= 80; ch += 16) {
-					CHECK(vpk_fib6_bm6_tq_chunk(f, ch) == 0 && vpk_fib6_bm6_tail(f, 2, 16) == 0 &&
-					      vpk_fib6_bm6_tail_queue(f, 2) == 0, "chunk");
-					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
-					CHECK(vpk_fib6_bm6_tail(f, BM6_TAIL_LV, BM6_TAIL_N) == 0 &&
-					      vpk_fib6_bm6_tail_queue(f, BM6_TAIL_Q) == 0, "tail");
-					check_each_impl(kname(type), vpk_fib6_impls(type), run_variant, &dd);
-				}
-				CHECK(vpk_fib6_bm6_tq_chunk(f, 63) == -EINVAL, "chunk 63");
-				CHECK(vpk_fib6_bm6_tq_chunk(f, BM6_TQ_CHUNK) == 0, "chunk");
-				CHECK(vpk_fib6_bm6_tail(f, BM6_TAIL_LV, BM6_TAIL_N) == 0 &&
-				      vpk_fib6_bm6_tail_queue(f, BM6_TAIL_Q) == 0, "tail");
-			}
-			CHECK(vpk_fib6_bm6_pipe(f, 3) == -EINVAL &&
-			      vpk_fib6_bm6_pipe(f, BM6_PIPE) == (type == VPK_FIB6_BM6 ? 0 : -EINVAL), "pipe");
 			/* Random addresses only: whole groups ending in the direct table (the avx2
 			 * variant answers such a group without its vector walk). */
 			for (size_t i = 0; i < dd.nips; i++) {

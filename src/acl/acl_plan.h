@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_ACL_PLAN_H
+#define VPK_ACL_PLAN_H
+
+/* The decision-tree build plans of acl_build.c (its only includer): full
+ * builds (plans[]) and update / frozen trees (uplans[]). */
+#include "acl/acl_bld.h"
+
+/*
+ * Plans, tried in order: one tree first (the fastest when the rules allow
+ * it), then more trees with spilling. A plan is abandoned when its leaves
+ * need more than max_copies copies per rule. The last tree of a plan (which
+ * cannot spill) refuses a cut that copies more than repl4/4 of a node's
+ * rules unless the node holds more than big rules: small leaves are fast
+ * (a packet scans fewer blocks) but cost copies, so the first plans cut
+ * down to small leaves and the later ones settle for bigger leaves when the
+ * copies would run away (docs/acl.md, "plans").
+ */
+struct plan {
+	unsigned max_trees, repl4, big, max_copies, spill;
+};
+static const struct plan plans[] = {
+	{ 1, 6, 32, 16, 0 },
+	{ 1, 6, 128, 24, 0 },
+	{ 1, 6, 256, 30, 0 },
+	{ 1, 6, 1024, 12, 0 },
+	{ 2, 6, 1024, 10, 16 },
+	{ 6, 5, 256, 8, 32 },
+	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
+};
+#define NPLANS (sizeof(plans) / sizeof(plans[0]))
+#define PLAN_TWO  4                     /* the two-tree plan */
+#define PLAN_MANY 5                     /* the first many-tree plan */
+
+/*
+ * Plans of update and frozen trees (ACL_BUILD_UPDATE): at most ~1024 rules
+ * (frozen trees of big sets up to n/8), built while the application waits
+ * for vpk_acl_build(). An abandoned plan costs about as much as a kept one,
+ * and the full build's first plans, given 65536 leaf entries beyond their
+ * copy limit, built 60-120k entries on overlapping wide rules before being
+ * abandoned or kept (1000 crossing wide rules: 22-25 ms; freezing 3400
+ * patch rules of acl 100k: 50-115 ms). So the slack is UPD_SLACK entries,
+ * and where the sequence starts depends on the size (boxes):
+ *  - up to UPD_SMALL: the full build's first plan (leaves of <= 32 rules;
+ *    cheap at that size, and a one-leaf tree of 100+ rules would cost every
+ *    packet reaching it 8 blocks);
+ *  - up to UPD_ONE_TREE: one tree with leaves of up to 128 rules where a cut
+ *    copies > 1.5x (half the build time of the 32-rule plan on 1000 fw rules,
+ *    a third on crossing wide rules; a one-tree base plus a one-tree update
+ *    keeps the x32 two-tree paths);
+ *  - bigger (only frozen trees of sets above 8k rules), or when that is
+ *    abandoned: two spilling trees (nested or crossing rules spill instead
+ *    of being copied: 6 ms instead of 50-115 for 3400 patch rules, and
+ *    fewer cycles per packet there); then big leaves in one tree, then the
+ *    full build's last plan (docs/acl.md, "Update and frozen trees").
+ */
+static const struct plan uplans[] = {
+	{ 1, 6, 32, 16, 0 },
+	{ 1, 6, 128, 24, 0 },
+	{ 2, 6, 1024, 10, 16 },
+	{ 1, 6, 1024, 12, 0 },
+	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
+};
+#define NUPLANS (sizeof(uplans) / sizeof(uplans[0]))
+#define UPLAN_MID 1                     /* where trees of more than UPD_SMALL boxes start */
+#define UPLAN_TWO 2                     /* where trees of more than UPD_ONE_TREE boxes start */
+#define UPD_SMALL 256
+#define UPD_ONE_TREE 1024
+#define UPD_SLACK 4096                  /* leaf entries allowed beyond max_copies per rule */
+
+#endif /* VPK_ACL_PLAN_H */
