@@ -16,16 +16,7 @@
 
 #include "fwd/fwd_priv.h"
 #include "lib/check.h"
-
-static int
-exec_text(struct vpk_fwd *f, const char *text, char *err, size_t len)
-{
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
-	int rc = vpk_fwd_exec_file(f, in, "test.conf", err, len);
-
-	fclose(in);
-	return rc;
-}
+#include "fwd/fwd_text.h"
 
 static uint64_t
 route_nh(struct vpk_fwd *f, const char *pfx, uint8_t len)
