@@ -26,6 +26,6 @@ int main()
 		vpk_fib_lookup_bulk(fib, ips, nhs, 2);
 	std::printf("vpk %s, FIB variant %s: 10.1.2.3 -> %llu, 11.0.0.1 -> %llu\n", vpk_version(),
 		    vpk_fib_impl_name(fib), (unsigned long long)nhs[0], (unsigned long long)nhs[1]);
-	vpk_fib_free(fib);
+	vpk_fib_destroy(fib);
 	return rc == 0 && nhs[0] == 7 && nhs[1] == 0 ? 0 : 1;
 }

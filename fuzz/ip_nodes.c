@@ -323,7 +323,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (vpk_pool_in_use(pool) != 0)
 			abort();        /* a buffer was lost or not yet dispatched */
 		vpk_graph_get_drops(g[v], &gd);
-		if (ed < 0 || vpk_graph_node_stats(g[v], (size_t)ed, &ns) != 0 || gd.no_memory || gd.no_arc ||
+		if (ed < 0 || vpk_graph_get_node_stats(g[v], (size_t)ed, &ns) != 0 || gd.no_memory || gd.no_arc ||
 		    outs[v].pkts + ns.vectors != np) {
 			fprintf(stderr, "fuzz: %zu packets in, %u sent, %llu dropped\n", np, outs[v].pkts,
 				(unsigned long long)ns.vectors);

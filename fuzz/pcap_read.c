@@ -59,7 +59,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (rc == -ENOBUFS)
 		abort();
-	vpk_pcap_reader_stats(r, &st);
+	vpk_pcap_reader_get_stats(r, &st);
 	if (st.delivered + st.skipped_oversize > st.packets)
 		abort();
 	vpk_pcap_reader_close(r);

@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < r->nneeded; i++)
 			sink += (uint64_t)r->needed[i][0];
 		(void)sink;
-		vpk_scan_free(r);
+		vpk_scan_report_destroy(r);
 	}
 	return 0;
 }

@@ -117,7 +117,7 @@ VPK_API uint32_t vpk_fib_max_tbl8(enum vpk_fib_type type, unsigned nh_size);
 VPK_API int vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out);
 
 /** Free a FIB; NULL is a no-op. */
-VPK_API void vpk_fib_free(struct vpk_fib *fib);
+VPK_API void vpk_fib_destroy(struct vpk_fib *fib);
 
 /**
  * Add a route, or replace the next hop of an existing one.

@@ -92,7 +92,7 @@ VPK_API uint64_t vpk_fib6_max_nh(unsigned nh_size);
 VPK_API int vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out);
 
 /** Free; NULL is a no-op. */
-VPK_API void vpk_fib6_free(struct vpk_fib6 *fib);
+VPK_API void vpk_fib6_destroy(struct vpk_fib6 *fib);
 
 /**
  * Add a route or replace its next hop.

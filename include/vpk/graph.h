@@ -252,7 +252,7 @@ struct vpk_node_stats {
 /** Number of nodes in @p g. */
 VPK_API size_t vpk_graph_n_nodes(const struct vpk_graph *g);
 /** Counters of node @p i (0 <= i < vpk_graph_n_nodes()). @return 0 or -EINVAL. */
-VPK_API int vpk_graph_node_stats(const struct vpk_graph *g, size_t i, struct vpk_node_stats *out);
+VPK_API int vpk_graph_get_node_stats(const struct vpk_graph *g, size_t i, struct vpk_node_stats *out);
 /**
  * Error counter @p code of node @p i: its reason string and count.
  * @return 0, or -EINVAL when i or code is out of range.

@@ -133,7 +133,7 @@ VPK_API int vpk_io_flush(struct vpk_io_port *p);
 VPK_API bool vpk_io_link_up(struct vpk_io_port *p);
 
 /** Copy the counters of @p p to @p out. */
-VPK_API void vpk_io_stats_get(const struct vpk_io_port *p, struct vpk_io_stats *out);
+VPK_API void vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
 
 /** The last error message of @p p ("" if none). */
 VPK_API const char *vpk_io_error(const struct vpk_io_port *p);

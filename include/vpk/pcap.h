@@ -107,7 +107,7 @@ VPK_API int vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool
 VPK_API const char *vpk_pcap_reader_error(const struct vpk_pcap_reader *r);
 
 /** Copy @p r's counters to @p out. */
-VPK_API void vpk_pcap_reader_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out);
+VPK_API void vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out);
 
 /** Close @p r and its file (NULL: no-op). Buffers already returned stay the caller's. */
 VPK_API void vpk_pcap_reader_close(struct vpk_pcap_reader *r);

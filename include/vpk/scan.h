@@ -129,7 +129,7 @@ struct vpk_scan_report {
  *
  * @param path   file to read.
  * @param flags  VPK_SCAN_* flags.
- * @param out    receives the report (free with vpk_scan_free()) on success.
+ * @param out    receives the report (free with vpk_scan_report_destroy()) on success.
  * @return 0, or
  *   -EINVAL      NULL argument or unknown flag bit;
  *   -ENOENT, -EACCES, -EISDIR, -EIO, ... the file cannot be opened or read (errno of open/read);
@@ -149,7 +149,7 @@ VPK_API int vpk_scan_mem(const void *buf, size_t len, const char *name, unsigned
 			 struct vpk_scan_report **out);
 
 /** Free a report (NULL is fine). */
-VPK_API void vpk_scan_free(struct vpk_scan_report *r);
+VPK_API void vpk_scan_report_destroy(struct vpk_scan_report *r);
 
 /** A short reason for an error code of vpk_scan_file() ("not an ELF file", ...). */
 VPK_API const char *vpk_scan_strerror(int err);

@@ -216,7 +216,7 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 }
 
 void
-vpk_fib_free(struct vpk_fib *fib)
+vpk_fib_destroy(struct vpk_fib *fib)
 {
 	if (fib == NULL)
 		return;

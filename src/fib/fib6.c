@@ -138,7 +138,7 @@ vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 }
 
 void
-vpk_fib6_free(struct vpk_fib6 *fib)
+vpk_fib6_destroy(struct vpk_fib6 *fib)
 {
 	if (fib == NULL)
 		return;

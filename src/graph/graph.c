@@ -325,7 +325,7 @@ vpk_graph_n_nodes(const struct vpk_graph *g)
 }
 
 int
-vpk_graph_node_stats(const struct vpk_graph *g, size_t i, struct vpk_node_stats *out)
+vpk_graph_get_node_stats(const struct vpk_graph *g, size_t i, struct vpk_node_stats *out)
 {
 	const struct vpk_node_rt *rt;
 

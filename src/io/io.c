@@ -142,7 +142,7 @@ vpk_io_link_up(struct vpk_io_port *p)
 }
 
 void
-vpk_io_stats_get(const struct vpk_io_port *p, struct vpk_io_stats *out)
+vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out)
 {
 	*out = p->st;
 	if (p->ops->stats != NULL)
@@ -294,7 +294,7 @@ pcap_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 	if (b->rd != NULL) {
 		struct vpk_pcap_stats ps;
 
-		vpk_pcap_reader_stats(b->rd, &ps);
+		vpk_pcap_reader_get_stats(b->rd, &ps);
 		st->rx_skipped += ps.skipped_oversize;
 	}
 }

@@ -233,7 +233,7 @@ vpk_pcap_reader_error(const struct vpk_pcap_reader *r)
 }
 
 void
-vpk_pcap_reader_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out)
+vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out)
 {
 	*out = r->st;
 }

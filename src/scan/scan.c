@@ -533,7 +533,7 @@ load_image(const char *path, uint8_t **img, size_t *len)
 }
 
 void
-vpk_scan_free(struct vpk_scan_report *r)
+vpk_scan_report_destroy(struct vpk_scan_report *r)
 {
 	if (r == NULL)
 		return;
@@ -593,7 +593,7 @@ out:
 		elf_end(e);
 	free(img);
 	if (rc != 0) {
-		vpk_scan_free(r);
+		vpk_scan_report_destroy(r);
 		return rc;
 	}
 	*out = r;

@@ -63,7 +63,7 @@ test_create_invalid(void)
 		bool ok = s == 1 || s == 2 || s == 4 || s == 8;
 		CHECK(ok ? rc == 0 : rc == -EINVAL, "nh_size %u: %d", s, rc);
 		if (rc == 0)
-			vpk_fib_free(f);
+			vpk_fib_destroy(f);
 	}
 	/* The default layout per width, and each layout's group limit. */
 	static const enum vpk_fib_type want_default[9] = { [1] = VPK_FIB_BM16, [2] = VPK_FIB_DIR24_8,
@@ -72,7 +72,7 @@ test_create_invalid(void)
 		c.nh_size = s;
 		CHECK(vpk_fib_create(&c, &f) == 0 && vpk_fib_get_type(f) == want_default[s], "default at %u B: %s", s,
 		      vpk_fib_type_name(f));
-		vpk_fib_free(f);
+		vpk_fib_destroy(f);
 		CHECK(vpk_fib_max_tbl8(VPK_FIB_TYPE_DEFAULT, s) == vpk_fib_max_tbl8(want_default[s], s), "max groups");
 	}
 	CHECK(vpk_fib_get_type(NULL) == VPK_FIB_TYPE_DEFAULT, "get_type NULL");
@@ -84,7 +84,7 @@ test_create_invalid(void)
 	c.type = VPK_FIB_BM16;
 	c.num_tbl8 = 1u << 20;
 	CHECK(vpk_fib_create(&c, &f) == 0, "bm16: 2^20 groups at 1 byte");
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 	c.num_tbl8 = (1u << 20) + 1;
 	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "bm16: > 2^20 groups");
 	c.type = VPK_FIB_DIR24_8;
@@ -95,7 +95,7 @@ test_create_invalid(void)
 	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "default above 127");
 	c.default_nh = 127;
 	CHECK(vpk_fib_create(&c, &f) == 0, "default 127");
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 	c.nh_size = 4;
 	c.num_tbl8 = 0;
 	CHECK(vpk_fib_create(&c, &f) == -EINVAL, "0 groups");
@@ -118,10 +118,10 @@ test_create_invalid(void)
 		CHECK(rc == want, "forced %s: %d, pick says %d", vpk_isa_name(i), rc, want);
 		if (rc == 0) {
 			CHECK(strcmp(vpk_fib_impl_name(f), impl->name) == 0, "impl name %s", vpk_fib_impl_name(f));
-			vpk_fib_free(f);
+			vpk_fib_destroy(f);
 		}
 	}
-	vpk_fib_free(NULL);
+	vpk_fib_destroy(NULL);
 	CHECK(strcmp(vpk_fib_impl_name(NULL), "?") == 0, "NULL impl name");
 }
 
@@ -191,7 +191,7 @@ test_semantics(void)
 	CHECK(vpk_fib_del(f, 0x0a010203, 32) == 0, "del /32");
 	CHECK(vpk_fib_get_stats(f, &st) == 0 && st.tbl8_reserved == 0 && st.tbl8_used == 0,
 	      "group recycled: rsvd %u used %u", st.tbl8_reserved, st.tbl8_used);
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 
 	/* dpdk_top_edge: rte_fib 22.11 writes 0 everywhere here (the right edge of
 	 * 128/1's last child wraps to 0); the right answers are 17, 5, 0. */
@@ -203,7 +203,7 @@ test_semantics(void)
 	CHECK(vpk_fib_add(f, 0xffffffff, 32, 9) == 0 && one(f, 0xffffffff) == 9 && one(f, 0xfffffffe) == 0,
 	      "255.255.255.255/32");
 	CHECK(vpk_fib_del(f, 0xc0000000, 2) == 0 && one(f, 0xc0000001) == 0 && one(f, 0xffffffff) == 9, "del 192/2");
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 
 	/* Deferred freeing: folded groups are parked (counted against the pool) until reclaimed. */
 	if (g_type == VPK_FIB_DIR24_8) {
@@ -224,7 +224,7 @@ test_semantics(void)
 		      "after reclaim");
 		CHECK(vpk_fib_set_deferred_free(f, false) == 0 && vpk_fib_del(f, 0x0c000000, 25) == 0 &&
 		      vpk_fib_get_stats(f, &ds) == 0 && ds.tbl8_deferred == 0, "defer off frees at once");
-		vpk_fib_free(f);
+		vpk_fib_destroy(f);
 	}
 
 	/* max_routes: -ENOMEM, nothing changed. */
@@ -233,7 +233,7 @@ test_semantics(void)
 	CHECK(vpk_fib_add(f, 0x03000000, 8, 3) == -ENOMEM, "third route");
 	CHECK(vpk_fib_add(f, 0x02000000, 8, 5) == 0, "replace at the limit");
 	CHECK(one(f, 0x03000000) == 0 && one(f, 0x02000000) == 5, "limit lookups");
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 }
 
 /* ---- differential test ---- */
@@ -470,7 +470,7 @@ test_random(unsigned nh_size)
 	free(d.want);
 	free(d.out);
 	ref_fini(&ref);
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 }
 
 /*
@@ -556,7 +556,7 @@ test_address_order(void)
 		free(d.want);
 		free(d.out);
 		ref_fini(&ref);
-		vpk_fib_free(f);
+		vpk_fib_destroy(f);
 	}
 }
 
@@ -627,7 +627,7 @@ test_narrow(unsigned nh_size)
 	free(d.want);
 	free(d.out);
 	ref_fini(&ref);
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 }
 
 int
@@ -656,10 +656,10 @@ main(void)
 	      "flat threshold 0 / NULL");
 	CHECK(vpk_fib_bm16_narrow(f8, true) == -EINVAL && vpk_fib_bm16_narrow(f8, false) == 0 &&
 	      vpk_fib_bm16_narrow(NULL, false) == -EINVAL, "narrow at 4 B / NULL");
-	vpk_fib_free(f8);
+	vpk_fib_destroy(f8);
 	g_type = VPK_FIB_DIR24_8;
 	f8 = mk(4, 64, 0, 8);
 	CHECK(f8 == NULL || vpk_fib_bm16_flat_min(f8, 1) == -EINVAL, "flat threshold on DIR-24-8");
-	vpk_fib_free(f8);
+	vpk_fib_destroy(f8);
 	return check_finish();
 }

@@ -206,8 +206,8 @@ random_ops(unsigned nh_size)
 	free(p.ips);
 	free(p.want);
 	free(p.out);
-	vpk_fib_free(p.v);
-	vpk_fib_free(p.v2);
+	vpk_fib_destroy(p.v);
+	vpk_fib_destroy(p.v2);
 	rte_fib_free(p.d);
 }
 
@@ -246,8 +246,8 @@ real_table(const char *path)
 	free(p.want);
 	free(p.out);
 	free(rt);
-	vpk_fib_free(p.v);
-	vpk_fib_free(p.v2);
+	vpk_fib_destroy(p.v);
+	vpk_fib_destroy(p.v2);
 	rte_fib_free(p.d);
 }
 

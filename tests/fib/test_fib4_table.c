@@ -154,7 +154,7 @@ one_size(const char *path, unsigned nh_size, enum vpk_fib_type type)
 	free(out);
 	free(rt);
 	ref_fini(&ref);
-	vpk_fib_free(fib);
+	vpk_fib_destroy(fib);
 }
 
 int

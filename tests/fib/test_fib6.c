@@ -94,7 +94,7 @@ test_api(enum vpk_fib6_type type)
 		int rc = vpk_fib6_create(&c, &f);
 		CHECK((s == 2 || s == 4 || s == 8) ? rc == 0 : rc == -EINVAL, "nh_size %u: %d", s, rc);
 		if (rc == 0)
-			vpk_fib6_free(f);
+			vpk_fib6_destroy(f);
 	}
 	c.nh_size = 2;
 	c.num_tbl8 = 32768;
@@ -134,7 +134,7 @@ test_api(enum vpk_fib6_type type)
 	      st.routes, st.tbl8_used);
 	CHECK(del(f, UINT64_C(0x20010db800000000), 1, 128) == 0 && vpk_fib6_get_stats(f, &st) == 0 &&
 	      st.tbl8_used == 0, "groups folded back: %u", st.tbl8_used);
-	vpk_fib6_free(f);
+	vpk_fib6_destroy(f);
 
 	/* Exact group accounting in one tbl24 entry (2001:0d..): a /128 needs 13 groups,
 	 * its sibling none, 2001:db9::/64 four (bytes 4-7), 2001:dba::/48 two. */
@@ -178,7 +178,7 @@ test_api(enum vpk_fib6_type type)
 		CHECK(vpk_fib6_reclaim(f) == 2 && add(f, db9, 0, 64, 3) == 0 && one(f, db9, 7) == 3,
 		      "reclaim, then the /64");
 	}
-	vpk_fib6_free(f);
+	vpk_fib6_destroy(f);
 }
 
 struct diff {
@@ -336,7 +336,7 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 	free(dd.want);
 	free(dd.out);
 	ref_fini(&ref);
-	vpk_fib6_free(f);
+	vpk_fib6_destroy(f);
 }
 
 static int
@@ -418,7 +418,7 @@ test_table(const char *path, enum vpk_fib6_type type)
 	free(d.out);
 	ref_fini(&ref);
 	vpk_fib_file_free_routes(&rt);
-	vpk_fib6_free(f);
+	vpk_fib6_destroy(f);
 }
 
 /* VPK_FIB6_TYPE_DEFAULT: bm6 at every width; its variant list is bm6's. */
@@ -431,7 +431,7 @@ test_default(void)
 		CHECK(vpk_fib6_create(&c, &f) == 0, "create default %u", sz);
 		CHECK(strcmp(vpk_fib6_type_name(f), "bm6") == 0, "default at %u bytes: %s", sz,
 		      vpk_fib6_type_name(f));
-		vpk_fib6_free(f);
+		vpk_fib6_destroy(f);
 	}
 	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_DEFAULT) == vpk_fib6_impls(VPK_FIB6_BM6), "default variants");
 	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_COUNT) == NULL, "unknown type");

@@ -164,7 +164,7 @@ random_ops(unsigned nh_size, enum vpk_fib6_type type)
 	free(p.ips);
 	free(p.want);
 	free(p.out);
-	vpk_fib6_free(p.v);
+	vpk_fib6_destroy(p.v);
 	rte_fib6_free(p.d);
 }
 
@@ -208,7 +208,7 @@ real_table(const char *path, enum vpk_fib6_type type)
 	free(p.want);
 	free(p.out);
 	vpk_fib_file_free_routes(&rt);
-	vpk_fib6_free(p.v);
+	vpk_fib6_destroy(p.v);
 	rte_fib6_free(p.d);
 }
 

@@ -190,7 +190,7 @@ run4(enum vpk_fib_type type, unsigned nh_size)
 	atomic_store(&stop, 0);
 	if (pthread_create(&th, NULL, reader, (void *)(uintptr_t)check_rand()) != 0) {
 		check_skip_all("cannot start a thread");
-		vpk_fib_free(f4);
+		vpk_fib_destroy(f4);
 		return;
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
@@ -239,7 +239,7 @@ run4(enum vpk_fib_type type, unsigned nh_size)
 	       vpk_fib_type_name(f4), ROUNDS);
 	atomic_store(&bad4, 0);
 	atomic_store(&seen4, 0);
-	vpk_fib_free(f4);
+	vpk_fib_destroy(f4);
 	f4 = NULL;
 }
 
@@ -256,7 +256,7 @@ main(void)
 	CHECK(atomic_load(&bad6) == 0, "IPv6 trie: %lu of %lu lookups saw neither the old nor the new next hop",
 	      atomic_load(&bad6), atomic_load(&seen6));
 	printf("reader: %lu IPv6 (trie) lookups\n", atomic_load(&seen6));
-	vpk_fib6_free(f6);
+	vpk_fib6_destroy(f6);
 
 	f6 = make6(VPK_FIB6_BM6);
 	if (f6 == NULL)
@@ -270,6 +270,6 @@ main(void)
 	      atomic_load(&bad6), atomic_load(&seen6));
 	CHECK(atomic_load(&seen6) > 0, "the reader ran on bm6");
 	printf("reader: %lu IPv6 (bm6) lookups\n", atomic_load(&seen6));
-	vpk_fib6_free(f6);
+	vpk_fib6_destroy(f6);
 	return check_finish();
 }

@@ -174,11 +174,11 @@ run(bool v6, int type, int mode)
 	if (v6) {
 		CHECK(vpk_fib6_attach_qsbr(c.f6, NULL, false) == 0 && parked(&c) == (mode ? 0u : parked(&c)),
 		      "detach");
-		vpk_fib6_free(c.f6);
+		vpk_fib6_destroy(c.f6);
 	} else {
 		CHECK(vpk_fib_attach_qsbr(c.f4, NULL, false) == 0 && parked(&c) == (mode ? 0u : parked(&c)),
 		      "detach");
-		vpk_fib_free(c.f4);
+		vpk_fib_destroy(c.f4);
 	}
 	vpk_qsbr_destroy(c.q);
 }

@@ -277,7 +277,7 @@ node_idx(struct vpk_graph *g, const char *name)
 	struct vpk_node_stats st;
 
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++)
-		if (vpk_graph_node_stats(g, i, &st) == 0 && strcmp(st.name, name) == 0)
+		if (vpk_graph_get_node_stats(g, i, &st) == 0 && strcmp(st.name, name) == 0)
 			return i;
 	return SIZE_MAX;
 }
@@ -373,7 +373,7 @@ test_levels(void)
 		{
 			struct vpk_node_stats st;
 
-			vpk_graph_node_stats(g, node_idx(g, "ethernet-input"), &st);
+			vpk_graph_get_node_stats(g, node_idx(g, "ethernet-input"), &st);
 			CHECK(st.vectors == n_pkts && st.calls >= 1, "ethernet-input vectors %llu",
 			      (unsigned long long)st.vectors);
 			CHECK(strcmp(st.variant, vpk_isa_name(isa)) == 0, "ethernet-input runs %s at level %s",
@@ -403,7 +403,7 @@ test_forcing_and_errors(void)
 		if (rc == 0) {
 			struct vpk_node_stats st;
 
-			vpk_graph_node_stats(g, node_idx(g, "ip4-input"), &st);
+			vpk_graph_get_node_stats(g, node_idx(g, "ip4-input"), &st);
 			CHECK(strcmp(st.variant, "avx512") == 0, "forced variant not active: %s", st.variant);
 			vpk_graph_destroy(g);
 		}
@@ -473,7 +473,7 @@ test_many_frames(void)
 	CHECK(make_graph(VPK_ISA_AUTO, 0, &g) == 0, "create");
 	run_all(g);
 	CHECK(n_cap == 10000, "%zu of 10000 forwarded", n_cap);
-	vpk_graph_node_stats(g, node_idx(g, "ip4-rewrite"), &st);
+	vpk_graph_get_node_stats(g, node_idx(g, "ip4-rewrite"), &st);
 	CHECK(st.vectors == 6667, "ip4-rewrite saw %llu", (unsigned long long)st.vectors);
 	CHECK(st.vectors / (st.calls ? st.calls : 1) > 100, "frames not aggregated: %.1f vectors/call",
 	      (double)st.vectors / (double)(st.calls ? st.calls : 1));
@@ -559,8 +559,8 @@ main(void)
 	test_truncated_header_at_pool_end();
 	CHECK(vpk_pool_in_use(pool) == 0, "buffers leaked at exit: %u", vpk_pool_in_use(pool));
 	vpk_pool_destroy(pool);
-	vpk_fib_free(fib);
-	vpk_fib6_free(fib6);
+	vpk_fib_destroy(fib);
+	vpk_fib6_destroy(fib6);
 	free(cap);
 	free(reference);
 	return check_finish();

@@ -122,14 +122,14 @@ pcap_roundtrip(const char *dir)
 	}
 	CHECK(got == -ENODATA && vpk_io_rx_burst(a, idx, 1) == -ENODATA, "end of file is -ENODATA, sticky: %d", got);
 	CHECK(total == n_pkts, "read %u of %u", total, n_pkts);
-	vpk_io_stats_get(a, &st);
+	vpk_io_get_stats(a, &st);
 	CHECK(st.rx == n_pkts && st.tx == 0, "port a counters rx %llu", (unsigned long long)st.rx);
-	vpk_io_stats_get(b, &st);
+	vpk_io_get_stats(b, &st);
 	CHECK(st.tx == n_pkts && st.tx_drop == 0, "port b counters tx %llu", (unsigned long long)st.tx);
 	/* a has no tx file: its tx refuses, frees and counts drops */
 	CHECK(vpk_pool_alloc_burst(pool, idx, 3) == 3, "alloc");
 	CHECK(vpk_io_tx_burst(a, idx, 3) == 3, "tx on rx-only port");
-	vpk_io_stats_get(a, &st);
+	vpk_io_get_stats(a, &st);
 	CHECK(st.tx_drop == 3 && st.tx == 0, "rx-only port tx_drop %llu", (unsigned long long)st.tx_drop);
 	CHECK(vpk_io_close(a, err, sizeof(err)) == 0 && vpk_io_close(b, err, sizeof(err)) == 0, "close: %s", err);
 	CHECK(vpk_pool_in_use(pool) == 0, "%u buffers not back in the pool", vpk_pool_in_use(pool));

@@ -427,7 +427,7 @@ test_oversize(void)
 	CHECK(rc == 0, "end %d", rc);
 	CHECK(n == 5 && got_lens[0] == 100 && got_lens[1] == 256 && got_lens[2] == 50 &&
 	      got_lens[3] == 0 && got_lens[4] == 256, "delivered %u packets", n);
-	vpk_pcap_reader_stats(rd, &st);
+	vpk_pcap_reader_get_stats(rd, &st);
 	CHECK(st.packets == 8 && st.delivered == 5 && st.skipped_oversize == 3 && st.snapped == 1 &&
 	      st.bytes == 100 + 256 + 50 + 256, "stats %llu/%llu/%llu/%llu",
 	      (unsigned long long)st.packets, (unsigned long long)st.delivered,

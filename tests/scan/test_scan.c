@@ -188,7 +188,7 @@ check_malformed(const char *path)
 		rc = vpk_scan_mem(img, n, "cut", 0, &r);
 		CHECK(rc == (n < 4 ? -ENOEXEC : -EBADMSG), "truncated at %zu: rc %d", n, rc);
 		if (rc == 0)
-			vpk_scan_free(r);
+			vpk_scan_report_destroy(r);
 	}
 	cp = malloc(len);
 	if (cp == NULL)
@@ -209,7 +209,7 @@ check_malformed(const char *path)
 		rc = vpk_scan_mem(cp, len, "flip", 0, &r);
 		CHECK(rc == 0 || rc == -EBADMSG || rc == -ENOTSUP || rc == -ENOEXEC, "flip: rc %d", rc);
 		if (rc == 0)
-			vpk_scan_free(r);
+			vpk_scan_report_destroy(r);
 	}
 	CHECK(vpk_scan_file("/nonexistent/x.so", 0, &r) == -ENOENT, "missing file");
 	CHECK(vpk_scan_file("/", 0, &r) == -EISDIR, "directory");
@@ -318,8 +318,8 @@ main(int argc, char **argv)
 	check_malformed(argv[1]);
 	check_suffix_rule();
 	check_cli(argv[4], argv[1], argv[5]);
-	vpk_scan_free(full);
-	vpk_scan_free(st);
-	vpk_scan_free(obj);
+	vpk_scan_report_destroy(full);
+	vpk_scan_report_destroy(st);
+	vpk_scan_report_destroy(obj);
 	return check_finish();
 }

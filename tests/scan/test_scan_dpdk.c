@@ -62,7 +62,7 @@ check_lib(const char *name, bool want_avx2_heavy)
 	if (want_avx2_heavy)
 		CHECK(avx2_heavy >= 1, "%s: AVX2 heavy (vpmaddubsw) function not found", name);
 	check_variant_ran("dpdk", name);
-	vpk_scan_free(r);
+	vpk_scan_report_destroy(r);
 }
 
 int

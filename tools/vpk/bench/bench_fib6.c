@@ -89,7 +89,7 @@ upd(bool dpdk, enum vpk_fib6_type type, unsigned sz, const struct gen_route6 *rt
 		add[k] = (double)(t1 - t0) / (double)n;
 		del[k] = (double)(t2 - t1) / (double)n;
 	}
-	vpk_fib6_free(v);
+	vpk_fib6_destroy(v);
 	return bad ? -1 : 0;
 }
 
@@ -246,7 +246,7 @@ bench_fib_ipv6(int argc, char **argv)
 							       bench_min(cyc[x], passes), same[x] };
 		}
 		for (int ty = 0; ty < NTYPES; ty++)
-			vpk_fib6_free(fibs[ty]);
+			vpk_fib6_destroy(fibs[ty]);
 		dpdk_fib6_free(dfib);
 		/* [order][trie, bm6, rte_fib6][fresh, warm] */
 		double ua[2][3][2], ud[2][3][2];

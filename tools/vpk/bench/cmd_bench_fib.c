@@ -135,7 +135,7 @@ vpk_updates(enum vpk_fib_type type, unsigned nh_size, const struct gen_route4 *r
 		uint64_t t0 = now();
 		for (size_t i = 0; i < n; i++)
 			if (vpk_fib_add(f, rt[i].ip, rt[i].depth, rt[i].nh) != 0) {
-				vpk_fib_free(f);
+				vpk_fib_destroy(f);
 				return -1;
 			}
 		uint64_t t1 = now();
@@ -145,7 +145,7 @@ vpk_updates(enum vpk_fib_type type, unsigned nh_size, const struct gen_route4 *r
 		fl->add[k] = (double)(t1 - t0) / (double)n;
 		fl->del[k] = (double)(t2 - t1) / (double)n;
 	}
-	vpk_fib_free(f);
+	vpk_fib_destroy(f);
 	return 0;
 }
 
@@ -250,7 +250,7 @@ cmd_bench_fib(int argc, char **argv)
 			mems[nmem++] = (struct mem){ sz, vname[t], st.dataplane_touched, st.rib_bytes, ok,
 						     ok ? NULL : "out of tbl8 groups (entry too narrow for the group count)" };
 			if (!ok) {
-				vpk_fib_free(vf[t]);
+				vpk_fib_destroy(vf[t]);
 				vf[t] = NULL;
 			}
 		}
@@ -330,9 +330,9 @@ cmd_bench_fib(int argc, char **argv)
 				rows[nrows++] = (struct row){ sz, r[j].impl, r[j].name, kname[k],
 							      bench_median(cyc[j], passes), bench_min(cyc[j], passes), same[j] };
 		}
-		vpk_fib_free(vf[0]);
-		vpk_fib_free(vf[1]);
-		vpk_fib_free(vf[2]);
+		vpk_fib_destroy(vf[0]);
+		vpk_fib_destroy(vf[1]);
+		vpk_fib_destroy(vf[2]);
 		dpdk_fib_free(dfib);
 		/* Updates: address order, then shuffled (fresh objects). */
 		for (int sh = 0; updates && sh < 2; sh++) {

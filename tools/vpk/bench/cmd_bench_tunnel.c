@@ -130,7 +130,7 @@ node_cpp(const struct node_bench *nb, const char *variant, const struct opts *o,
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats st;
 
-		if (vpk_graph_node_stats(g, i, &st) == 0 && strcmp(st.name, nb->node) == 0)
+		if (vpk_graph_get_node_stats(g, i, &st) == 0 && strcmp(st.name, nb->node) == 0)
 			ni = i;
 	}
 	for (unsigned r = 0; r < o->runs; r++) {
@@ -149,7 +149,7 @@ node_cpp(const struct node_bench *nb, const char *variant, const struct opts *o,
 			vpk_graph_inject(g, nb->node, bi, FRAME);
 			vpk_graph_run_once(g);
 		}
-		vpk_graph_node_stats(g, ni, &st);
+		vpk_graph_get_node_stats(g, ni, &st);
 		cpp[r] = st.vectors ? (double)st.clocks / (double)st.vectors : 0;
 	}
 	vpk_graph_destroy(g);

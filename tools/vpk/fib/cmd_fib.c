@@ -379,7 +379,7 @@ cmd_fib(int argc, char **argv)
 out2:
 	dpdk_fib_free(dfib);
 out:
-	vpk_fib_free(fib);
+	vpk_fib_destroy(fib);
 	free(rt);
 	free(ips);
 	return code;

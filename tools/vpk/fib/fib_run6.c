@@ -226,7 +226,7 @@ out:
 	free(out);
 	free(first);
 	dpdk_fib6_free(dfib);
-	vpk_fib6_free(fib);
+	vpk_fib6_destroy(fib);
 	free(rt);
 	free(ips);
 	return code;

@@ -73,7 +73,7 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 
 		rc = vpk_fib6_create(&f6, &f->fib6);
 		if (rc != 0) {
-			vpk_fib_free(f->fib4);
+			vpk_fib_destroy(f->fib4);
 			goto out_pool;
 		}
 	}
@@ -96,8 +96,8 @@ vpk_fwd_create(const struct vpk_fwd_conf *conf, struct vpk_fwd **out)
 out_fib:
 	free(f->adj);
 	free(f->adj_if);
-	vpk_fib_free(f->fib4);
-	vpk_fib6_free(f->fib6);
+	vpk_fib_destroy(f->fib4);
+	vpk_fib6_destroy(f->fib6);
 out_pool:
 	vpk_pool_destroy(f->pool);
 out_free:
@@ -134,8 +134,8 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 	free(f->tmpl_len);
 	free(f->adj);
 	free(f->adj_if);
-	vpk_fib_free(f->fib4);
-	vpk_fib6_free(f->fib6);
+	vpk_fib_destroy(f->fib4);
+	vpk_fib6_destroy(f->fib6);
 	vpk_pool_destroy(f->pool);
 	free(f);
 }

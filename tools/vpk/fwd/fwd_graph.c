@@ -53,7 +53,7 @@ fwd_node_error(struct vpk_graph *g, const char *node, uint16_t code)
 	uint64_t c = 0;
 
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++)
-		if (vpk_graph_node_stats(g, i, &st) == 0 && strcmp(st.name, node) == 0)
+		if (vpk_graph_get_node_stats(g, i, &st) == 0 && strcmp(st.name, node) == 0)
 			vpk_graph_node_error(g, i, code, NULL, &c);
 	return c;
 }

@@ -232,7 +232,7 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 
 		if (x->io == NULL)
 			continue;
-		vpk_io_stats_get(x->io, &st);
+		vpk_io_get_stats(x->io, &st);
 		x->rx_skipped += st.rx_skipped;
 		x->rx_drop += st.rx_drop;
 		x->tx_drop += st.tx_drop;

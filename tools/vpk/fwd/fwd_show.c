@@ -49,7 +49,7 @@ fwd_show_runtime(const struct vpk_graph *g)
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats s;
 
-		vpk_graph_node_stats(g, i, &s);
+		vpk_graph_get_node_stats(g, i, &s);
 		if (s.remote) {
 			/* Core specialization: this node's frames were handed to another worker;
 			 * the clocks are the hand-off's. */
@@ -81,7 +81,7 @@ show_errors(const struct vpk_graph *g)
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats s;
 
-		vpk_graph_node_stats(g, i, &s);
+		vpk_graph_get_node_stats(g, i, &s);
 		for (uint16_t k = 0; k < vpk_graph_node_n_errors(g, i); k++) {
 			const char *why;
 			uint64_t c;
@@ -119,7 +119,7 @@ show_node(const struct vpk_graph *g, const char *name)
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats s;
 
-		vpk_graph_node_stats(g, i, &s);
+		vpk_graph_get_node_stats(g, i, &s);
 		if (strcmp(s.name, name) == 0)
 			active = s.variant;
 	}
@@ -224,7 +224,7 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 
 		uint64_t hcalls = 0, hvec = 0, hclk = 0;
 
-		vpk_graph_node_stats(g, i, &s);
+		vpk_graph_get_node_stats(g, i, &s);
 		if (s.remote) {
 			hcalls = s.calls, hvec = s.vectors, hclk = s.clocks;
 			s.calls = s.vectors = s.clocks = 0;
@@ -235,7 +235,7 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 
 			if (k < 0)
 				continue;
-			vpk_graph_node_stats(wg, (size_t)k, &t);
+			vpk_graph_get_node_stats(wg, (size_t)k, &t);
 			if (t.remote) {
 				hcalls += t.calls, hvec += t.vectors, hclk += t.clocks;
 				continue;
@@ -271,7 +271,7 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats s;
 
-		vpk_graph_node_stats(g, i, &s);
+		vpk_graph_get_node_stats(g, i, &s);
 		for (uint16_t k = 0; k < vpk_graph_node_n_errors(g, i); k++) {
 			const char *why;
 			uint64_t c = 0, cw;
@@ -322,7 +322,7 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 			for (size_t i = 0; i < vpk_graph_n_nodes(wg); i++) {
 				struct vpk_node_stats s;
 
-				vpk_graph_node_stats(wg, i, &s);
+				vpk_graph_get_node_stats(wg, i, &s);
 				json_obj(j, NULL);
 				json_str(j, "name", s.name);
 				json_str(j, "variant", s.remote ? "remote" : s.variant);

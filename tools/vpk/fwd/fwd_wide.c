@@ -384,7 +384,7 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 			struct vpk_node_stats st;
 			int j;
 
-			vpk_graph_node_stats(ws->wk[0].g, i, &st);
+			vpk_graph_get_node_stats(ws->wk[0].g, i, &st);
 			j = vpk_graph_node_index(g, st.name);
 			if (j >= 0) {
 				ww->to_wide_idx[i] = (uint16_t)j;
@@ -394,7 +394,7 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 		for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 			struct vpk_node_stats st;
 
-			vpk_graph_node_stats(g, i, &st);
+			vpk_graph_get_node_stats(g, i, &st);
 			if (!is_wide(wd, st.name) && strcmp(st.name, wide_input_name) != 0)
 				vpk_graph_set_remote(g, st.name, to_home, ww);
 		}

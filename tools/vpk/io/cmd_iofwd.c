@@ -90,7 +90,7 @@ port_stats(struct worker *w, unsigned nw, size_t i, struct vpk_io_stats *out)
 	for (unsigned k = 0; k < nw; k++) {
 		struct vpk_io_stats s;
 
-		vpk_io_stats_get(w[k].ports[i].io, &s);
+		vpk_io_get_stats(w[k].ports[i].io, &s);
 		out->rx += s.rx;
 		out->tx += s.tx;
 		out->rx_drop += s.rx_drop;

@@ -423,7 +423,7 @@ cmd_scan(int argc, char **argv)
 	rc = nerr ? VPK_EXIT_USAGE : nviol ? VPK_EXIT_FAIL : VPK_EXIT_OK;
 out:
 	for (size_t i = 0; i < n; i++) {
-		vpk_scan_free(it[i].r);
+		vpk_scan_report_destroy(it[i].r);
 		free(it[i].path);
 	}
 	free(it);
