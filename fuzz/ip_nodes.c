@@ -83,8 +83,7 @@ make_acl(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, unsigned v, bool 
 
 	vpk_acl5_to_rules(r, n, ipv6, 1, rules);
 	for (uint32_t i = 0; i < n; i++)
-		if (!portless || (r[i].sport_lo == 0 && r[i].sport_hi == 65535 && r[i].dport_lo == 0 &&
-				  r[i].dport_hi == 65535))
+		if (!portless || vpk_acl5_rule_portless(&r[i]))
 			memmove(rules + m++ * rsz, rules + i * rsz, rsz);
 	if (m == 0)
 		return NULL;

@@ -125,6 +125,13 @@ VPK_API uint32_t vpk_acl5_layout_ipv6_8b(struct vpk_acl_field_def *defs);
 VPK_API uint32_t vpk_acl5_buf_size(bool ipv6);
 
 /**
+ * True when @p r constrains neither port (both ranges 0-65535): the rules a
+ * non-first fragment, which carries no ports, may match; build
+ * vpk_acl_node_conf::acl_frag from these.
+ */
+VPK_API bool vpk_acl5_rule_portless(const struct vpk_acl5_rule *r);
+
+/**
  * Convert rules to vpk_acl rules of that layout (stride
  * VPK_ACL_RULE_SIZE(vpk_acl5_layout())), priority and userdata by file order
  * as described above, category_mask @p cats.

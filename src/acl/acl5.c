@@ -100,6 +100,12 @@ vpk_acl5_to_rules_ipv6_8b(const struct vpk_acl5_rule *r, uint32_t n, uint32_t ca
 	}
 }
 
+bool
+vpk_acl5_rule_portless(const struct vpk_acl5_rule *r)
+{
+	return r->sport_lo == 0 && r->sport_hi == 0xffff && r->dport_lo == 0 && r->dport_hi == 0xffff;
+}
+
 void
 vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, uint32_t cats, void *out)
 {

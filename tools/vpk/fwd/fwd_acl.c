@@ -20,13 +20,6 @@ fwd_acl_free(struct fwd_acl *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* True when rule @p x constrains neither port: it can match a non-first fragment. */
-static bool
-portless(const struct vpk_acl5_rule *x)
-{
-	return x->sport_lo == 0 && x->sport_hi == 0xffff && x->dport_lo == 0 && x->dport_hi == 0xffff;
-}
-
 /*
  * The context non-first fragments are classified in: the rules of @p all
  * (converted, n of them) that constrain no port, with their priorities and
@@ -43,7 +36,7 @@ build_frag_acl(const struct vpk_acl_conf *ac, const struct vpk_acl5_rule *r, con
 	int rc;
 
 	for (uint32_t i = 0; i < n; i++)
-		m += portless(&r[i]);
+		m += vpk_acl5_rule_portless(&r[i]);
 	if (m == 0)
 		return 0;
 	sub = malloc(m * rsz);
@@ -53,7 +46,7 @@ build_frag_acl(const struct vpk_acl_conf *ac, const struct vpk_acl5_rule *r, con
 	}
 	m = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (portless(&r[i]))
+		if (vpk_acl5_rule_portless(&r[i]))
 			memcpy(sub + (size_t)m++ * rsz, (const uint8_t *)all + (size_t)i * rsz, rsz);
 	rc = vpk_acl_create(ac, out);
 	if (rc == 0)
