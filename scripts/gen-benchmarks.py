@@ -369,6 +369,20 @@ def sec_info(d, ctx):
             table(["kernel", "chosen", "usable variants"], rows))
 
 
+def sec_tune(d, ctx):
+    rows = []
+    for t in d.get("tune", []):
+        v = ", ".join(f"{x['name']} {x['cycles_per_item']:.2f}" for x in t["variants"])
+        rows.append([t["kernel"], t["burst"], v, t["default"], t["fastest"],
+                     f"{t['fastest_over_default']:.2f}", "**yes**" if t["narrower_wins"] else "no"])
+    other = ", ".join(f"{m['kernel']} (`{m['command']}`)" for m in d.get("measured_elsewhere", []))
+    return ("Every usable variant at bursts 32 and 256, cycles per item, interleaved; \"narrower wins\" "
+            "where a variant narrower than the default (the widest usable) takes at most 95 % of its "
+            "cycles. The default does not change (docs/isa-dispatch.md).\n\n" +
+            table(["kernel", "burst", "variants", "default", "fastest", "fastest / default", "narrower wins"],
+                  rows) + (f"\nMeasured by their own steps above: {other}.\n" if other else ""))
+
+
 def sec_generic(d, ctx):
     if isinstance(d, dict):
         for k in ("results", "runs", "summary"):
@@ -398,6 +412,7 @@ SECTIONS = [
     ("fwd-wide", "Forwarder with a wide core", sec_fwd_wide),
     ("powersim", "Frequency-licence model", sec_powersim),
     ("scan", "Power levels of libvpk's code", sec_scan),
+    ("tune", "Where a narrower variant wins (vpk info --tune)", sec_tune),
     ("info", "Variant chosen per kernel", sec_info),
 ]
 

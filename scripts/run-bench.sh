@@ -124,6 +124,7 @@ else
 	skip wide "one CPU: a wide core needs a second one"
 fi
 step powersim  "$vpk" --json powersim --scenario nginx-openssl-avx512
+step tune      "$vpk" --json info --tune --runs $runs
 
 echo "== generate $doc"
 "$py" "$(dirname "$0")/gen-benchmarks.py" --bench "$out" --doc "$doc" --img "$(dirname "$doc")/img"
