@@ -1,7 +1,13 @@
 # vpk top-level Makefile (a thin wrapper over CMake, as VPP's is).
+#   make deps    install the missing Debian and Python packages (as root; the only target
+#                that reaches the network, and only run, test, bench, asan, tsan, fuzz use it)
+#   make build   configure and build (no package installs)
 #   make run     install missing packages, build, run the main job on built-in defaults
 #   make test    build, then every C test (ctest) and integration test (pytest)
-#   make bench   build, then the benchmark suite (JSON in build/bench/, figures in docs/)
+#   make bench   build, then every benchmark (JSON in build/bench/), and regenerate
+#                docs/benchmarks.md and its charts from that JSON
+#   make install build, then install into PREFIX (default /usr/local; DESTDIR honoured)
+#   make package build, then the Debian packages libvpk0, libvpk-dev and vpk in build/
 #   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make tsan    the tests with concurrent readers and writers under ThreadSanitizer
 #   make fuzz    clang + libFuzzer build of the fuzz targets (library instrumented too),
@@ -15,7 +21,7 @@ CMAKE_ARGS ?=
 PYTHON     ?= python3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build run test bench asan tsan fuzz install clean
+.PHONY: all deps build run test bench asan tsan fuzz install package clean
 
 all: build
 
@@ -25,14 +31,14 @@ deps:
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_ARGS)
 
-build: deps $(BUILD)/build.ninja
+build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+run: deps build
 	./$(BUILD)/vpk info
 	./$(BUILD)/vpk fwd --demo
 
-test: build
+test: deps build
 	VPK_BUILD=$(BUILD) bash scripts/run-tests.sh $(BUILD)
 
 asan: deps
@@ -51,11 +57,16 @@ tsan: deps
 	cmake --build $(BUILD_TSAN) -j $(JOBS) --target vpk-concurrent-tests
 	bash scripts/run-tsan.sh $(BUILD_TSAN)
 
-bench: build
+bench: deps build
+	@bash scripts/install-deps.sh bench
 	bash scripts/run-bench.sh $(BUILD)
 
+PREFIX ?= /usr/local
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)

@@ -12,11 +12,16 @@ DEB_PKGS=(
   tcpdump iproute2                          # integration and live tests
   libxdp-dev libbpf-dev                     # src/io/io_xdp.c (AF_XDP backend; optional at build time)
   dpdk-dev                                  # dpdk-testpmd: live io-forward comparison (docs/io.md)
+  help2man dpkg-dev                         # the manual page and make package (dpkg-shlibdeps)
 )
 PIP_PKGS=(pytest scapy)
 # `install-deps.sh fuzz` (make fuzz): clang, and the compiler-rt package with
 # libFuzzer and clang's ASan/UBSan runtimes (libclang_rt.fuzzer*.a), which
 # Debian ships apart from clang.
+# `install-deps.sh bench` (make bench): matplotlib for the charts.
+if [ "${1:-}" = bench ]; then
+  PIP_PKGS+=(matplotlib)
+fi
 if [ "${1:-}" = fuzz ]; then
   DEB_PKGS+=(clang libclang-rt-dev)
 fi

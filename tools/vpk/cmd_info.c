@@ -13,6 +13,8 @@
 
 static int cmd_info(int argc, char **argv);
 VPK_CMD(info, "info", "CPU, ISA levels (CPU and OS), compiled variants, the cap and each kernel's variant", cmd_info);
+/* cmd_info_tune.c: `vpk info --tune`. */
+int vpk_info_tune(int argc, char **argv);
 
 static const char *
 cap_source_name(enum vpk_cap_source s)
@@ -124,8 +126,16 @@ cmd_info(int argc, char **argv)
 	const struct vpk_kernel *k;
 	int failed = 0;
 
+	if (argc > 1 && strcmp(argv[1], "--tune") == 0)
+		return vpk_info_tune(argc - 1, argv + 1);
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: vpk [--json] info [--tune [--runs N]]\n"
+		       "  --tune  measure every usable variant of the kernels with a runner on this CPU and\n"
+		       "          report where a narrower variant beats the default (the widest usable)\n");
+		return VPK_EXIT_OK;
+	}
 	if (argc > 1)
-		return vpk_fail(VPK_EXIT_USAGE, "info: unexpected argument '%s'", argv[1]);
+		return vpk_fail(VPK_EXIT_USAGE, "info: unexpected argument '%s' (options: --tune)", argv[1]);
 	vpk_get_cap_info(&ci);
 	if (vpk_opts.json)
 		return info_json(&ci);

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <vpk/version.h>
 
 #include "common/tool.h"
 
@@ -36,7 +39,10 @@ vpk_fail(int code, const char *fmt, ...)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: vpk [--max-simd-bitwidth=64|128|256|512] [--isa=NAME] [--json] COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: vpk [--max-simd-bitwidth=64|128|256|512] [--isa=NAME] [--json] COMMAND [ARGS]\n"
+		   "       vpk --help | --version | COMMAND --help\n\n"
+		   "vpk: the Vector Packet Kit's tool: forwarder, benchmarks, ACL and FIB checkers, scanner.\n\n"
+		   "commands:\n");
 	/* Sorted output without sorting the section: print in name order by selection. */
 	const char *last = "";
 	for (;;) {
@@ -59,6 +65,46 @@ cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	usage(stdout);
+	return VPK_EXIT_OK;
+}
+
+/*
+ * `vpk COMMAND --help` succeeds for every command: the handler runs with
+ * --help and its output (stdout and stderr) is captured; a handler that
+ * rejects --help still printed its usage line, which is shown under the
+ * command's summary without the complaint about --help itself.
+ */
+static int
+cmd_help_of(const struct vpk_cmd *cmd, char **argv)
+{
+	FILE *tmp = tmpfile();
+	int out, err, rc;
+	char line[1024];
+
+	if (tmp == NULL)
+		return cmd->fn(2, argv);
+	fflush(stdout);
+	fflush(stderr);
+	out = dup(STDOUT_FILENO);
+	err = dup(STDERR_FILENO);
+	dup2(fileno(tmp), STDOUT_FILENO);
+	dup2(fileno(tmp), STDERR_FILENO);
+	rc = cmd->fn(2, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out, STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	close(out);
+	close(err);
+	if (rc != VPK_EXIT_OK)
+		printf("vpk %s: %s\n", cmd->name, cmd->summary);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp) != NULL) {
+		if (rc != VPK_EXIT_OK && (strstr(line, "'--help'") != NULL || strstr(line, "--help needs") != NULL))
+			continue;
+		fputs(rc != VPK_EXIT_OK && strncmp(line, "vpk: ", 5) == 0 ? line + 5 : line, stdout);
+	}
+	fclose(tmp);
 	return VPK_EXIT_OK;
 }
 
@@ -182,6 +228,10 @@ main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? VPK_EXIT_USAGE : VPK_EXIT_OK;
 	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("vpk %s\n", VPK_VERSION);
+		return VPK_EXIT_OK;
+	}
 	cmd = find_cmd(argc, argv, &words);
 	if (cmd == NULL)
 		return vpk_fail(VPK_EXIT_USAGE, "unknown command '%s' (try 'vpk help')", argv[1]);
@@ -190,5 +240,7 @@ main(int argc, char **argv)
 		return rc;
 	/* The handler sees its own name as argv[0] ("gen acl" for two words). */
 	argv[words] = (char *)cmd->name;
+	if (argc == words + 2 && (strcmp(argv[words + 1], "--help") == 0 || strcmp(argv[words + 1], "-h") == 0))
+		return cmd_help_of(cmd, argv + words);
 	return cmd->fn(argc - words, argv + words);
 }
