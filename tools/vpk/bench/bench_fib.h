@@ -19,7 +19,7 @@ struct bench_fib_opts {
 	bool use_dpdk;          /* --vs-dpdk (default) / --no-dpdk */
 	bool updates;           /* time updates unless -U */
 	bool cpu_time;          /* --cpu-time: cycles = thread CPU time x TSC rate */
-	bool want[3];           /* -b (IPv4): DIR-24-8, bm16, bm16 without narrow flat nodes */
+	bool want[2];           /* -b (IPv4): DIR-24-8, bm16 */
 	uint64_t seed;          /* --seed (IPv4) */
 };
 

@@ -23,8 +23,7 @@ usage(bool v6)
 		return;
 	}
 	printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
-	       "                     [-b dir|bm16|bm16ab|all (vpk layouts, default all; bm16ab: bm16 and, at 1-2 B,\n"
-	       "                      bm16 without narrow flat nodes)] [--vs-dpdk | --no-dpdk] [--seed N] [--json]\n"
+	       "                     [-b dir|bm16|all (vpk layouts, default all)] [--vs-dpdk | --no-dpdk] [--seed N] [--json]\n"
 	       "                     [--cpu-time (cycles = thread CPU time x TSC rate)]\n"
 	       "                     [-B keys per lookup_bulk call (default: the whole array)]\n"
 	       "       vpk bench fib --ipv6 ... (the IPv6 benchmark; --ipv6 --help for its options)\n");
@@ -62,7 +61,7 @@ bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 	int c, rc;
 
 	*o = (struct bench_fib_opts){ .sizes = { 1, 2, 4, 8 }, .nsizes = 4, .passes = 5, .nl = 10000000,
-				      .use_dpdk = true, .updates = true, .want = { true, true, false }, .seed = 1 };
+				      .use_dpdk = true, .updates = true, .want = { true, true }, .seed = 1 };
 	if (v6)
 		*o = (struct bench_fib_opts){ .sizes = { 2, 4, 8 }, .nsizes = 3, .passes = 5, .nl = 10000000,
 					      .use_dpdk = true, .updates = true, .seed = 1 };
@@ -97,10 +96,9 @@ bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 		case 'U': o->updates = false; break;
 		case 'b':
 			o->want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
-			o->want[2] = strcmp(optarg, "bm16ab") == 0;    /* bm16 beside bm16 without narrow flat nodes */
-			o->want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0 || o->want[2];
+			o->want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0;
 			if (!o->want[0] && !o->want[1])
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16', 'bm16ab' or 'all'", optarg);
+				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16' or 'all'", optarg);
 			break;
 		case 'e':
 			rc = entry_sizes(optarg, v6, cmd, o);

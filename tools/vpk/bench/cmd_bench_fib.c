@@ -20,7 +20,6 @@
 
 #include "bench.h"
 #include "bench/bench_fib.h"
-#include "fib/bm16.h"
 #include "fib/fib_file.h"
 #include "fib/fib_dpdk.h"
 #include "fib/fib_gen.h"
@@ -231,17 +230,15 @@ cmd_bench_fib(int argc, char **argv)
 	for (unsigned si = 0; si < nsizes; si++) {
 		unsigned sz = sizes[si];
 		struct vpk_fib_conf conf = { .nh_size = sz, .max_routes = (uint32_t)nrt };
-		struct vpk_fib *vf[3] = { NULL, NULL, NULL };  /* DIR-24-8, bm16, bm16-wide */
+		struct vpk_fib *vf[2] = { NULL, NULL };  /* DIR-24-8, bm16 */
 		struct dpdk_fib *dfib = NULL;
-		static const char *const vname[3] = { "vpk-dir24-8", "vpk-bm16", "vpk-bm16-wide" };
-		for (int t = 0; t < 3; t++) {
+		static const char *const vname[2] = { "vpk-dir24-8", "vpk-bm16" };
+		for (int t = 0; t < 2; t++) {
 			conf.type = t == 0 ? VPK_FIB_DIR24_8 : VPK_FIB_BM16;
-			if ((t == 1 && sz > 4) || (t == 2 && sz > 2) || !want[t])
+			if ((t == 1 && sz > 4) || !want[t])
 				continue;
 			conf.num_tbl8 = groups(conf.type, sz);
 			bool ok = vpk_fib_create(&conf, &vf[t]) == 0;
-			if (ok && t == 2)
-				ok = vpk_fib_bm16_narrow(vf[t], false) == 0 && vpk_fib_bm16_flat_min(vf[t], BM16_FLAT_MIN) == 0;
 			for (size_t i = 0; ok && i < nrt; i++)
 				ok = vpk_fib_add(vf[t], rt[i].ip, rt[i].depth, rt[i].nh) == 0;
 			struct vpk_fib_stats st = { 0 };
@@ -270,7 +267,7 @@ cmd_bench_fib(int argc, char **argv)
 		/* Runners for this size. */
 		struct { const char *impl, *name; const struct vpk_impl *vi; enum dpdk_fib_lookup dt; struct vpk_fib *f; } r[24];
 		size_t nr = 0;
-		for (int v = 0; v < 3; v++)
+		for (int v = 0; v < 2; v++)
 			for (const struct vpk_impl *const *t = vpk_fib_impls(v ? VPK_FIB_BM16 : VPK_FIB_DIR24_8); vf[v] && *t; t++)
 				if (vpk_impl_why_not(*t) == NULL) {
 					r[nr].impl = vname[v];
@@ -332,7 +329,6 @@ cmd_bench_fib(int argc, char **argv)
 		}
 		vpk_fib_destroy(vf[0]);
 		vpk_fib_destroy(vf[1]);
-		vpk_fib_destroy(vf[2]);
 		dpdk_fib_free(dfib);
 		/* Updates: address order, then shuffled (fresh objects). */
 		for (int sh = 0; updates && sh < 2; sh++) {
