@@ -402,28 +402,10 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	return 0;
 }
 
-const char *
-vpk_fib_impl_name(const struct vpk_fib *fib)
-{
-	return fib == NULL ? "?" : fib_core_impl_name(&fib->core);
-}
-
 enum vpk_fib_type
 vpk_fib_get_type(const struct vpk_fib *fib)
 {
 	return fib == NULL ? VPK_FIB_TYPE_DEFAULT : fib->type;
-}
-
-const char *
-vpk_fib_type_name(const struct vpk_fib *fib)
-{
-	return fib == NULL ? "?" : fib->core.ops->name;
-}
-
-int
-vpk_fib_select(struct vpk_fib *fib, const char *variant)
-{
-	return fib == NULL ? -EINVAL : fib_core_select(&fib->core, variant);
 }
 
 uint64_t
@@ -432,20 +414,7 @@ vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip)
 	return fib_core_lookup_rib(&fib->core, rib_key4(ip));
 }
 
-int
-vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	fib_core_set_defer(&fib->core, on);
-	return 0;
-}
-
-int
-vpk_fib_reclaim(struct vpk_fib *fib)
-{
-	return fib == NULL ? -EINVAL : fib_core_reclaim(&fib->core);
-}
+FIB_CORE_PUBLIC(vpk_fib, struct vpk_fib)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
@@ -470,11 +439,3 @@ vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 	return update(fib, false, ip, depth, 0);
 }
 
-int
-vpk_fib_attach_qsbr(struct vpk_fib *fib, struct vpk_qsbr *q, bool sync)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	fib_core_attach_qsbr(&fib->core, q, sync);
-	return 0;
-}

@@ -359,44 +359,13 @@ vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
 	return 0;
 }
 
-const char *
-vpk_fib6_impl_name(const struct vpk_fib6 *fib)
-{
-	return fib == NULL ? "?" : fib_core_impl_name(&fib->core);
-}
-
-const char *
-vpk_fib6_type_name(const struct vpk_fib6 *fib)
-{
-	return fib == NULL ? "?" : fib->core.ops->name;
-}
-
-int
-vpk_fib6_select(struct vpk_fib6 *fib, const char *variant)
-{
-	return fib == NULL ? -EINVAL : fib_core_select(&fib->core, variant);
-}
-
 uint64_t
 vpk_fib6_lookup_rib(const struct vpk_fib6 *fib, const uint8_t ip[16])
 {
 	return fib_core_lookup_rib(&fib->core, key_of(ip));
 }
 
-int
-vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	fib_core_set_defer(&fib->core, on);
-	return 0;
-}
-
-int
-vpk_fib6_reclaim(struct vpk_fib6 *fib)
-{
-	return fib == NULL ? -EINVAL : fib_core_reclaim(&fib->core);
-}
+FIB_CORE_PUBLIC(vpk_fib6, struct vpk_fib6)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
@@ -421,11 +390,3 @@ vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
 	return update(fib, false, ip, depth, 0);
 }
 
-int
-vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	fib_core_attach_qsbr(&fib->core, q, sync);
-	return 0;
-}

@@ -13,6 +13,7 @@
  * FIB_RCU_UPDATE() with its add/delete code inlined (an indirect call there
  * made DIR-24-8 adds ~10 % slower); the ops serve the cold paths.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -61,10 +62,42 @@ int fib_core_reclaim(struct fib_core *c);
 void fib_core_set_defer(struct fib_core *c, bool on);
 void fib_core_attach_qsbr(struct fib_core *c, struct vpk_qsbr *q, bool sync);
 
-static inline const char *
-fib_core_impl_name(const struct fib_core *c)
-{
-	return c->impl->name;
-}
+/*
+ * The public calls that only forward to the core, for FIB type T with
+ * prefix P (vpk_fib, vpk_fib6): P_impl_name, P_type_name, P_select,
+ * P_set_deferred_free, P_reclaim, P_attach_qsbr. T's first member is its
+ * struct fib_core.
+ */
+#define FIB_CORE_PUBLIC(P, T)                                                   \
+	const char *P##_impl_name(const T *fib)                                 \
+	{                                                                       \
+		return fib == NULL ? "?" : fib->core.impl->name;                \
+	}                                                                       \
+	const char *P##_type_name(const T *fib)                                 \
+	{                                                                       \
+		return fib == NULL ? "?" : fib->core.ops->name;                 \
+	}                                                                       \
+	int P##_select(T *fib, const char *variant)                             \
+	{                                                                       \
+		return fib == NULL ? -EINVAL : fib_core_select(&fib->core, variant); \
+	}                                                                       \
+	int P##_set_deferred_free(T *fib, bool on)                              \
+	{                                                                       \
+		if (fib == NULL)                                                \
+			return -EINVAL;                                         \
+		fib_core_set_defer(&fib->core, on);                             \
+		return 0;                                                       \
+	}                                                                       \
+	int P##_reclaim(T *fib)                                                 \
+	{                                                                       \
+		return fib == NULL ? -EINVAL : fib_core_reclaim(&fib->core);    \
+	}                                                                       \
+	int P##_attach_qsbr(T *fib, struct vpk_qsbr *q, bool sync)              \
+	{                                                                       \
+		if (fib == NULL)                                                \
+			return -EINVAL;                                         \
+		fib_core_attach_qsbr(&fib->core, q, sync);                      \
+		return 0;                                                       \
+	}
 
 #endif
