@@ -3,15 +3,14 @@
 #define VPK_TOOL_BENCH_FIB_H
 /*
  * vpk bench fib [--ipv6]: one benchmark for both address families.
- * bench_fib_opts.c parses the options, bench_fib_fam.c describes each family
- * (its routes, keys, vpk layouts and rte_fib/rte_fib6 calls) behind struct
- * bench_fib_family, cmd_bench_fib.c runs and reports.
+ * bench_fib_opts.c parses the options, cmd_bench_fib.c runs and reports over
+ * the family table of fib/fib_family.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <vpk/isa.h>
+#include "fib/fib_family.h"
 
 struct bench_fib_opts {
 	const char *path;       /* -f ROUTES (required) */
@@ -33,55 +32,5 @@ struct bench_fib_opts {
  */
 int bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o);
 
-/* A vpk layout of the family: its row name and its enum vpk_fib_type / vpk_fib6_type. */
-struct bench_fib_layout {
-	const char *name;       /* "vpk-dir24-8" */
-	const char *opt;        /* its -b word: "dir" */
-	int type;
-};
-
-/* An rte_fib lookup type the family times: enum value and row name. */
-struct bench_fib_dtype {
-	int type;
-	const char *name;
-};
-
-/*
- * One address family. Routes and keys are arrays of the family's own
- * records (struct gen_route4 / uint32_t, struct gen_route6 / uint8_t[16]);
- * FIB objects are passed as void *.
- */
-struct bench_fib_family {
-	const char *cmd;                /* "bench fib" */
-	const char *family;             /* "ipv4" */
-	const char *dpdk_name;          /* "rte_fib" */
-	size_t route_size, key_size;
-	struct bench_fib_layout layouts[2];
-	struct bench_fib_dtype dtypes[4];
-	unsigned ndtypes;
-	/* Routes of a file, next hops that fit every entry width; NULL with err. */
-	void *(*load)(const char *path, uint64_t seed, size_t *n, char *err, size_t len);
-	int (*cmp)(const void *a, const void *b);       /* address order, then length */
-	void (*keys)(const void *rt, size_t n, bool in_table, uint64_t seed, void *keys, size_t nl);
-	/* vpk: NULL when the layout cannot be made at this width. */
-	void *(*create)(int type, unsigned nh_size, size_t max_routes);
-	int (*add)(void *f, const void *rt, size_t i);
-	int (*del)(void *f, const void *rt, size_t i);
-	void (*select)(void *f, const char *variant);
-	void (*lookup)(void *f, const void *keys, uint64_t *out, size_t n);
-	void (*mem)(void *f, size_t *dataplane, size_t *rib);
-	const struct vpk_impl *const *(*impls)(int type);
-	void (*destroy)(void *f);
-	/* DPDK, loaded with dlopen (fib/fib_dpdk.h). */
-	void *(*dcreate)(unsigned nh_size, size_t max_routes, const char **why);
-	int (*dadd)(void *d, const void *rt, size_t i);
-	int (*ddel)(void *d, const void *rt, size_t i);
-	int (*dselect)(void *d, int type);
-	void (*dlookup)(void *d, const void *keys, uint64_t *out, size_t n);
-	void (*dfree)(void *d);
-};
-
-extern const struct bench_fib_family bench_fib4_family;
-extern const struct bench_fib_family bench_fib6_family;
 
 #endif

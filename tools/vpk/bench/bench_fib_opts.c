@@ -56,7 +56,7 @@ bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 	char where[64];
 	int c, rc;
 
-	const struct bench_fib_family *fam = v6 ? &bench_fib6_family : &bench_fib4_family;
+	const struct fib_family *fam = v6 ? &fib_family6 : &fib_family4;
 
 	*o = (struct bench_fib_opts){ .sizes = { 1, 2, 4, 8 }, .nsizes = 4, .passes = 5, .nl = 10000000,
 				      .use_dpdk = true, .updates = true, .want = { true, true }, .seed = 1 };

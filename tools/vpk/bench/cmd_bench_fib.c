@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vpk bench fib [--ipv6]: the FIB benchmark of either family
- * (bench_fib_fam.c). One route table (-f, e.g. the real RouteViews table),
+ * (fib/fib_family.h). One route table (-f, e.g. the real RouteViews table),
  * 10 M uniformly random and 10 M in-table addresses in random order, every
  * entry width; for each: vpk's two layouts and DPDK rte_fib / rte_fib6 (loaded
  * with dlopen, same process, same routes and addresses) built side by side,
@@ -72,6 +72,30 @@ now(void)
 #define WARM_KEYS 262144
 
 /*
+ * tbl8 groups: IPv4 65536 (as rte_fib's examples); IPv6 200000, because
+ * rte_fib6 22.11 over-reserves (the RouteViews table needs ~5x the groups it
+ * uses); at most what the layout (vpk: @type; DPDK: -1) can index at the width.
+ */
+static uint32_t
+groups(const struct fib_family *fam, int type, unsigned nh_size)
+{
+	uint32_t want = fam->af == 4 ? 65536 : 200000;
+	uint32_t m = type < 0 ? fam->dpdk_max_tbl8(nh_size) : fam->max_tbl8(type, nh_size);
+
+	return m < want ? m : want;
+}
+
+static void *
+vpk_create(const struct fib_family *fam, int layout, unsigned nh_size, size_t max_routes)
+{
+	int type = fam->layouts[layout].type;
+	uint32_t g = groups(fam, type, nh_size);
+	void *f = NULL;
+
+	return g != 0 && fam->create(type, nh_size, g, max_routes, VPK_ISA_AUTO, &f) == 0 ? f : NULL;
+}
+
+/*
  * Add then delete every route in the given order, twice (struct fill), in
  * cycles per route; -1 on failure. vpk refills the same object. rte_fib 22.11
  * cannot be filled twice: a route whose parent has the same next hop is added
@@ -82,7 +106,7 @@ now(void)
  * object faulted in (rte_fib6 the same way, for symmetry).
  */
 static int
-time_updates(const struct bench_fib_family *fam, int layout, unsigned nh_size, const void *rt, size_t n,
+time_updates(const struct fib_family *fam, int layout, unsigned nh_size, const void *rt, size_t n,
 	     struct fill *fl)
 {
 	bool dpdk = layout < 0;
@@ -90,10 +114,10 @@ time_updates(const struct bench_fib_family *fam, int layout, unsigned nh_size, c
 	const char *why;
 	int bad = 0;
 
-	if (!dpdk && (f = fam->create(fam->layouts[layout].type, nh_size, n)) == NULL)
+	if (!dpdk && (f = vpk_create(fam, layout, nh_size, n)) == NULL)
 		return -1;
 	for (int k = 0; k < 2 && !bad; k++) {
-		if (dpdk && (f = fam->dcreate(nh_size, n, &why)) == NULL)
+		if (dpdk && (f = fam->dcreate(nh_size, groups(fam, -1, nh_size), n, &why)) == NULL)
 			return -1;
 		uint64_t t0 = now();
 		for (size_t i = 0; i < n && !bad; i++)
@@ -116,7 +140,7 @@ time_updates(const struct bench_fib_family *fam, int layout, unsigned nh_size, c
 
 /* One run: the family, its data, and what was measured. */
 struct run {
-	const struct bench_fib_family *fam;
+	const struct fib_family *fam;
 	const struct bench_fib_opts *o;
 	void *rt;                       /* routes, sorted by address */
 	size_t nrt;
@@ -173,8 +197,8 @@ time_lookups(struct run *R, unsigned sz, struct runner *r, size_t nr)
 			runner_lookup(R, &r[j], R->keys[k], j == 0 ? R->ref : R->out, nl);
 			same[j] = j == 0 || memcmp(R->ref, R->out, nl * 8) == 0;
 			if (!same[j])
-				R->code = vpk_fail(VPK_EXIT_FAIL, "%s: %s %s differs from %s %s (%u B, %s keys)",
-						   R->fam->cmd, r[j].impl, r[j].name, r[0].impl, r[0].name, sz, kname[k]);
+				R->code = vpk_fail(VPK_EXIT_FAIL, "bench fib (%s): %s %s differs from %s %s (%u B, %s keys)",
+						   R->fam->family, r[j].impl, r[j].name, r[0].impl, r[0].name, sz, kname[k]);
 		}
 		for (unsigned p = 0; p < o->passes; p++)
 			for (size_t j = 0; j < nr; j++) {
@@ -203,10 +227,10 @@ time_lookups(struct run *R, unsigned sz, struct runner *r, size_t nr)
 static void *
 fill(struct run *R, int layout, unsigned sz, const char **why)
 {
-	const struct bench_fib_family *fam = R->fam;
+	const struct fib_family *fam = R->fam;
 	bool dpdk = layout < 0;
 	size_t h0 = dpdk ? dpdk_heap_used() : 0, dp = 0, rib = 0;
-	void *f = dpdk ? fam->dcreate(sz, R->nrt, why) : fam->create(fam->layouts[layout].type, sz, R->nrt);
+	void *f = dpdk ? fam->dcreate(sz, groups(fam, -1, sz), R->nrt, why) : vpk_create(fam, layout, sz, R->nrt);
 	bool ok = f != NULL;
 
 	for (size_t i = 0; ok && i < R->nrt; i++)
@@ -214,7 +238,7 @@ fill(struct run *R, int layout, unsigned sz, const char **why)
 	if (dpdk)
 		dp = dpdk_heap_used() - h0;
 	else if (f != NULL)
-		fam->mem(f, &dp, &rib);
+		fam->stats(f, &dp, &rib, &(uint32_t){ 0 }, &(uint32_t){ 0 });
 	R->mems[R->nmem++] = (struct mem){ sz, dpdk ? fam->dpdk_name : fam->layouts[layout].name, dp, rib, ok,
 		ok ? NULL : f == NULL && !dpdk ? "this layout cannot hold entries of this width"
 			  : "out of tbl8 groups (entry too narrow for the group count)" };
@@ -231,7 +255,7 @@ fill(struct run *R, int layout, unsigned sz, const char **why)
 static void
 bench_size(struct run *R, unsigned sz)
 {
-	const struct bench_fib_family *fam = R->fam;
+	const struct fib_family *fam = R->fam;
 	const struct bench_fib_opts *o = R->o;
 	void *vf[2] = { NULL, NULL }, *dfib = NULL;
 	const char *dwhy = NULL;
@@ -395,12 +419,13 @@ cmd_bench_fib(int argc, char **argv)
 	if (R == NULL)
 		return vpk_fail(VPK_EXIT_FAIL, "bench fib: out of memory");
 	char err[512];
-	R->fam = v6 ? &bench_fib6_family : &bench_fib4_family;
+	R->fam = v6 ? &fib_family6 : &fib_family4;
 	R->o = &o;
 	R->use_dpdk = o.use_dpdk;
 	use_cpu_time = o.cpu_time;
 	tsc_hz = bench_tsc_hz();
-	R->rt = R->fam->load(o.path, o.seed, &R->nrt, err, sizeof(err));
+	/* Next hops that fit every entry width (1-byte entries hold 127). */
+	R->rt = R->fam->load(o.path, o.seed, 127, 128, &R->nrt, err, sizeof(err));
 	if (R->rt == NULL) {
 		free(R);
 		return vpk_fail(VPK_EXIT_USAGE, "%s: %s", v6 ? "bench fib --ipv6" : "bench fib", err);
@@ -408,18 +433,19 @@ cmd_bench_fib(int argc, char **argv)
 	qsort(R->rt, R->nrt, R->fam->route_size, R->fam->cmp);
 	const char *dwhy = NULL;
 	if (R->use_dpdk && dpdk_open(4096, &dwhy) != 0) {
-		fprintf(stderr, "vpk: %s: DPDK rows skipped: %s\n", R->fam->cmd, dwhy);
+		fprintf(stderr, "vpk: bench fib (%s): DPDK rows skipped: %s\n", R->fam->family, dwhy);
 		R->use_dpdk = false;
 	}
 	for (int k = 0; k < 2; k++) {
 		R->keys[k] = malloc(o.nl * R->fam->key_size);
 		if (R->keys[k] != NULL)
-			R->fam->keys(R->rt, R->nrt, k == 1, o.seed + 10 + (uint64_t)k, R->keys[k], o.nl);
+			R->fam->keys(R->rt, R->nrt, k == 1 ? GEN_LOOKUP_INTABLE : GEN_LOOKUP_RANDOM, 0,
+				     o.seed + 10 + (uint64_t)k, R->keys[k], o.nl);
 	}
 	R->out = malloc(o.nl * 8);
 	R->ref = malloc(o.nl * 8);
 	if (R->keys[0] == NULL || R->keys[1] == NULL || R->out == NULL || R->ref == NULL)
-		R->code = vpk_fail(VPK_EXIT_FAIL, "%s: out of memory for %zu lookups", R->fam->cmd, o.nl);
+		R->code = vpk_fail(VPK_EXIT_FAIL, "bench fib (%s): out of memory for %zu lookups", R->fam->family, o.nl);
 	for (unsigned si = 0; R->code == 0 && si < o.nsizes; si++)
 		bench_size(R, o.sizes[si]);
 	if (R->code == 0 || R->nrows > 0) {
