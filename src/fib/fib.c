@@ -25,7 +25,6 @@
 #include "fib/bm16.h"
 #include "fib/dir24_8.h"
 #include "fib/fib_core.h"
-#include "fib/fib_priv.h"
 
 struct vpk_fib {
 	struct fib_core core;           /* first: the ops get it back by a cast */

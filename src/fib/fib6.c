@@ -20,7 +20,6 @@
 
 #include "fib/bm6.h"
 #include "fib/fib_core.h"
-#include "fib/fib_priv.h"
 #include "fib/trie6.h"
 
 struct vpk_fib6 {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "fib/fib_file.h"
+#include <vpk/fib_file.h>
 #include "fib/fib_dpdk.h"
 #include "fib/fib_family.h"
 #include "fib/fib_report.h"

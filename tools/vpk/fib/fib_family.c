@@ -15,8 +15,7 @@
 
 #include "fib/fib_dpdk.h"
 #include "fib/fib_family.h"
-#include "fib/fib_file.h"
-#include "fib/fib_priv.h"
+#include <vpk/fib_file.h>
 
 /* rte_fib and rte_fib6 (22.11) take at most 2^23 groups. */
 #define DPDK_MAX_TBL8 (1u << 23)
@@ -30,7 +29,7 @@ clamp_tbl8(uint64_t max_nh)
 static void *
 load(int af, const char *path, uint64_t seed, uint64_t nh_max, uint64_t nh_mod, size_t *n, char *err, size_t len)
 {
-	struct fib_file_routes fr;
+	struct vpk_fib_file_routes fr;
 	struct gen_rng rng = { seed };
 
 	if (vpk_fib_file_load_routes(path, af, &fr, err, len) != 0)
