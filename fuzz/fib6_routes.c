@@ -19,7 +19,7 @@
 
 #include <vpk/fib6.h>
 
-#include "fib/fib_file.h"
+#include <vpk/fib_file.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -66,7 +66,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum vpk_fib6_type types[2] = { VPK_FIB6_TRIE, VPK_FIB6_BM6 };
-	struct fib_file_routes rt;
+	struct vpk_fib_file_routes rt;
 	struct ref ref[MAX_R];
 	uint8_t (*ips)[16];
 	uint64_t *want, *got;

@@ -10,7 +10,7 @@
 
 #include <vpk/fib.h>
 
-#include "fib/fib_file.h"
+#include <vpk/fib_file.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,7 +19,7 @@ static struct vpk_fib *fib;
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fib_file_routes rt;
+	struct vpk_fib_file_routes rt;
 	char err[256];
 	void *addrs;
 	size_t n;
@@ -37,7 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 0 && fam == 4) {
 			size_t added = 0;
 			for (size_t i = 0; i < rt.n && added < 200; i++) {
-				const struct fib_file_route *r = &rt.r[i];
+				const struct vpk_fib_file_route *r = &rt.r[i];
 				uint32_t ip = (uint32_t)r->addr[0] << 24 | (uint32_t)r->addr[1] << 16 |
 					      (uint32_t)r->addr[2] << 8 | r->addr[3];
 				uint64_t nh = r->nh & 0x7fff, got;
@@ -51,7 +51,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				added += a == 0;
 			}
 			for (size_t i = 0; i < rt.n; i++) {
-				const struct fib_file_route *r = &rt.r[i];
+				const struct vpk_fib_file_route *r = &rt.r[i];
 				uint32_t ip = (uint32_t)r->addr[0] << 24 | (uint32_t)r->addr[1] << 16 |
 					      (uint32_t)r->addr[2] << 8 | r->addr[3];
 				int d = vpk_fib_del(fib, ip, r->depth);

@@ -151,6 +151,12 @@ VPK_API int vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, u
  */
 VPK_API void vpk_fib_lookup_bulk(const struct vpk_fib *fib, const uint32_t *ips, uint64_t *nhs, size_t n);
 
+/**
+ * Longest-prefix match by walking the RIB: the control plane's own answer,
+ * independent of the dataplane (slow; for checking a dataplane's results).
+ */
+VPK_API uint64_t vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip);
+
 /** Callback of vpk_fib_walk(): return non-zero to stop (vpk_fib_walk() returns it). */
 typedef int (*vpk_fib_walk_fn)(void *arg, uint32_t ip, uint8_t depth, uint64_t nh);
 

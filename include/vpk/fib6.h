@@ -121,6 +121,9 @@ VPK_API int vpk_fib6_get(const struct vpk_fib6 *fib, const uint8_t ip[16], uint8
  */
 VPK_API void vpk_fib6_lookup_bulk(const struct vpk_fib6 *fib, const uint8_t (*ips)[16], uint64_t *nhs, size_t n);
 
+/** Longest-prefix match by walking the RIB, as vpk_fib_lookup_rib(). */
+VPK_API uint64_t vpk_fib6_lookup_rib(const struct vpk_fib6 *fib, const uint8_t ip[16]);
+
 /** Callback of vpk_fib6_walk(): non-zero stops the walk. */
 typedef int (*vpk_fib6_walk_fn)(void *arg, const uint8_t ip[16], uint8_t depth, uint64_t nh);
 

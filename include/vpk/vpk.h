@@ -17,6 +17,7 @@
 #include <vpk/acl_file.h>
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
+#include <vpk/fib_file.h>
 #include <vpk/graph.h>
 #include <vpk/nodes.h>
 #include <vpk/io.h>

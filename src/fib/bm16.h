@@ -120,12 +120,5 @@ struct vpk_fib;
  * 0, or -EINVAL if fib is not bm16 or runs is 0.
  */
 int vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs);
-/*
- * Tests and benchmarks: let a bm16 FIB build narrow flat nodes (16-bit
- * entries) or not. Safe between updates: nodes change kind when next rebuilt
- * (both kinds may coexist). 0, or -EINVAL if fib is not bm16, or `on` with
- * next hops wider than 2 bytes. Narrow is the default at 1 and 2 bytes.
- */
-int vpk_fib_bm16_narrow(struct vpk_fib *fib, bool on);
 
 #endif

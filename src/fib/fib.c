@@ -22,25 +22,21 @@
 
 #include <vpk/fib.h>
 
-#include "fib/fib_rcu.h"
 #include "fib/bm16.h"
 #include "fib/dir24_8.h"
-#include "fib/fib_priv.h"
-#include "fib/rib.h"
+#include "fib/fib_core.h"
 
 struct vpk_fib {
+	struct fib_core core;           /* first: the ops get it back by a cast */
 	enum vpk_fib_type type;
 	struct vpk_fib_conf conf;
 	uint32_t rsvd_tbl8;
 	uint32_t tbl8_limit;            /* num_tbl8 rounded: /24s with routes > /24 allowed */
-	const struct vpk_impl *impl;
 	dir24_8_lookup_fn lookup;       /* DIR24_8, or BM16 fallback when bm16 ran out of memory */
 	bm16_lookup_fn bm_lookup;       /* BM16 */
 	bool bm_active;
-	struct rib rib;
 	struct dir24_8 dp;
 	struct bm16 bm;
-	struct fib_rcu rcu;              /* QSBR link (fib_rcu.h) */
 };
 
 /* BM16: its DIR-24-8 copy lives in the control plane only. */
@@ -114,24 +110,48 @@ vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs)
 	return 0;
 }
 
-int
-vpk_fib_bm16_narrow(struct vpk_fib *fib, bool on)
+/* ---- the two layouts' ops (fib_core.h) ---- */
+
+static void
+dir_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 {
-	if (fib == NULL || fib->type != VPK_FIB_BM16 || (on && fib->conf.nh_size > 2))
-		return -EINVAL;
-	fib->bm.narrow = on;
-	return 0;
+	struct vpk_fib *fib = (struct vpk_fib *)c;
+
+	fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
+}
+
+static size_t
+dir_reclaim(struct fib_core *c)
+{
+	return vpk_dir24_8_reclaim(&((struct vpk_fib *)c)->dp);
 }
 
 static void
-use_impl(struct vpk_fib *fib, const struct vpk_impl *impl)
+dir_set_defer(struct fib_core *c, bool on)
 {
-	fib->impl = impl;
-	if (fib->type == VPK_FIB_BM16)
-		fib->bm_lookup = ((const struct bm16_impl *)impl)->lookup;
-	else
-		fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
+	((struct vpk_fib *)c)->dp.defer = on;
 }
+
+static void
+bm_use_impl(struct fib_core *c, const struct vpk_impl *impl)
+{
+	((struct vpk_fib *)c)->bm_lookup = ((const struct bm16_impl *)impl)->lookup;
+}
+
+static size_t
+bm_reclaim(struct fib_core *c)
+{
+	return vpk_bm16_reclaim(&((struct vpk_fib *)c)->bm);
+}
+
+static void
+bm_set_defer(struct fib_core *c, bool on)
+{
+	((struct vpk_fib *)c)->bm.defer = on;   /* its DIR-24-8 copy has no readers */
+}
+
+static const struct fib_dp_ops dir24_8_ops = { "dir24-8", dir_use_impl, dir_reclaim, dir_set_defer };
+static const struct fib_dp_ops bm16_ops = { "bm16", bm_use_impl, bm_reclaim, bm_set_defer };
 
 /*
  * BM16 could not allocate: answer from its DIR-24-8 copy from now on (still
@@ -152,7 +172,6 @@ bm16_fallback(struct vpk_fib *fib)
 int
 vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 {
-	const struct vpk_impl *impl;
 	struct vpk_fib *fib;
 	uint64_t max_nh;
 	uint64_t ntbl8;
@@ -167,8 +186,6 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 	uint32_t max_tbl8 = vpk_fib_max_tbl8(type, conf->nh_size);
 	if (max_tbl8 == 0 || conf->num_tbl8 == 0 || conf->num_tbl8 > max_tbl8)
 		return -EINVAL;             /* also VPK_FIB_BM16 at 8 bytes */
-	if ((unsigned)conf->isa >= VPK_ISA_COUNT)
-		return -EINVAL;
 	/* rte_fib rounds the group count up to a multiple of 64; DIR-24-8's group
 	 * index must still fit the entry: at most max_nh + 1 groups (index <= max_nh). */
 	ntbl8 = (conf->num_tbl8 + UINT64_C(63)) & ~UINT64_C(63);
@@ -176,43 +193,42 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 		ntbl8 = max_nh + 1;
 	if (ntbl8 > DIR24_8_MAX_TBL8)
 		ntbl8 = DIR24_8_MAX_TBL8;
-	rc = vpk_impl_pick(vpk_fib_impls(type), conf->isa, &impl);
-	if (rc != 0)
-		return rc;
 	fib = calloc(1, sizeof(*fib));
 	if (fib == NULL)
 		return -ENOMEM;
 	fib->type = type;
 	fib->conf = *conf;
 	fib->tbl8_limit = (uint32_t)ntbl8;
-	if (vpk_rib_init(&fib->rib, 32, conf->max_routes) != 0) {
+	rc = fib_core_init(&fib->core, type == VPK_FIB_BM16 ? &bm16_ops : &dir24_8_ops, vpk_fib_impls(type),
+			   conf->isa, 32, conf->max_routes, conf->default_nh);
+	if (rc != 0) {
 		free(fib);
-		return -ENOMEM;
+		return rc;
 	}
 	if (type == VPK_FIB_BM16)
 		ntbl8 = BM16_SHADOW_TBL8;
 	if (vpk_dir24_8_init(&fib->dp, type == VPK_FIB_BM16 ? 4 : conf->nh_size, (uint32_t)ntbl8,
-			     conf->default_nh) != 0) {
-		vpk_rib_fini(&fib->rib);
-		free(fib);
-		return -ENOMEM;
-	}
+			     conf->default_nh) != 0)
+		goto nomem;
 	if (type == VPK_FIB_BM16) {
 		if (vpk_bm16_init(&fib->bm, conf->default_nh) != 0) {
 			vpk_dir24_8_fini(&fib->dp);
-			vpk_rib_fini(&fib->rib);
-			free(fib);
-			return -ENOMEM;
+			goto nomem;
 		}
-		if (conf->nh_size <= 2) {               /* nh << 1 fits 16 bits */
+		/* Narrow flat nodes (16-bit entries) where nh << 1 fits 16 bits. */
+		if (conf->nh_size <= 2) {
 			fib->bm.narrow = true;
 			fib->bm.flat_min = BM16_FLAT_MIN_NARROW;
 		}
 		fib->bm_active = true;
 	}
-	use_impl(fib, impl);
+	fib->core.ops->use_impl(&fib->core, fib->core.impl);
 	*out = fib;
 	return 0;
+nomem:
+	fib_core_fini(&fib->core);
+	free(fib);
+	return -ENOMEM;
 }
 
 void
@@ -223,7 +239,7 @@ vpk_fib_destroy(struct vpk_fib *fib)
 	vpk_dir24_8_fini(&fib->dp);
 	if (fib->type == VPK_FIB_BM16)
 		vpk_bm16_fini(&fib->bm);
-	vpk_rib_fini(&fib->rib);
+	fib_core_fini(&fib->core);
 	free(fib);
 }
 
@@ -254,7 +270,7 @@ write_gaps(struct vpk_fib *fib, uint32_t node, uint32_t ip, uint8_t depth, uint6
 	struct gap_ctx g = { &fib->dp, ip, nh };
 	uint64_t end = (uint64_t)ip + (UINT64_C(1) << (32 - depth)) - 1;
 
-	vpk_rib_children_of(&fib->rib, node, gap_child, &g);
+	vpk_rib_children_of(&fib->core.rib, node, gap_child, &g);
 	if (g.cursor <= end)
 		vpk_dir24_8_write_range(&fib->dp, g.cursor, end, nh);
 	if (fib->bm_active && vpk_bm16_update(&fib->bm, &fib->dp, ip, (uint32_t)end) != 0)
@@ -273,12 +289,12 @@ add_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
 		return -EINVAL;
 	ip = mask4(ip, depth);
 	/* A route > /24 alone in its /24 needs a group reserved (an existing one finds itself). */
-	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
+	if (depth > 24 && !vpk_rib_has_longer(&fib->core.rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		need_group = true;
 	/* Groups a write may take <= reserved /24s without one; parked groups are not free. */
 	if (fib->rsvd_tbl8 + need_group + fib->dp.npending > fib->tbl8_limit)
 		return -ENOSPC;
-	rc = vpk_rib_insert_at(&fib->rib, rib_key4(ip), depth, nh, &existed, &node, &old, &has_parent, &cover);
+	rc = vpk_rib_insert_at(&fib->core.rib, rib_key4(ip), depth, nh, &existed, &node, &old, &has_parent, &cover);
 	if (rc != 0)
 		return rc;
 	if (existed) {
@@ -305,18 +321,18 @@ del_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 	if (fib == NULL || depth > 32)
 		return -EINVAL;
 	ip = mask4(ip, depth);
-	node = vpk_rib_find_with_parent(&fib->rib, rib_key4(ip), depth, &has_parent, &pnh);
+	node = vpk_rib_find_with_parent(&fib->core.rib, rib_key4(ip), depth, &has_parent, &pnh);
 	if (node == RIB_NIL)
 		return -ENOENT;
 	if (!has_parent)
 		pnh = fib->conf.default_nh;
-	if (pnh != fib->rib.nodes[node].nh) {
+	if (pnh != fib->core.rib.nodes[node].nh) {
 		if (fib->rsvd_tbl8 + fib->dp.npending > fib->tbl8_limit)
 			return -ENOSPC;         /* only with parked groups (deferred freeing) */
 		write_gaps(fib, node, ip, depth, pnh);
 	}
-	vpk_rib_remove(&fib->rib, rib_key4(ip), depth);
-	if (depth > 24 && !vpk_rib_has_longer(&fib->rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
+	vpk_rib_remove(&fib->core.rib, rib_key4(ip), depth);
+	if (depth > 24 && !vpk_rib_has_longer(&fib->core.rib, rib_key4(ip & ~UINT32_C(0xff)), 24))
 		fib->rsvd_tbl8--;
 	return 0;
 }
@@ -324,15 +340,9 @@ del_route(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 int
 vpk_fib_get(const struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t *nh)
 {
-	uint32_t node;
-
 	if (fib == NULL || nh == NULL || depth > 32)
 		return -EINVAL;
-	node = vpk_rib_find(&fib->rib, rib_key4(mask4(ip, depth)), depth);
-	if (node == RIB_NIL)
-		return -ENOENT;
-	*nh = fib->rib.nodes[node].nh;
-	return 0;
+	return fib_core_get(&fib->core, rib_key4(ip), depth, nh);
 }
 
 void
@@ -364,7 +374,7 @@ vpk_fib_walk(const struct vpk_fib *fib, vpk_fib_walk_fn fn, void *arg)
 
 	if (fib == NULL || fn == NULL)
 		return -EINVAL;
-	return vpk_rib_walk(&fib->rib, walk_one, &w);
+	return vpk_rib_walk(&fib->core.rib, walk_one, &w);
 }
 
 int
@@ -373,7 +383,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	if (fib == NULL || st == NULL)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
-	st->routes = fib->rib.nb_routes;
+	st->routes = fib->core.rib.nb_routes;
 	st->tbl8_total = fib->dp.num_tbl8;
 	st->tbl8_used = fib->dp.tbl8_used;
 	st->tbl8_reserved = fib->rsvd_tbl8;
@@ -381,7 +391,7 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes +
 		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
-	st->rib_bytes = vpk_rib_mem(&fib->rib);
+	st->rib_bytes = vpk_rib_mem(&fib->core.rib);
 	if (fib->type == VPK_FIB_BM16) {
 		st->tbl8_total = fib->tbl8_limit;
 		st->tbl8_deferred = (uint32_t)fib->bm.npending;
@@ -391,68 +401,19 @@ vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 	return 0;
 }
 
-const char *
-vpk_fib_impl_name(const struct vpk_fib *fib)
-{
-	return fib == NULL ? "?" : fib->impl->name;
-}
-
 enum vpk_fib_type
 vpk_fib_get_type(const struct vpk_fib *fib)
 {
 	return fib == NULL ? VPK_FIB_TYPE_DEFAULT : fib->type;
 }
 
-const char *
-vpk_fib_type_name(const struct vpk_fib *fib)
-{
-	return fib == NULL ? "?" : fib->type == VPK_FIB_BM16 ? "bm16" : "dir24-8";
-}
-
-int
-vpk_fib_select(struct vpk_fib *fib, const char *variant)
-{
-	const struct vpk_impl *impl;
-	int rc;
-
-	if (fib == NULL || variant == NULL)
-		return -EINVAL;
-	rc = vpk_impl_pick_name(vpk_fib_impls(fib->type), variant, &impl);
-	if (rc != 0)
-		return rc;
-	use_impl(fib, impl);
-	return 0;
-}
-
 uint64_t
 vpk_fib_lookup_rib(const struct vpk_fib *fib, uint32_t ip)
 {
-	uint64_t nh;
-
-	return vpk_rib_lpm(&fib->rib, rib_key4(ip), &nh) ? nh : fib->conf.default_nh;
+	return fib_core_lookup_rib(&fib->core, rib_key4(ip));
 }
 
-int
-vpk_fib_set_deferred_free(struct vpk_fib *fib, bool on)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	if (fib->type == VPK_FIB_BM16)
-		fib->bm.defer = on;     /* its DIR-24-8 copy has no readers */
-	else
-		fib->dp.defer = on;
-	return 0;
-}
-
-int
-vpk_fib_reclaim(struct vpk_fib *fib)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	if (fib->type == VPK_FIB_BM16)
-		return (int)vpk_bm16_reclaim(&fib->bm);
-	return (int)vpk_dir24_8_reclaim(&fib->dp);
-}
+FIB_CORE_PUBLIC(vpk_fib, struct vpk_fib)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
@@ -461,8 +422,8 @@ update(struct vpk_fib *fib, bool add, uint32_t ip, uint8_t depth, uint64_t nh)
 {
 	if (fib == NULL)
 		return -EINVAL;
-	return FIB_RCU_UPDATE(&fib->rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
-			      vpk_fib_reclaim(fib));
+	return FIB_RCU_UPDATE(&fib->core.rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
+			      fib_core_reclaim(&fib->core));
 }
 
 int
@@ -477,11 +438,3 @@ vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
 	return update(fib, false, ip, depth, 0);
 }
 
-int
-vpk_fib_attach_qsbr(struct vpk_fib *fib, struct vpk_qsbr *q, bool sync)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	FIB_RCU_ATTACH(&fib->rcu, q, sync, vpk_fib_reclaim(fib));
-	return vpk_fib_set_deferred_free(fib, q != NULL);
-}

@@ -18,22 +18,18 @@
 
 #include <vpk/fib6.h>
 
-#include "fib/fib_rcu.h"
 #include "fib/bm6.h"
-#include "fib/fib_priv.h"
-#include "fib/rib.h"
+#include "fib/fib_core.h"
 #include "fib/trie6.h"
 
 struct vpk_fib6 {
+	struct fib_core core;           /* first: the ops get it back by a cast */
 	struct vpk_fib6_conf conf;
 	enum vpk_fib6_type type;        /* resolved: VPK_FIB6_TRIE or VPK_FIB6_BM6 */
-	const struct vpk_impl *impl;
 	trie6_lookup_fn lookup;         /* TRIE */
 	bm6_lookup_fn bm_lookup;        /* BM6 */
-	struct rib rib;
 	struct trie6 dp;                /* TRIE: the dataplane; BM6: its control-plane source */
 	struct bm6 bm;
-	struct fib_rcu rcu;              /* QSBR link (fib_rcu.h) */
 };
 
 /*
@@ -84,20 +80,54 @@ vpk_fib6_impls(enum vpk_fib6_type type)
 	return type == VPK_FIB6_TRIE ? vpk_trie6_impls : type == VPK_FIB6_BM6 ? vpk_bm6_impls : NULL;
 }
 
+/* ---- the two layouts' ops (fib_core.h) ---- */
+
 static void
-use_impl(struct vpk_fib6 *fib, const struct vpk_impl *impl)
+trie_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 {
-	fib->impl = impl;
-	if (fib->type == VPK_FIB6_BM6)
-		fib->bm_lookup = ((const struct bm6_impl *)impl)->lookup[fib->bm.ent64];
-	else
-		fib->lookup = ((const struct trie6_impl *)impl)->lookup[fib->dp.nh_log - 1];
+	struct vpk_fib6 *fib = (struct vpk_fib6 *)c;
+
+	fib->lookup = ((const struct trie6_impl *)impl)->lookup[fib->dp.nh_log - 1];
 }
+
+static size_t
+trie_reclaim(struct fib_core *c)
+{
+	return vpk_trie6_reclaim(&((struct vpk_fib6 *)c)->dp);
+}
+
+static void
+trie_set_defer(struct fib_core *c, bool on)
+{
+	((struct vpk_fib6 *)c)->dp.defer = on;
+}
+
+static void
+bm_use_impl(struct fib_core *c, const struct vpk_impl *impl)
+{
+	struct vpk_fib6 *fib = (struct vpk_fib6 *)c;
+
+	fib->bm_lookup = ((const struct bm6_impl *)impl)->lookup[fib->bm.ent64];
+}
+
+static size_t
+bm_reclaim(struct fib_core *c)
+{
+	return vpk_bm6_reclaim(&((struct vpk_fib6 *)c)->bm);
+}
+
+static void
+bm_set_defer(struct fib_core *c, bool on)
+{
+	((struct vpk_fib6 *)c)->bm.defer = on;  /* the trie copy has no readers: it recycles at once */
+}
+
+static const struct fib_dp_ops trie6_ops = { "trie", trie_use_impl, trie_reclaim, trie_set_defer };
+static const struct fib_dp_ops bm6_ops = { "bm6", bm_use_impl, bm_reclaim, bm_set_defer };
 
 int
 vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 {
-	const struct vpk_impl *impl;
 	uint64_t max_nh;
 	int rc;
 
@@ -105,36 +135,34 @@ vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 		return -EINVAL;
 	max_nh = vpk_fib6_max_nh(conf->nh_size);
 	if (max_nh == 0 || conf->default_nh > max_nh || conf->max_routes == 0 || conf->num_tbl8 == 0 ||
-	    conf->num_tbl8 > max_nh || conf->num_tbl8 > TRIE6_MAX_TBL8 || (unsigned)conf->isa >= VPK_ISA_COUNT)
+	    conf->num_tbl8 > max_nh || conf->num_tbl8 > TRIE6_MAX_TBL8)
 		return -EINVAL;
 	enum vpk_fib6_type type = conf->type != VPK_FIB6_TYPE_DEFAULT ? conf->type
 				  : FIB6_DEFAULT;
-	rc = vpk_impl_pick(vpk_fib6_impls(type), conf->isa, &impl);
-	if (rc != 0)
-		return rc;
 	struct vpk_fib6 *fib = calloc(1, sizeof(*fib));
 	if (fib == NULL)
 		return -ENOMEM;
 	fib->conf = *conf;
 	fib->type = type;
-	if (vpk_rib_init(&fib->rib, 128, conf->max_routes) != 0) {
+	rc = fib_core_init(&fib->core, type == VPK_FIB6_BM6 ? &bm6_ops : &trie6_ops, vpk_fib6_impls(type),
+			   conf->isa, 128, conf->max_routes, conf->default_nh);
+	if (rc != 0) {
 		free(fib);
-		return -ENOMEM;
+		return rc;
 	}
-	if (vpk_trie6_init(&fib->dp, conf->nh_size, conf->num_tbl8, conf->default_nh) != 0) {
-		vpk_rib_fini(&fib->rib);
-		free(fib);
-		return -ENOMEM;
-	}
+	if (vpk_trie6_init(&fib->dp, conf->nh_size, conf->num_tbl8, conf->default_nh) != 0)
+		goto nomem;
 	if (type == VPK_FIB6_BM6 && vpk_bm6_init(&fib->bm, &fib->dp) != 0) {
 		vpk_trie6_fini(&fib->dp);
-		vpk_rib_fini(&fib->rib);
-		free(fib);
-		return -ENOMEM;
+		goto nomem;
 	}
-	use_impl(fib, impl);
+	fib->core.ops->use_impl(&fib->core, fib->core.impl);
 	*out = fib;
 	return 0;
+nomem:
+	fib_core_fini(&fib->core);
+	free(fib);
+	return -ENOMEM;
 }
 
 void
@@ -145,7 +173,7 @@ vpk_fib6_destroy(struct vpk_fib6 *fib)
 	if (fib->type == VPK_FIB6_BM6)
 		vpk_bm6_fini(&fib->bm, &fib->dp);
 	vpk_trie6_fini(&fib->dp);
-	vpk_rib_fini(&fib->rib);
+	fib_core_fini(&fib->core);
 	free(fib);
 }
 
@@ -190,7 +218,7 @@ gaps(struct vpk_fib6 *fib, struct rib_key k, uint8_t depth, uint64_t nh, bool dr
 	struct gaps g = { &fib->dp, u128_of(k), false, nh, dry, 0 };
 	u128 end = last_of(k, depth);
 
-	vpk_rib_children(&fib->rib, k, depth, gap_child, &g);
+	vpk_rib_children(&fib->core.rib, k, depth, gap_child, &g);
 	if (!g.done && g.cursor <= end)
 		gap(&g, g.cursor, end);
 	return g.need;
@@ -221,14 +249,6 @@ apply(struct vpk_fib6 *fib, struct rib_key k, uint8_t depth, uint64_t nh)
 		vpk_bm6_sync(&fib->bm, &fib->dp);
 }
 
-static uint64_t
-cover_nh(const struct vpk_fib6 *fib, struct rib_key k, uint8_t depth)
-{
-	uint64_t nh;
-
-	return vpk_rib_parent(&fib->rib, k, depth, &nh, NULL) ? nh : fib->conf.default_nh;
-}
-
 static int
 add_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
 {
@@ -237,14 +257,14 @@ add_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh
 	if (fib == NULL || ip == NULL || depth > 128 || nh > vpk_fib6_max_nh(fib->conf.nh_size))
 		return -EINVAL;
 	struct rib_key k = vpk_rib_key_mask(key_of(ip), depth);
-	uint32_t node = vpk_rib_find(&fib->rib, k, depth);
-	uint64_t cur = node != RIB_NIL ? fib->rib.nodes[node].nh : cover_nh(fib, k, depth);
+	uint32_t node = vpk_rib_find(&fib->core.rib, k, depth);
+	uint64_t cur = node != RIB_NIL ? fib->core.rib.nodes[node].nh : fib_core_cover(&fib->core, k, depth);
 	if (node != RIB_NIL && cur == nh)
 		return 0;
 	bool write = cur != nh;
 	if (write && check_room(fib, k, depth, nh) != 0)
 		return -ENOSPC;
-	int rc = vpk_rib_insert(&fib->rib, k, depth, nh, &existed);
+	int rc = vpk_rib_insert(&fib->core.rib, k, depth, nh, &existed);
 	if (rc != 0)
 		return rc;
 	if (write)
@@ -258,16 +278,16 @@ del_route(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
 	if (fib == NULL || ip == NULL || depth > 128)
 		return -EINVAL;
 	struct rib_key k = vpk_rib_key_mask(key_of(ip), depth);
-	uint32_t node = vpk_rib_find(&fib->rib, k, depth);
+	uint32_t node = vpk_rib_find(&fib->core.rib, k, depth);
 	if (node == RIB_NIL)
 		return -ENOENT;
-	uint64_t pnh = cover_nh(fib, k, depth);
-	if (pnh != fib->rib.nodes[node].nh) {
+	uint64_t pnh = fib_core_cover(&fib->core, k, depth);
+	if (pnh != fib->core.rib.nodes[node].nh) {
 		if (check_room(fib, k, depth, pnh) != 0)
 			return -ENOSPC;
 		apply(fib, k, depth, pnh);
 	}
-	vpk_rib_remove(&fib->rib, k, depth);
+	vpk_rib_remove(&fib->core.rib, k, depth);
 	return 0;
 }
 
@@ -276,11 +296,7 @@ vpk_fib6_get(const struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, ui
 {
 	if (fib == NULL || ip == NULL || nh == NULL || depth > 128)
 		return -EINVAL;
-	uint32_t node = vpk_rib_find(&fib->rib, vpk_rib_key_mask(key_of(ip), depth), depth);
-	if (node == RIB_NIL)
-		return -ENOENT;
-	*nh = fib->rib.nodes[node].nh;
-	return 0;
+	return fib_core_get(&fib->core, key_of(ip), depth, nh);
 }
 
 void
@@ -317,7 +333,7 @@ vpk_fib6_walk(const struct vpk_fib6 *fib, vpk_fib6_walk_fn fn, void *arg)
 
 	if (fib == NULL || fn == NULL)
 		return -EINVAL;
-	return vpk_rib_walk(&fib->rib, walk_one, &w);
+	return vpk_rib_walk(&fib->core.rib, walk_one, &w);
 }
 
 int
@@ -326,13 +342,13 @@ vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
 	if (fib == NULL || st == NULL)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
-	st->routes = fib->rib.nb_routes;
+	st->routes = fib->core.rib.nb_routes;
 	st->tbl8_total = fib->dp.num_tbl8;
 	st->tbl8_used = fib->dp.tbl8_used;
 	st->tbl8_deferred = fib->dp.npending;
 	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
 	st->dataplane_touched = fib->dp.tbl24_bytes + (size_t)fib->dp.tbl8_hwm * TRIE6_GROUP * fib->dp.nh_sz;
-	st->rib_bytes = vpk_rib_mem(&fib->rib);
+	st->rib_bytes = vpk_rib_mem(&fib->core.rib);
 	if (fib->type == VPK_FIB6_BM6) {
 		/* The trie is a control-plane copy here. */
 		st->rib_bytes += st->dataplane_touched;
@@ -342,61 +358,13 @@ vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
 	return 0;
 }
 
-const char *
-vpk_fib6_impl_name(const struct vpk_fib6 *fib)
-{
-	return fib == NULL ? "?" : fib->impl->name;
-}
-
-const char *
-vpk_fib6_type_name(const struct vpk_fib6 *fib)
-{
-	return fib == NULL ? "?" : fib->type == VPK_FIB6_BM6 ? "bm6" : "trie";
-}
-
-int
-vpk_fib6_select(struct vpk_fib6 *fib, const char *variant)
-{
-	const struct vpk_impl *impl;
-
-	if (fib == NULL || variant == NULL)
-		return -EINVAL;
-	int rc = vpk_impl_pick_name(vpk_fib6_impls(fib->type), variant, &impl);
-	if (rc != 0)
-		return rc;
-	use_impl(fib, impl);
-	return 0;
-}
-
 uint64_t
 vpk_fib6_lookup_rib(const struct vpk_fib6 *fib, const uint8_t ip[16])
 {
-	uint64_t nh;
-
-	return vpk_rib_lpm(&fib->rib, key_of(ip), &nh) ? nh : fib->conf.default_nh;
+	return fib_core_lookup_rib(&fib->core, key_of(ip));
 }
 
-int
-vpk_fib6_set_deferred_free(struct vpk_fib6 *fib, bool on)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	if (fib->type == VPK_FIB6_BM6)
-		fib->bm.defer = on;     /* the trie copy has no readers: it recycles at once */
-	else
-		fib->dp.defer = on;
-	return 0;
-}
-
-int
-vpk_fib6_reclaim(struct vpk_fib6 *fib)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	if (fib->type == VPK_FIB6_BM6)
-		return (int)vpk_bm6_reclaim(&fib->bm);
-	return (int)vpk_trie6_reclaim(&fib->dp);
-}
+FIB_CORE_PUBLIC(vpk_fib6, struct vpk_fib6)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
@@ -405,8 +373,8 @@ update(struct vpk_fib6 *fib, bool add, const uint8_t ip[16], uint8_t depth, uint
 {
 	if (fib == NULL)
 		return -EINVAL;
-	return FIB_RCU_UPDATE(&fib->rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
-			      vpk_fib6_reclaim(fib));
+	return FIB_RCU_UPDATE(&fib->core.rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
+			      fib_core_reclaim(&fib->core));
 }
 
 int
@@ -421,11 +389,3 @@ vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
 	return update(fib, false, ip, depth, 0);
 }
 
-int
-vpk_fib6_attach_qsbr(struct vpk_fib6 *fib, struct vpk_qsbr *q, bool sync)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	FIB_RCU_ATTACH(&fib->rcu, q, sync, vpk_fib6_reclaim(fib));
-	return vpk_fib6_set_deferred_free(fib, q != NULL);
-}

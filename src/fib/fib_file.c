@@ -14,7 +14,7 @@
 
 #include "core/lines.h"
 #include "core/num.h"
-#include "fib/fib_file.h"
+#include <vpk/fib_file.h>
 
 static int
 fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
@@ -95,7 +95,7 @@ parse_uint(const char *s, size_t n, uint64_t lim, uint64_t *out, char *buf, size
 struct route_ctx {
 	const char *name;
 	int family;
-	struct fib_file_routes rt;
+	struct vpk_fib_file_routes rt;
 	size_t cap;
 	char *err;
 	size_t errlen;
@@ -108,7 +108,7 @@ route_line(void *arg, const char *p, const char *le, size_t line)
 	unsigned maxd = c->family == 4 ? 32 : 128;
 	const char *tok[3], *why, *slash;
 	size_t tl[3];
-	struct fib_file_route r = { 0 };
+	struct vpk_fib_file_route r = { 0 };
 	char nb[128];
 	uint64_t v;
 	int nt = tokens(p, le, tok, tl, 2);
@@ -133,7 +133,7 @@ route_line(void *arg, const char *p, const char *le, size_t line)
 	}
 	if (c->rt.n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 1024, bytes;
-		struct fib_file_route *nr;
+		struct vpk_fib_file_route *nr;
 
 		if (vpk_num_size_mul(ncap, sizeof(*nr), 0, &bytes) != 0 || (nr = realloc(c->rt.r, bytes)) == NULL)
 			return -ENOMEM;
@@ -145,7 +145,7 @@ route_line(void *arg, const char *p, const char *le, size_t line)
 }
 
 static int
-routes_done(struct route_ctx *c, int rc, struct fib_file_routes *out)
+routes_done(struct route_ctx *c, int rc, struct vpk_fib_file_routes *out)
 {
 	if (rc != 0) {
 		if (rc == -ENOMEM)
@@ -159,7 +159,7 @@ routes_done(struct route_ctx *c, int rc, struct fib_file_routes *out)
 
 int
 vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int family,
-			  struct fib_file_routes *out, char *err, size_t errlen)
+			  struct vpk_fib_file_routes *out, char *err, size_t errlen)
 {
 	struct route_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
 
@@ -169,7 +169,7 @@ vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int fa
 }
 
 int
-vpk_fib_file_load_routes(const char *path, int family, struct fib_file_routes *out, char *err, size_t errlen)
+vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_routes *out, char *err, size_t errlen)
 {
 	struct route_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
 
@@ -260,7 +260,7 @@ vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n, cha
 }
 
 void
-vpk_fib_file_free_routes(struct fib_file_routes *rt)
+vpk_fib_file_free_routes(struct vpk_fib_file_routes *rt)
 {
 	free(rt->r);
 	rt->r = NULL;

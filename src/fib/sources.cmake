@@ -1,6 +1,7 @@
 vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/rib.c
   ${CMAKE_CURRENT_LIST_DIR}/dir24_8.c
+  ${CMAKE_CURRENT_LIST_DIR}/fib_core.c
   ${CMAKE_CURRENT_LIST_DIR}/fib.c
   ${CMAKE_CURRENT_LIST_DIR}/bm16.c
   ${CMAKE_CURRENT_LIST_DIR}/trie6.c

@@ -9,7 +9,7 @@
 struct route4 *
 table4_load(const char *path, uint64_t max_nh, size_t *n)
 {
-	struct fib_file_routes rt;
+	struct vpk_fib_file_routes rt;
 	char err[256];
 
 	if (vpk_fib_file_load_routes(path, 4, &rt, err, sizeof(err)) != 0) {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fib/fib_file.h"
+#include <vpk/fib_file.h>
 
 struct route4 {
 	uint32_t ip;

@@ -414,9 +414,6 @@ test_random(unsigned nh_size)
 			/* bm16 node kinds: all flat, mixed, none; changed mid-sequence. */
 			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 32, 300 };
 			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(7)]) == 0, "flat threshold");
-			/* narrow flat nodes (16-bit entries) on and off: both kinds coexist */
-			if (nh_size <= 2)
-				CHECK(vpk_fib_bm16_narrow(f, check_rand_range(4) != 0) == 0, "narrow");
 		}
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
@@ -654,8 +651,6 @@ main(void)
 	CHECK(vpk_fib_create(&c8, &f8) == 0, "bm16 create");
 	CHECK(vpk_fib_bm16_flat_min(f8, 0) == -EINVAL && vpk_fib_bm16_flat_min(NULL, 1) == -EINVAL,
 	      "flat threshold 0 / NULL");
-	CHECK(vpk_fib_bm16_narrow(f8, true) == -EINVAL && vpk_fib_bm16_narrow(f8, false) == 0 &&
-	      vpk_fib_bm16_narrow(NULL, false) == -EINVAL, "narrow at 4 B / NULL");
 	vpk_fib_destroy(f8);
 	g_type = VPK_FIB_DIR24_8;
 	f8 = mk(4, 64, 0, 8);

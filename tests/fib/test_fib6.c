@@ -342,7 +342,7 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 static int
 cmp_route(const void *a, const void *b)
 {
-	const struct fib_file_route *x = a, *y = b;
+	const struct vpk_fib_file_route *x = a, *y = b;
 
 	if (x->depth != y->depth)
 		return x->depth < y->depth ? -1 : 1;
@@ -365,7 +365,7 @@ run_table(void *arg, const struct vpk_impl *impl)
 static void
 test_table(const char *path, enum vpk_fib6_type type)
 {
-	struct fib_file_routes rt;
+	struct vpk_fib_file_routes rt;
 	char err[256];
 
 	if (vpk_fib_file_load_routes(path, 6, &rt, err, sizeof(err)) != 0) {
@@ -395,7 +395,7 @@ test_table(const char *path, enum vpk_fib6_type type)
 	for (size_t i = 0; i < d.nips; i++) {
 		uint64_t hi, lo;
 		if (i % 2) {
-			const struct fib_file_route *r = &rt.r[check_rand_range(rt.n)];
+			const struct vpk_fib_file_route *r = &rt.r[check_rand_range(rt.n)];
 			uint64_t mh = ~UINT64_C(0), ml = ~UINT64_C(0);
 			from_bytes(r->addr, &hi, &lo);
 			ref_mask(r->depth, &mh, &ml);

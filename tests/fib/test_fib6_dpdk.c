@@ -171,7 +171,7 @@ random_ops(unsigned nh_size, enum vpk_fib6_type type)
 static void
 real_table(const char *path, enum vpk_fib6_type type)
 {
-	struct fib_file_routes rt;
+	struct vpk_fib_file_routes rt;
 	char err[256];
 	struct pair p = { .n = 200000, .phase = type == VPK_FIB6_BM6 ? "real IPv6 table bm6" : "real IPv6 table trie",
 			  .type = type };
@@ -194,7 +194,7 @@ real_table(const char *path, enum vpk_fib6_type type)
 	p.want = malloc(p.n * 8);
 	p.out = malloc(p.n * 8);
 	for (size_t i = 0; i < p.n; i++) {
-		const struct fib_file_route *r = &rt.r[check_rand_range(rt.n)];
+		const struct vpk_fib_file_route *r = &rt.r[check_rand_range(rt.n)];
 		check_rand_bytes(p.ips[i], 16);
 		if (i % 2)      /* in-table: the route's bits, random host bits */
 			for (unsigned b = 0; b < r->depth; b++) {

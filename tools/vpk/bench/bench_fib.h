@@ -2,25 +2,27 @@
 #ifndef VPK_TOOL_BENCH_FIB_H
 #define VPK_TOOL_BENCH_FIB_H
 /*
- * vpk bench fib [--ipv6]: the options of both families are parsed in one
- * place (bench_fib_opts.c); cmd_bench_fib.c runs IPv4 and hands --ipv6 to
- * bench_fib6.c.
+ * vpk bench fib [--ipv6]: one benchmark for both address families.
+ * bench_fib_opts.c parses the options, cmd_bench_fib.c runs and reports over
+ * the family table of fib/fib_family.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "fib/fib_family.h"
 
 struct bench_fib_opts {
 	const char *path;       /* -f ROUTES (required) */
 	unsigned sizes[4], nsizes; /* -e: next-hop entry sizes in bytes */
 	unsigned passes;        /* -R: timed passes, 1..100 */
 	size_t nl;              /* -l: lookups per key set */
-	size_t burst;           /* -B (IPv4): keys per lookup_bulk call; the whole array by default */
+	size_t burst;           /* -B: keys per lookup_bulk call; the whole array by default */
 	bool use_dpdk;          /* --vs-dpdk (default) / --no-dpdk */
 	bool updates;           /* time updates unless -U */
 	bool cpu_time;          /* --cpu-time: cycles = thread CPU time x TSC rate */
-	bool want[3];           /* -b (IPv4): DIR-24-8, bm16, bm16 without narrow flat nodes */
-	uint64_t seed;          /* --seed (IPv4) */
+	bool want[2];           /* -b: the family's two vpk layouts */
+	uint64_t seed;          /* --seed */
 };
 
 /*
@@ -30,7 +32,5 @@ struct bench_fib_opts {
  */
 int bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o);
 
-/* vpk bench fib --ipv6 (bench_fib6.c), called by vpk bench fib. */
-int bench_fib_ipv6(int argc, char **argv);
 
 #endif

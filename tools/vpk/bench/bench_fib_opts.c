@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The options of vpk bench fib and vpk bench fib --ipv6 (bench_fib.h): one
- * parser, so both families name and check their options alike. IPv4 alone
- * takes -b, -B and --seed; IPv6 entries are 2, 4 or 8 bytes (rte_fib6's).
+ * parser, so both families name and check their options alike. IPv6 entries
+ * are 2, 4 or 8 bytes (rte_fib6's).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,17 +17,12 @@
 static void
 usage(bool v6)
 {
-	if (v6) {
-		printf("usage: vpk bench fib --ipv6 -f routes [-l lookups(10M)] [-e 2,4,8] [-R passes(5)] [-U] "
-		       "[--vs-dpdk | --no-dpdk] [--cpu-time] [--json]\n");
-		return;
-	}
-	printf("usage: vpk bench fib -f routes [-l lookups(10M)] [-e 1,2,4,8] [-R passes(5)] [-U (no update timing)]\n"
-	       "                     [-b dir|bm16|bm16ab|all (vpk layouts, default all; bm16ab: bm16 and, at 1-2 B,\n"
-	       "                      bm16 without narrow flat nodes)] [--vs-dpdk | --no-dpdk] [--seed N] [--json]\n"
+	printf("usage: vpk bench fib [--ipv6] -f routes [-l lookups(10M)] [-e %s] [-R passes(5)]\n"
+	       "                     [-U (no update timing)] [-b %s|all (vpk layouts, default all)]\n"
+	       "                     [--vs-dpdk | --no-dpdk] [--seed N] [--json]\n"
 	       "                     [--cpu-time (cycles = thread CPU time x TSC rate)]\n"
-	       "                     [-B keys per lookup_bulk call (default: the whole array)]\n"
-	       "       vpk bench fib --ipv6 ... (the IPv6 benchmark; --ipv6 --help for its options)\n");
+	       "                     [-B keys per lookup_bulk call (default: the whole array)]\n",
+	       v6 ? "2,4,8" : "1,2,4,8", v6 ? "trie|bm6" : "dir|bm16");
 }
 
 /* -e: a list of entry sizes, each one the family's FIB can hold. */
@@ -61,15 +56,15 @@ bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 	char where[64];
 	int c, rc;
 
+	const struct fib_family *fam = v6 ? &fib_family6 : &fib_family4;
+
 	*o = (struct bench_fib_opts){ .sizes = { 1, 2, 4, 8 }, .nsizes = 4, .passes = 5, .nl = 10000000,
-				      .use_dpdk = true, .updates = true, .want = { true, true, false }, .seed = 1 };
+				      .use_dpdk = true, .updates = true, .want = { true, true }, .seed = 1 };
 	if (v6)
 		*o = (struct bench_fib_opts){ .sizes = { 2, 4, 8 }, .nsizes = 3, .passes = 5, .nl = 10000000,
-					      .use_dpdk = true, .updates = true, .seed = 1 };
+					      .use_dpdk = true, .updates = true, .want = { true, true }, .seed = 1 };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, v6 ? "f:l:e:R:Uh" : "f:l:e:R:b:B:Uh", lo, NULL)) != -1) {
-		if (v6 && c == 'S')
-			return vpk_fail(VPK_EXIT_USAGE, "%s: --seed is for IPv4 (the IPv6 keys are fixed)", cmd);
+	while ((c = getopt_long(argc, argv, "f:l:e:R:b:B:Uh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->path = optarg; break;
 		case 'B':
@@ -88,7 +83,8 @@ bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 				return VPK_EXIT_USAGE;
 			break;
 		case 'S':
-			if (!vpk_opt_u64("bench fib: --seed", optarg, 0, UINT64_MAX, &o->seed))
+			snprintf(where, sizeof(where), "%s: --seed", cmd);
+			if (!vpk_opt_u64(where, optarg, 0, UINT64_MAX, &o->seed))
 				return VPK_EXIT_USAGE;
 			break;
 		case 'D': o->use_dpdk = false; break;
@@ -96,11 +92,11 @@ bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 		case 'C': o->cpu_time = true; break;
 		case 'U': o->updates = false; break;
 		case 'b':
-			o->want[0] = strcmp(optarg, "dir") == 0 || strcmp(optarg, "all") == 0;
-			o->want[2] = strcmp(optarg, "bm16ab") == 0;    /* bm16 beside bm16 without narrow flat nodes */
-			o->want[1] = strcmp(optarg, "bm16") == 0 || strcmp(optarg, "all") == 0 || o->want[2];
+			for (int t = 0; t < 2; t++)
+				o->want[t] = strcmp(optarg, fam->layouts[t].opt) == 0 || strcmp(optarg, "all") == 0;
 			if (!o->want[0] && !o->want[1])
-				return vpk_fail(VPK_EXIT_USAGE, "bench fib: -b %s: 'dir', 'bm16', 'bm16ab' or 'all'", optarg);
+				return vpk_fail(VPK_EXIT_USAGE, "%s: -b %s: '%s', '%s' or 'all'", cmd, optarg,
+						fam->layouts[0].opt, fam->layouts[1].opt);
 			break;
 		case 'e':
 			rc = entry_sizes(optarg, v6, cmd, o);

@@ -8,6 +8,8 @@
  * (cycles/route), prints memory. -c checks every result against the RIB's
  * own trie walk, -a checks every variant against the first; --dpdk adds
  * rte_fib's lookup types (s1 s2 s3 v) on the same routes and addresses.
+ * -6: the same for IPv6 (rte_fib6: s v); both families run one path over
+ * fib_family.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,17 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/fib.h>
-#include <vpk/fib6.h>
-
 #include "bench.h"
-#include "fib/fib_file.h"
-#include "fib/fib_priv.h"
+#include <vpk/fib_file.h>
 #include "fib/fib_dpdk.h"
+#include "fib/fib_family.h"
 #include "fib/fib_report.h"
 #include "fib/fib_cmd.h"
-#include "fib/fib_gen.h"
-#include "common/json.h"
 #include "common/tool.h"
 
 static int cmd_fib(int argc, char **argv);
@@ -38,129 +35,33 @@ static const char usage[] =
 	"               [-R passes] [--dpdk] [--seed N] [--nh-max N] [--json]\n";
 
 static int
-write_routes(const char *path, const struct gen_route4 *rt, size_t n)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f == NULL)
-		return -errno;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%u.%u.%u.%u/%u %llu\n", rt[i].ip >> 24, rt[i].ip >> 16 & 255, rt[i].ip >> 8 & 255,
-			rt[i].ip & 255, rt[i].depth, (unsigned long long)rt[i].nh);
-	return fclose(f) == 0 ? 0 : -EIO;
-}
-
-static int
-write_addrs(const char *path, const uint32_t *ips, size_t n)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f == NULL)
-		return -errno;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%u.%u.%u.%u\n", ips[i] >> 24, ips[i] >> 16 & 255, ips[i] >> 8 & 255, ips[i] & 255);
-	return fclose(f) == 0 ? 0 : -EIO;
-}
-
-/* Routes from a file (next hops filled in where absent) or the generator. */
-static struct gen_route4 *
-get_routes(const struct fib_opts *o, size_t *n, int *code)
-{
-	char err[512];
-
-	if (o->routes_file != NULL) {
-		struct fib_file_routes fr;
-		int rc = vpk_fib_file_load_routes(o->routes_file, 4, &fr, err, sizeof(err));
-		if (rc != 0) {
-			*code = vpk_fail(VPK_EXIT_USAGE, "fib: %s", err);
-			return NULL;
-		}
-		struct gen_route4 *rt = malloc((fr.n + 1) * sizeof(*rt));
-		struct gen_rng r = { o->seed };
-		if (rt == NULL) {
-			vpk_fib_file_free_routes(&fr);
-			*code = vpk_fail(VPK_EXIT_FAIL, "fib: out of memory");
-			return NULL;
-		}
-		for (size_t i = 0; i < fr.n; i++) {
-			const uint8_t *a = fr.r[i].addr;
-			rt[i].ip = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
-			rt[i].depth = fr.r[i].depth;
-			rt[i].nh = fr.r[i].has_nh ? fr.r[i].nh : 1 + gen_below(&r, o->nh_max);
-		}
-		*n = fr.n;
-		vpk_fib_file_free_routes(&fr);
-		return rt;
-	}
-	size_t count[33];
-	const char *why = NULL;
-	if (gen_distribution(o->distrib, o->nroutes, count, &why) != 0) {
-		*code = vpk_fail(VPK_EXIT_USAGE, "fib: -d %s: %s", o->distrib, why);
-		return NULL;
-	}
-	return gen_routes4(count, o->nh_max, o->seed, n);
-}
-
-struct runner {
-	const char *name;               /* "avx512" or "dpdk-v" */
-	const struct vpk_impl *impl;    /* vpk variant, or NULL for DPDK */
-	enum dpdk_fib_lookup dtype;
-	double *c;                      /* cycles/lookup per pass */
-	bool ok;                        /* results checked equal */
-};
-
-static void
-run_once(struct runner *r, struct vpk_fib *fib, struct dpdk_fib *dfib, const uint32_t *ips, uint64_t *out, size_t n)
-{
-	if (r->impl != NULL) {
-		vpk_fib_select(fib, r->impl->name);
-		vpk_fib_lookup_bulk(fib, ips, out, n);
-	} else {
-		dpdk_fib_select(dfib, r->dtype);
-		dpdk_fib_lookup(dfib, ips, out, n);
-	}
-}
-
-static int
-cmd_fib(int argc, char **argv)
+parse(int argc, char **argv, struct fib_opts *o)
 {
 	static const struct option lo[] = {
 		{ "dpdk", no_argument, NULL, 'D' }, { "seed", required_argument, NULL, 'S' },
 		{ "nh-max", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	struct fib_opts o = { .nroutes = 65536, .nlookups = 1 << 20, .nh_size = 4, .passes = 5,
-			      .tbl8 = 100000, .kind = GEN_LOOKUP_INTABLE, .seed = 1, .nh_max = 127 };
 	uint64_t v;
-	int c, code = VPK_EXIT_OK;
+	int c;
 
+	*o = (struct fib_opts){ .nroutes = 65536, .nlookups = 1 << 20, .nh_size = 4, .passes = 5, .tbl8 = 100000,
+				.kind = GEN_LOOKUP_INTABLE, .seed = 1, .nh_max = 127 };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:t:n:l:d:r:k:cas6b:e:g:w:u:v:R:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'f': o.routes_file = optarg; break;
-		case 't': o.lookups_file = optarg; break;
-		case 'd': o.distrib = optarg; break;
-		case 'w': o.w_file = optarg; break;
-		case 'u': o.u_file = optarg; break;
-		case 'v': o.variants = optarg; break;
-		case 'c': o.cmp_ref = true; break;
-		case 'a': o.cmp_all = true; break;
-		case 's': o.shuffle = true; break;
-		case 'D': o.dpdk = true; break;
-		case '6': o.v6 = true; break;
-		case 'b':
-			if (strcmp(optarg, "dir") == 0)
-				o.type = VPK_FIB_DIR24_8;
-			else if (strcmp(optarg, "bm16") == 0)
-				o.type = VPK_FIB_BM16;
-			else if (strcmp(optarg, "trie") == 0)
-				o.type6 = VPK_FIB6_TRIE;
-			else if (strcmp(optarg, "bm6") == 0)
-				o.type6 = VPK_FIB6_BM6;
-			else
-				return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: 'dir' or 'bm16' (IPv4), 'trie' or 'bm6' (IPv6)",
-						optarg);
-			break;
+		case 'f': o->routes_file = optarg; break;
+		case 't': o->lookups_file = optarg; break;
+		case 'd': o->distrib = optarg; break;
+		case 'w': o->w_file = optarg; break;
+		case 'u': o->u_file = optarg; break;
+		case 'v': o->variants = optarg; break;
+		case 'c': o->cmp_ref = true; break;
+		case 'a': o->cmp_all = true; break;
+		case 's': o->shuffle = true; break;
+		case 'D': o->dpdk = true; break;
+		case '6': o->v6 = true; break;
+		case 'b': o->layout = optarg; break;
 		case 'k':
-			if (gen_lookup_kind(optarg, &o.kind) != 0)
+			if (gen_lookup_kind(optarg, &o->kind) != 0)
 				return vpk_fail(VPK_EXIT_USAGE, "fib: -k %s: in-table, random or skewed", optarg);
 			break;
 		case 'n': case 'l': case 'r': case 'e': case 'g': case 'R': case 'S': case 'N': {
@@ -171,216 +72,308 @@ cmd_fib(int argc, char **argv)
 			snprintf(where, sizeof(where), c == 'S' ? "fib: --seed" : c == 'N' ? "fib: --nh-max" : "fib: -%c", c);
 			if (!vpk_opt_u64(where, optarg, c == 'r' || c == 'S' ? 0 : 1, hi, &v))
 				return VPK_EXIT_USAGE;
-			if (c == 'n') o.nroutes = v;
-			else if (c == 'l') o.nlookups = v;
-			else if (c == 'r') o.pct_random = (unsigned)v;
-			else if (c == 'e') o.nh_size = (unsigned)v;
-			else if (c == 'g') o.tbl8 = (uint32_t)v;
-			else if (c == 'R') o.passes = (unsigned)v;
-			else if (c == 'S') o.seed = v;
-			else o.nh_max = v;
+			if (c == 'n') o->nroutes = v;
+			else if (c == 'l') o->nlookups = v;
+			else if (c == 'r') o->pct_random = (unsigned)v;
+			else if (c == 'e') o->nh_size = (unsigned)v;
+			else if (c == 'g') o->tbl8 = (uint32_t)v;
+			else if (c == 'R') o->passes = (unsigned)v;
+			else if (c == 'S') o->seed = v;
+			else o->nh_max = v;
 			break;
 		}
-		case 'h': fputs(usage, stdout); return VPK_EXIT_OK;
+		case 'h': fputs(usage, stdout); return -1;
 		default: fputs(usage, stderr); return VPK_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "fib: unexpected argument '%s'", argv[optind]);
-	if (!vpk_opt_distinct("fib", "-f", o.routes_file, "-w", o.w_file) ||
-	    !vpk_opt_distinct("fib", "-f", o.routes_file, "-u", o.u_file) ||
-	    !vpk_opt_distinct("fib", "-t", o.lookups_file, "-w", o.w_file) ||
-	    !vpk_opt_distinct("fib", "-t", o.lookups_file, "-u", o.u_file) ||
-	    !vpk_opt_distinct("fib", "-w", o.w_file, "-u", o.u_file))
+	if (!vpk_opt_distinct("fib", "-f", o->routes_file, "-w", o->w_file) ||
+	    !vpk_opt_distinct("fib", "-f", o->routes_file, "-u", o->u_file) ||
+	    !vpk_opt_distinct("fib", "-t", o->lookups_file, "-w", o->w_file) ||
+	    !vpk_opt_distinct("fib", "-t", o->lookups_file, "-u", o->u_file) ||
+	    !vpk_opt_distinct("fib", "-w", o->w_file, "-u", o->u_file))
 		return VPK_EXIT_USAGE;
-	if (o.v6)
-		return fib_run6(&o);
-	uint64_t max_nh = vpk_fib_max_nh(o.nh_size);
+	return 0;
+}
+
+/* One run of vpk fib: the family, the data, the FIBs. */
+struct fib_run {
+	const struct fib_family *fam;
+	struct fib_opts *o;
+	int type;                       /* the layout of -b, 0 for the default */
+	uint32_t dpdk_tbl8;
+	void *rt, *ips;
+	size_t nrt, nips;
+	void *fib, *dfib;
+	double add_cyc, dpdk_add;
+};
+
+/* -b, -e, -g against what the family's layouts take. */
+static int
+check_sizes(struct fib_run *F)
+{
+	const struct fib_family *fam = F->fam;
+	struct fib_opts *o = F->o;
+
+	for (int t = 0; o->layout != NULL && t < 2; t++)
+		if (strcmp(o->layout, fam->layouts[t].opt) == 0)
+			F->type = fam->layouts[t].type;
+	if (o->layout != NULL && F->type == 0)
+		return vpk_fail(VPK_EXIT_USAGE, fam->af == 4 ? "fib: -b %s: 'dir' or 'bm16' ('trie' and 'bm6' with -6)"
+							    : "fib: -6 -b %s: 'trie' or 'bm6' ('dir' and 'bm16' without -6)",
+				o->layout);
+	uint64_t max_nh = fam->max_nh(o->nh_size);
 	if (max_nh == 0)
-		return vpk_fail(VPK_EXIT_USAGE, "fib: -e %u: entry size is 1, 2, 4 or 8", o.nh_size);
-	if (o.nh_max > max_nh)
-		o.nh_max = max_nh;
-	uint32_t max_tbl8 = vpk_fib_max_tbl8(o.type, o.nh_size);
+		return vpk_fail(VPK_EXIT_USAGE, fam->af == 4 ? "fib: -e %u: entry size is 1, 2, 4 or 8"
+							    : "fib: -6 -e %u: IPv6 entries are 2, 4 or 8 bytes", o->nh_size);
+	if (o->nh_max > max_nh)
+		o->nh_max = max_nh;
+	uint32_t max_tbl8 = fam->max_tbl8(F->type, o->nh_size);
 	if (max_tbl8 == 0)
-		return vpk_fail(VPK_EXIT_USAGE, "fib: -b bm16: entry size is 1, 2 or 4 (-e %u)", o.nh_size);
+		return vpk_fail(VPK_EXIT_USAGE, "fib: -b %s: entry size is 1, 2 or 4 (-e %u)", o->layout, o->nh_size);
 	/* -g is clamped to what each side accepts (rte_fib: a group index fits the entry). */
-	uint32_t dpdk_tbl8 = (uint32_t)(o.tbl8 < max_nh ? o.tbl8 : max_nh);
-	if (dpdk_tbl8 > (1u << 23))
-		dpdk_tbl8 = 1u << 23;
-	if (o.tbl8 > max_tbl8)
-		o.tbl8 = max_tbl8;
+	uint32_t dmax = fam->dpdk_max_tbl8(o->nh_size);
+	F->dpdk_tbl8 = o->tbl8 < dmax ? o->tbl8 : dmax;
+	if (o->tbl8 > max_tbl8)
+		o->tbl8 = max_tbl8;
+	return 0;
+}
 
-	size_t nrt = 0, nips = 0;
-	struct gen_route4 *rt = get_routes(&o, &nrt, &code);
-	uint32_t *ips = NULL;
-	if (rt == NULL)
-		return code;
-	if (o.shuffle)
-		gen_shuffle(rt, nrt, sizeof(*rt), o.seed ^ 0x5bd1e995);
-	if (o.lookups_file != NULL) {
-		char err[512];
-		void *a;
-		if (vpk_fib_file_load_addrs(o.lookups_file, 4, &a, &nips, err, sizeof(err)) != 0) {
-			free(rt);
+/* Routes and lookup keys, from files (-f, -t) or generated. */
+static int
+inputs(struct fib_run *F)
+{
+	const struct fib_family *fam = F->fam;
+	struct fib_opts *o = F->o;
+	char err[512];
+
+	F->rt = o->routes_file != NULL
+		? fam->load(o->routes_file, o->seed, o->nh_max, 0, &F->nrt, err, sizeof(err))
+		: fam->generate(o->nroutes, o->distrib, o->nh_max, o->seed, &F->nrt, err, sizeof(err));
+	if (F->rt == NULL)
+		return vpk_fail(o->routes_file != NULL || o->distrib != NULL ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
+				"fib: %s", err);
+	if (o->shuffle)
+		gen_shuffle(F->rt, F->nrt, fam->route_size, o->seed ^ 0x5bd1e995);
+	if (o->lookups_file != NULL) {
+		if (vpk_fib_file_load_addrs(o->lookups_file, fam->af, &F->ips, &F->nips, err, sizeof(err)) != 0)
 			return vpk_fail(VPK_EXIT_USAGE, "fib: %s", err);
-		}
-		ips = a;
-	} else {
-		nips = o.nlookups;
-		ips = malloc(nips * sizeof(*ips) + 1);      /* -l is at most 2^31: no overflow */
-		if (ips == NULL) {
-			free(rt);
-			return vpk_fail(VPK_EXIT_FAIL, "fib: -l %zu: out of memory", nips);
-		}
-		gen_lookups4(rt, nrt, o.kind, o.pct_random, o.seed + 1, ips, nips);
+		if (o->shuffle)
+			gen_shuffle(F->ips, F->nips, fam->key_size, o->seed ^ 0x1b873593);
+		return 0;
 	}
-	if (o.shuffle && o.lookups_file != NULL)
-		gen_shuffle(ips, nips, sizeof(*ips), o.seed ^ 0x1b873593);
-	if (o.w_file != NULL || o.u_file != NULL) {
-		int rc = 0;
-		if (o.w_file != NULL && (rc = write_routes(o.w_file, rt, nrt)) != 0)
-			code = vpk_fail(VPK_EXIT_FAIL, "fib: %s: %s", o.w_file, strerror(-rc));
-		if (rc == 0 && o.u_file != NULL && (rc = write_addrs(o.u_file, ips, nips)) != 0)
-			code = vpk_fail(VPK_EXIT_FAIL, "fib: %s: %s", o.u_file, strerror(-rc));
-		free(rt);
-		free(ips);
-		return code;
-	}
+	F->nips = o->nlookups;
+	F->ips = malloc(F->nips * fam->key_size + 1);      /* -l is at most 2^31: no overflow */
+	if (F->ips == NULL)
+		return vpk_fail(VPK_EXIT_FAIL, "fib: -l %zu: out of memory", F->nips);
+	fam->keys(F->rt, F->nrt, o->kind, o->pct_random, o->seed + 1, F->ips, F->nips);
+	return 0;
+}
 
-	/* Build. */
-	struct vpk_fib_conf conf = { .type = o.type, .nh_size = o.nh_size, .num_tbl8 = o.tbl8,
-				     .max_routes = (uint32_t)nrt + 1, .isa = vpk_opts.isa };
-	struct vpk_fib *fib = NULL;
-	int rc = vpk_fib_create(&conf, &fib);
-	if (rc != 0) {
-		free(rt);
-		free(ips);
+/* -w / -u: write what would be measured, measure nothing. */
+static int
+write_inputs(const struct fib_run *F)
+{
+	const struct fib_opts *o = F->o;
+	int rc = 0;
+
+	if (o->w_file != NULL && (rc = F->fam->write_routes(o->w_file, F->rt, F->nrt)) != 0)
+		return vpk_fail(VPK_EXIT_FAIL, "fib: %s: %s", o->w_file, strerror(-rc));
+	if (o->u_file != NULL && (rc = F->fam->write_keys(o->u_file, F->ips, F->nips)) != 0)
+		return vpk_fail(VPK_EXIT_FAIL, "fib: %s: %s", o->u_file, strerror(-rc));
+	return VPK_EXIT_OK;
+}
+
+/* vpk's FIB with every route (timed), then rte_fib's with --dpdk. */
+static int
+build(struct fib_run *F)
+{
+	const struct fib_family *fam = F->fam;
+	const struct fib_opts *o = F->o;
+	int rc = fam->create(F->type, o->nh_size, o->tbl8, F->nrt + 1, vpk_opts.isa, &F->fib);
+
+	if (rc != 0)
 		return vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fib: create: %s", strerror(-rc));
-	}
 	uint64_t t0 = bench_tsc();
-	for (size_t i = 0; i < nrt; i++) {
-		if ((rc = vpk_fib_add(fib, rt[i].ip, rt[i].depth, rt[i].nh)) != 0) {
-			code = vpk_fail(VPK_EXIT_FAIL, "fib: route %zu (%u.%u.%u.%u/%u nh %llu): %s%s", i + 1,
-					rt[i].ip >> 24, rt[i].ip >> 16 & 255, rt[i].ip >> 8 & 255, rt[i].ip & 255,
-					rt[i].depth, (unsigned long long)rt[i].nh, strerror(-rc),
+	for (size_t i = 0; i < F->nrt; i++)
+		if ((rc = fam->add(F->fib, F->rt, i)) != 0) {
+			char r[64];
+			fam->route_str(F->rt, i, r, sizeof(r));
+			return vpk_fail(VPK_EXIT_FAIL, "fib: route %zu (%s): %s%s", i + 1, r, strerror(-rc),
 					rc == -ENOSPC ? " (out of tbl8 groups: raise -g or -e)" : "");
-			goto out;
 		}
-	}
-	double add_cyc = nrt ? (double)(bench_tsc() - t0) / (double)nrt : 0;
-
-	/* Optional DPDK twin. */
-	struct dpdk_fib *dfib = NULL;
-	double dpdk_add = 0;
-	const char *dwhy = NULL;
-	if (o.dpdk && dpdk_open(2048 + (unsigned)(nrt >> 9) + (o.nh_size * 64u), &dwhy) == 0 &&
-	    (dfib = dpdk_fib_create(o.nh_size, dpdk_tbl8, (uint32_t)nrt + 1, 0, &dwhy)) != NULL) {
+	F->add_cyc = F->nrt ? (double)(bench_tsc() - t0) / (double)F->nrt : 0;
+	if (!o->dpdk)
+		return 0;
+	const char *why = NULL;
+	static char whybuf[96];
+	unsigned mem_mb = 2048 + (unsigned)(F->nrt >> (fam->af == 4 ? 9 : 8)) + (fam->af == 4 ? o->nh_size * 64u : 0);
+	if (dpdk_open(mem_mb, &why) == 0 && (F->dfib = fam->dcreate(o->nh_size, F->dpdk_tbl8, F->nrt + 1, &why)) != NULL) {
 		t0 = bench_tsc();
-		for (size_t i = 0; i < nrt; i++)
-			if (dpdk_fib_add(dfib, rt[i].ip, rt[i].depth, rt[i].nh) != 0) {
-				dwhy = "rte_fib_add failed";
-				dpdk_fib_free(dfib);
-				dfib = NULL;
+		for (size_t i = 0; i < F->nrt; i++)
+			if (fam->dadd(F->dfib, F->rt, i) != 0) {
+				snprintf(whybuf, sizeof(whybuf), "%s_add failed%s", fam->dpdk_name,
+					 fam->af == 6 ? " (22.11 over-reserves groups: raise -g)" : "");
+				why = whybuf;
+				fam->dfree(F->dfib);
+				F->dfib = NULL;
 				break;
 			}
-		dpdk_add = nrt ? (double)(bench_tsc() - t0) / (double)nrt : 0;
+		F->dpdk_add = F->nrt ? (double)(bench_tsc() - t0) / (double)F->nrt : 0;
 	}
-	if (o.dpdk && dfib == NULL)
-		fprintf(stderr, "vpk: fib: DPDK rows skipped: %s\n", dwhy ? dwhy : "?");
+	if (F->dfib == NULL)
+		fprintf(stderr, "vpk: fib: DPDK rows skipped: %s\n", why ? why : "?");
+	return 0;
+}
 
-	/* Runners: vpk variants (all usable, or -v list), then DPDK types. */
-	struct runner run[16];
-	size_t nrun = 0;
-	for (const struct vpk_impl *const *t = vpk_fib_impls(vpk_fib_get_type(fib)); *t != NULL && nrun < 8; t++) {
-		if (o.variants != NULL && strcmp(o.variants, "all") != 0) {
-			char list[128];
-			snprintf(list, sizeof(list), ",%s,", o.variants);
-			char key[40];
+struct runner {
+	const char *name;               /* "avx512" or "dpdk-v" */
+	const struct vpk_impl *impl;    /* vpk variant, or NULL for DPDK */
+	int dtype;
+	double *c;                      /* cycles/lookup per pass */
+	bool ok;                        /* results checked equal */
+};
+
+static void
+run_once(const struct fib_run *F, const struct runner *r, uint64_t *out)
+{
+	if (r->impl != NULL) {
+		F->fam->select(F->fib, r->impl->name);
+		F->fam->lookup(F->fib, F->ips, out, F->nips);
+	} else {
+		F->fam->dselect(F->dfib, r->dtype);
+		F->fam->dlookup(F->dfib, F->ips, out, F->nips);
+	}
+}
+
+/* Runners: vpk variants (all usable, or the -v list), then DPDK types. 0 or an exit code. */
+static int
+runners(const struct fib_run *F, struct runner *run, size_t *nrun)
+{
+	const struct fib_family *fam = F->fam;
+	const char *v = F->o->variants;
+	bool listed = v != NULL && strcmp(v, "all") != 0;
+
+	*nrun = 0;
+	for (const struct vpk_impl *const *t = fam->impls(fam->type_of(F->fib)); *t != NULL && *nrun < 8; t++) {
+		if (listed) {
+			char list[128], key[40];
+			snprintf(list, sizeof(list), ",%s,", v);
 			snprintf(key, sizeof(key), ",%s,", (*t)->name);
 			if (strstr(list, key) == NULL)
 				continue;
 		}
 		if (vpk_impl_why_not(*t) != NULL) {
-			if (o.variants != NULL && strcmp(o.variants, "all") != 0) {
-				code = vpk_fail(VPK_EXIT_USAGE, "fib: -v %s: %s", (*t)->name, vpk_impl_why_not(*t));
-				goto out2;
-			}
+			if (listed)
+				return vpk_fail(VPK_EXIT_USAGE, "fib: -v %s: %s", (*t)->name, vpk_impl_why_not(*t));
 			continue;
 		}
-		run[nrun++] = (struct runner){ .name = (*t)->name, .impl = *t };
+		run[(*nrun)++] = (struct runner){ .name = (*t)->name, .impl = *t };
 	}
-	if (nrun == 0) {
-		code = vpk_fail(VPK_EXIT_USAGE, "fib: -v %s: no such usable variant", o.variants);
-		goto out2;
-	}
-	static const struct { enum dpdk_fib_lookup t; const char *n; } dt[] = {
-		{ DPDK_FIB_SCALAR_MACRO, "dpdk-s1" }, { DPDK_FIB_SCALAR_INLINE, "dpdk-s2" },
-		{ DPDK_FIB_SCALAR_UNI, "dpdk-s3" }, { DPDK_FIB_VECTOR_AVX512, "dpdk-v" } };
-	for (size_t i = 0; dfib != NULL && i < 4; i++)
-		if (dpdk_fib_select(dfib, dt[i].t) == 0)
-			run[nrun++] = (struct runner){ .name = dt[i].n, .dtype = dt[i].t };
+	if (*nrun == 0)
+		return vpk_fail(VPK_EXIT_USAGE, "fib: -v %s: no such usable variant", v);
+	for (unsigned i = 0; F->dfib != NULL && i < fam->ndtypes; i++)
+		if (fam->dselect(F->dfib, fam->dtypes[i].type) == 0)
+			run[(*nrun)++] = (struct runner){ .name = fam->dtypes[i].cli, .dtype = fam->dtypes[i].type };
+	return 0;
+}
 
+/* Check (untimed), time the lookups (variants interleaved), delete (timed), report. */
+static int
+measure(struct fib_run *F)
+{
+	const struct fib_family *fam = F->fam;
+	const struct fib_opts *o = F->o;
+	struct runner run[16];
+	size_t nrun, nips = F->nips;
+	int code = runners(F, run, &nrun);
+
+	if (code != 0)
+		return code;
 	uint64_t *out = malloc(nips * 8 + 8), *first = malloc(nips * 8 + 8);
 	for (size_t r = 0; r < nrun; r++) {
-		run[r].c = calloc(o.passes, sizeof(double));
+		run[r].c = calloc(o->passes, sizeof(double));
 		run[r].ok = true;
+		if (run[r].c == NULL)
+			code = VPK_EXIT_FAIL;
 	}
-	/* Checks (untimed). */
+	if (out == NULL || first == NULL || code != 0) {
+		code = vpk_fail(VPK_EXIT_FAIL, "fib: out of memory for %zu lookups", nips);
+		goto out;
+	}
 	size_t ref_bad = 0, all_bad = 0;
-	for (size_t r = 0; r < nrun && (o.cmp_ref || o.cmp_all); r++) {
-		run_once(&run[r], fib, dfib, ips, r == 0 ? first : out, nips);
-		if (r == 0 && o.cmp_ref)
-			for (size_t i = 0; i < nips; i++)
-				if (first[i] != vpk_fib_lookup_rib(fib, ips[i]))
-					ref_bad++;
-		if (r > 0 && o.cmp_all && memcmp(first, out, nips * 8) != 0) {
+	for (size_t r = 0; r < nrun && (o->cmp_ref || o->cmp_all); r++) {
+		run_once(F, &run[r], r == 0 ? first : out);
+		for (size_t i = 0; r == 0 && o->cmp_ref && i < nips; i++)
+			ref_bad += first[i] != fam->lookup_rib(F->fib, F->ips, i);
+		if (r > 0 && o->cmp_all && memcmp(first, out, nips * 8) != 0) {
 			run[r].ok = false;
 			all_bad++;
 		}
 	}
-	/* Timed passes, variants interleaved. */
-	for (unsigned p = 0; p < o.passes; p++)
+	for (unsigned p = 0; p < o->passes; p++)
 		for (size_t r = 0; r < nrun; r++) {
-			t0 = bench_tsc();
-			run_once(&run[r], fib, dfib, ips, out, nips);
+			uint64_t t0 = bench_tsc();
+			run_once(F, &run[r], out);
 			run[r].c[p] = (double)(bench_tsc() - t0) / (double)(nips ? nips : 1);
 			bench_keep(out[0]);
 		}
-	struct vpk_fib_stats st;
-	vpk_fib_get_stats(fib, &st);
-	size_t dpdk_mem = dfib != NULL ? dpdk_heap_used() : 0;
-	t0 = bench_tsc();
-	for (size_t i = 0; i < nrt; i++)
-		vpk_fib_del(fib, rt[i].ip, rt[i].depth);
-	double del_cyc = nrt ? (double)(bench_tsc() - t0) / (double)nrt : 0;
-	double dpdk_del = 0;
-	if (dfib != NULL) {
+	struct fib_report rep = { .type = fam->type_name(F->fib), .nrt = F->nrt, .nips = nips, .ref_bad = ref_bad,
+				  .ghz = bench_tsc_hz() / 1e9, .add_cyc = F->add_cyc, .dpdk_add = F->dpdk_add,
+				  .have_dpdk = F->dfib != NULL };
+	size_t dp, rib;
+	fam->stats(F->fib, &dp, &rib, &rep.tbl8_used, &rep.tbl8_total);
+	rep.dataplane = dp;
+	rep.rib = rib;
+	rep.dpdk_mem = F->dfib != NULL ? dpdk_heap_used() : 0;
+	uint64_t t0 = bench_tsc();
+	for (size_t i = 0; i < F->nrt; i++)
+		fam->del(F->fib, F->rt, i);
+	rep.del_cyc = F->nrt ? (double)(bench_tsc() - t0) / (double)F->nrt : 0;
+	if (F->dfib != NULL) {
 		t0 = bench_tsc();
-		for (size_t i = 0; i < nrt; i++)
-			dpdk_fib_del(dfib, rt[i].ip, rt[i].depth);
-		dpdk_del = nrt ? (double)(bench_tsc() - t0) / (double)nrt : 0;
+		for (size_t i = 0; i < F->nrt; i++)
+			fam->ddel(F->dfib, F->rt, i);
+		rep.dpdk_del = F->nrt ? (double)(bench_tsc() - t0) / (double)F->nrt : 0;
 	}
-	double ghz = bench_tsc_hz() / 1e9;
-
 	struct fib_report_row rows[sizeof(run) / sizeof(run[0])];
 	for (size_t r = 0; r < nrun; r++)
 		rows[r] = (struct fib_report_row){ run[r].name, run[r].c, run[r].ok };
-	fib_report_print(&o, &(struct fib_report){
-		.type = vpk_fib_type_name(fib), .nrt = nrt, .nips = nips, .ref_bad = ref_bad,
-		.tbl8_used = st.tbl8_used, .tbl8_total = st.tbl8_total, .dataplane = st.dataplane_touched,
-		.rib = st.rib_bytes, .ghz = ghz, .add_cyc = add_cyc, .del_cyc = del_cyc, .dpdk_add = dpdk_add,
-		.dpdk_del = dpdk_del, .have_dpdk = dfib != NULL, .dpdk_mem = dpdk_mem, .rows = rows, .nrows = nrun });
+	rep.rows = rows;
+	rep.nrows = nrun;
+	fib_report_print(o, &rep);
 	if (ref_bad || all_bad)
 		code = vpk_fail(VPK_EXIT_FAIL, "fib: results differ (%zu from the reference, %zu variants)", ref_bad, all_bad);
+out:
 	for (size_t r = 0; r < nrun; r++)
 		free(run[r].c);
 	free(out);
 	free(first);
-out2:
-	dpdk_fib_free(dfib);
-out:
-	vpk_fib_destroy(fib);
-	free(rt);
-	free(ips);
+	return code;
+}
+
+static int
+cmd_fib(int argc, char **argv)
+{
+	struct fib_opts o;
+	int code = parse(argc, argv, &o);
+
+	if (code != 0)
+		return code < 0 ? VPK_EXIT_OK : code;
+	struct fib_run F = { .fam = o.v6 ? &fib_family6 : &fib_family4, .o = &o };
+	code = check_sizes(&F);
+	if (code == 0)
+		code = inputs(&F);
+	if (code == 0 && (o.w_file != NULL || o.u_file != NULL))
+		code = write_inputs(&F);
+	else if (code == 0 && (code = build(&F)) == 0)
+		code = measure(&F);
+	if (F.dfib != NULL)
+		F.fam->dfree(F.dfib);
+	if (F.fib != NULL)
+		F.fam->destroy(F.fib);
+	free(F.rt);
+	free(F.ips);
 	return code;
 }

@@ -59,10 +59,6 @@ static struct {
 	int (*fib6_select_lookup)(void *, int);
 } d;
 
-struct dpdk_fib {
-	void *f;
-};
-
 /* EAL's runtime directory (/run/dpdk/vpkfib<pid>), empty with --in-memory / --no-shconf: removed at exit. */
 static char eal_dir[256];
 
@@ -182,46 +178,36 @@ create_any(bool v6, unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, ui
 	return f;
 }
 
+/* struct dpdk_fib is never defined: a handle is rte_fib's own pointer. */
 struct dpdk_fib *
 dpdk_fib_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64_t default_nh, const char **why)
 {
-	void *f = create_any(false, nh_size, num_tbl8, max_routes, default_nh, why);
-	struct dpdk_fib *w = f != NULL ? malloc(sizeof(*w)) : NULL;
-
-	if (f != NULL && w == NULL) {
-		d.fib_free(f);
-		*why = "out of memory";
-	}
-	if (w != NULL)
-		w->f = f;
-	return w;
+	return create_any(false, nh_size, num_tbl8, max_routes, default_nh, why);
 }
 
 void
 dpdk_fib_free(struct dpdk_fib *f)
 {
-	if (f != NULL) {
-		d.fib_free(f->f);
-		free(f);
-	}
+	if (f != NULL)
+		d.fib_free((void *)f);
 }
 
 int
 dpdk_fib_add(struct dpdk_fib *f, uint32_t ip, uint8_t depth, uint64_t nh)
 {
-	return d.fib_add(f->f, ip, depth, nh);
+	return d.fib_add((void *)f, ip, depth, nh);
 }
 
 int
 dpdk_fib_del(struct dpdk_fib *f, uint32_t ip, uint8_t depth)
 {
-	return d.fib_delete(f->f, ip, depth);
+	return d.fib_delete((void *)f, ip, depth);
 }
 
 int
 dpdk_fib_select(struct dpdk_fib *f, enum dpdk_fib_lookup t)
 {
-	return d.fib_select_lookup(f->f, (int)t);
+	return d.fib_select_lookup((void *)f, (int)t);
 }
 
 void
@@ -230,7 +216,7 @@ dpdk_fib_lookup(struct dpdk_fib *f, const uint32_t *ips, uint64_t *nhs, size_t n
 	/* int count: whole arrays up to 2^31-1 in one call. */
 	while (n > 0) {
 		int k = n > 0x40000000 ? 0x40000000 : (int)n;
-		d.fib_lookup_bulk(f->f, (uint32_t *)ips, nhs, k);
+		d.fib_lookup_bulk((void *)f, (uint32_t *)ips, nhs, k);
 		ips += k;
 		nhs += k;
 		n -= (size_t)k;
@@ -247,50 +233,36 @@ dpdk_heap_used(void)
 	return st.heap_allocsz_bytes;
 }
 
-struct dpdk_fib6 {
-	void *f;
-};
-
+/* The same for rte_fib6. */
 struct dpdk_fib6 *
 dpdk_fib6_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64_t default_nh, const char **why)
 {
-	void *f = create_any(true, nh_size, num_tbl8, max_routes, default_nh, why);
-	struct dpdk_fib6 *w = f != NULL ? malloc(sizeof(*w)) : NULL;
-
-	if (f != NULL && w == NULL) {
-		d.fib6_free(f);
-		*why = "out of memory";
-	}
-	if (w != NULL)
-		w->f = f;
-	return w;
+	return create_any(true, nh_size, num_tbl8, max_routes, default_nh, why);
 }
 
 void
 dpdk_fib6_free(struct dpdk_fib6 *f)
 {
-	if (f != NULL) {
-		d.fib6_free(f->f);
-		free(f);
-	}
+	if (f != NULL)
+		d.fib6_free((void *)f);
 }
 
 int
 dpdk_fib6_add(struct dpdk_fib6 *f, const uint8_t ip[16], uint8_t depth, uint64_t nh)
 {
-	return d.fib6_add(f->f, ip, depth, nh);
+	return d.fib6_add((void *)f, ip, depth, nh);
 }
 
 int
 dpdk_fib6_del(struct dpdk_fib6 *f, const uint8_t ip[16], uint8_t depth)
 {
-	return d.fib6_delete(f->f, ip, depth);
+	return d.fib6_delete((void *)f, ip, depth);
 }
 
 int
 dpdk_fib6_select(struct dpdk_fib6 *f, int type)
 {
-	return d.fib6_select_lookup(f->f, type);
+	return d.fib6_select_lookup((void *)f, type);
 }
 
 void
@@ -298,7 +270,7 @@ dpdk_fib6_lookup(struct dpdk_fib6 *f, const uint8_t (*ips)[16], uint64_t *nhs, s
 {
 	while (n > 0) {
 		int k = n > 0x40000000 ? 0x40000000 : (int)n;
-		d.fib6_lookup_bulk(f->f, (uint8_t (*)[16])ips, nhs, k);
+		d.fib6_lookup_bulk((void *)f, (uint8_t (*)[16])ips, nhs, k);
 		ips += k;
 		nhs += k;
 		n -= (size_t)k;

@@ -29,7 +29,7 @@
 #include "fwd/fwd.h"
 #include <vpk/pkt.h>
 #include "bench.h"
-#include "fib/fib_file.h"
+#include <vpk/fib_file.h>
 #include "fwd/fwd_show.h"
 #include "common/json.h"
 #include "common/tool.h"
@@ -81,7 +81,7 @@ pick_len(void)
 
 /* --routes-file: every route (next hops 1..16 by position), flows to in-table addresses. */
 static int
-add_routes(struct vpk_fib *fib, const struct fib_file_routes *fr, uint32_t *dsts, uint32_t flows)
+add_routes(struct vpk_fib *fib, const struct vpk_fib_file_routes *fr, uint32_t *dsts, uint32_t flows)
 {
 	int rc = 0;
 
@@ -92,7 +92,7 @@ add_routes(struct vpk_fib *fib, const struct fib_file_routes *fr, uint32_t *dsts
 				 fr->r[i].depth, 1 + i % 16);
 	}
 	for (uint32_t i = 0; i < flows && rc == 0 && fr->n > 0; i++) {
-		const struct fib_file_route *r = &fr->r[rnd() % fr->n];
+		const struct vpk_fib_file_route *r = &fr->r[rnd() % fr->n];
 		uint32_t host = r->depth == 0 ? rnd() : r->depth == 32 ? 0 : rnd() & ((UINT32_C(1) << (32 - r->depth)) - 1);
 
 		dsts[i] = ((uint32_t)r->addr[0] << 24 | (uint32_t)r->addr[1] << 16 | (uint32_t)r->addr[2] << 8 |
@@ -102,7 +102,7 @@ add_routes(struct vpk_fib *fib, const struct fib_file_routes *fr, uint32_t *dsts
 }
 
 static int
-setup(struct vpk_fwd *f, uint32_t routes, const struct fib_file_routes *fr, uint32_t flows,
+setup(struct vpk_fwd *f, uint32_t routes, const struct vpk_fib_file_routes *fr, uint32_t flows,
       uint32_t n_rules, uint64_t packets, uint32_t **dsts_out)
 {
 	struct vpk_acl5_rule *rules = NULL;
@@ -313,7 +313,7 @@ fwd_demo(int argc, char **argv)
 	rc = vpk_fwd_create(&conf, &f);
 	if (rc != 0)
 		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
-	struct fib_file_routes fr = { NULL, 0 };
+	struct vpk_fib_file_routes fr = { NULL, 0 };
 	if (routes_file != NULL) {
 		rc = vpk_fib_file_load_routes(routes_file, 4, &fr, err, sizeof(err));
 		if (rc != 0) {
