@@ -92,20 +92,19 @@ def claim_fib6(data, steps):
     if not d:
         return None
     parts, best = [], 0
-    for t in d.get("tables", []):
-        if t.get("nh_size") != 4:
-            continue
+    lk = [e for e in d.get("lookup", []) if e.get("nh_size") == 4]
+    if lk:
         for keys in ("random", "in-table"):
-            s = lookup_cycles(t["lookup"], "vpk-bm6", "scalar", keys)
-            w = [lookup_cycles(t["lookup"], "vpk-bm6", v, keys) for v in ("avx512icl", "avx512")]
+            s = lookup_cycles(lk, "vpk-bm6", "scalar", keys)
+            w = [lookup_cycles(lk, "vpk-bm6", v, keys) for v in ("avx512icl", "avx512")]
             w = [x for x in w if x]
             if s and w:
                 g = s / min(w) - 1
                 best = max(best, g)
                 parts.append(f"bm6 {keys} {100 * g:+.0f}%")
-        dr = [e for e in t["lookup"] if e["impl"].startswith("rte")]
+        dr = [e for e in lk if e["impl"].startswith("rte")]
         if dr:
-            s = lookup_cycles(dr, dr[0]["impl"], "scalar", "random")
+            s = lookup_cycles(dr, dr[0]["impl"], "s-scalar", "random")
             w = [e["cycles_median"] for e in dr if e["keys"] == "random" and "512" in e["variant"]]
             if s and w:
                 parts.append(f"rte_fib6 avx512 random {100 * (s / min(w) - 1):+.0f}%")

@@ -252,34 +252,21 @@ def sec_fib(d, ctx):
         txt.append("Route updates, cycles per route:\n\n" + table(["next hop bytes", "layout", "order", "add",
                                                                      "delete"], up))
     if ctx["charts"] and ents:
-        p = ctx["img"]("fib")
+        v6 = d.get("family") == "ipv6"
+        p = ctx["img"]("fib6" if v6 else "fib")
         impls = []
         for n, i, v in keys:
             if n == 4 and i not in impls:
                 impls.append(i)
         best = lambda i, k: min([c for (n, i2, v, k2), c in m.items() if n == 4 and i2 == i and k2 == k] or [0])
-        bar_chart(p, "IPv4 FIB: best variant per layout, 4-byte next hops", "cycles/lookup", impls,
+        bar_chart(p, f"IPv{6 if v6 else 4} FIB: best variant per layout, 4-byte next hops", "cycles/lookup", impls,
                   [("random", [best(i, "random") for i in impls]), ("in-table", [best(i, "in-table") for i in impls])])
-        txt.append(f"![fib](img/{os.path.basename(p)})\n")
+        txt.append(f"![{'fib6' if v6 else 'fib'}](img/{os.path.basename(p)})\n")
     return "\n".join(txt)
 
 
 def sec_fib6(d, ctx):
-    txt = [f"{d.get('routes')} routes from `{os.path.basename(d.get('routes_file', ''))}`, {d.get('lookups')} "
-           f"lookups per pass, {d.get('passes')} passes, median cycles per lookup; DPDK on hugepages: "
-           f"{fmt(d.get('dpdk_hugepages'))}.\n"]
-    for t in d.get("tables", []):
-        m, keys = {}, []
-        for e in t.get("lookup", []):
-            m[(e["impl"], e["variant"], e["keys"])] = e["cycles_median"]
-            if (e["impl"], e["variant"]) not in keys:
-                keys.append((e["impl"], e["variant"]))
-        txt.append(f"**{t['nh_size']}-byte next hops** (bm6 {t.get('vpk_bm6_dataplane_bytes', 0) / 2**20:.1f} MiB, "
-                   f"trie {t.get('vpk_dataplane_bytes', 0) / 2**20:.1f} MiB, rte_fib6 "
-                   f"{t.get('dpdk_heap_bytes', 0) / 2**20:.1f} MiB; rte_fib6 loaded: {fmt(t.get('dpdk_loaded'))}):\n")
-        txt.append(table(["layout", "variant", "random", "in-table"],
-                         [[i, v, m.get((i, v, "random")), m.get((i, v, "in-table"))] for i, v in keys]))
-    return "\n".join(txt)
+    return sec_fib(d, ctx)
 
 
 def sec_measures(d, ctx, key, keyname):
