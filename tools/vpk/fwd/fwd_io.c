@@ -2,7 +2,8 @@
 /*
  * The forwarder's packet sources and sinks, through the burst port
  * interface (include/vpk/io.h): every interface with an input or output
- * is one port (pcap file pair, af_packet or af_xdp).
+ * is one port (pcap file pair, replay of a pcap from memory, af_packet or
+ * af_xdp).
  *  - pcap-input / io-input: one input node (two names: "pcap-input" when
  *    every input is a pcap file, as before; "io-input" when a live port
  *    takes part) reading up to one frame per poll from the ports,
@@ -129,6 +130,16 @@ has_live(const struct vpk_fwd *f)
 	return false;
 }
 
+/* Inputs replayed from memory (`in FILE loop`): run-limit and vpk_fwd_stop() apply. */
+static bool
+has_loop(const struct vpk_fwd *f)
+{
+	for (size_t i = 0; i < f->n_ifs; i++)
+		if (f->ifs[i].loop && f->ifs[i].in_path != NULL)
+			return true;
+	return false;
+}
+
 const char *
 fwd_input_name(const struct vpk_fwd *f)
 {
@@ -179,7 +190,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 	if (rc != 0)
 		return rc;
 
-	if (has_live(f)) {
+	if (has_live(f) || has_loop(f)) {
 		l = live_state(f);
 		if (l == NULL)
 			return -ENOMEM;
@@ -197,7 +208,8 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 			c.type = x->live_type;
 			c.ifname = x->live;
 		} else {
-			c.type = VPK_IO_PCAP;
+			c.type = x->loop && want_input ? VPK_IO_REPLAY : VPK_IO_PCAP;
+			c.replay_loops = x->loops;
 			c.rx_pcap = want_input ? x->in_path : NULL;
 			c.tx_pcap = x->out_path;
 			if (c.rx_pcap == NULL && c.tx_pcap == NULL)
