@@ -345,8 +345,9 @@ io_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n
 		got = fwd_if_rx(f, in, idx, want);
 		if (got == 0)
 			continue;
-		for (int i = 0; i < got; i++)
-			vpk_node_trace_mark(rt, vpk_buf_from_idx(base, idx[i]));
+		for (int i = 0; i < got; i++)          /* false: the trace budget is spent */
+			if (!vpk_node_trace_mark(rt, vpk_buf_from_idx(base, idx[i])))
+				break;
 		in->rx += (uint64_t)got;
 		if (l != NULL)
 			l->rx += (uint64_t)got;
