@@ -19,7 +19,8 @@
 
 struct replay_be {
 	uint32_t *pkt;                  /* the capture, one stored buffer each, file order */
-	struct vpk_buf **ptr;           /* their addresses */
+	const uint8_t **data;           /* their first bytes, and ... */
+	uint16_t *len;                  /* ... lengths: rx never touches their metadata lines */
 	uint32_t n, cap;
 	uint32_t pos;                   /* next packet to replay */
 	uint64_t pass, loops;           /* passes done, passes wanted (0: forever) */
@@ -79,11 +80,16 @@ load(struct vpk_io_port *p, struct replay_be *b, char *err, size_t len)
 	}
 	vpk_pcap_reader_close(rd);
 	if (rc == 0) {
-		b->ptr = malloc((size_t)b->n * sizeof(*b->ptr));
-		if (b->ptr == NULL)
+		b->data = malloc((size_t)b->n * sizeof(*b->data));
+		b->len = malloc((size_t)b->n * sizeof(*b->len));
+		if (b->data == NULL || b->len == NULL)
 			rc = vpk_errf(err, len, -ENOMEM, "replay %s: out of memory", p->conf.rx_pcap);
-		else
-			vpk_pool_idx_to_ptr_bulk(p->pool, b->pkt, b->ptr, b->n);
+		for (uint32_t i = 0; rc == 0 && i < b->n; i++) {
+			struct vpk_buf *s = vpk_buf_from_idx(p->base, b->pkt[i]);
+
+			b->data[i] = vpk_buf_data(s);
+			b->len[i] = s->len;
+		}
 	}
 	return rc;
 }
@@ -94,7 +100,8 @@ release(struct vpk_io_port *p, struct replay_be *b)
 	if (b->n > 0)
 		vpk_pool_free_bulk(p->pool, b->pkt, b->n);
 	free(b->pkt);
-	free(b->ptr);
+	free(b->data);
+	free(b->len);
 	free(b);
 }
 
@@ -148,18 +155,22 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 		return 0;
 	}
 	for (i = 0; i < got; i++) {
-		const struct vpk_buf *s = b->ptr[b->pos];
 		struct vpk_buf *d = vpk_buf_from_idx(base, idx[i]);
+		const uint8_t *src = b->data[b->pos];
+		uint16_t len = b->len[b->pos];
+		uint32_t ahead = b->pos + 8;
 
-		if (i + 4 < got)
-			__builtin_prefetch(vpk_buf_from_idx(base, idx[i + 4]), 1);
-		d->len = s->len;
-		d->total_len = s->len;
-		d->rx_if = s->rx_if;
-		if (s->len <= 64 && b->small_ok)        /* one fixed-size copy: two vector moves */
-			memcpy(vpk_buf_data(d), vpk_buf_area((struct vpk_buf *)s) + s->data_off, 64);
+		while (ahead >= b->n)
+			ahead -= b->n;
+		/* The stored packets are far apart in the pool: fetch ahead. */
+		__builtin_prefetch(b->data[ahead]);
+		d->len = len;
+		d->total_len = len;
+		d->rx_if = p->conf.port_id;
+		if (len <= 64 && b->small_ok)           /* one fixed-size copy: a few vector moves */
+			memcpy(vpk_buf_data(d), src, 64);
 		else
-			memcpy(vpk_buf_data(d), vpk_buf_area((struct vpk_buf *)s) + s->data_off, s->len);
+			memcpy(vpk_buf_data(d), src, len);
 		if (++b->pos == b->n) {
 			b->pos = 0;
 			if (++b->pass == b->loops) {
