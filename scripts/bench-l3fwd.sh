@@ -17,8 +17,12 @@ d = json.load(open(sys.argv[1]))
 if "skipped" in d:
     print("bench l3fwd: skipped:", d["skipped"])
     sys.exit(0)
+print("Mpps per CPU second (%s)" % d["eal"])
 print("%-16s %8s %8s %7s  %s" % ("mode", "l3fwd", "vpk", "ratio", "same packets out"))
 for m in d["modes"]:
+    if "error" in m:
+        print("%-16s error: %s" % (m["mode"], m["error"]))
+        continue
     print("%-16s %8.2f %8.2f %7.2f  %s" % (m["mode"], m["l3fwd_mpps_median"], m["vpk_mpps_median"],
                                           m["vpk_over_l3fwd"], m["same_packets_out"]))
 PY

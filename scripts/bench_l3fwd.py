@@ -22,6 +22,7 @@ routes only with l3fwd's LPM and FIB against vpk's DIR-24-8. The runs of
 both sides alternate; medians are reported. JSON on stdout.
 """
 import argparse
+import atexit
 import json
 import os
 import random
@@ -129,6 +130,7 @@ def hugepages(work):
                                                      capture_output=True).returncode != 0:
             return "cannot mount hugetlbfs"
         HUGE["dir"] = d
+        atexit.register(subprocess.run, ["umount", d], check=False)     # also when a step fails
         return None
     except OSError as e:
         return str(e)
@@ -276,6 +278,74 @@ def vpk_run_stats(j):
     return run
 
 
+def bench_mode(a, mode, binary, vpk, w, macs, routes, rec):
+    lookup, alg = (mode.split("-", 1) + [None])[:2]
+    cap = 512 if alg is None or "avx512" in alg else 256
+    pcap = w("acl.pcap") if lookup == "acl" else w("lpm.pcap")
+    rules = (w("acl4.rules"), w("acl6.rules")) if lookup == "acl" else (w("lpm4.rules"), w("lpm6.rules"))
+    vroutes = None if lookup == "acl" else routes
+    acl_file = w("acl4.rules") if lookup == "acl" else None
+    rec.update({"l3fwd_lookup": lookup, "alg": alg, "cap": cap})
+    log("== %s" % mode)
+    # 1. The same packets out: one pass, pcap outputs on both sides.
+    outs_d = [w("d-o0.pcap"), w("d-o1.pcap")]
+    ports = ["net_pcap0,rx_pcap=%s,tx_pcap=%s" % (pcap, outs_d[0]),
+             "net_pcap1,rx_pcap=%s,tx_pcap=%s" % (w("empty.pcap"), outs_d[1])]
+    run_l3fwd_until(l3fwd_cmd(binary, lookup, alg, rules, ports, cap), lambda p, t: time.sleep(1.5))
+    outs_v = [w("v-o0.pcap"), w("v-o1.pcap")]
+    vpk_config(w("check.cfg"), macs, pcap, outs_v, False, vroutes, 0)
+    vpk_run(vpk, cap, w("check.cfg"), acl_file, alg or "auto", a.core)
+    d = [read_pcap(x) for x in outs_d]
+    v = [read_pcap(x) for x in outs_v]
+    rec["out_l3fwd"] = [len(x) for x in d]
+    rec["out_vpk"] = [len(x) for x in v]
+    rec["dropped"] = a.flows - sum(len(x) for x in d)
+    rec["same_packets_out"] = d == v
+    rec["same_packets_out_any_order"] = [sorted(x) for x in d] == [sorted(x) for x in v]
+    log("   out l3fwd %s vpk %s identical %s" % (rec["out_l3fwd"], rec["out_vpk"], rec["same_packets_out"]))
+    # 2. Speed: alternate the two sides.
+    ports = ["net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "net_null0,no-rx=1"]
+    vpk_config(w("speed.cfg"), macs, pcap, ["discard", "discard"], True, vroutes, int(a.packets))
+    l_wall, l_cpu, v_wall, v_cpu, v_runs = [], [], [], [], []
+    for r in range(a.runs):
+        def sample(p, t):
+            tm = Telemetry(PREFIX)
+            if not tm.connect():
+                raise RuntimeError("no telemetry socket " + tm.path)
+            time.sleep(0.5)
+            n0, t0, c0 = tm.rx(0), time.monotonic(), cpu_seconds(p.pid)
+            time.sleep(a.seconds)
+            n1_, t1, c1 = tm.rx(0), time.monotonic(), cpu_seconds(p.pid)
+            tm.close()
+            return (n1_ - n0) / (t1 - t0) / 1e6, (n1_ - n0) / max(c1 - c0, 1e-9) / 1e6
+        (mw, mc), _ = run_l3fwd_until(l3fwd_cmd(binary, lookup, alg, rules, ports, cap), sample)
+        l_wall.append(mw)
+        l_cpu.append(mc)
+        j = vpk_run_stats(vpk_run(vpk, cap, w("speed.cfg"), acl_file, alg or "auto", a.core)[0])
+        v_wall.append(j["mpps"])
+        v_cpu.append(j["packets"] / max(j["cpu_ns"], 1) * 1e3)
+        v_runs.append((v_cpu[-1], j))
+        log("   run %d: l3fwd %.2f Mpps (%.2f per CPU second), vpk %.2f Mpps (%.2f per CPU second)"
+            % (r, mw, mc, j["mpps"], v_cpu[-1]))
+    rec["l3fwd_mpps_wall"] = l_wall
+    rec["l3fwd_mpps_cpu"] = l_cpu
+    rec["vpk_mpps_wall"] = v_wall
+    rec["vpk_mpps_cpu"] = v_cpu
+    rec["l3fwd_mpps_median"] = statistics.median(l_cpu)
+    rec["vpk_mpps_median"] = statistics.median(v_cpu)
+    rec["vpk_over_l3fwd"] = rec["vpk_mpps_median"] / rec["l3fwd_mpps_median"]
+    rec["vpk_over_l3fwd_wall"] = statistics.median(v_wall) / statistics.median(l_wall)
+    rate, best = sorted(v_runs, key=lambda x: x[0])[len(v_runs) // 2]
+    tsc_hz = best["tsc"] / (best["packets"] / (best["mpps"] * 1e6))
+    total = sum(n["clocks"] for n in best["nodes"]) or 1
+    rec["tsc_hz"] = tsc_hz
+    rec["vpk_clocks_per_packet"] = tsc_hz / (rate * 1e6)
+    # Per node: its share of the graph's clocks times the CPU-time clocks per packet.
+    rec["vpk_nodes"] = [{"name": n["name"], "variant": n["variant"],
+                         "clocks_per_packet": n["clocks"] / total * rec["vpk_clocks_per_packet"]}
+                        for n in best["nodes"] if n["vectors"] > 0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vpk", default="build/vpk")
@@ -349,74 +419,13 @@ def main():
               "packets": a.flows, "acl_rules": a.rules, "deny_share": a.deny, "routes": len(routes),
               "frame_bytes": 64, "seconds_per_run": a.seconds, "runs": a.runs, "modes": []}
     for mode in modes:
-        lookup, alg = (mode.split("-", 1) + [None])[:2]
-        cap = 512 if alg is None or "avx512" in alg else 256
-        pcap = w("acl.pcap") if lookup == "acl" else w("lpm.pcap")
-        rules = (w("acl4.rules"), w("acl6.rules")) if lookup == "acl" else (w("lpm4.rules"), w("lpm6.rules"))
-        vroutes = None if lookup == "acl" else routes
-        acl_file = w("acl4.rules") if lookup == "acl" else None
-        rec = {"mode": mode, "l3fwd_lookup": lookup, "alg": alg, "cap": cap}
-        log("== %s" % mode)
-        # 1. The same packets out: one pass, pcap outputs on both sides.
-        outs_d = [w("d-o0.pcap"), w("d-o1.pcap")]
-        ports = ["net_pcap0,rx_pcap=%s,tx_pcap=%s" % (pcap, outs_d[0]),
-                 "net_pcap1,rx_pcap=%s,tx_pcap=%s" % (w("empty.pcap"), outs_d[1])]
-        run_l3fwd_until(l3fwd_cmd(binary, lookup, alg, rules, ports, cap), lambda p, t: time.sleep(1.5))
-        outs_v = [w("v-o0.pcap"), w("v-o1.pcap")]
-        vpk_config(w("check.cfg"), macs, pcap, outs_v, False, vroutes, 0)
-        vpk_run(vpk, cap, w("check.cfg"), acl_file, alg or "auto", a.core)
-        d = [read_pcap(x) for x in outs_d]
-        v = [read_pcap(x) for x in outs_v]
-        rec["out_l3fwd"] = [len(x) for x in d]
-        rec["out_vpk"] = [len(x) for x in v]
-        rec["dropped"] = a.flows - sum(len(x) for x in d)
-        rec["same_packets_out"] = d == v
-        rec["same_packets_out_any_order"] = [sorted(x) for x in d] == [sorted(x) for x in v]
-        log("   out l3fwd %s vpk %s identical %s" % (rec["out_l3fwd"], rec["out_vpk"], rec["same_packets_out"]))
-        # 2. Speed: alternate the two sides.
-        ports = ["net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "net_null0,no-rx=1"]
-        vpk_config(w("speed.cfg"), macs, pcap, ["discard", "discard"], True, vroutes, int(a.packets))
-        l_wall, l_cpu, v_wall, v_cpu, v_runs = [], [], [], [], []
-        for r in range(a.runs):
-            def sample(p, t):
-                tm = Telemetry(PREFIX)
-                if not tm.connect():
-                    raise RuntimeError("no telemetry socket " + tm.path)
-                time.sleep(0.5)
-                n0, t0, c0 = tm.rx(0), time.monotonic(), cpu_seconds(p.pid)
-                time.sleep(a.seconds)
-                n1_, t1, c1 = tm.rx(0), time.monotonic(), cpu_seconds(p.pid)
-                tm.close()
-                return (n1_ - n0) / (t1 - t0) / 1e6, (n1_ - n0) / max(c1 - c0, 1e-9) / 1e6
-            (mw, mc), _ = run_l3fwd_until(l3fwd_cmd(binary, lookup, alg, rules, ports, cap), sample)
-            l_wall.append(mw)
-            l_cpu.append(mc)
-            j = vpk_run_stats(vpk_run(vpk, cap, w("speed.cfg"), acl_file, alg or "auto", a.core)[0])
-            v_wall.append(j["mpps"])
-            v_cpu.append(j["packets"] / max(j["cpu_ns"], 1) * 1e3)
-            v_runs.append((v_cpu[-1], j))
-            log("   run %d: l3fwd %.2f Mpps (%.2f per CPU second), vpk %.2f Mpps (%.2f per CPU second)"
-                % (r, mw, mc, j["mpps"], v_cpu[-1]))
-        rec["l3fwd_mpps_wall"] = l_wall
-        rec["l3fwd_mpps_cpu"] = l_cpu
-        rec["vpk_mpps_wall"] = v_wall
-        rec["vpk_mpps_cpu"] = v_cpu
-        rec["l3fwd_mpps_median"] = statistics.median(l_cpu)
-        rec["vpk_mpps_median"] = statistics.median(v_cpu)
-        rec["vpk_over_l3fwd"] = rec["vpk_mpps_median"] / rec["l3fwd_mpps_median"]
-        rec["vpk_over_l3fwd_wall"] = statistics.median(v_wall) / statistics.median(l_wall)
-        rate, best = sorted(v_runs, key=lambda x: x[0])[len(v_runs) // 2]
-        tsc_hz = best["tsc"] / (best["packets"] / (best["mpps"] * 1e6))
-        total = sum(n["clocks"] for n in best["nodes"]) or 1
-        rec["tsc_hz"] = tsc_hz
-        rec["vpk_clocks_per_packet"] = tsc_hz / (rate * 1e6)
-        # Per node: its share of the graph's clocks times the CPU-time clocks per packet.
-        rec["vpk_nodes"] = [{"name": n["name"], "variant": n["variant"],
-                             "clocks_per_packet": n["clocks"] / total * rec["vpk_clocks_per_packet"]}
-                            for n in best["nodes"] if n["vectors"] > 0]
+        rec = {"mode": mode}
+        try:
+            bench_mode(a, mode, binary, vpk, w, macs, routes, rec)
+        except (RuntimeError, OSError, ValueError, KeyError) as e:
+            rec["error"] = str(e)
+            log("   %s: %s" % (mode, e))
         result["modes"].append(rec)
-    if HUGE["dir"]:
-        subprocess.run(["umount", HUGE["dir"]], check=False)
     print(json.dumps(result, indent=1))
 
 
