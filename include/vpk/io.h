@@ -14,6 +14,8 @@
  *   pcap        a pcap file pair (include/vpk/pcap.h)           file records          file records
  *   af_packet   a Linux interface, TPACKET_V3 rx ring           copy from ring blocks sendmmsg (kernel copy)
  *               (block-based, deep by default) + sendmmsg tx
+ *   replay      a pcap file loaded once into pool           copies of the stored  file records
+ *               buffers (as net_pcap's infinite_rx=1)           packets, looping      (as pcap)
  *   af_xdp      a Linux interface queue, AF_XDP socket whose    zero copy: the UMEM   zero copy: descriptors
  *               UMEM is the pool's own memory (copy mode on      buffer is the pool    name pool buffers,
  *               drivers without zero-copy, e.g. veth)            buffer                recycled on completion
@@ -24,7 +26,8 @@
  * tx_drop), so the caller never frees after a tx. vpk_io_close() returns
  * every buffer the port still holds (AF_XDP fill ring, rx ring, tx in
  * flight) to the pool, also when the interface has gone away: after close,
- * vpk_pool_in_use() counts only the caller's buffers.
+ * vpk_pool_in_use() counts only the caller's buffers. A replay port holds
+ * one buffer per packet of its capture from open to close.
  *
  * Errors: control-plane calls return 0 / -errno and write a one-line reason
  * into the caller's buffer ("af_xdp veth0: bpf() not permitted (needs root
@@ -54,6 +57,7 @@ enum vpk_io_type {
 	VPK_IO_PCAP,
 	VPK_IO_AF_PACKET,
 	VPK_IO_AF_XDP,
+	VPK_IO_REPLAY,          /**< rx_pcap loaded into pool buffers once, replayed from memory (copies). */
 };
 
 struct vpk_io_port;             /* opaque */
@@ -62,7 +66,7 @@ struct vpk_io_port;             /* opaque */
 struct vpk_io_conf {
 	enum vpk_io_type type;
 	const char *ifname;             /**< Live backends: the interface (in the caller's network namespace). */
-	const char *rx_pcap;            /**< pcap backend: file read by rx_burst (NULL: no rx). */
+	const char *rx_pcap;            /**< pcap / replay backend: file read by rx_burst (NULL: no rx). */
 	const char *tx_pcap;            /**< pcap backend: file written by tx_burst (NULL: tx drops). */
 	uint32_t port_id;               /**< Stored in vpk_buf::rx_if of every received packet. */
 	uint32_t rx_ring;               /**< Live: rx ring depth in packets (0: af_packet 16384, af_xdp 16384; rounded up). */
@@ -72,6 +76,7 @@ struct vpk_io_conf {
 	uint16_t fanout_mode;           /**< af_packet: PACKET_FANOUT_HASH (0), _LB (1), _CPU (2), ... */
 	bool xdp_skb;                   /**< af_xdp: generic (skb) XDP mode instead of the driver's. */
 	enum vpk_isa isa;               /**< Descriptor-kernel variant (VPK_ISA_AUTO: best under the cap). */
+	uint64_t replay_loops;          /**< replay: passes over the capture, then -ENODATA (0: forever). */
 };
 
 /** Port counters since open. */
@@ -141,14 +146,14 @@ VPK_API const char *vpk_io_error(const struct vpk_io_port *p);
 /** File descriptor to poll() for input (POLLIN), or -1 (pcap). */
 VPK_API int vpk_io_fd(const struct vpk_io_port *p);
 
-/** Backend name: "pcap", "af_packet", "af_xdp". */
+/** Backend name: "pcap", "af_packet", "af_xdp", "replay". */
 VPK_API const char *vpk_io_type_name(const struct vpk_io_port *p);
 
 /** Variant of the descriptor kernels this port uses ("scalar", "avx2", "avx512"). */
 VPK_API const char *vpk_io_impl_name(const struct vpk_io_port *p);
 
 /**
- * Parse a backend name ("pcap", "af_packet", "af_xdp", "auto").
+ * Parse a backend name ("pcap", "af_packet", "af_xdp", "replay", "auto").
  * @return 0 or -EINVAL.
  */
 VPK_API int vpk_io_type_parse(const char *s, enum vpk_io_type *out);

@@ -516,6 +516,10 @@ vpk_pool_create(const struct vpk_pool_conf *conf, struct vpk_pool **out)
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p->base == MAP_FAILED)
 			goto out_free_state;
+		/* 2 MiB pages where the kernel has them (THP): a packet path
+		 * touches buffers all over the pool, one TLB entry per 4 KiB page
+		 * would miss on nearly every packet (DPDK's mbufs live on hugepages). */
+		(void)madvise(p->base, p->map_len, MADV_HUGEPAGE);
 	}
 	if (pthread_mutex_init(&p->lock, NULL) != 0)
 		goto out_unmap;

@@ -209,13 +209,14 @@ vpk_node_enqueue_to_next(struct vpk_node_rt *rt, const uint32_t *bi, const uint1
 			 uint32_t n)
 {
 	struct vpk_graph *g = rt->g;
-	uint32_t seen = 0, i = 0;
+	uint32_t seen = 0, i = 0, left = n;
 
 	if (n == 0)
 		return;
 	if (g->tracing)
 		trace_frame(rt, bi, next, 0, n);
-	for (;;) {
+	/* Until every packet is placed: the last next value needs no final scan. */
+	while (left > 0) {
 		uint16_t v, target;
 		struct vpk_frame *f;
 
@@ -231,7 +232,10 @@ vpk_node_enqueue_to_next(struct vpk_node_rt *rt, const uint32_t *bi, const uint1
 		f = target == VPK_ARC_NONE ? NULL : open_frame(g, target);
 		if (f != NULL && f->n + (n - i) <= VPK_FRAME_SIZE) {
 			/* Straight into the frame: it has room for every candidate plus slack. */
-			f->n += g->enq->select(next + i, bi + i, n - i, v, f->bi + f->n);
+			uint32_t k = g->enq->select(next + i, bi + i, n - i, v, f->bi + f->n);
+
+			f->n += k;
+			left -= k;
 			if (f->n == VPK_FRAME_SIZE)
 				g->open[target] = NULL;
 		} else {
@@ -246,7 +250,7 @@ vpk_node_enqueue_to_next(struct vpk_node_rt *rt, const uint32_t *bi, const uint1
 				append(g, target, tmp, k);
 				done += k;
 			}
-			(void)done;
+			left -= done;
 		}
 	}
 }

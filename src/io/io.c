@@ -17,6 +17,7 @@ backend(enum vpk_io_type t)
 	case VPK_IO_PCAP: return &io_pcap_ops;
 	case VPK_IO_AF_PACKET: return &io_afpacket_ops;
 	case VPK_IO_AF_XDP: return &io_xdp_ops;
+	case VPK_IO_REPLAY: return &io_replay_ops;
 	default: return NULL;
 	}
 }
@@ -24,11 +25,11 @@ backend(enum vpk_io_type t)
 int
 vpk_io_type_parse(const char *s, enum vpk_io_type *out)
 {
-	static const char *const names[] = { "auto", "pcap", "af_packet", "af_xdp" };
+	static const char *const names[] = { "auto", "pcap", "af_packet", "af_xdp", "replay" };
 
 	if (s == NULL || out == NULL)
 		return -EINVAL;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strcmp(s, names[i]) == 0) {
 			*out = (enum vpk_io_type)i;
 			return 0;
@@ -51,10 +52,12 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 		t = conf->rx_pcap != NULL || conf->tx_pcap != NULL ? VPK_IO_PCAP : VPK_IO_AF_PACKET;
 	if (backend(t) == NULL)
 		return vpk_errf(err, len, -EINVAL, "io: unknown backend %d", (int)conf->type);
-	if (t != VPK_IO_PCAP && (conf->ifname == NULL || conf->ifname[0] == '\0' || strlen(conf->ifname) >= 16))
+	if (t != VPK_IO_PCAP && t != VPK_IO_REPLAY && (conf->ifname == NULL || conf->ifname[0] == '\0' || strlen(conf->ifname) >= 16))
 		return vpk_errf(err, len, -EINVAL, "io: a live port needs an interface name of 1..15 characters");
 	if (t == VPK_IO_PCAP && conf->rx_pcap == NULL && conf->tx_pcap == NULL)
 		return vpk_errf(err, len, -EINVAL, "io: a pcap port needs an rx or a tx file");
+	if (t == VPK_IO_REPLAY && conf->rx_pcap == NULL)
+		return vpk_errf(err, len, -EINVAL, "io: a replay port needs an rx file");
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return vpk_errf(err, len, -ENOMEM, "io: out of memory");
@@ -64,7 +67,7 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 	p->conf = *conf;
 	p->conf.type = t;
 	p->fd = -1;
-	snprintf(p->ifname, sizeof(p->ifname), "%s", t == VPK_IO_PCAP ? "pcap" : conf->ifname);
+	snprintf(p->ifname, sizeof(p->ifname), "%s", t == VPK_IO_PCAP || t == VPK_IO_REPLAY ? p->ops->name : conf->ifname);
 	rc = io_desc_kern_get(conf->isa, &p->k);
 	if (rc != 0) {
 		free(p);

@@ -37,6 +37,7 @@ struct vpk_io_port {
 };
 
 extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
+extern const struct io_ops io_replay_ops;     /* io_replay.c */
 
 /* Shared by the live backends (io_live.c). */
 int io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len);

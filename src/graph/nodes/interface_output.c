@@ -1,34 +1,64 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * interface-output: hand packets to their output interface (vpk_buf::tx_if)
- * through the configured struct vpk_if_output callback, in runs of packets
- * for the same interface (arrival order kept). The callback owns the
- * buffers. Without a callback every packet is freed and counted as
- * "no output configured", so nothing is ever lost track of.
+ * through the configured struct vpk_if_output callback: one call per
+ * interface present in the frame, each with that interface's packets in
+ * arrival order. The callback owns the buffers. Without a callback every
+ * packet is freed and counted as "no output configured", so nothing is
+ * ever lost track of.
  */
 #include "graph/nodes/nodes.h"
 
 enum { OUT_ERR_TX, OUT_ERR_NO_OUTPUT, OUT_N_ERROR };
 
+#define OUT_GROUPS 4
+
 static uint32_t
 VPK_FN(interface_output_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_if_output *o = vpk_node_ctx(rt);
-	uint32_t start = 0;
+	uint32_t total = n;
 
 	if (o == NULL || o->tx == NULL) {
 		vpk_node_count_error(rt, OUT_ERR_NO_OUTPUT, n);
 		vpk_pool_free_bulk(vpk_node_pool(rt), bi, n);
 		return n;
 	}
-	for (uint32_t i = 1; i <= n; i++) {
-		if (i == n || b[i]->tx_if != b[start]->tx_if) {
-			o->tx(o->ctx, b[start]->tx_if, bi + start, i - start);
-			start = i;
-		}
-	}
+	/* Runs of one interface are the common case of a single output. */
+	for (uint32_t i = 1; i < n; i++)
+		if (b[i]->tx_if != b[0]->tx_if)
+			goto mixed;
+	o->tx(o->ctx, b[0]->tx_if, bi, n);
 	vpk_node_count_error(rt, OUT_ERR_TX, n);
 	return n;
+mixed:
+	/* Packets for several interfaces interleaved (flows spread over ports):
+	 * one call per interface, not per run, each with its packets in
+	 * arrival order. Up to OUT_GROUPS interfaces are gathered per sweep. */
+	while (n > 0) {
+		uint32_t grp[OUT_GROUPS][VPK_FRAME_SIZE], cnt[OUT_GROUPS] = { 0 }, ifs[OUT_GROUPS], ng = 0, rest = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t t = b[i]->tx_if, g = 0;
+
+			while (g < ng && ifs[g] != t)
+				g++;
+			if (g == ng) {
+				if (ng == OUT_GROUPS) {     /* more interfaces: the next sweep */
+					b[rest] = b[i];
+					bi[rest++] = bi[i];
+					continue;
+				}
+				ifs[ng++] = t;
+			}
+			grp[g][cnt[g]++] = bi[i];
+		}
+		for (uint32_t g = 0; g < ng; g++)
+			o->tx(o->ctx, ifs[g], grp[g], cnt[g]);
+		n = rest;
+	}
+	vpk_node_count_error(rt, OUT_ERR_TX, total);
+	return total;
 }
 VPK_NODE_FN_OBJ(interface_output, VPK_FN(interface_output_fn));
 

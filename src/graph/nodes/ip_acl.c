@@ -49,15 +49,22 @@ tuple(const struct vpk_buf *b, uint8_t *t, bool is_ip6)
 	uint32_t end = (uint32_t)b->data_off + b->len;
 	unsigned al = is_ip6 ? 16 : 4, po = is_ip6 ? 36 : 12;
 
-	memset(t, 0, is_ip6 ? 40 : 16);
-	t[0] = b->l4_proto;
+	uint32_t w0 = b->l4_proto;      /* protocol, then 3 bytes of padding */
+
+	if (is_ip6)
+		memset(t, 0, 40);
+	memcpy(t, &w0, 4);              /* x86-64 is little-endian: t[0] = protocol */
 	memcpy(t + 4, l3 + (is_ip6 ? 8 : 12), al);
 	memcpy(t + 4 + al, l3 + (is_ip6 ? 24 : 16), al);
-	if (__builtin_expect(b->flags & VPK_BUF_F_FRAG_LATER, 0))
+	if (__builtin_expect(b->flags & VPK_BUF_F_FRAG_LATER, 0)) {
+		memset(t + po, 0, 4);
 		return b->l4_proto == 6 && frag_offset(l3, l4, is_ip6) == 1 ? ACL_ERR_FRAG_OVERLAP
 									    : TUPLE_FRAG;
-	if (__builtin_expect((uint32_t)b->l4_off + 4 > end, 0))
+	}
+	if (__builtin_expect((uint32_t)b->l4_off + 4 > end, 0)) {
+		memset(t + po, 0, 4);
 		return b->l4_proto == 59 ? TUPLE_WHOLE : ACL_ERR_L4_SHORT;  /* 59: no next header */
+	}
 	memcpy(t + po, l4, 4);
 	return TUPLE_WHOLE;
 }
@@ -98,7 +105,8 @@ static inline __attribute__((always_inline)) uint32_t
 acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, bool is_ip6)
 {
 	const struct vpk_acl_node_conf *c = vpk_node_ctx(rt);
-	uint8_t tuples[VPK_FRAME_SIZE][TUPLE_MAX];
+	_Alignas(64) uint8_t tuples[VPK_FRAME_SIZE * TUPLE_MAX];       /* packed: 16 or 40 bytes each */
+	const uint32_t stride = is_ip6 ? 40 : 16;
 	const uint8_t *data[VPK_FRAME_SIZE];
 	uint32_t res[VPK_FRAME_SIZE];
 	uint16_t next[VPK_FRAME_SIZE], kind[VPK_FRAME_SIZE];
@@ -106,9 +114,9 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 	bool odd = false;
 
 	for (uint32_t i = 0; i < n; i++) {
-		kind[i] = (uint16_t)tuple(b[i], tuples[i], is_ip6);
+		kind[i] = (uint16_t)tuple(b[i], tuples + i * stride, is_ip6);
 		odd |= kind[i] != TUPLE_WHOLE;
-		data[i] = tuples[i];
+		data[i] = tuples + i * stride;
 	}
 	if (c->acl != NULL)
 		vpk_acl_classify_bulk(c->acl, data, res, n, 1);

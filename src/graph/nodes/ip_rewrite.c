@@ -12,9 +12,14 @@
  * ip4-input/ip6-input already dropped TTL <= 1, so the decrement never
  * reaches 0 here.
  */
+#include <stddef.h>
+
 #include "graph/nodes/nodes.h"
 
 enum { RW_NEXT_OUTPUT, RW_NEXT_DROP, RW_N_NEXT };
+
+_Static_assert(offsetof(struct vpk_adj, dst_mac) == 0 && offsetof(struct vpk_adj, src_mac) == 6,
+	       "the Ethernet addresses of an adjacency are copied as one 12-byte block");
 enum { RW_ERR_NO_ADJ, RW_ERR_NO_NEIGHBOR, RW_N_ERROR };
 
 static inline __attribute__((always_inline)) uint16_t
@@ -42,18 +47,17 @@ rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table *t, struct vpk_bu
 	if (is_ip6) {
 		l3[7]--;
 	} else {
-		uint16_t old_w = vpk_rd16be(l3 + 8), new_w, c;
+		/* TTL - 1 is the word (TTL, protocol) - 0x0100: ~m + m' = 0xfeff for any
+		 * TTL >= 1 (ip4-input let only TTL > 1 through). */
+		uint16_t c = csum_update16(vpk_rd16be(l3 + 10), 0x0100, 0x0000);
 
 		l3[8]--;
-		new_w = vpk_rd16be(l3 + 8);
-		c = csum_update16(vpk_rd16be(l3 + 10), old_w, new_w);
 		l3[10] = (uint8_t)(c >> 8);
 		l3[11] = (uint8_t)c;
 	}
-	memcpy(eth, a->dst_mac, 6);
-	memcpy(eth + 6, a->src_mac, 6);
-	eth[12] = is_ip6 ? 0x86 : 0x08;
-	eth[13] = is_ip6 ? 0xdd : 0x00;
+	/* dst_mac and src_mac lie back to back in struct vpk_adj: one 12-byte copy. */
+	memcpy(eth, (const void *)a, 12);
+	memcpy(eth + 12, is_ip6 ? "\x86\xdd" : "\x08\x00", 2);
 	b->l2_off = (uint16_t)(b->l3_off - 14);
 	b->data_off = b->l2_off;
 	b->len = (uint16_t)(end - b->data_off);

@@ -7,7 +7,7 @@
  *
  *   vpk gen acl --profile acl|fw|ipv6 --rules N [--seed S] --rules-out FILE
  *               [--trace N --trace-out FILE] [--random-share 0.05]
- *               [--l3fwd-out FILE] [--json]
+ *               [--l3fwd-out FILE [--l3fwd-ports 2] [--l3fwd-deny 0.1]] [--json]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 
 #include <vpk/acl_file.h>
 #include "acl/acl_gen.h"
+#include "acl/acl_l3fwd.h"
 #include "acl/acl_oracle.h"
 
 #include "common/json.h"
@@ -32,7 +33,8 @@ usage(const char *why)
 {
 	if (why == NULL) {
 		fputs("usage: vpk gen acl --profile acl|fw|ipv6 --rules N [--seed S] --rules-out FILE\n"
-		      "                   [--trace N --trace-out FILE] [--random-share X] [--l3fwd-out FILE] [--json]\n",
+		      "                   [--trace N --trace-out FILE] [--random-share X] [--l3fwd-out FILE]\n"
+		      "                   [--l3fwd-ports N (2)] [--l3fwd-deny SHARE (0.1)] [--json]\n",
 		      stdout);
 		return VPK_EXIT_OK;
 	}
@@ -75,6 +77,7 @@ cmd_gen_acl(int argc, char **argv)
 		{ "profile", 1, 0, 'p' }, { "rules", 1, 0, 'n' }, { "seed", 1, 0, 's' },
 		{ "rules-out", 1, 0, 'r' }, { "trace", 1, 0, 't' }, { "trace-out", 1, 0, 'T' },
 		{ "random-share", 1, 0, 'x' }, { "l3fwd-out", 1, 0, 'l' }, { "help", 0, 0, 'h' },
+		{ "l3fwd-ports", 1, 0, 'L' }, { "l3fwd-deny", 1, 0, 'L' },
 		{ 0, 0, 0, 0 } };
 	struct vpk_acl_gen_conf gc = { .rules = 0, .seed = 1 };
 	const char *profile = "acl", *rules_out = NULL, *trace_out = NULL, *l3_out = NULL;
@@ -82,12 +85,16 @@ cmd_gen_acl(int argc, char **argv)
 	double share = 0.05;
 	struct vpk_acl5_rule *r = NULL;
 	struct vpk_acl5_pkt *p = NULL;
-	int c, rc;
+	int c, rc, li;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
 		switch (c) {
+		case 'L':
+			if (acl_l3fwd_option(lo[li].name, optarg) < 0)
+				return VPK_EXIT_USAGE;
+			break;
 		case 'p': profile = optarg; break;
 		case 'n':
 			if (!vpk_opt_u64("gen acl: --rules", optarg, 1, 1u << 24, &v))
@@ -133,17 +140,8 @@ cmd_gen_acl(int argc, char **argv)
 		return vpk_fail(VPK_EXIT_FAIL, "gen acl: cannot generate %u distinct %s rules (%s)", gc.rules,
 				profile, strerror(-rc));
 	rc = write_file(rules_out, wr_rules, r, gc.rules, gc.ipv6);
-	if (rc == 0 && l3_out != NULL) {
-		/* l3fwd: the rules as ACL ('@') entries, then one default route to port 0. */
-		struct vpk_acl5_rule *l3 = malloc(((size_t)gc.rules + 1) * sizeof(*l3));
-
-		memcpy(l3, r, (size_t)gc.rules * sizeof(*l3));
-		memset(&l3[gc.rules], 0, sizeof(*l3));
-		l3[gc.rules].sport_hi = l3[gc.rules].dport_hi = 65535;
-		l3[gc.rules].port = 0;
-		rc = write_file(l3_out, wr_rules, l3, gc.rules + 1, gc.ipv6);
-		free(l3);
-	}
+	if (rc == 0 && l3_out != NULL)
+		rc = acl_l3fwd_write(l3_out, r, gc.rules, gc.ipv6, gc.seed);
 	if (rc == 0 && ntrace > 0) {
 		if (!vpk_opts.json && ntrace * gc.rules > 100000000ull)
 			fprintf(stderr, "vpk gen acl: computing expected results for %llu packets...\n", (unsigned long long)ntrace);

@@ -25,15 +25,15 @@ static void
 usage(FILE *o)
 {
 	fprintf(o,
-		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap] [--out IF=FILE.pcap]\n"
+		"usage: vpk fwd [--config FILE|-] [--in IF=FILE.pcap [--loop[=N]]] [--out IF=FILE.pcap]\n"
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
 		"               [--node-variant NODE=VARIANT] [--workers N] [--fib4 dir|bm16] [--json]\n"
 		"               [--wide-cores CPUS [--wide-nodes N1,N2] [--wide-ring FRAMES]]\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
-		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
+		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live, or --in with --loop)\n"
 		"       vpk fwd --demo [--packets N] [--routes N | --routes-file F] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
-		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
+		"  interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
 		"  run-limit [seconds S] [packets N]\n"
 		"  neighbor ID MAC dev IFACE\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
@@ -41,9 +41,9 @@ usage(FILE *o)
 		"  show runtime | show errors | show node NAME\n");
 }
 
-/* "NAME=VALUE" -> "interface NAME in|out VALUE" */
+/* "NAME=VALUE" -> "interface NAME in|out VALUE[ SUFFIX]" */
 static int
-io_option(struct vpk_fwd *f, const char *opt, const char *dir)
+io_option(struct vpk_fwd *f, const char *opt, const char *dir, const char *suffix)
 {
 	const char *eq = strchr(opt, '=');
 	char line[1100], err[256];
@@ -51,7 +51,7 @@ io_option(struct vpk_fwd *f, const char *opt, const char *dir)
 
 	if (eq == NULL || eq == opt)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd: --%s=%s: want INTERFACE=FILE.pcap", dir, opt);
-	snprintf(line, sizeof(line), "interface %.*s %s %s", (int)(eq - opt), opt, dir, eq + 1);
+	snprintf(line, sizeof(line), "interface %.*s %s %s%s", (int)(eq - opt), opt, dir, eq + 1, suffix);
 	rc = vpk_fwd_exec(f, line, err, sizeof(err));
 	if (rc != 0)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd: --%s=%s: %s", dir, opt, err);
@@ -94,6 +94,7 @@ cmd_fwd(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'U' },
 		{ "fib4", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'C' },
+		{ "loop", optional_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -102,6 +103,7 @@ cmd_fwd(int argc, char **argv)
 	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
 	struct vpk_node_conf variants[32];
 	size_t n_var = 0;
+	char loop[32] = "";
 	bool show_rt = false, show_err = false;
 	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa };
 	struct vpk_fwd *f;
@@ -199,6 +201,9 @@ cmd_fwd(int argc, char **argv)
 		case 'C':
 			count = optarg;
 			break;
+		case 'P':       /* --loop[=N]: every --in replayed from memory, N passes (none: until --count/--duration) */
+			snprintf(loop, sizeof(loop), " loop%s%.20s", optarg ? " " : "", optarg ? optarg : "");
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -235,10 +240,10 @@ cmd_fwd(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < n_in; i++)
-		if ((rc = io_option(f, ins[i], "in")) != 0)
+		if ((rc = io_option(f, ins[i], "in", loop)) != 0)
 			goto out;
 	for (size_t i = 0; i < n_out; i++)
-		if ((rc = io_option(f, outs[i], "out")) != 0)
+		if ((rc = io_option(f, outs[i], "out", "")) != 0)
 			goto out;
 	/* --iface IF[=DEV]: "interface IF live DEV [io TYPE]"; --duration/--count: "run-limit" */
 	for (size_t i = 0; i < n_if + 1; i++) {

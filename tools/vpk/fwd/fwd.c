@@ -183,7 +183,7 @@ dup_str(const char *s)
 	return s != NULL ? strdup(s) : NULL;
 }
 
-/* interface NAME [mac MAC] [in FILE] [out FILE] */
+/* interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] */
 static int
 cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
@@ -193,12 +193,12 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	bool io_set = false;
 	struct fwd_if *ifc;
 	uint32_t dummy;
-	bool exists, mac_set = false;
+	bool exists, mac_set = false, loop_set = false;
 	char *in_dup, *out_dup, *live_dup;
+	uint32_t loops = 0;
 
-	if (argc < 2 || argc % 2 != 0)
-		return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
-			    "| interface NAME live DEV [io af_packet|af_xdp]");
+	if (argc < 2)
+		goto usage;
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
 		return vpk_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
@@ -207,6 +207,21 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		return vpk_errf(err, len, -ENOSPC, "interface: at most %u interfaces", FWD_MAX_IFS);
 	mac[5] = (uint8_t)(f->n_ifs + 1);
 	for (int i = 2; i < argc; i += 2) {
+		if (strcmp(argv[i], "loop") == 0) {
+			/* loop [N]: replay the input from memory, N passes (none: until run-limit) */
+			if (i + 1 < argc && fwd_parse_u32(argv[i + 1], UINT32_MAX, &loops) == 0 && loops > 0)
+				i++;
+			else if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
+				return vpk_errf(err, len, -EINVAL, "interface: loop '%s': want a count 1..%u",
+						argv[i + 1], UINT32_MAX);
+			else
+				loops = 0;
+			loop_set = true;
+			i--;
+			continue;
+		}
+		if (i + 1 >= argc)
+			goto usage;
 		if (strcmp(argv[i], "mac") == 0) {
 			if (parse_mac(argv[i + 1], mac) != 0)
 				return vpk_errf(err, len, -EINVAL, "interface: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)",
@@ -228,6 +243,8 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	}
 	if (live != NULL && (in != NULL || out != NULL))
 		return vpk_errf(err, len, -EINVAL, "interface: 'live' replaces 'in' and 'out' (a live device does both)");
+	if (loop_set && (live != NULL || (in == NULL && (!exists || f->ifs[dummy].in_path == NULL))))
+		return vpk_errf(err, len, -EINVAL, "interface: 'loop' replays an input: give 'in FILE.pcap'");
 	if (!apply)
 		return 0;
 	in_dup = dup_str(in);
@@ -260,6 +277,10 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		free(ifc->in_path);
 		ifc->in_path = in_dup;
 	}
+	if (loop_set) {
+		ifc->loop = true;
+		ifc->loops = loops;
+	}
 	if (out_dup != NULL && strcmp(out_dup, "discard") == 0) {
 		/* A sink: packets count as transmitted and are freed (benchmarks). */
 		free(out_dup);
@@ -272,6 +293,9 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		ifc->discard = false;
 	}
 	return 0;
+usage:
+	return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] "
+			"| interface NAME live DEV [io af_packet|af_xdp]");
 }
 
 /* neighbor ID MAC dev IFACE */

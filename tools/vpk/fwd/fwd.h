@@ -141,6 +141,7 @@ struct vpk_fwd_run_stats {
 	uint64_t tsc;                   /**< TSC ticks spent in the graph loop. */
 	uint64_t forwarded;             /**< Packets handed to interfaces. */
 	uint64_t dropped;               /**< Packets that ended in error-drop. */
+	uint64_t cpu_ns;                /**< CPU time of the loop's thread in the loop (one worker), ns. */
 };
 
 /**

@@ -31,6 +31,8 @@ struct fwd_if {
 	bool has_input;
 	bool rd_done;
 	bool discard;                   /* out discard: a sink that counts */
+	bool loop;                      /* in FILE loop [N]: replayed from memory (io replay) */
+	uint32_t loops;                 /* passes over the capture (0: until run-limit) */
 	uint64_t rx, rx_skipped, tx, tx_no_output;
 	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
 };

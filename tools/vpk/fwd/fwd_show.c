@@ -212,6 +212,7 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 	json_u64(j, "dropped", st->dropped);
 	json_u64(j, "tsc", st->tsc);
 	json_dbl(j, "mpps", fwd_mpps(st));
+	json_u64(j, "cpu_ns", st->cpu_ns);
 	json_dbl(j, "clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0);
 	json_u64(j, "workers_n", vpk_fwd_n_workers(f));
 	json_str(j, "fib4", vpk_fib_type_name(vpk_fwd_fib4(f)));
