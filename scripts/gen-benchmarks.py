@@ -384,10 +384,26 @@ def sec_generic(d, ctx):
     return "```\n" + json.dumps(d)[:2000] + "\n```\n"
 
 
+def sec_l3fwd(d, ctx):
+    if "skipped" in d:
+        return f"Skipped: {d['skipped']}\n"
+    rows = []
+    for m in d.get("modes", []):
+        if "error" in m:
+            rows.append([m["mode"], None, None, None, "error: " + m["error"]])
+        else:
+            rows.append([m["mode"], m.get("l3fwd_mpps_median"), m.get("vpk_mpps_median"), m.get("vpk_over_l3fwd"),
+                         fmt(m.get("same_packets_out"))])
+    return (f"DPDK's l3fwd and `vpk fwd` on the same packets and rules, one pinned core each, Mpps per CPU "
+            f"second, medians ({d.get('eal', '')}).\n\n"
+            + table(["mode", "l3fwd", "vpk", "vpk / l3fwd", "same packets out"], rows))
+
+
 SECTIONS = [
     ("kernels", "Foundation kernels", sec_kernels),
     ("pool", "Buffer pool", sec_pool),
     ("fwd", "Forwarder", sec_fwd),
+    ("l3fwd", "Forwarder against DPDK's l3fwd", sec_l3fwd),
     ("acl", "ACL classifier against rte_acl", None),
     ("fib", "IPv4 FIB against rte_fib", sec_fib),
     ("fib6", "IPv6 FIB against rte_fib6", sec_fib6),
