@@ -53,3 +53,67 @@ def test_gtp4e_localsid_longest_prefix(run_vpk, tmp_path, order):
     assert [(p[IP].src, p[IP].dst) for p in out] == [("8.8.8.8", "1.1.1.1"), ("9.9.9.9", "1.1.1.2")]
     teids = [struct.unpack("!I", bytes(p[UDP].payload)[4:8])[0] for p in out]
     assert teids == [42, 43]
+
+
+# ---------------- End.M.GTP4.E (RFC 9433 §6.6, §6.1) ----------------
+
+E_CONF = "sr localsid end-m-gtp4-e d4::/32 v4src-addr 9.9.9.9\n" + ROUTES
+
+
+def gtp_of(p):
+    return bytes(p[UDP].payload)
+
+
+def test_gtp4e_pops_extension_headers(run_vpk, tmp_path):
+    sid = sid_ref("d4::", 32, "1.1.1.1", 0, 42)
+    base = IPv6(src="c1::1", dst=sid)
+    srh = IPv6ExtHdrSegmentRouting(addresses=[sid], segleft=0)
+    frames = [
+        Ether(dst=MAC0) / base / IPv6ExtHdrHopByHop() / srh / INNER4,            # HBH before the SRH
+        Ether(dst=MAC0) / base / srh / IPv6ExtHdrDestOpt() / INNER4,             # DOH after it
+        Ether(dst=MAC0) / base / IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() / INNER4,   # no SRH
+    ]
+    out, errs, _ = run(run_vpk, tmp_path, E_CONF, frames)
+    assert err(errs, "srv6-end-m-gtp4-e", "good packets") == 3, errs
+    for p in out:
+        assert p[IP].src == "9.9.9.9" and p[IP].dst == "1.1.1.1" and p[IP].proto == 17
+        assert p[IP].len == 20 + 8 + 8 + len(INNER4)
+        assert gtp_of(p) == bytes([0x30, 255]) + struct.pack("!HI", len(INNER4), 42) + bytes(INNER4)
+
+
+@pytest.mark.parametrize("qfi,r,u,container", [
+    (5, 1, 1, bytes([1, 0x00, 0x40 | 5, 0])),      # U ignored: DL container, RQI kept
+    (0, 0, 1, None),                               # U alone: no container
+    (0, 1, 0, bytes([1, 0x00, 0x40, 0])),
+    (63, 0, 0, bytes([1, 0x00, 63, 0])),
+])
+def test_gtp4e_u_bit_ignored(run_vpk, tmp_path, qfi, r, u, container):
+    sid = sid_ref("d4::", 32, "1.1.1.1", (qfi << 2) | (r << 1) | u, 0x01020304)
+    out, errs, _ = run(run_vpk, tmp_path, E_CONF, [Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / INNER4])
+    assert len(out) == 1, errs
+    g = gtp_of(out[0])
+    if container is None:
+        assert g == bytes([0x30, 255]) + struct.pack("!HI", len(INNER4), 0x01020304) + bytes(INNER4)
+    else:
+        assert g[:12] == bytes([0x34, 255]) + struct.pack("!HI", len(INNER4) + 8, 0x01020304) + b"\0\0\0\x85"
+        assert g[12:16] == container and g[16:] == bytes(INNER4)
+
+
+def test_gtp4e_inner_packet_minimum(run_vpk, tmp_path):
+    sid = sid_ref("d4::", 32, "1.1.1.1", 0, 42)
+    frames = []
+    for nh, payload in [(4, b""), (4, b"\x45"), (4, b"\x45\0\0"), (4, bytes(INNER4)[:19]),
+                        (41, bytes(INNER6)[:39]), (4, bytes(INNER6)), (41, bytes(INNER4) + b"\0" * 20)]:
+        frames.append(Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid, nh=nh) / Raw(payload))
+    frames.append(Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / INNER6)       # a whole IPv6 header: good
+    out, errs, _ = run(run_vpk, tmp_path, E_CONF, frames)
+    assert err(errs, "srv6-end-m-gtp4-e", "inner packet shorter") == 7, errs
+    assert err(errs, "srv6-end-m-gtp4-e", "good packets") == 1 and len(out) == 1
+
+
+def test_gtp4e_segments_left_counted(run_vpk, tmp_path):
+    sid = sid_ref("d4::", 32, "1.1.1.1", 0, 42)
+    f = Ether(dst=MAC0) / IPv6(src="c1::1", dst=sid) / IPv6ExtHdrSegmentRouting(addresses=[sid, sid],
+                                                                                 segleft=1) / INNER4
+    out, errs, _ = run(run_vpk, tmp_path, E_CONF, [f])
+    assert err(errs, "srv6-end-m-gtp4-e", "segments left") == 1 and len(out) == 0
