@@ -117,3 +117,59 @@ def test_gtp4e_segments_left_counted(run_vpk, tmp_path):
                                                                                  segleft=1) / INNER4
     out, errs, _ = run(run_vpk, tmp_path, E_CONF, [f])
     assert err(errs, "srv6-end-m-gtp4-e", "segments left") == 1 and len(out) == 0
+
+
+# ---------------- VxLAN (RFC 7348 §5, §6.1) and originated IPv4 ----------------
+
+from scapy.all import TCP, Dot1Q  # noqa: E402
+from scapy.layers.vxlan import VXLAN  # noqa: E402
+
+from test_tunnels import vx4  # noqa: E402
+
+ENC = "vxlan tunnel src 172.16.1.1 dst 172.16.1.2 vni 5 encap 9.9.0.0/16\n"
+
+
+def eth(inner):
+    return Ether(src="02:00:00:00:00:99", dst=MAC0) / inner
+
+
+def test_vxlan_source_port_from_inner_flow(run_vpk, tmp_path):
+    flows = [IP(src="1.2.3.4", dst="9.9.1.1") / UDP(sport=1000 + i, dport=53) for i in range(24)]
+    flows += [IP(src="1.2.3.4", dst=f"9.9.2.{i + 1}") / TCP(sport=7, dport=80) for i in range(8)]
+    frames = []
+    for f in flows:      # the same flow with a different length, ID, TTL (and so checksum)
+        for k, (ln, ident, ttl) in enumerate([(10, 1, 64), (300, 777, 9), (0, 65535, 200)]):
+            g = f.copy()
+            g[IP].id, g[IP].ttl = ident, ttl
+            frames.append(eth(g / Raw(b"d" * ln)))
+    out, errs, _ = run(run_vpk, tmp_path, ENC, frames)
+    assert len(out) == len(frames), errs
+    ports = [p[UDP].sport for p in out]
+    assert all(49152 <= x <= 65535 for x in ports)
+    per_flow = [set(ports[3 * i:3 * i + 3]) for i in range(len(flows))]
+    assert all(len(s) == 1 for s in per_flow), per_flow               # one port per flow
+    assert len({next(iter(s)) for s in per_flow}) >= len(flows) - 4    # flows spread over ports
+    for p in out:                                                     # DF set, ID 0 (atomic)
+        assert p[IP].flags == "DF" and p[IP].id == 0 and p[IP].frag == 0
+
+
+def test_vxlan_inner_vlan(run_vpk, tmp_path):
+    plain = eth(IP(src="1.2.3.4", dst="9.9.1.1") / UDP(sport=1, dport=2) / Raw(b"v" * 20))
+    tagged = Ether(src="02:00:00:00:00:99", dst=MAC0) / Dot1Q(vlan=10) / plain.payload
+    qinq = (Ether(src="02:00:00:00:00:99", dst=MAC0, type=0x88a8) / Dot1Q(vlan=20) / Dot1Q(vlan=10) /
+            plain.payload)
+    out, errs, _ = run(run_vpk, tmp_path, ENC, [tagged, qinq])
+    assert len(out) == 2, errs
+    for p in out:                                                     # encapsulated without the tags
+        assert bytes(p[VXLAN].payload) == bytes(plain)
+    # decapsulation discards inner frames with a tag
+    conf = "vxlan tunnel src 172.16.1.1 dst 172.16.1.2 vni 0x12345\nroute add 9.9.0.0/16 via 1\n"
+    out, errs, _ = run(run_vpk, tmp_path, conf, [vx4(inner=tagged), vx4(inner=plain)], name="dec")
+    assert err(errs, "vxlan4-input", "VLAN tag") == 1
+    assert err(errs, "vxlan4-input", "decapsulated") == 1 and len(out) == 1
+
+
+def test_gtp_echo_reply_df(run_vpk, tmp_path):
+    conf = "sr steer gtp4-d 1.1.1.1/32 sr-prefix d4::/32 v6src-prefix c1::/64 via 1\n"
+    out, errs, _ = run(run_vpk, tmp_path, conf, [gtpu(b"", gtype=1, seq=5, teid=0)])
+    assert len(out) == 1 and out[0][IP].flags == "DF", errs

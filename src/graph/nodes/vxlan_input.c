@@ -15,7 +15,8 @@
  *     truncation, UDP length, flags (RFC: I bit set, reserved bits ignored;
  *     strict: flags == 0x08 and the reserved byte after the VNI in the key,
  *     like VPP), then (endpoint, VNI) -> tunnel, then strip outer headers
- *     and hand the inner frame to ethernet-input (l2), or its IPv4 / IPv6
+ *     and hand the inner frame (discarded when it carries a VLAN tag: RFC
+ *     7348 §6.1 SHOULD) to ethernet-input (l2), or its IPv4 / IPv6
  *     packet to ip4-input / ip6-input (decap-next ip4 / ip6), with the
  *     tunnel index in vpk_buf::opaque.
  * Every drop reason has its own counter; "decapsulated" and "not for a
@@ -29,7 +30,7 @@
 enum { VX_NEXT_L2, VX_NEXT_IP4, VX_NEXT_IP6, VX_NEXT_ACL, VX_NEXT_LOOKUP, VX_NEXT_DROP, VX_N_NEXT };
 enum {
 	VX_ERR_DECAP, VX_ERR_NOT_OURS, VX_ERR_TRUNC, VX_ERR_UDP_LEN, VX_ERR_FLAGS, VX_ERR_NO_TUNNEL,
-	VX_ERR_INNER_TYPE, VX_N_ERROR
+	VX_ERR_INNER_TYPE, VX_ERR_INNER_VLAN, VX_N_ERROR
 };
 
 struct vx_ctx {
@@ -93,6 +94,8 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
 	b->l2_off = (uint16_t)eth;
 	b->l3_off = (uint16_t)(eth + 14);
 	tn_set_index(b, ti);
+	if (vpk_rd16be(inner + 12) == VPK_ETHERTYPE_VLAN || vpk_rd16be(inner + 12) == VPK_ETHERTYPE_QINQ)
+		return vpk_node_drop(rt, b, VX_ERR_INNER_VLAN, VX_NEXT_DROP);
 	switch (x->t[ti].decap_next) {
 	case VPK_VXLAN_NEXT_IP4:
 		if (vpk_rd16be(inner + 12) != VPK_ETHERTYPE_IP4)
@@ -165,6 +168,7 @@ static const char *const vx_errors[] = {
 	"bad VXLAN flags (I bit clear; strict: flags != 0x08)",
 	"no such tunnel (endpoints + VNI)",
 	"inner frame is not the decap-next IP version",
+	"inner frame has a VLAN tag (RFC 7348 6.1)",
 };
 
 static void
