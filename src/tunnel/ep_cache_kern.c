@@ -95,6 +95,35 @@ creg_insert(struct creg *r, unsigned way, uint64_t k)
 }
 #endif
 
+/* The 1-entry cache: keys[i..n), last key / value in *last / *last_val; returns the table lookups. */
+static inline __attribute__((always_inline)) uint64_t
+one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t i, uint32_t n, uint64_t *last,
+	  uint32_t *last_val)
+{
+	uint64_t misses = 0, lk = *last;
+	uint32_t lv = *last_val;
+
+	for (; i < n; i++) {
+		uint64_t k = keys[i];
+		uint32_t v;
+
+		if (k == lk) {
+			out[i] = lv;
+			continue;
+		}
+		misses++;
+		v = ep_table_find(t, k);
+		out[i] = v;
+		if (v == EP_NONE)
+			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
+		lk = k;
+		lv = v;
+	}
+	*last = lk;
+	*last_val = lv;
+	return misses;
+}
+
 static void
 VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys,
 			     uint32_t *out, uint32_t n)
@@ -105,6 +134,15 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 	unsigned next = c->next;
 	struct creg r;
 
+	if (c->cold != 0) {             /* thrashing: the 1-entry cache for a while */
+		c->cold--;
+		misses = one_entry(t, keys, out, 0, n, &last, &last_val);
+		c->last_key = last;
+		c->last_val = last_val;
+		c->lookups += n;
+		c->misses += misses;
+		return;
+	}
 	creg_load(&r, c);
 #endif
 	uint32_t i = 0;
@@ -129,6 +167,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		}
 		for (; i + 8 <= n; i += 8) {
 			__m512i kv = _mm512_loadu_si512((const void *)(keys + i));
+
+			if (i == EP_PROBE_KEYS && misses > EP_PROBE_MISSES)
+				break;
 			__m256i ov = _mm256_set1_epi32((int)EP_NONE);
 			__mmask8 hit = 0;
 
@@ -181,6 +222,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		}
 		for (; i + 4 <= n; i += 4) {
 			__m256i kv = _mm256_loadu_si256((const __m256i *)(keys + i));
+
+			if (i == EP_PROBE_KEYS && misses > EP_PROBE_MISSES)
+				break;
 			__m256i ov = _mm256_set1_epi64x(EP_NONE), hit = _mm256_setzero_si256();
 			unsigned hm;
 
@@ -220,6 +264,13 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 				bv[w] = _mm256_set1_epi64x(c->val[w]);
 			}
 		}
+	}
+#endif
+#if VPK_VEC_BITS >= 256
+	if (i == EP_PROBE_KEYS && i < n && misses > EP_PROBE_MISSES) {
+		c->cold = EP_COLD_CALLS;
+		misses += one_entry(t, keys, out, i, n, &last, &last_val);
+		i = n;
 	}
 #endif
 	for (; i < n; i++) {
