@@ -41,7 +41,7 @@
 
 #define EP_NONE UINT32_MAX
 #define EP_CACHE_WAYS 8u
-#define EP_COLD_CALLS 64u
+#define EP_COLD_CALLS 256u
 #define EP_PROBE_KEYS 32u
 #define EP_PROBE_MISSES 8u
 
