@@ -124,6 +124,10 @@ one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_
 	return misses;
 }
 
+#if VPK_VEC_BITS >= 256
+extern const struct ep_cache_impl ep_cache_scalar;      /* the 1-entry cache, run while thrashing */
+#endif
+
 static void
 VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys,
 			     uint32_t *out, uint32_t n)
@@ -134,13 +138,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 	unsigned next = c->next;
 	struct creg r;
 
-	if (c->cold != 0) {             /* thrashing: the 1-entry cache for a while */
+	if (c->cold != 0) {             /* thrashing: the scalar variant's 1-entry cache for a while */
 		c->cold--;
-		misses = one_entry(t, keys, out, 0, n, &last, &last_val);
-		c->last_key = last;
-		c->last_val = last_val;
-		c->lookups += n;
-		c->misses += misses;
+		ep_cache_scalar.lookup_bulk(c, t, keys, out, n);
 		return;
 	}
 	creg_load(&r, c);
