@@ -25,9 +25,9 @@
  *                  endpoints it reaches the table less often than strict FIFO.
  * Thrashing (more endpoints interleaved than ways, e.g. 16 round robin):
  * when more than 8 of the first 32 keys of a call miss the 8 ways, the
- * AVX2/AVX-512 variants finish the call and run the next EP_COLD_CALLS
- * calls with the 1-entry cache of the scalar variant, then try the ways
- * again: never much slower than scalar, whatever the number of endpoints.
+ * AVX2/AVX-512 variants finish the call with the 1-entry cache and hand
+ * the next EP_COLD_CALLS calls to the scalar variant itself, then try the
+ * ways again: the cost of scalar, whatever the number of endpoints.
  * Key 0 is never in the table (the control plane refuses 0.0.0.0 / ::
  * endpoints), so empty cache slots (key 0, val EP_NONE) can "hit" only for
  * a key the table does not have either: the cache never changes a result.
