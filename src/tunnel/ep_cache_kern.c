@@ -95,6 +95,7 @@ creg_insert(struct creg *r, unsigned way, uint64_t k)
 }
 #endif
 
+#if VPK_VEC_BITS >= 256
 /* The 1-entry cache: keys[i..n), last key / value in *last / *last_val; returns the table lookups. */
 static inline __attribute__((always_inline)) uint64_t
 one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t i, uint32_t n, uint64_t *last,
@@ -124,7 +125,6 @@ one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_
 	return misses;
 }
 
-#if VPK_VEC_BITS >= 256
 extern const struct ep_cache_impl ep_cache_scalar;      /* the 1-entry cache, run while thrashing */
 #endif
 
