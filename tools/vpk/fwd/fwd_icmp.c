@@ -11,7 +11,9 @@
  *                                    burst 100; 0: none sent, all counted)
  *
  * Without an address nothing changes: packets with an expired TTL or no
- * route are dropped and counted, as before.
+ * route are dropped and counted, as before. An address lasts as long as its
+ * host route: a failed configuration file (undo journal) or a `route` line
+ * over ADDR/32 (/128) takes it away.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,6 +46,34 @@ icmp_get(struct vpk_fwd *f)
 		f->icmp = s;
 	}
 	return s;
+}
+
+/*
+ * Keep only the addresses whose host route is still VPK_NH_LOCAL: when a
+ * configuration file fails, the undo journal takes its routes back, the
+ * host routes of its `ip address` lines with them, and those addresses go.
+ */
+static void
+icmp_prune(const struct vpk_fwd *f, struct fwd_icmp *s)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < s->conf.n_addr; i++) {
+		const struct vpk_icmp_addr *a = &s->addr[i];
+		uint64_t nh = 0;
+
+		if (a->is_ip6) {
+			vpk_fib6_lookup_bulk(f->fib6, (const uint8_t (*)[16])a->addr, &nh, 1);
+		} else {
+			uint32_t ip = (uint32_t)a->addr[0] << 24 | (uint32_t)a->addr[1] << 16 |
+				      (uint32_t)a->addr[2] << 8 | a->addr[3];
+
+			vpk_fib_lookup_bulk(f->fib4, &ip, &nh, 1);
+		}
+		if (nh == VPK_NH_LOCAL)
+			s->addr[k++] = *a;
+	}
+	s->conf.n_addr = k;
 }
 
 /* "ADDR/LEN" keeping the host bits: 4 or 6, else -EINVAL. */
@@ -92,6 +122,8 @@ ip_address(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size
 		return vpk_errf(err, len, -EINVAL, "ip address: '%s': want a.b.c.d/len or an IPv6 address/len", argv[3]);
 	a.is_ip6 = fam == 6;
 	a.if_index = (uint32_t)ifx;
+	if (s != NULL)
+		icmp_prune(f, s);
 	for (uint32_t i = 0; s != NULL && i < s->conf.n_addr; i++)
 		if (s->addr[i].is_ip6 == a.is_ip6 && memcmp(s->addr[i].addr, a.addr, 16) == 0)
 			return vpk_errf(err, len, -EEXIST, "ip address: %s is configured already", argv[3]);
@@ -148,6 +180,8 @@ fwd_icmp_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 	struct fwd_icmp *s = f->icmp;
 	int rc = 0;
 
+	if (s != NULL)
+		icmp_prune(f, s);
 	if (s == NULL || s->conf.n_addr == 0)
 		return 0;
 	rc |= fwd_graph_add(fg, "ip4-icmp-error", &s->conf);
