@@ -24,7 +24,8 @@
  *                  still right: the table does not change), so with > 8
  *                  endpoints it reaches the table less often than strict FIFO.
  * Thrashing (more endpoints interleaved than ways, e.g. 16 round robin):
- * when more than 8 of the first 32 keys of a call miss the 8 ways, the
+ * when more than 8 of the first 32 keys of a call (or of consecutive short
+ * calls) miss the 8 ways, the
  * AVX2/AVX-512 variants finish the call with the 1-entry cache and hand
  * the next EP_COLD_CALLS calls to the scalar variant itself, then try the
  * ways again: the cost of scalar, whatever the number of endpoints.
@@ -59,6 +60,7 @@ struct ep_cache {
 	uint32_t last_val;
 	uint32_t next;
 	uint32_t cold;                  /* 8-way variants: calls left in 1-entry mode (thrashing) */
+	uint32_t probe_n, probe_miss;   /* keys and misses of short calls, summed up to EP_PROBE_KEYS */
 	uint64_t lookups, misses;       /* table lookups done because the cache missed */
 } __attribute__((aligned(64)));
 

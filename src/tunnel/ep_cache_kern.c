@@ -310,6 +310,14 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 #if VPK_VEC_BITS >= 256
 	creg_store(&r, c);
 	c->next = next;
+	/* Miss rate over >= EP_PROBE_KEYS keys (short calls summed) above 8 in 32: thrashing. */
+	c->probe_n += n;
+	c->probe_miss += (uint32_t)misses;
+	if (c->probe_n >= EP_PROBE_KEYS) {
+		if (c->cold == 0 && (uint64_t)c->probe_miss * EP_PROBE_KEYS > (uint64_t)EP_PROBE_MISSES * c->probe_n)
+			c->cold = EP_COLD_CALLS;
+		c->probe_n = c->probe_miss = 0;
+	}
 #endif
 	c->last_key = last;
 	c->last_val = last_val;

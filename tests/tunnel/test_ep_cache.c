@@ -165,6 +165,16 @@ run_cold(void *arg, const struct vpk_impl *impl)
 	      (unsigned long long)c->misses);
 	for (size_t i = 0; i < 256; i++)
 		CHECK(out[i] == (uint32_t)(i % 2), "after cold: key %zu got %u", i, out[i]);
+	/* short calls (small frames) are judged together */
+	vpk_ep_cache_reset(c);
+	for (size_t i = 0; i < 256; i++)
+		stream[i] = ep_keys[i % 16];
+	for (size_t i = 0; i + 4 <= 64; i += 4) {
+		ci->lookup_bulk(c, &table, stream + i, out, 4);
+		for (size_t k = 0; k < 4; k++)
+			CHECK(out[k] == (uint32_t)((i + k) % 16), "short calls: key %zu got %u", i + k, out[k]);
+	}
+	CHECK(c->cold != 0, "%s: 16 endpoints in calls of 4 did not switch to 1 entry", impl->name);
 	free(c);
 }
 
