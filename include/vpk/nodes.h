@@ -15,6 +15,8 @@
  *   ip6-input        ip6-acl, ip6-lookup, error-drop        -
  *   ip4-lookup       ip4-rewrite, error-drop                struct vpk_fib (next hop 0 = no route)
  *   ip6-lookup       ip6-rewrite, error-drop                struct vpk_fib6 (next hop 0 = no route)
+ *   (ip4/ip6-input and -lookup also lead to the ICMP nodes when the graph
+ *   has them: vpk/icmp.h)
  *   ip4-rewrite      interface-output, error-drop           struct vpk_adj_table
  *   ip6-rewrite      interface-output, error-drop           struct vpk_adj_table
  *   interface-output -                                      struct vpk_if_output

@@ -18,7 +18,7 @@
  *   vxlan4-encap       ip4-lookup, error-drop                             struct vpk_vxlan_conf
  *   vxlan6-encap       ip6-lookup, error-drop                             struct vpk_vxlan_conf
  *   srv6-gtp4-d        ip6-rewrite, ip4-lookup, error-drop, ip6-lookup    struct vpk_gtp4d_conf
- *   srv6-end-m-gtp4-e  ip4-lookup, error-drop                             struct vpk_gtp4e_conf
+ *   srv6-end-m-gtp4-e  ip4-lookup, error-drop, ip6-icmp-error             struct vpk_gtp4e_conf
  *
  * ip4-input / ip6-input hand every good packet to the bypass node when the
  * graph has it. The bypass node diverts, before the ACL and the lookup:
@@ -27,7 +27,9 @@
  * packets whose destination is in a tunnel's encap prefix to vxlan4-encap
  * (vxlan6-encap for an IPv6 tunnel);
  * IPv6 packets whose destination is in an End.M.GTP4.E localsid prefix to
- * srv6-end-m-gtp4-e. Everything else continues on the normal path.
+ * srv6-end-m-gtp4-e. Everything else continues on the normal path. Each
+ * prefix table is matched by longest prefix, whatever the order of the
+ * entries (a prefix given twice resolves to its first entry).
  *
  * vpk_buf::opaque[0..3] carries the tunnel / steering entry index
  * (uint32_t, host order) from the bypass to the tunnel node, and after a

@@ -73,6 +73,7 @@ static const struct vpk_node_reg *const builtin_nodes[] = {
 	&ip4_acl_reg, &ip6_acl_reg,
 	&ip4_tunnel_bypass_reg, &ip6_tunnel_bypass_reg, &vxlan4_input_reg, &vxlan6_input_reg,
 	&vxlan4_encap_reg, &vxlan6_encap_reg, &srv6_gtp4_d_reg, &srv6_end_m_gtp4_e_reg,
+	&ip4_icmp_error_reg, &ip6_icmp_error_reg, &ip4_local_reg, &ip6_local_reg,
 };
 
 const struct vpk_node_reg *

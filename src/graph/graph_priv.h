@@ -86,6 +86,8 @@ extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_r
 /* Tunnel nodes (VXLAN decap, SRv6 gtp4-d / gtp4-e). */
 extern const struct vpk_node_reg ip4_tunnel_bypass_reg, ip6_tunnel_bypass_reg, vxlan4_input_reg,
 	vxlan6_input_reg, vxlan4_encap_reg, vxlan6_encap_reg, srv6_gtp4_d_reg, srv6_end_m_gtp4_e_reg;
+/* ICMP errors and the router's own addresses. */
+extern const struct vpk_node_reg ip4_icmp_error_reg, ip6_icmp_error_reg, ip4_local_reg, ip6_local_reg;
 
 /* The best-first variant table of node function objects NAME_<isa>. */
 #define VPK_NODE_VARIANTS(name)                                                \

@@ -16,4 +16,6 @@ vpk_kernel(NAME graph_node ISAS scalar sse42 avx2 avx512 SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nodes/vxlan_input.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/vxlan_encap.c
   ${CMAKE_CURRENT_LIST_DIR}/nodes/srv6_gtp4_d.c
-  ${CMAKE_CURRENT_LIST_DIR}/nodes/srv6_gtp4_e.c)
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/srv6_gtp4_e.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/icmp_error.c
+  ${CMAKE_CURRENT_LIST_DIR}/nodes/ip_local.c)

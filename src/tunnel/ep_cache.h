@@ -23,6 +23,12 @@
  *                  earlier lane of its block has just replaced (the value is
  *                  still right: the table does not change), so with > 8
  *                  endpoints it reaches the table less often than strict FIFO.
+ * Thrashing (more endpoints interleaved than ways, e.g. 16 round robin):
+ * when more than 8 of the first 32 keys of a call (or of consecutive short
+ * calls) miss the 8 ways, the
+ * AVX2/AVX-512 variants finish the call with the 1-entry cache and hand
+ * the next EP_COLD_CALLS calls to the scalar variant itself, then try the
+ * ways again: the cost of scalar, whatever the number of endpoints.
  * Key 0 is never in the table (the control plane refuses 0.0.0.0 / ::
  * endpoints), so empty cache slots (key 0, val EP_NONE) can "hit" only for
  * a key the table does not have either: the cache never changes a result.
@@ -36,6 +42,9 @@
 
 #define EP_NONE UINT32_MAX
 #define EP_CACHE_WAYS 8u
+#define EP_COLD_CALLS 256u
+#define EP_PROBE_KEYS 32u
+#define EP_PROBE_MISSES 8u
 
 struct ep_table {
 	uint64_t *keys;
@@ -50,6 +59,8 @@ struct ep_cache {
 	uint64_t last_key;
 	uint32_t last_val;
 	uint32_t next;
+	uint32_t cold;                  /* 8-way variants: calls left in 1-entry mode (thrashing) */
+	uint32_t probe_n, probe_miss;   /* keys and misses of short calls, summed up to EP_PROBE_KEYS */
 	uint64_t lookups, misses;       /* table lookups done because the cache missed */
 } __attribute__((aligned(64)));
 

@@ -95,6 +95,39 @@ creg_insert(struct creg *r, unsigned way, uint64_t k)
 }
 #endif
 
+#if VPK_VEC_BITS >= 256
+/* The 1-entry cache: keys[i..n), last key / value in *last / *last_val; returns the table lookups. */
+static inline __attribute__((always_inline)) uint64_t
+one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t i, uint32_t n, uint64_t *last,
+	  uint32_t *last_val)
+{
+	uint64_t misses = 0, lk = *last;
+	uint32_t lv = *last_val;
+
+	for (; i < n; i++) {
+		uint64_t k = keys[i];
+		uint32_t v;
+
+		if (k == lk) {
+			out[i] = lv;
+			continue;
+		}
+		misses++;
+		v = ep_table_find(t, k);
+		out[i] = v;
+		if (v == EP_NONE)
+			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
+		lk = k;
+		lv = v;
+	}
+	*last = lk;
+	*last_val = lv;
+	return misses;
+}
+
+extern const struct ep_cache_impl ep_cache_scalar;      /* the 1-entry cache, run while thrashing */
+#endif
+
 static void
 VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys,
 			     uint32_t *out, uint32_t n)
@@ -105,6 +138,11 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 	unsigned next = c->next;
 	struct creg r;
 
+	if (c->cold != 0) {             /* thrashing: the scalar variant's 1-entry cache for a while */
+		c->cold--;
+		ep_cache_scalar.lookup_bulk(c, t, keys, out, n);
+		return;
+	}
 	creg_load(&r, c);
 #endif
 	uint32_t i = 0;
@@ -129,6 +167,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		}
 		for (; i + 8 <= n; i += 8) {
 			__m512i kv = _mm512_loadu_si512((const void *)(keys + i));
+
+			if (i == EP_PROBE_KEYS && misses > EP_PROBE_MISSES)
+				break;
 			__m256i ov = _mm256_set1_epi32((int)EP_NONE);
 			__mmask8 hit = 0;
 
@@ -181,6 +222,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		}
 		for (; i + 4 <= n; i += 4) {
 			__m256i kv = _mm256_loadu_si256((const __m256i *)(keys + i));
+
+			if (i == EP_PROBE_KEYS && misses > EP_PROBE_MISSES)
+				break;
 			__m256i ov = _mm256_set1_epi64x(EP_NONE), hit = _mm256_setzero_si256();
 			unsigned hm;
 
@@ -222,6 +266,13 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		}
 	}
 #endif
+#if VPK_VEC_BITS >= 256
+	if (i == EP_PROBE_KEYS && i < n && misses > EP_PROBE_MISSES) {
+		c->cold = EP_COLD_CALLS;
+		misses += one_entry(t, keys, out, i, n, &last, &last_val);
+		i = n;
+	}
+#endif
 	for (; i < n; i++) {
 		uint64_t k = keys[i];
 		uint32_t v;
@@ -259,6 +310,14 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 #if VPK_VEC_BITS >= 256
 	creg_store(&r, c);
 	c->next = next;
+	/* Miss rate over >= EP_PROBE_KEYS keys (short calls summed) above 8 in 32: thrashing. */
+	c->probe_n += n;
+	c->probe_miss += (uint32_t)misses;
+	if (c->probe_n >= EP_PROBE_KEYS) {
+		if (c->cold == 0 && (uint64_t)c->probe_miss * EP_PROBE_KEYS > (uint64_t)EP_PROBE_MISSES * c->probe_n)
+			c->cold = EP_COLD_CALLS;
+		c->probe_n = c->probe_miss = 0;
+	}
 #endif
 	c->last_key = last;
 	c->last_val = last_val;

@@ -427,7 +427,7 @@ def test_gtp4e_drops(run_vpk, tmp_path):
     frames = [good, udp, bytes(srh_long)]
     out, errs, _ = run(run_vpk, tmp_path, conf_e, frames)
     assert err(errs, "srv6-end-m-gtp4-e", "good packets") == 1
-    assert err(errs, "srv6-end-m-gtp4-e", "next header") == 1
+    assert err(errs, "srv6-end-m-gtp4-e", "upper-layer header") == 1
     # ip6-input walks the SRH first: one longer than the packet never reaches the node
     assert err(errs, "ip6-input", "extension header beyond the payload") == 1
     assert len(out) == 1 and out[0][IP].src == "9.9.9.9" and out[0][IP].dst == "1.1.1.1"

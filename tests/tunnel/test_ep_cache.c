@@ -131,6 +131,53 @@ run_hits(void *arg, const struct vpk_impl *impl)
 	free(c);
 }
 
+/* Thrashing: 16 endpoints round robin switch the 8-way variants to the 1-entry cache for
+ * EP_COLD_CALLS calls; after them a 2-endpoint stream is served by the ways again. */
+static void
+run_cold(void *arg, const struct vpk_impl *impl)
+{
+	const struct ep_cache_impl *ci = (const struct ep_cache_impl *)impl;
+	struct ep_cache *c = aligned_alloc(64, sizeof(*c));
+	uint32_t out[256];
+
+	(void)arg;
+	vpk_ep_cache_reset(c);
+	for (size_t i = 0; i < 256; i++)
+		stream[i] = ep_keys[i % 16];
+	ci->lookup_bulk(c, &table, stream, out, 256);
+	for (size_t i = 0; i < 256; i++)
+		CHECK(out[i] == (uint32_t)(i % 16), "thrash: key %zu got %u", i, out[i]);
+	if (impl->isa < VPK_ISA_AVX2) {
+		CHECK(c->cold == 0, "1-entry variant %s went cold", impl->name);
+		free(c);
+		return;
+	}
+	CHECK(c->cold == EP_COLD_CALLS, "%s: 16 endpoints round robin did not switch to 1 entry", impl->name);
+	for (size_t i = 0; i < 256; i++)
+		stream[i] = ep_keys[i % 2];
+	for (unsigned k = 0; k < EP_COLD_CALLS; k++)
+		ci->lookup_bulk(c, &table, stream, out, 256);
+	CHECK(c->cold == 0, "%s: still cold after %u calls", impl->name, EP_COLD_CALLS);
+	c->misses = 0;
+	ci->lookup_bulk(c, &table, stream, out, 256);
+	ci->lookup_bulk(c, &table, stream, out, 256);
+	CHECK(c->misses <= 2, "%s: 2 endpoints after the cold period: %llu table lookups", impl->name,
+	      (unsigned long long)c->misses);
+	for (size_t i = 0; i < 256; i++)
+		CHECK(out[i] == (uint32_t)(i % 2), "after cold: key %zu got %u", i, out[i]);
+	/* short calls (small frames) are judged together */
+	vpk_ep_cache_reset(c);
+	for (size_t i = 0; i < 256; i++)
+		stream[i] = ep_keys[i % 16];
+	for (size_t i = 0; i + 4 <= 64; i += 4) {
+		ci->lookup_bulk(c, &table, stream + i, out, 4);
+		for (size_t k = 0; k < 4; k++)
+			CHECK(out[k] == (uint32_t)((i + k) % 16), "short calls: key %zu got %u", i + k, out[k]);
+	}
+	CHECK(c->cold != 0, "%s: 16 endpoints in calls of 4 did not switch to 1 entry", impl->name);
+	free(c);
+}
+
 static void
 test_build_errors(void)
 {
@@ -166,6 +213,7 @@ main(void)
 
 		check_each_impl("vxlan-endpoint-cache", ep_cache_impls, run_hits, &m);
 	}
+	check_each_impl("vxlan-endpoint-cache", ep_cache_impls, run_cold, NULL);
 	vpk_ep_table_free(&table);
 	return check_finish();
 }

@@ -2,8 +2,9 @@
 /*
  * ip4-input: IPv4 header checks (RFC 791, RFC 1812 §5.2.2): frame long
  * enough, version 4, IHL >= 5, header within the frame, total length within
- * the frame and not below the header, header checksum, TTL > 1 (a router
- * would send ICMP time-exceeded; vpk drops and counts). Each failure has its
+ * the frame and not below the header, header checksum, TTL > 1 (else
+ * counted, and ICMP Time Exceeded through ip4-icmp-error when the graph has
+ * it, vpk/icmp.h; dropped without it). Each failure has its
  * own counter. Ethernet padding past the total length is trimmed. Good
  * packets go to ip4-acl when the graph has it, else to ip4-lookup, with
  * vpk_buf::l4_off and l4_proto set and VPK_BUF_F_FRAG (MF or an offset) and
@@ -14,10 +15,11 @@
  * swapped for a zero header first (their packets fail the length checks,
  * which come before the checksum's verdict is used).
  */
+#include "graph/nodes/icmp_error.h"
 #include "graph/nodes/nodes.h"
 #include "pkt/ip4_csum.h"
 
-enum { IP4_NEXT_ACL, IP4_NEXT_LOOKUP, IP4_NEXT_DROP, IP4_NEXT_BYPASS, IP4_N_NEXT };
+enum { IP4_NEXT_ACL, IP4_NEXT_LOOKUP, IP4_NEXT_DROP, IP4_NEXT_BYPASS, IP4_NEXT_ICMP, IP4_N_NEXT };
 enum {
 	IP4_ERR_SHORT, IP4_ERR_VERSION, IP4_ERR_IHL, IP4_ERR_HDR_TRUNC, IP4_ERR_LENGTH,
 	IP4_ERR_CSUM, IP4_ERR_TTL, IP4_N_ERROR
@@ -55,8 +57,13 @@ ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd
 		return vpk_node_drop(rt, b, IP4_ERR_LENGTH, IP4_NEXT_DROP);
 	if (!csum_ok)
 		return vpk_node_drop(rt, b, IP4_ERR_CSUM, IP4_NEXT_DROP);
-	if (h[8] <= 1)
-		return vpk_node_drop(rt, b, IP4_ERR_TTL, IP4_NEXT_DROP);
+	if (h[8] <= 1) {
+		if (!vpk_node_has_next(rt, IP4_NEXT_ICMP))
+			return vpk_node_drop(rt, b, IP4_ERR_TTL, IP4_NEXT_DROP);
+		vpk_node_count_error(rt, IP4_ERR_TTL, 1);
+		vpk_icmp_error_set(b, 11, 0, 0);
+		return IP4_NEXT_ICMP;
+	}
 	if (tlen < left) {                      /* Ethernet padding */
 		b->len = (uint16_t)(b->len - (left - tlen));
 		b->total_len = b->len;
@@ -100,7 +107,8 @@ VPK_FN(ip4_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 VPK_NODE_FN_OBJ(ip4_input, VPK_FN(ip4_input_fn));
 
 #if VPK_VEC_BITS == 0
-static const char *const ip4_next[] = { "ip4-acl", "ip4-lookup", "error-drop", "ip4-tunnel-bypass" };
+static const char *const ip4_next[] = { "ip4-acl", "ip4-lookup", "error-drop", "ip4-tunnel-bypass",
+					 "ip4-icmp-error" };
 static const char *const ip4_errors[] = {
 	"frame shorter than an IPv4 header",
 	"IP version is not 4",

@@ -17,9 +17,10 @@
  * later fragment stops the walk at its payload, with the Fragment header's
  * next header as l4_proto and VPK_BUF_F_FRAG_LATER set.
  */
+#include "graph/nodes/icmp_error.h"
 #include "graph/nodes/nodes.h"
 
-enum { IP6_NEXT_ACL, IP6_NEXT_LOOKUP, IP6_NEXT_DROP, IP6_NEXT_BYPASS, IP6_N_NEXT };
+enum { IP6_NEXT_ACL, IP6_NEXT_LOOKUP, IP6_NEXT_DROP, IP6_NEXT_BYPASS, IP6_NEXT_ICMP, IP6_N_NEXT };
 enum {
 	IP6_ERR_SHORT, IP6_ERR_VERSION, IP6_ERR_LENGTH, IP6_ERR_HOPS, IP6_ERR_EXT_TRUNC,
 	IP6_ERR_EXT_LONG, IP6_ERR_HBH, IP6_N_ERROR
@@ -105,8 +106,13 @@ ip6_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t fwd)
 	plen = vpk_rd16be(h + 4);
 	if (plen + 40 > left)
 		return vpk_node_drop(rt, b, IP6_ERR_LENGTH, IP6_NEXT_DROP);
-	if (h[7] <= 1)
-		return vpk_node_drop(rt, b, IP6_ERR_HOPS, IP6_NEXT_DROP);
+	if (h[7] <= 1) {        /* ICMPv6 Time Exceeded through ip6-icmp-error when in the graph */
+		if (!vpk_node_has_next(rt, IP6_NEXT_ICMP))
+			return vpk_node_drop(rt, b, IP6_ERR_HOPS, IP6_NEXT_DROP);
+		vpk_node_count_error(rt, IP6_ERR_HOPS, 1);
+		vpk_icmp_error_set(b, 3, 0, 0);
+		return IP6_NEXT_ICMP;
+	}
 	if (plen + 40 < left) {
 		b->len = (uint16_t)(b->len - (left - plen - 40));
 		b->total_len = b->len;
@@ -144,7 +150,8 @@ VPK_NODE_FN_OBJ(ip6_input, VPK_FN(ip6_input_fn));
 #if VPK_VEC_BITS == 0
 #define IP6_STR_(x) #x
 #define IP6_STR(x) IP6_STR_(x)
-static const char *const ip6_next[] = { "ip6-acl", "ip6-lookup", "error-drop", "ip6-tunnel-bypass" };
+static const char *const ip6_next[] = { "ip6-acl", "ip6-lookup", "error-drop", "ip6-tunnel-bypass",
+					 "ip6-icmp-error" };
 static const char *const ip6_errors[] = {
 	"frame shorter than an IPv6 header",
 	"IP version is not 6",

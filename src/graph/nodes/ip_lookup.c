@@ -12,24 +12,44 @@
  * forwarder's 4-byte next hops): the frame's
  * destination addresses (16 network-order bytes each, copied out of the
  * headers) in one vpk_fib6_lookup_bulk() call.
+ *
+ * With the ICMP nodes in the graph (vpk/icmp.h): no route goes to
+ * ip4/ip6-icmp-error (Destination Unreachable: net unreachable / no route),
+ * still counted here; next hop VPK_NH_LOCAL to ip4/ip6-local.
  */
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
+#include <vpk/icmp.h>
+#include "graph/nodes/icmp_error.h"
 #include "graph/nodes/nodes.h"
 
-enum { LK_NEXT_REWRITE, LK_NEXT_DROP, LK_N_NEXT };
+enum { LK_NEXT_REWRITE, LK_NEXT_DROP, LK_NEXT_ICMP, LK_NEXT_LOCAL, LK_N_NEXT };
 enum { LK_ERR_NO_ROUTE, LK_N_ERROR };
+
+/* No route: ICMP unreachable when the graph has the node (the drop already counted); own address: local. */
+static inline __attribute__((always_inline)) uint16_t
+lookup_special(struct vpk_node_rt *rt, struct vpk_buf *b, uint64_t nh, bool is6)
+{
+	if (nh == VPK_NH_LOCAL)
+		return vpk_node_has_next(rt, LK_NEXT_LOCAL) ? LK_NEXT_LOCAL : LK_NEXT_REWRITE;
+	if (!vpk_node_has_next(rt, LK_NEXT_ICMP))
+		return vpk_node_drop(rt, b, LK_ERR_NO_ROUTE, LK_NEXT_DROP);
+	vpk_node_count_error(rt, LK_ERR_NO_ROUTE, 1);
+	vpk_icmp_error_set(b, is6 ? 1 : 3, 0, 0);
+	return LK_NEXT_ICMP;
+}
 
 /* Next hop -> adjacency, or the drop arc when there is no route; then hand the frame on. */
 static inline __attribute__((always_inline)) uint32_t
-lookup_finish(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, const uint64_t *nh, uint32_t n)
+lookup_finish(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, const uint64_t *nh, uint32_t n,
+	      bool is6)
 {
 	uint16_t next[VPK_FRAME_SIZE];
 
 	for (uint32_t i = 0; i < n; i++) {
 		b[i]->adj = (uint32_t)nh[i];
-		next[i] = nh[i] != 0 ? LK_NEXT_REWRITE
-				     : vpk_node_drop(rt, b[i], LK_ERR_NO_ROUTE, LK_NEXT_DROP);
+		next[i] = __builtin_expect(nh[i] != 0 && nh[i] != VPK_NH_LOCAL, 1) ? LK_NEXT_REWRITE
+										    : lookup_special(rt, b[i], nh[i], is6);
 	}
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
@@ -52,7 +72,7 @@ VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		vpk_fib_lookup_bulk(fib, dst, nh, n);
 	else
 		memset(nh, 0, n * sizeof(nh[0]));
-	return lookup_finish(rt, b, bi, nh, n);
+	return lookup_finish(rt, b, bi, nh, n, false);
 }
 VPK_NODE_FN_OBJ(ip4_lookup, VPK_FN(ip4_lookup_fn));
 
@@ -69,13 +89,13 @@ VPK_FN(ip6_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		vpk_fib6_lookup_bulk(fib, (const uint8_t (*)[16])dst, nh, n);
 	else
 		memset(nh, 0, n * sizeof(nh[0]));
-	return lookup_finish(rt, b, bi, nh, n);
+	return lookup_finish(rt, b, bi, nh, n, true);
 }
 VPK_NODE_FN_OBJ(ip6_lookup, VPK_FN(ip6_lookup_fn));
 
 #if VPK_VEC_BITS == 0
-static const char *const lk4_next[] = { "ip4-rewrite", "error-drop" };
-static const char *const lk6_next[] = { "ip6-rewrite", "error-drop" };
+static const char *const lk4_next[] = { "ip4-rewrite", "error-drop", "ip4-icmp-error", "ip4-local" };
+static const char *const lk6_next[] = { "ip6-rewrite", "error-drop", "ip6-icmp-error", "ip6-local" };
 static const char *const lk4_errors[] = { "no route to destination" };
 static const char *const lk6_errors[] = { "no route to destination" };
 

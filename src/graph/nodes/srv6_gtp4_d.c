@@ -63,6 +63,7 @@ gd_echo_reply(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t *h, const uint8
 	h[1] = 0;
 	tn_wr16be(h + 2, 42);
 	memset(h + 4, 0, 4);
+	h[6] = 0x40;                    /* DF, ID 0: atomic (RFC 6864 §4.1) */
 	h[8] = 64;
 	h[9] = 17;
 	memcpy(h + 12, da, 4);

@@ -14,115 +14,195 @@
  *
  * The endpoint check (is this our VTEP, which tunnel) happens in
  * vxlan4/6-input, which hands packets for other VTEPs back to the normal
- * path. Prefix tables are scanned linearly in configuration order (first
- * match wins): they hold a few entries per gateway; steering by the FIB
- * would be the step for thousands.
+ * path. Each prefix table (steering, encap, localsid) is a longest-prefix
+ * match (tunnel/prefix_lpm.h) built when the graph is created: a packet in
+ * a /24 and a /25 goes by the /25 whatever the configuration order.
  */
+#include <stdlib.h>
+
 #include "graph/nodes/tunnel_nodes.h"
+#include "tunnel/prefix_lpm.h"
+
+struct bp_ctx {
+	const struct vpk_tunnel_bypass_conf *c;
+	struct tn_lpm gtp4d, encap, gtp4e;
+};
 
 enum { BP4_NEXT_ACL, BP4_NEXT_LOOKUP, BP4_NEXT_VXLAN, BP4_NEXT_GTP4D, BP4_NEXT_ENCAP, BP4_NEXT_DROP,
        BP4_NEXT_ENCAP6, BP4_N_NEXT };
 enum { BP6_NEXT_ACL, BP6_NEXT_LOOKUP, BP6_NEXT_VXLAN, BP6_NEXT_GTP4E, BP6_NEXT_DROP, BP6_N_NEXT };
 
 static inline __attribute__((always_inline)) uint16_t
-bp4_one(const struct vpk_tunnel_bypass_conf *c, struct vpk_buf *b, uint16_t fwd, bool vx_in)
+bp4_one(const struct bp_ctx *x, struct vpk_buf *b, uint16_t fwd, bool vx_in)
 {
+	const struct vpk_tunnel_bypass_conf *c = x->c;
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
-	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off), da = tn_rd32be(h + 16);
+	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off), da = tn_rd32be(h + 16), i;
 
 	if (vx_in && c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) &&
 	    vpk_l3_left(b) >= hlen + 8 &&
 	    vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
 		return BP4_NEXT_VXLAN;
-	if (c->gtp4d != NULL)
-		for (uint32_t i = 0; i < c->gtp4d->n_steer; i++)
-			if (tn_match4(da, c->gtp4d->steer[i].prefix4, c->gtp4d->steer[i].plen4)) {
-				tn_set_index(b, i);
-				return BP4_NEXT_GTP4D;
-			}
-	if (c->vxlan != NULL)
-		for (uint32_t i = 0; i < c->vxlan->n_tunnels; i++) {
-			const struct vpk_vxlan_tunnel *t = &c->vxlan->tunnels[i];
-
-			if (t->encap_plen != 0 && tn_match4(da, t->encap_prefix, t->encap_plen)) {
-				tn_set_index(b, i);
-				return t->is_ip6 ? BP4_NEXT_ENCAP6 : BP4_NEXT_ENCAP;
-			}
-		}
+	if (x->gtp4d.n_plen != 0 && (i = tn_lpm_find(&x->gtp4d, (uint64_t)da << 32)) != EP_NONE) {
+		tn_set_index(b, i);
+		return BP4_NEXT_GTP4D;
+	}
+	if (x->encap.n_plen != 0 && (i = tn_lpm_find(&x->encap, (uint64_t)da << 32)) != EP_NONE) {
+		tn_set_index(b, i);
+		return c->vxlan->tunnels[i].is_ip6 ? BP4_NEXT_ENCAP6 : BP4_NEXT_ENCAP;
+	}
 	return fwd;
 }
 
 static uint32_t
 VPK_FN(ip4_tunnel_bypass_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	const struct vpk_tunnel_bypass_conf *c = vpk_node_ctx(rt);
+	const struct bp_ctx *x = vpk_node_ctx(rt);
 	uint16_t next[VPK_FRAME_SIZE];
 	uint16_t fwd = vpk_node_has_next(rt, BP4_NEXT_ACL) ? BP4_NEXT_ACL : BP4_NEXT_LOOKUP;
 	bool vx_in = vpk_node_has_next(rt, BP4_NEXT_VXLAN);     /* no IPv4 tunnels: no decap */
 
 	for (uint32_t i = 0; i < n; i++)
-		next[i] = bp4_one(c, b[i], fwd, vx_in);
+		next[i] = bp4_one(x, b[i], fwd, vx_in);
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
 VPK_NODE_FN_OBJ(ip4_tunnel_bypass, VPK_FN(ip4_tunnel_bypass_fn));
 
 static inline __attribute__((always_inline)) uint16_t
-bp6_one(const struct vpk_tunnel_bypass_conf *c, struct vpk_buf *b, uint16_t fwd, bool vx_in)
+bp6_one(const struct bp_ctx *x, struct vpk_buf *b, uint16_t fwd, bool vx_in)
 {
+	const struct vpk_tunnel_bypass_conf *c = x->c;
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
-	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off);
+	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off), i;
+	uint64_t da;
 
 	if (vx_in && c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) &&
 	    vpk_l3_left(b) >= hlen + 8 &&
 	    vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
 		return BP6_NEXT_VXLAN;
-	if (c->gtp4e != NULL)
-		for (uint32_t i = 0; i < c->gtp4e->n_sid; i++)
-			if (tn_match6(h + 24, c->gtp4e->sid[i].prefix, c->gtp4e->sid[i].plen)) {
-				tn_set_index(b, i);
-				return BP6_NEXT_GTP4E;
-			}
+	if (x->gtp4e.n_plen == 0)
+		return fwd;
+	memcpy(&da, h + 24, 8);
+	if ((i = tn_lpm_find(&x->gtp4e, __builtin_bswap64(da))) != EP_NONE) {
+		tn_set_index(b, i);
+		return BP6_NEXT_GTP4E;
+	}
 	return fwd;
 }
 
 static uint32_t
 VPK_FN(ip6_tunnel_bypass_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	const struct vpk_tunnel_bypass_conf *c = vpk_node_ctx(rt);
+	const struct bp_ctx *x = vpk_node_ctx(rt);
 	uint16_t next[VPK_FRAME_SIZE];
 	uint16_t fwd = vpk_node_has_next(rt, BP6_NEXT_ACL) ? BP6_NEXT_ACL : BP6_NEXT_LOOKUP;
 	bool vx_in = vpk_node_has_next(rt, BP6_NEXT_VXLAN);
 
 	for (uint32_t i = 0; i < n; i++)
-		next[i] = bp6_one(c, b[i], fwd, vx_in);
+		next[i] = bp6_one(x, b[i], fwd, vx_in);
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
 VPK_NODE_FN_OBJ(ip6_tunnel_bypass, VPK_FN(ip6_tunnel_bypass_fn));
 
 #if VPK_VEC_BITS == 0
+#include <errno.h>
+
 static const char *const bp4_next[] = { "ip4-acl", "ip4-lookup", "vxlan4-input", "srv6-gtp4-d",
 					"vxlan4-encap", "error-drop", "vxlan6-encap" };
 static const char *const bp6_next[] = { "ip6-acl", "ip6-lookup", "vxlan6-input", "srv6-end-m-gtp4-e",
 					"error-drop" };
 static const struct vpk_tunnel_bypass_conf no_tunnels = { 0 };
 
+static void
+bp_fini(struct vpk_node_rt *rt)
+{
+	struct bp_ctx *x = vpk_node_ctx(rt);
+
+	if (x == NULL)
+		return;
+	vpk_tn_lpm_free(&x->gtp4d);
+	vpk_tn_lpm_free(&x->encap);
+	vpk_tn_lpm_free(&x->gtp4e);
+	free(x);
+	vpk_node_set_ctx(rt, NULL);
+}
+
+/* The three prefix tables of @c as longest-prefix matches. */
+static int
+bp_build(struct bp_ctx *x, const struct vpk_tunnel_bypass_conf *c)
+{
+	uint32_t n = 0;
+	uint64_t *pfx;
+	uint8_t *plen, *skip;
+	int rc = 0;
+
+	if (c->gtp4d != NULL && c->gtp4d->n_steer > n)
+		n = c->gtp4d->n_steer;
+	if (c->vxlan != NULL && c->vxlan->n_tunnels > n)
+		n = c->vxlan->n_tunnels;
+	if (c->gtp4e != NULL && c->gtp4e->n_sid > n)
+		n = c->gtp4e->n_sid;
+	pfx = calloc(n + 1, sizeof(*pfx));
+	plen = calloc(n + 1, 1);
+	skip = calloc(n + 1, 1);
+	if (pfx == NULL || plen == NULL || skip == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && c->gtp4d != NULL) {
+		for (uint32_t i = 0; i < c->gtp4d->n_steer; i++) {
+			pfx[i] = (uint64_t)c->gtp4d->steer[i].prefix4 << 32;
+			plen[i] = c->gtp4d->steer[i].plen4;
+		}
+		rc = vpk_tn_lpm_build(&x->gtp4d, pfx, plen, NULL, c->gtp4d->n_steer);
+	}
+	if (rc == 0 && c->vxlan != NULL) {
+		for (uint32_t i = 0; i < c->vxlan->n_tunnels; i++) {
+			pfx[i] = (uint64_t)c->vxlan->tunnels[i].encap_prefix << 32;
+			plen[i] = c->vxlan->tunnels[i].encap_plen;
+			skip[i] = plen[i] == 0;
+		}
+		rc = vpk_tn_lpm_build(&x->encap, pfx, plen, skip, c->vxlan->n_tunnels);
+	}
+	if (rc == 0 && c->gtp4e != NULL) {
+		for (uint32_t i = 0; i < c->gtp4e->n_sid; i++) {
+			pfx[i] = 0;
+			for (unsigned k = 0; k < 8; k++)
+				pfx[i] = pfx[i] << 8 | c->gtp4e->sid[i].prefix[k];
+			plen[i] = c->gtp4e->sid[i].plen;
+		}
+		rc = vpk_tn_lpm_build(&x->gtp4e, pfx, plen, NULL, c->gtp4e->n_sid);
+	}
+	free(pfx);
+	free(plen);
+	free(skip);
+	return rc;
+}
+
 static int
 bp_init(struct vpk_node_rt *rt, void *conf)
 {
-	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&no_tunnels);
-	return 0;
+	struct bp_ctx *x = calloc(1, sizeof(*x));
+	int rc;
+
+	if (x == NULL)
+		return -ENOMEM;
+	x->c = conf != NULL ? conf : &no_tunnels;
+	vpk_node_set_ctx(rt, x);
+	rc = bp_build(x, x->c);
+	if (rc != 0)
+		bp_fini(rt);
+	return rc;
 }
 
 VPK_NODE_VARIANTS(ip4_tunnel_bypass);
 VPK_NODE_VARIANTS(ip6_tunnel_bypass);
 const struct vpk_node_reg ip4_tunnel_bypass_reg = {
 	.name = "ip4-tunnel-bypass", .n_next = BP4_N_NEXT, .next_names = bp4_next,
-	.impls = ip4_tunnel_bypass_impls, .init = bp_init,
+	.impls = ip4_tunnel_bypass_impls, .init = bp_init, .fini = bp_fini,
 };
 const struct vpk_node_reg ip6_tunnel_bypass_reg = {
 	.name = "ip6-tunnel-bypass", .n_next = BP6_N_NEXT, .next_names = bp6_next,
-	.impls = ip6_tunnel_bypass_impls, .init = bp_init,
+	.impls = ip6_tunnel_bypass_impls, .init = bp_init, .fini = bp_fini,
 };
 #endif

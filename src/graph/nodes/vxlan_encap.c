@@ -2,12 +2,21 @@
 /*
  * vxlan4-encap and vxlan6-encap: VxLAN encapsulation over IPv4 / IPv6 (RFC 7348 §5). ip4-tunnel-bypass
  * sends IPv4 packets whose destination is in a tunnel's encap prefix, with
- * the tunnel index in vpk_buf::opaque. The whole received Ethernet frame
- * (from vpk_buf::l2_off, VLAN tags included) becomes the inner frame:
+ * the tunnel index in vpk_buf::opaque. The received Ethernet frame (from
+ * vpk_buf::l2_off) becomes the inner frame, its VLAN tags (up to two)
+ * removed: RFC 7348 §6.1, a VTEP SHOULD NOT include an inner VLAN tag.
  *
- *   [IPv4 20: local -> remote, TTL 64, proto 17] [UDP 8: sport = inner flow
- *   hash in 49152..65535 (RFC 7348 recommends it), dport = VxLAN port,
- *   checksum 0 (RFC 7348 SHOULD)] [VXLAN 8: flags 0x08, VNI] [inner frame]
+ *   [IPv4 20: local -> remote, TTL 64, DF set and ID 0 (an atomic datagram,
+ *   RFC 6864 §4.1; RFC 7348 §4.3: VTEPs do not fragment), proto 17]
+ *   [UDP 8: sport = hash of the inner flow in 49152..65535 (RFC 7348 §5),
+ *   dport = VxLAN port, checksum 0 (RFC 7348 SHOULD)] [VXLAN 8: flags 0x08,
+ *   VNI] [inner frame]
+ *
+ * The inner flow: IPv4 / IPv6 addresses, protocol and, for TCP, UDP and
+ * SCTP that are not fragments, the ports; for other EtherTypes the MAC
+ * addresses and EtherType. Nothing that changes within a flow (length, ID,
+ * TTL, checksum) enters the hash, so a flow keeps one source port and ECMP
+ * in the underlay cannot reorder it.
  *
  * Over IPv6: [IPv6 40: local -> remote, hop limit 64, next header UDP]
  * [UDP 8 with its checksum computed: RFC 8200 §8.1 requires it; the
@@ -35,16 +44,54 @@ ve_sum(uint32_t s, const uint8_t *p, uint32_t len)
 	return s;
 }
 
-/* FNV-1a over the inner Ethernet + start of L3: spreads flows over source ports. */
+static inline __attribute__((always_inline)) uint32_t
+ve_fnv(uint32_t h, const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/* FNV-1a of the inner flow of the (untagged) frame @p, @len bytes, folded into 49152..65535. */
 static inline __attribute__((always_inline)) uint16_t
 ve_sport(const uint8_t *p, uint32_t len)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = 2166136261u, et = len >= 14 ? vpk_rd16be(p + 12) : 0, l4 = 0;
+	const uint8_t *ip = p + 14;
+	uint8_t proto = 0;
 
-	for (uint32_t i = 0; i < len && i < 34; i++)
-		h = (h ^ p[i]) * 16777619u;
+	if (et == VPK_ETHERTYPE_IP4 && len >= 14 + 20 && (ip[0] & 15u) >= 5) {
+		h = ve_fnv(h, ip + 12, 8);
+		proto = ip[9];
+		if (!(vpk_rd16be(ip + 6) & 0x3fff))
+			l4 = 14 + (ip[0] & 15u) * 4;
+	} else if (et == VPK_ETHERTYPE_IP6 && len >= 14 + 40) {
+		h = ve_fnv(h, ip + 8, 32);
+		proto = ip[6];
+		l4 = 14 + 40;
+	} else {
+		return (uint16_t)(49152u | ((ve_fnv(h, p, len < 14 ? len : 14) >> 8) & 0x3fffu));
+	}
+	h = ve_fnv(h, &proto, 1);
+	if (l4 != 0 && (proto == 6 || proto == 17 || proto == 132) && len >= l4 + 4)
+		h = ve_fnv(h, p + l4, 4);
 	h ^= h >> 16;
 	return (uint16_t)(49152u | (h & 0x3fffu));
+}
+
+/* Remove up to two VLAN tags of the frame at @l2 (moving the MAC addresses); the new l2 offset. */
+static inline __attribute__((always_inline)) uint32_t
+ve_untag(uint8_t *a, uint32_t l2, uint32_t end)
+{
+	for (int k = 0; k < 2 && l2 + 18 <= end; k++) {
+		uint16_t et = vpk_rd16be(a + l2 + 12);
+
+		if (et != VPK_ETHERTYPE_VLAN && et != VPK_ETHERTYPE_QINQ)
+			break;
+		memmove(a + l2 + 4, a + l2, 12);
+		l2 += 4;
+	}
+	return l2;
 }
 
 static inline __attribute__((always_inline)) uint16_t
@@ -60,13 +107,15 @@ ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b
 	t = &c->tunnels[ti];
 	if (b->l2_off < 36 + 14)
 		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
+	b->l2_off = (uint16_t)ve_untag(a, b->l2_off, end);
 	ilen = end - b->l2_off;
 	o = b->l2_off - 36u;
 	h = a + o;
 	h[0] = 0x45;
 	h[1] = 0;
 	tn_wr16be(h + 2, (uint16_t)(36 + ilen));
-	memset(h + 4, 0, 4);            /* id 0, no fragmentation flags */
+	memset(h + 4, 0, 4);
+	h[6] = 0x40;                    /* DF, ID 0 */
 	h[8] = 64;
 	h[9] = 17;
 	memcpy(h + 12, t->src, 4);
@@ -104,6 +153,7 @@ ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *
 	t = &c->tunnels[ti];
 	if (b->l2_off < 56 + 14)
 		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
+	b->l2_off = (uint16_t)ve_untag(a, b->l2_off, end);
 	ilen = end - b->l2_off;
 	o = b->l2_off - 56u;
 	h = a + o;

@@ -15,7 +15,8 @@
  *     truncation, UDP length, flags (RFC: I bit set, reserved bits ignored;
  *     strict: flags == 0x08 and the reserved byte after the VNI in the key,
  *     like VPP), then (endpoint, VNI) -> tunnel, then strip outer headers
- *     and hand the inner frame to ethernet-input (l2), or its IPv4 / IPv6
+ *     and hand the inner frame (discarded when it carries a VLAN tag: RFC
+ *     7348 §6.1 SHOULD) to ethernet-input (l2), or its IPv4 / IPv6
  *     packet to ip4-input / ip6-input (decap-next ip4 / ip6), with the
  *     tunnel index in vpk_buf::opaque.
  * Every drop reason has its own counter; "decapsulated" and "not for a
@@ -29,7 +30,7 @@
 enum { VX_NEXT_L2, VX_NEXT_IP4, VX_NEXT_IP6, VX_NEXT_ACL, VX_NEXT_LOOKUP, VX_NEXT_DROP, VX_N_NEXT };
 enum {
 	VX_ERR_DECAP, VX_ERR_NOT_OURS, VX_ERR_TRUNC, VX_ERR_UDP_LEN, VX_ERR_FLAGS, VX_ERR_NO_TUNNEL,
-	VX_ERR_INNER_TYPE, VX_N_ERROR
+	VX_ERR_INNER_TYPE, VX_ERR_INNER_VLAN, VX_N_ERROR
 };
 
 struct vx_ctx {
@@ -37,6 +38,7 @@ struct vx_ctx {
 	struct ep_table ep;             /* endpoint pair key -> endpoint index */
 	struct ep_table tun;            /* (endpoint + 1) << 32 | VNI -> tunnel index */
 	uint8_t (*ep_addr)[32];         /* endpoint i: remote | local (IPv6 verification) */
+	uint32_t *ep_vni, *ep_val;      /* endpoint i: its first tunnel's VNI and value (no probe) */
 	uint8_t (*local)[16];           /* our VTEP addresses */
 	uint32_t n_local;
 	const struct vpk_vxlan_tunnel *t;
@@ -55,8 +57,14 @@ vx_is_local(const struct vx_ctx *x, const uint8_t *da)
 	return false;
 }
 
+/* Tunnel table values: tunnel index | decap_next << VX_NEXT_SHIFT. */
+#define VX_NEXT_SHIFT 24
+#define VX_CHUNK 64u
+#define VX_TI_MASK ((1u << VX_NEXT_SHIFT) - 1)
+
 static inline __attribute__((always_inline)) uint16_t
-vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32_t ep, uint16_t fwd)
+vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32_t ep, uint16_t fwd,
+       uint32_t *n_ok, uint32_t *n_fwd)
 {
 	uint8_t *h = vpk_buf_area(b) + b->l3_off;
 	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off);     /* after IPv6 extension headers */
@@ -67,7 +75,7 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
 	if (ep != EP_NONE && x->is6 && memcmp(x->ep_addr[ep], h + 8, 32) != 0)
 		ep = EP_NONE;   /* fold collision: not this endpoint */
 	if (ep == EP_NONE && !vx_is_local(x, h + (x->is6 ? 24 : 16))) {
-		vpk_node_count_error(rt, VX_ERR_NOT_OURS, 1);
+		(*n_fwd)++;
 		return fwd;
 	}
 	if (left < hlen + 16)
@@ -80,7 +88,7 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
 	if (ep == EP_NONE || (x->strict && vx[7] != 0))
 		return vpk_node_drop(rt, b, VX_ERR_NO_TUNNEL, VX_NEXT_DROP);
 	vni = (uint32_t)vx[4] << 16 | (uint32_t)vx[5] << 8 | vx[6];
-	ti = ep_table_find(&x->tun, (uint64_t)(ep + 1) << 32 | vni);
+	ti = vni == x->ep_vni[ep] ? x->ep_val[ep] : ep_table_find(&x->tun, (uint64_t)(ep + 1) << 32 | vni);
 	if (ti == EP_NONE)
 		return vpk_node_drop(rt, b, VX_ERR_NO_TUNNEL, VX_NEXT_DROP);
 	if (ulen < 16 + 14)
@@ -92,20 +100,22 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
 	b->data_off = (uint16_t)eth;
 	b->l2_off = (uint16_t)eth;
 	b->l3_off = (uint16_t)(eth + 14);
-	tn_set_index(b, ti);
-	switch (x->t[ti].decap_next) {
+	tn_set_index(b, ti & VX_TI_MASK);
+	if (vpk_rd16be(inner + 12) == VPK_ETHERTYPE_VLAN || vpk_rd16be(inner + 12) == VPK_ETHERTYPE_QINQ)
+		return vpk_node_drop(rt, b, VX_ERR_INNER_VLAN, VX_NEXT_DROP);
+	switch (ti >> VX_NEXT_SHIFT) {
 	case VPK_VXLAN_NEXT_IP4:
 		if (vpk_rd16be(inner + 12) != VPK_ETHERTYPE_IP4)
 			return vpk_node_drop(rt, b, VX_ERR_INNER_TYPE, VX_NEXT_DROP);
-		vpk_node_count_error(rt, VX_ERR_DECAP, 1);
+		(*n_ok)++;
 		return VX_NEXT_IP4;
 	case VPK_VXLAN_NEXT_IP6:
 		if (vpk_rd16be(inner + 12) != VPK_ETHERTYPE_IP6)
 			return vpk_node_drop(rt, b, VX_ERR_INNER_TYPE, VX_NEXT_DROP);
-		vpk_node_count_error(rt, VX_ERR_DECAP, 1);
+		(*n_ok)++;
 		return VX_NEXT_IP6;
 	default:
-		vpk_node_count_error(rt, VX_ERR_DECAP, 1);
+		(*n_ok)++;
 		return VX_NEXT_L2;
 	}
 }
@@ -118,20 +128,28 @@ vx_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, b
 	uint32_t ep[VPK_FRAME_SIZE];
 	uint16_t next[VPK_FRAME_SIZE];
 	uint16_t fwd = vpk_node_has_next(rt, VX_NEXT_ACL) ? VX_NEXT_ACL : VX_NEXT_LOOKUP;
+	uint32_t n_ok = 0, n_fwd = 0;   /* summed per frame: no store-forwarded counter chain */
 
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *h = vpk_buf_area(b[i]) + b[i]->l3_off;
+	/* Chunks of VX_CHUNK packets: their headers are still in L1 when the checks read them. */
+	for (uint32_t c0 = 0; c0 < n; c0 += VX_CHUNK) {
+		uint32_t c1 = n - c0 < VX_CHUNK ? n : c0 + VX_CHUNK;
 
-		if (i + 4 < n)
-			__builtin_prefetch(vpk_buf_area(b[i + 4]) + b[i + 4]->l3_off);
-		if (is6)
-			key[i] = ep_key6(h + 8, h + 24);
-		else
-			memcpy(&key[i], h + 12, 8);
+		for (uint32_t i = c0; i < c1; i++) {
+			const uint8_t *h = vpk_buf_area(b[i]) + b[i]->l3_off;
+
+			if (i + 4 < n)
+				__builtin_prefetch(vpk_buf_area(b[i + 4]) + b[i + 4]->l3_off);
+			if (is6)
+				key[i] = ep_key6(h + 8, h + 24);
+			else
+				memcpy(&key[i], h + 12, 8);
+		}
+		VPK_FN(ep_cache).lookup_bulk(&x->cache, &x->ep, key + c0, ep + c0, c1 - c0);
+		for (uint32_t i = c0; i < c1; i++)
+			next[i] = vx_one(rt, x, b[i], ep[i], fwd, &n_ok, &n_fwd);
 	}
-	VPK_FN(ep_cache).lookup_bulk(&x->cache, &x->ep, key, ep, n);
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = vx_one(rt, x, b[i], ep[i], fwd);
+	vpk_node_count_error(rt, VX_ERR_DECAP, n_ok);
+	vpk_node_count_error(rt, VX_ERR_NOT_OURS, n_fwd);
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
@@ -165,6 +183,7 @@ static const char *const vx_errors[] = {
 	"bad VXLAN flags (I bit clear; strict: flags != 0x08)",
 	"no such tunnel (endpoints + VNI)",
 	"inner frame is not the decap-next IP version",
+	"inner frame has a VLAN tag (RFC 7348 6.1)",
 };
 
 static void
@@ -177,6 +196,8 @@ vx_fini(struct vpk_node_rt *rt)
 	vpk_ep_table_free(&x->ep);
 	vpk_ep_table_free(&x->tun);
 	free(x->ep_addr);
+	free(x->ep_vni);
+	free(x->ep_val);
 	free(x->local);
 	free(x);
 	vpk_node_set_ctx(rt, NULL);
@@ -209,9 +230,15 @@ vx_init_family(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, bool is6)
 		memset(x, 0, sizeof(*x));
 	if (x == NULL || epk == NULL || tk == NULL || tv == NULL)
 		goto out;
+	rc = -EINVAL;
+	if (nt > VX_TI_MASK)
+		goto out;
+	rc = -ENOMEM;
 	x->ep_addr = calloc(nt + 1, sizeof(*x->ep_addr));
+	x->ep_vni = malloc((nt + 1) * sizeof(*x->ep_vni));
+	x->ep_val = malloc((nt + 1) * sizeof(*x->ep_val));
 	x->local = calloc(nt + 1, sizeof(*x->local));
-	if (x->ep_addr == NULL || x->local == NULL)
+	if (x->ep_addr == NULL || x->ep_vni == NULL || x->ep_val == NULL || x->local == NULL)
 		goto out;
 	vpk_ep_cache_reset(&x->cache);
 	x->is6 = is6;
@@ -229,6 +256,8 @@ vx_init_family(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, bool is6)
 		for (e = 0; e < n_ep && epk[e] != k; e++)
 			;
 		if (e == n_ep) {
+			x->ep_vni[n_ep] = t->vni & 0xffffffu;   /* the endpoint's first tunnel */
+			x->ep_val[n_ep] = i | (uint32_t)t->decap_next << VX_NEXT_SHIFT;
 			epk[n_ep] = k;
 			memcpy(x->ep_addr[n_ep], t->dst, 16);
 			memcpy(x->ep_addr[n_ep] + 16, t->src, 16);
@@ -248,7 +277,8 @@ vx_init_family(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, bool is6)
 		/* The tunnel table maps to positions in tk[]; translate to tunnel indices. */
 		for (uint32_t s = 0; s <= x->tun.mask; s++)
 			if (x->tun.keys[s] != 0)
-				x->tun.vals[s] = tv[x->tun.vals[s]];
+				x->tun.vals[s] = tv[x->tun.vals[s]] |
+						 (uint32_t)c->tunnels[tv[x->tun.vals[s]]].decap_next << VX_NEXT_SHIFT;
 	}
 out:
 	free(epk);

@@ -2,7 +2,7 @@
 /*
  * vpk bench vxlan / vpk bench gtp4d: the tunnel nodes per variant.
  *
- * vxlan: for 1, 2, 4, 8, 16 tunnel endpoints whose packets are interleaved
+ * vxlan: for 1, 2, 3, 4, 6, 8, 12, 16, 64, 256, 1024, 4096 tunnel endpoints whose packets are interleaved
  *   round robin (the case the 1-entry cache loses on), two figures per
  *   variant: the endpoint check alone (the ep_cache kernel on 256-key
  *   frames, cache kept across frames, as in the node) and the whole
@@ -28,7 +28,7 @@
 
 static int cmd_bench_vxlan(int argc, char **argv);
 static int cmd_bench_gtp4d(int argc, char **argv);
-VPK_CMD(bench_vxlan, "bench vxlan", "vxlan4-input and its endpoint cache, 1-16 interleaved endpoints, per variant",
+VPK_CMD(bench_vxlan, "bench vxlan", "vxlan4-input and its endpoint cache, 1-4096 interleaved endpoints, per variant",
 	cmd_bench_vxlan);
 VPK_CMD(bench_gtp4d, "bench gtp4d", "srv6-gtp4-d node and header build, scalar field stores vs SIMD lines",
 	cmd_bench_gtp4d);
@@ -231,8 +231,11 @@ vx_fill(struct vpk_buf *b, uint32_t i, void *arg)
 	b->l4_off = (uint16_t)(b->l3_off + 20);
 	d = vpk_buf_data(b);
 	memcpy(d, a->pkt, sizeof(a->pkt));
-	d[14 + 15] = (uint8_t)(e + 1);                  /* outer SA 172.16.2.(e+1) */
-	d[14 + 20 + 8 + 6] = (uint8_t)(100 + e);        /* VNI 100 + e */
+	d[14 + 14] = (uint8_t)(2 + e / 250);            /* outer SA 172.16.(2 + e / 250).(e % 250 + 1) */
+	d[14 + 15] = (uint8_t)(e % 250 + 1);
+	d[14 + 20 + 8 + 4] = (uint8_t)((100 + e) >> 16);        /* VNI 100 + e */
+	d[14 + 20 + 8 + 5] = (uint8_t)((100 + e) >> 8);
+	d[14 + 20 + 8 + 6] = (uint8_t)(100 + e);
 }
 
 static void
@@ -262,7 +265,8 @@ vx_packet(struct vx_arg *a)
 static int
 cmd_bench_vxlan(int argc, char **argv)
 {
-	static const unsigned eps[] = { 1, 2, 4, 8, 16 };
+	static const unsigned eps[] = { 1, 2, 3, 4, 6, 8, 12, 16, 64, 256, 1024, 4096 };
+	const unsigned max_ep = 4096;
 	static const char *const nodes[] = { "vxlan4-input", "ethernet-input", "ip4-input", "ip6-input",
 					     "ip4-lookup", "ip6-lookup", "error-drop", NULL };
 	const struct vpk_impl *use[MAXV], *node_use[MAXV];
@@ -277,8 +281,8 @@ cmd_bench_vxlan(int argc, char **argv)
 
 	if (rc != 0)
 		return rc == -1 ? VPK_EXIT_OK : VPK_EXIT_USAGE;
-	tun = calloc(16 + o.tunnels, sizeof(*tun));
-	tk = calloc(16 + o.tunnels, sizeof(*tk));
+	tun = calloc(max_ep + o.tunnels, sizeof(*tun));
+	tk = calloc(max_ep + o.tunnels, sizeof(*tk));
 	if (tun == NULL || tk == NULL)
 		return vpk_fail(VPK_EXIT_FAIL, "bench vxlan: out of memory");
 	vc.tunnels = tun;
@@ -295,9 +299,9 @@ cmd_bench_vxlan(int argc, char **argv)
 		double cpp[MAXV][101];
 		struct node_bench nb = { "vxlan4-input", nodes, &vc, vx_fill, &arg };
 
-		memset(tun, 0, (16 + o.tunnels) * sizeof(*tun));
+		memset(tun, 0, (max_ep + o.tunnels) * sizeof(*tun));
 		for (unsigned i = 0; i < n + o.tunnels; i++) {
-			uint8_t kb[8] = { 172, 16, 2, (uint8_t)(i + 1), 172, 16, 1, 1 };
+			uint8_t kb[8] = { 172, 16, (uint8_t)(2 + i / 250), (uint8_t)(i % 250 + 1), 172, 16, 1, 1 };
 
 			if (i >= n) {                   /* other tunnels: remote 10.x.y.z */
 				kb[0] = 10, kb[1] = (uint8_t)(i >> 16), kb[2] = (uint8_t)(i >> 8), kb[3] = (uint8_t)i;

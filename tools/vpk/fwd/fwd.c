@@ -110,6 +110,7 @@ static const fwd_free_hook free_hooks[] = {
 	fwd_live_free,
 	NULL,
 	fwd_tunnel_free,
+	fwd_icmp_free,
 };
 
 void
@@ -446,6 +447,8 @@ static const struct fwd_cmd *const feature_cmds[] = {
 	NULL,
 	&fwd_cmd_vxlan,
 	&fwd_cmd_sr,
+	&fwd_cmd_ip,
+	&fwd_cmd_icmp,
 };
 
 

@@ -59,6 +59,7 @@ struct vpk_fwd {
 	struct fwd_acl acl4, acl6;
 	enum vpk_acl_frag_policy acl_frag_policy;       /* `acl fragments` */
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
+	void *icmp;                     /* owned by the ICMP feature (fwd_icmp.c) */
 	void *live;                     /* owned by the live-interface feature */
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	/* workers (fwd_workers.c) */
@@ -175,6 +176,11 @@ bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);
 void fwd_io_idle(struct vpk_fwd *f);
 void fwd_live_free(struct vpk_fwd *f);
 void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
+
+/* fwd_icmp.c */
+extern const struct fwd_cmd fwd_cmd_ip, fwd_cmd_icmp;
+int fwd_icmp_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+void fwd_icmp_free(struct vpk_fwd *f);
 
 /* fwd_tunnel.c */
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;

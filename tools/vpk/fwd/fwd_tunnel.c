@@ -31,16 +31,17 @@
 #include "fwd/fwd_priv.h"
 
 #define TUN_MAX_VXLAN 4096u
-#define TUN_MAX_SR 64u
+#define TUN_MAX_SR 64u          /* SR policies */
+#define TUN_MAX_STEER 4096u     /* GTP4.D steering entries, End.M.GTP4.E localsids */
 
 struct fwd_tun {
 	struct vpk_vxlan_tunnel vx[TUN_MAX_VXLAN];
 	struct vpk_vxlan_conf vxc;
 	struct vpk_sr_policy pol[TUN_MAX_SR];
 	uint32_t n_pol;
-	struct vpk_gtp4d_steer steer[TUN_MAX_SR];
+	struct vpk_gtp4d_steer steer[TUN_MAX_STEER];
 	struct vpk_gtp4d_conf gdc;
-	struct vpk_gtp4e_localsid sid[TUN_MAX_SR];
+	struct vpk_gtp4e_localsid sid[TUN_MAX_STEER];
 	struct vpk_gtp4e_conf gec;
 	struct vpk_tunnel_bypass_conf bp4, bp6;
 };
@@ -303,8 +304,8 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 				    argv[argc - 1]);
 		s.policy = &t->pol[k];
 	}
-	if (t != NULL && t->gdc.n_steer == TUN_MAX_SR)
-		return vpk_errf(err, len, -ENOSPC, "sr steer: at most %u steering entries", TUN_MAX_SR);
+	if (t != NULL && t->gdc.n_steer == TUN_MAX_STEER)
+		return vpk_errf(err, len, -ENOSPC, "sr steer: at most %u steering entries", TUN_MAX_STEER);
 	if (!apply)
 		return 0;
 	if ((t = tun_get(f)) == NULL)
@@ -337,8 +338,8 @@ sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, siz
 	} else {
 		return vpk_errf(err, len, -EINVAL, "sr localsid: want v4src-position or v4src-addr, not '%s'", argv[4]);
 	}
-	if (t != NULL && t->gec.n_sid == TUN_MAX_SR)
-		return vpk_errf(err, len, -ENOSPC, "sr localsid: at most %u localsids", TUN_MAX_SR);
+	if (t != NULL && t->gec.n_sid == TUN_MAX_STEER)
+		return vpk_errf(err, len, -ENOSPC, "sr localsid: at most %u localsids", TUN_MAX_STEER);
 	if (!apply)
 		return 0;
 	if ((t = tun_get(f)) == NULL)

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarder's own addresses and ICMP: configuration commands, the graph
+ * hook that adds ip4/ip6-icmp-error and ip4/ip6-local when an address is
+ * configured, and cleanup. State: struct fwd_icmp behind vpk_fwd::icmp.
+ *
+ *   ip address IFACE ADDR/LEN        an address of the router on IFACE (IPv4 or IPv6):
+ *                                    a FIB host route ADDR/32 (/128) to VPK_NH_LOCAL,
+ *                                    the source of ICMP errors for packets from IFACE
+ *   icmp rate-limit PPS [burst N]    ICMP errors per second per worker (default 1000,
+ *                                    burst 100; 0: none sent, all counted)
+ *
+ * Without an address nothing changes: packets with an expired TTL or no
+ * route are dropped and counted, as before. An address lasts as long as its
+ * host route: a failed configuration file (undo journal) or a `route` line
+ * over ADDR/32 (/128) takes it away.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vpk/icmp.h>
+#include "fwd/fwd_priv.h"
+
+#define ICMP_MAX_ADDR 256u
+
+struct fwd_icmp {
+	struct vpk_icmp_addr addr[ICMP_MAX_ADDR];
+	struct vpk_icmp_conf conf;
+};
+
+static struct fwd_icmp *
+icmp_get(struct vpk_fwd *f)
+{
+	struct fwd_icmp *s = f->icmp;
+
+	if (s == NULL) {
+		s = calloc(1, sizeof(*s));
+		if (s == NULL)
+			return NULL;
+		s->conf.addr = s->addr;
+		s->conf.rate = 1000;
+		s->conf.burst = 100;
+		f->icmp = s;
+	}
+	return s;
+}
+
+/*
+ * Keep only the addresses whose host route is still VPK_NH_LOCAL: when a
+ * configuration file fails, the undo journal takes its routes back, the
+ * host routes of its `ip address` lines with them, and those addresses go.
+ */
+static void
+icmp_prune(const struct vpk_fwd *f, struct fwd_icmp *s)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < s->conf.n_addr; i++) {
+		const struct vpk_icmp_addr *a = &s->addr[i];
+		uint64_t nh = 0;
+
+		if (a->is_ip6) {
+			vpk_fib6_lookup_bulk(f->fib6, (const uint8_t (*)[16])a->addr, &nh, 1);
+		} else {
+			uint32_t ip = (uint32_t)a->addr[0] << 24 | (uint32_t)a->addr[1] << 16 |
+				      (uint32_t)a->addr[2] << 8 | a->addr[3];
+
+			vpk_fib_lookup_bulk(f->fib4, &ip, &nh, 1);
+		}
+		if (nh == VPK_NH_LOCAL)
+			s->addr[k++] = *a;
+	}
+	s->conf.n_addr = k;
+}
+
+/* "ADDR/LEN" keeping the host bits: 4 or 6, else -EINVAL. */
+static int
+host_prefix(const char *s, uint8_t out[16], uint8_t *plen)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	uint32_t l;
+	int fam;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, buf, out) == 1)
+		fam = 4;
+	else if (inet_pton(AF_INET6, buf, out) == 1)
+		fam = 6;
+	else
+		return -EINVAL;
+	if (fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
+		return -EINVAL;
+	*plen = (uint8_t)l;
+	return fam;
+}
+
+static int
+ip_address(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	struct vpk_icmp_addr a = { 0 };
+	struct fwd_icmp *s = f->icmp;
+	size_t ifx;
+	uint32_t ip4;
+	int fam, rc;
+
+	if (argc != 4 || strcmp(argv[1], "address") != 0)
+		return vpk_errf(err, len, -EINVAL, "usage: ip address IFACE ADDR/LEN");
+	for (ifx = 0; ifx < f->n_ifs && strcmp(f->ifs[ifx].name, argv[2]) != 0; ifx++)
+		;
+	if (ifx == f->n_ifs)
+		return vpk_errf(err, len, -ENOENT, "ip address: no interface '%s'", argv[2]);
+	fam = host_prefix(argv[3], a.addr, &a.plen);
+	if (fam < 0)
+		return vpk_errf(err, len, -EINVAL, "ip address: '%s': want a.b.c.d/len or an IPv6 address/len", argv[3]);
+	a.is_ip6 = fam == 6;
+	a.if_index = (uint32_t)ifx;
+	if (s != NULL)
+		icmp_prune(f, s);
+	for (uint32_t i = 0; s != NULL && i < s->conf.n_addr; i++)
+		if (s->addr[i].is_ip6 == a.is_ip6 && memcmp(s->addr[i].addr, a.addr, 16) == 0)
+			return vpk_errf(err, len, -EEXIST, "ip address: %s is configured already", argv[3]);
+	if (s != NULL && s->conf.n_addr == ICMP_MAX_ADDR)
+		return vpk_errf(err, len, -ENOSPC, "ip address: at most %u addresses", ICMP_MAX_ADDR);
+	if (!apply)
+		return 0;
+	if ((s = icmp_get(f)) == NULL)
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	ip4 = (uint32_t)a.addr[0] << 24 | (uint32_t)a.addr[1] << 16 | (uint32_t)a.addr[2] << 8 | a.addr[3];
+	if ((a.is_ip6 ? fwd_undo_route6(f, a.addr, 128) : fwd_undo_route4(f, ip4, 32)) != 0)
+		return vpk_errf(err, len, -ENOMEM, "ip address: out of memory");
+	rc = a.is_ip6 ? vpk_fib6_add(f->fib6, a.addr, 128, VPK_NH_LOCAL) : vpk_fib_add(f->fib4, ip4, 32, VPK_NH_LOCAL);
+	if (rc != 0)
+		return vpk_errf(err, len, rc, "ip address %s: host route: %s", argv[3], strerror(-rc));
+	s->addr[s->conf.n_addr++] = a;
+	return 0;
+}
+
+static int
+cmd_ip(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	return ip_address(f, argc, argv, apply, err, len);
+}
+
+static int
+cmd_icmp(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	uint32_t rate, burst = 100;
+	struct fwd_icmp *s;
+
+	if ((argc != 3 && argc != 5) || strcmp(argv[1], "rate-limit") != 0 ||
+	    (argc == 5 && strcmp(argv[3], "burst") != 0))
+		return vpk_errf(err, len, -EINVAL, "usage: icmp rate-limit PPS [burst N]");
+	if (fwd_parse_u32(argv[2], 100000000, &rate) != 0)
+		return vpk_errf(err, len, -EINVAL, "icmp rate-limit: '%s' must be 0..100000000 per second", argv[2]);
+	if (argc == 5 && (fwd_parse_u32(argv[4], 1000000, &burst) != 0 || burst == 0))
+		return vpk_errf(err, len, -EINVAL, "icmp rate-limit: burst '%s' must be 1..1000000", argv[4]);
+	if (!apply)
+		return 0;
+	if ((s = icmp_get(f)) == NULL)
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	s->conf.rate = rate;
+	s->conf.burst = burst;
+	return 0;
+}
+
+const struct fwd_cmd fwd_cmd_ip = { "ip", cmd_ip };
+const struct fwd_cmd fwd_cmd_icmp = { "icmp", cmd_icmp };
+
+int
+fwd_icmp_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
+{
+	struct fwd_icmp *s = f->icmp;
+	int rc = 0;
+
+	if (s != NULL)
+		icmp_prune(f, s);
+	if (s == NULL || s->conf.n_addr == 0)
+		return 0;
+	rc |= fwd_graph_add(fg, "ip4-icmp-error", &s->conf);
+	rc |= fwd_graph_add(fg, "ip6-icmp-error", &s->conf);
+	rc |= fwd_graph_add(fg, "ip4-local", &s->conf);
+	rc |= fwd_graph_add(fg, "ip6-local", &s->conf);
+	return rc != 0 ? vpk_errf(err, len, -ENOSPC, "icmp: too many graph nodes") : 0;
+}
+
+void
+fwd_icmp_free(struct vpk_fwd *f)
+{
+	free(f->icmp);
+	f->icmp = NULL;
+}
