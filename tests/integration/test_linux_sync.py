@@ -10,6 +10,7 @@ import ipaddress
 import itertools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -190,3 +191,149 @@ def test_overflow_resync(vpk_bin, tmp_path, netns):
         assert st["enobufs"] >= 1 and st["resyncs"] >= 1, st
     finally:
         v.stop()
+
+
+# SO_NO_CHECK (11): UDP checksum 0. A veth leaves the checksum to offload
+# (CHECKSUM_PARTIAL), which a packet socket reading the frame does not fill
+# in, so a frame vpk forwards would otherwise reach the far end unchecksummed.
+ECHO_SERVER = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 11, 1)
+s.bind((sys.argv[1], 5000))
+print("ready", flush=True)
+while True:
+    data, peer = s.recvfrom(2048)
+    s.sendto(data, peer)
+"""
+
+ECHO_CLIENT = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 11, 1)
+s.bind((sys.argv[1], 0))
+s.settimeout(0.5)
+got = 0
+for i in range(10):
+    s.sendto(b"vpk%d" % i, (sys.argv[2], 5000))
+    try:
+        got += s.recv(2048) == b"vpk%d" % i
+    except socket.timeout:
+        pass
+print(got)
+"""
+
+
+class Routed:
+    """h1 (10.10.0.1 behind 10.1.0.2) -- r (vpk, kernel forwarding off) -- h2 (10.20.0.1 behind 10.2.0.2)."""
+
+    def __init__(self):
+        sfx = f"{os.getpid() % 10000}{next(_seq)}"
+        self.r, self.h1, self.h2 = (f"ctl{x}{sfx}" for x in ("r", "a", "b"))
+        self.procs = []
+        for ns in (self.r, self.h1, self.h2):
+            sh("ip", "netns", "add", ns)
+        for i, h in ((1, self.h1), (2, self.h2)):
+            sh("ip", "-n", self.r, "link", "add", f"ctlr{i}", "type", "veth", "peer", "name", f"ctlh{i}",
+               "netns", h)
+            sh("ip", "-n", self.r, "addr", "add", f"10.{i}.0.1/24", "dev", f"ctlr{i}")
+            sh("ip", "-n", h, "addr", "add", f"10.{i}.0.2/24", "dev", f"ctlh{i}")
+            sh("ip", "-n", h, "addr", "add", f"10.{i}0.0.1/32", "dev", "lo")
+            for ns, dev in ((self.r, f"ctlr{i}"), (h, f"ctlh{i}"), (h, "lo")):
+                sh("ip", "-n", ns, "link", "set", dev, "up")
+            sh("ip", "-n", h, "route", "add", "default", "via", f"10.{i}.0.1")
+            sh("ip", "-n", self.r, "neigh", "add", f"10.{i}.0.2", "lladdr", self.mac(h, f"ctlh{i}"), "dev",
+               f"ctlr{i}", "nud", "permanent")
+        sh("ip", "netns", "exec", self.r, "sysctl", "-qw", "net.ipv4.ip_forward=0")
+
+    @staticmethod
+    def mac(ns, dev):
+        return json.loads(sh("ip", "-j", "-n", ns, "link", "show", dev).stdout)[0]["address"]
+
+    def spawn(self, ns, *args):
+        p = subprocess.Popen(["ip", "netns", "exec", ns, *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        return p
+
+    def echo_ok(self):
+        out = sh("ip", "netns", "exec", self.h1, "python3", "-c", ECHO_CLIENT, "10.10.0.1", "10.20.0.1").stdout
+        return int(out.strip() or 0)
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        for ns in (self.r, self.h1, self.h2):
+            sh("ip", "netns", "del", ns, check=False)
+
+
+def kernel_has(ns, cond, timeout=120):
+    """Wait until BIRD brought the kernel's table to @cond."""
+    deadline = time.time() + timeout
+    while not cond(kernel_fib(ns)):
+        assert time.time() < deadline, "BIRD did not change the kernel's table in time"
+        time.sleep(0.3)
+
+
+def test_bird_fed_forwarding(vpk_bin, tmp_path):
+    """BIRD exports static routes (2 that carry traffic, 100k more) to the kernel; vpk learns them and
+    forwards h1 <-> h2 on live interfaces while the kernel does not forward; BIRD withdraws them."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    if not shutil.which("bird") or not shutil.which("birdc"):
+        pytest.skip("bird2 is not installed (scripts/install-deps.sh installs it)")
+    t = Routed()
+    try:
+        routes = "".join(f"route {v4_prefix(i)} via 10.2.0.2;\n" for i in range(N_ROUTES))
+        bird_conf = tmp_path / "bird.conf"
+        bird_conf.write_text(f"""router id 10.1.0.1;
+protocol device {{ }}
+protocol kernel {{ ipv4 {{ export all; }}; }}
+protocol static flows {{ ipv4; route 10.10.0.0/16 via 10.1.0.2; route 10.20.0.0/16 via 10.2.0.2; }}
+protocol static bulk {{ ipv4;
+{routes}}}
+""")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        echo = t.spawn(t.h2, "python3", "-c", ECHO_SERVER, "10.20.0.1")
+        assert echo.stdout.readline().strip() == "ready"
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        assert t.echo_ok() == 0             # no route yet: neither vpk nor the kernel forwards
+        bsock = str(tmp_path / "bird.ctl")
+        sh("ip", "netns", "exec", t.r, "bird", "-c", str(bird_conf), "-s", bsock, "-P", str(tmp_path / "bird.pid"))
+        try:
+            kernel_has(t.r, lambda k: len(k) > N_ROUTES + 1)
+            k = wait_equal(v, t.r, timeout=120)
+            assert k["10.20.0.0/16"] == "10.2.0.2" and len(k) > N_ROUTES
+            assert t.echo_ok() >= 8, "vpk did not forward with the routes BIRD gave the kernel"
+            rt = {n["name"]: n for n in v.json("show", "runtime")["threads"][0]["nodes"]}
+            assert rt["ip4-lookup"]["vectors"] >= 16
+            sh("ip", "netns", "exec", t.r, "birdc", "-s", bsock, "disable", "bulk")
+            kernel_has(t.r, lambda k: len(k) < 10)
+            k = wait_equal(v, t.r, timeout=120)
+            assert len(k) < 10 and "10.20.0.0/16" in k
+            sh("ip", "netns", "exec", t.r, "birdc", "-s", bsock, "disable", "flows")
+            kernel_has(t.r, lambda k: "10.20.0.0/16" not in k)
+            k = wait_equal(v, t.r, timeout=60)
+            assert "10.20.0.0/16" not in k
+            assert t.echo_ok() == 0
+        finally:
+            sh("ip", "netns", "exec", t.r, "birdc", "-s", bsock, "down", check=False)
+    finally:
+        t.close()
