@@ -122,6 +122,33 @@ drain(int fd, char *buf)
 			break;
 }
 
+/* A batch of notifications took @dt seconds from recv() until its last change was in the tables. */
+static void
+note_batch(struct ls_stats *st, double dt)
+{
+	unsigned b = 0;
+
+	while (b < 23 && dt * 1e6 >= (double)(1u << b))
+		b++;
+	st->lat_us[b]++;
+	st->busy_s += dt;
+	st->batches++;
+}
+
+/* Latency percentile @q (0..1) of the batches, upper bucket bound in microseconds. */
+static uint64_t
+lat_pct(const struct ls_stats *st, double q)
+{
+	uint64_t want = (uint64_t)((double)st->batches * q), sum = 0;
+
+	for (unsigned b = 0; b < 24; b++) {
+		sum += st->lat_us[b];
+		if (st->batches > 0 && sum > want)
+			return (uint64_t)1 << b;
+	}
+	return 0;
+}
+
 /* Take the kernel's state again; a dump the kernel kept interrupting deletes nothing. */
 static bool
 resync(struct fwd_lsync *ls, struct mnl_socket *dump)
@@ -149,6 +176,7 @@ ls_main(void *arg)
 	while (buf != NULL) {
 		struct pollfd p[2] = { { .fd = ls->nl_fd, .events = POLLIN }, { .fd = ls->stop_pipe[0], .events = POLLIN } };
 		ssize_t n = 0;
+		double t0;
 		bool locked;
 
 		if (poll(p, 2, pending ? 100 : -1) < 0 && errno != EINTR)
@@ -164,14 +192,17 @@ ls_main(void *arg)
 				drain(ls->nl_fd, buf);
 			}
 		}
+		t0 = fwd_ctl_now();
 		locked = fwd_ctl_lock(ls->f);
 		if (n > 0)
 			mnl_cb_run(buf, (size_t)n, 0, 0, msg_cb, ls);
-		if (pending && fwd_ctl_now() - last_try >= 0.1) {
-			last_try = fwd_ctl_now();
+		if (pending && t0 - last_try >= 0.1) {
+			last_try = t0;
 			pending = !resync(ls, dump);
 		}
 		fwd_ctl_unlock(ls->f, locked);
+		if (n > 0)
+			note_batch(&ls->st, fwd_ctl_now() - t0);
 	}
 	free(buf);
 	return NULL;
@@ -307,7 +338,10 @@ cmd_linux_sync(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, 
 	if (rc != 0)
 		goto fail;
 	ls->nl_fd = mnl_socket_get_fd(s.nl);
+	ls->st.dump_s = fwd_ctl_now();
 	rc = dump_all(ls, s.dump);
+	ls->st.dump_s = fwd_ctl_now() - ls->st.dump_s;
+	ls->st.dump_routes = ls->st.route_add;
 	if (rc != 0) {
 		vpk_errf(err, len, rc, "linux-sync: dump: %s", strerror(-rc));
 		goto fail;
@@ -364,12 +398,18 @@ fwd_linux_show(const struct vpk_fwd *f, bool json, FILE *out)
 	fprintf(out, json ? "{\n  \"netns\": \"%s\",\n  \"table\": %u,\n  \"next_hops\": %u,\n"
 			    "  \"route_adds\": %llu,\n  \"route_dels\": %llu,\n  \"routes_skipped\": %llu,\n"
 			    "  \"messages\": %llu,\n  \"enobufs\": %llu,\n  \"resyncs\": %llu,\n  \"errors\": %llu,\n"
+			    "  \"dump_seconds\": %.6f,\n  \"dump_routes\": %llu,\n  \"busy_seconds\": %.6f,\n"
+			    "  \"batches\": %llu,\n  \"batch_latency_us_p50\": %llu,\n  \"batch_latency_us_p99\": %llu,\n"
 			    "  \"addresses\": ["
 			  : "linux-sync netns %s table %u: %u next hops\n  route adds %llu, dels %llu, skipped %llu; "
-			    "%llu messages; %llu overflows (ENOBUFS), %llu resyncs; %llu errors\n  addresses:",
+			    "%llu messages; %llu overflows (ENOBUFS), %llu resyncs; %llu errors\n"
+			    "  first dump %.3f s (%llu routes); notifications: %.3f s busy in %llu batches, "
+			    "latency p50 < %llu us, p99 < %llu us\n  addresses:",
 		ls->netns[0] ? ls->netns : (json ? "" : "(own)"), ls->table, nhs, (unsigned long long)s->route_add,
 		(unsigned long long)s->route_del, (unsigned long long)s->route_skip, (unsigned long long)s->msgs,
-		(unsigned long long)s->enobufs, (unsigned long long)s->resyncs, (unsigned long long)s->errors);
+		(unsigned long long)s->enobufs, (unsigned long long)s->resyncs, (unsigned long long)s->errors,
+		s->dump_s, (unsigned long long)s->dump_routes, s->busy_s, (unsigned long long)s->batches,
+		(unsigned long long)lat_pct(s, 0.5), (unsigned long long)lat_pct(s, 0.99));
 	for (size_t i = 0; i < ls->n_addrs; i++) {
 		char a[INET6_ADDRSTRLEN];
 

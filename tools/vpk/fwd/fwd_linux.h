@@ -43,6 +43,11 @@ struct ls_addr {
 
 struct ls_stats {
 	uint64_t route_add, route_del, route_skip, neigh, addr, link, resyncs, enobufs, msgs, errors;
+	double dump_s;                  /* the first dump, read and applied */
+	uint64_t dump_routes;           /* routes it installed */
+	double busy_s;                  /* notifications: from recv() to applied, summed */
+	uint64_t batches;
+	uint64_t lat_us[24];            /* per batch, recv() to applied: [i] counts < 2^i us */
 };
 
 struct fwd_lsync {
