@@ -173,14 +173,24 @@ def test_100k_routes_add_replace_delete(vpk_bin, tmp_path, netns):
         v.stop()
 
 
+def gw_neighbor(v, gw):
+    nb = [n for n in v.json("show", "neighbors")["neighbors"] if n.get("gateway") == gw]
+    assert len(nb) == 1, nb
+    return nb[0]
+
+
 def test_overflow_resync(vpk_bin, tmp_path, netns):
     """Notifications lost while vpk does not read (stopped; a small receive buffer): vpk dumps again."""
     v = Vpk(vpk_bin, tmp_path, netns, extra="rcvbuf 65536")
     try:
+        sh("ip", "-n", netns, "route", "add", "10.60.0.0/16", "via", "10.9.0.3")
         wait_equal(v, netns)
+        assert gw_neighbor(v, "10.9.0.3")["valid"]
         v.p.send_signal(signal.SIGSTOP)
         try:
             batch(netns, [f"route add {v4_prefix(i)} via 10.9.0.2" for i in range(20000)])
+            # Lost with the overflow: the resync must notice the neighbour is gone.
+            sh("ip", "-n", netns, "neigh", "del", "10.9.0.3", "dev", "ctlv0")
         finally:
             v.p.send_signal(signal.SIGCONT)
         batch(netns, [f"route add {v4_prefix(i)} via 10.9.0.2" for i in range(20000, N_ROUTES)])
@@ -189,6 +199,7 @@ def test_overflow_resync(vpk_bin, tmp_path, netns):
         wait_equal(v, netns)
         st = v.json("show", "linux-sync")
         assert st["enobufs"] >= 1 and st["resyncs"] >= 1, st
+        assert not gw_neighbor(v, "10.9.0.3")["valid"]
     finally:
         v.stop()
 

@@ -38,7 +38,7 @@ usage(FILE *o)
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
 		"  run-limit [seconds S] [packets N]\n"
-		"  neighbor ID MAC dev IFACE\n"
+		"  neighbor ID MAC dev IFACE | neighbor del ID\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 		"  acl load FILE [ipv6] | acl fragments portless|drop\n"
 		"  show runtime | show errors | show node NAME\n"

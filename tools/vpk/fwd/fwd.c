@@ -483,7 +483,7 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
 		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
 			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
-	return vpk_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
+	return vpk_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show, linux-sync)", argv[0]);
 }
 
 int

@@ -28,6 +28,7 @@ struct ls_neigh {
 	uint8_t fam, ip[16], mac[6];
 	int ifindex;
 	bool valid;                     /* reachable, stale, delay, probe, permanent */
+	bool seen;                      /* named by the dump of a resync */
 	struct ls_neigh *next;
 };
 
@@ -39,6 +40,7 @@ struct ls_link {
 struct ls_addr {
 	int ifindex;
 	uint8_t fam, plen, ip[16];
+	bool seen;                      /* named by the dump of a resync */
 };
 
 struct ls_stats {

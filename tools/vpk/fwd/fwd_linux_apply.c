@@ -386,6 +386,7 @@ apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 			e->ifindex = nd->ndm_ifindex;
 			*slot = e;
 		}
+		e->seen = true;
 		e->valid = (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)) != 0 &&
 			   t.a[NDA_LLADDR] != NULL && mnl_attr_get_payload_len(t.a[NDA_LLADDR]) == 6;
 		if (e->valid)
@@ -430,7 +431,8 @@ apply_addr(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 {
 	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nh);
 	struct attrs t = { .max = IFA_MAX };
-	struct ls_addr x = { .ifindex = (int)ifa->ifa_index, .fam = ifa->ifa_family, .plen = ifa->ifa_prefixlen };
+	struct ls_addr x = { .ifindex = (int)ifa->ifa_index, .fam = ifa->ifa_family, .plen = ifa->ifa_prefixlen,
+			     .seen = true };
 	size_t i;
 
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
@@ -539,6 +541,11 @@ ls_resync_begin(struct fwd_lsync *ls)
 	ls->stale = calloc(1, sizeof(*ls->stale));
 	if (ls->stale == NULL)
 		return -ENOMEM;
+	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
+		for (struct ls_neigh *e = ls->neigh[b]; e != NULL; e = e->next)
+			e->seen = false;
+	for (size_t i = 0; i < ls->n_addrs; i++)
+		ls->addrs[i].seen = false;
 	vpk_fib_walk(ls->f->fib4, stale4, &w);
 	if (w.rc == 0)
 		vpk_fib6_walk(ls->f->fib6, stale6, &w);
@@ -554,6 +561,28 @@ ls_resync_end(struct fwd_lsync *ls, bool apply)
 	for (size_t i = 0; apply && s != NULL && i < s->cap; i++)
 		if (s->k[i].used == 1)
 			route_del(ls, s->k[i].fam, s->k[i].ip, s->k[i].len);
+	/* Neighbours and addresses the dump did not name are gone. */
+	for (size_t b = 0; apply && b < NEIGH_BUCKETS; b++) {
+		for (struct ls_neigh **p = &ls->neigh[b]; *p != NULL;) {
+			struct ls_neigh *e = *p;
+			uint32_t id;
+
+			if (e->seen) {
+				p = &e->next;
+				continue;
+			}
+			*p = e->next;
+			id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
+			free(e);
+			if (id != 0)
+				nh_refresh(ls, id);
+		}
+	}
+	for (size_t i = 0; apply && i < ls->n_addrs;)
+		if (!ls->addrs[i].seen)
+			ls->addrs[i] = ls->addrs[--ls->n_addrs];
+		else
+			i++;
 	if (s != NULL)
 		free(s->k);
 	free(s);
