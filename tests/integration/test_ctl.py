@@ -187,3 +187,14 @@ def test_runtime_errors_interface_after_a_run(vpk_bin, tmp_path):
     finally:
         rc, _, err = f.stop()
     assert rc == 0, err
+
+
+def test_interactive_prompt(fwd_idle, tmp_path):
+    """`vpk ctl` alone reads commands line by line (readline) until quit, keeping a history file."""
+    f = fwd_idle
+    env = dict(os.environ, HOME=str(tmp_path))
+    p = subprocess.run([f.vpk, "ctl", "--socket", f.sock], input="route add 10.5.0.0/16 via 1\nshow fib\nbogus\nquit\n",
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "10.5.0.0/16" in p.stdout and "unknown command 'bogus'" in p.stderr
+    assert "show fib" in (tmp_path / ".vpk_ctl_history").read_text()
