@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fwd/fwd.h"
@@ -78,8 +79,9 @@ on_signal(int sig)
 static void
 serve_until_signal(void)
 {
+	/* Not pause(): the signal may be taken by another thread. */
 	while (!got_signal)
-		pause();
+		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
 }
 
 static int

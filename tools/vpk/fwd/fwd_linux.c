@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,18 @@ resync(struct fwd_lsync *ls, struct mnl_socket *dump)
  * resync is tried at once and, while the kernel keeps interrupting the
  * dump (routes changing fast), again every 100 ms between batches.
  */
+/* SIGINT / SIGTERM go to the main thread, which stops the forwarder. */
+static void
+block_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 static void *
 ls_main(void *arg)
 {
@@ -172,6 +185,8 @@ ls_main(void *arg)
 	char *buf = malloc(LS_BUF);
 	bool pending = false;
 	double last_try = 0;
+
+	block_signals();
 
 	while (buf != NULL) {
 		struct pollfd p[2] = { { .fd = ls->nl_fd, .events = POLLIN }, { .fd = ls->stop_pipe[0], .events = POLLIN } };
