@@ -198,3 +198,27 @@ def test_interactive_prompt(fwd_idle, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "10.5.0.0/16" in p.stdout and "unknown command 'bogus'" in p.stderr
     assert "show fib" in (tmp_path / ".vpk_ctl_history").read_text()
+
+
+def test_runtime_one_section_per_worker(vpk_bin, tmp_path):
+    pcap = tmp_path / "in.pcap"
+    write_pcap(pcap, 400)
+    f = Fwd(vpk_bin, tmp_path, CONFIG.format(inp=f"in {pcap}"), args=("--workers", "2"))
+    try:
+        deadline = time.time() + 20
+        while True:
+            threads = f.json("show", "runtime")["threads"]
+            total = sum(n["vectors"] for t in threads for n in t["nodes"] if n["name"] == "interface-output")
+            if total == 300 or time.time() > deadline:
+                break
+            time.sleep(0.05)
+        assert [t["thread"] for t in threads] == [0, 1]
+        assert total == 300
+        assert sum(n["vectors"] for t in threads for n in t["nodes"] if n["name"] == "ip4-lookup") == 400
+        text = f.ctl("show", "runtime").stdout
+        assert "Thread 0 vpk_wk_0" in text and "Thread 1 vpk_wk_1" in text
+        errs = {(e["node"], e["reason"]): e["count"] for e in f.json("show", "errors")["errors"]}
+        assert sum(c for (node, _), c in errs.items() if node == "ip4-lookup") == 100
+    finally:
+        rc, _, err = f.stop()
+    assert rc == 0, err
