@@ -11,6 +11,10 @@
   latency    RATE changes per second for SECONDS, paced: per received batch, microseconds
              from recv() returning to the batch's last change being in the FIB (p50, p99;
              histogram buckets are powers of two, the figure is the bucket's upper bound).
+  visible    RATE route adds per second for SECONDS, each sent over rtnetlink with an ACK
+             request from inside the namespace; from the kernel's ACK, `show fib PREFIX` is
+             asked on the control socket until vpk has the route: microseconds p50/p99/max
+             (an upper bound: it includes one control-socket round trip).
 
 usage: bench-linux-sync.py [--vpk build/vpk] [--routes 1000000] [--rate 1000] [--seconds 5]
 """
@@ -29,6 +33,54 @@ def sh(*args, input=None, timeout=600):
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(args)}: {p.stderr.strip()}")
     return p.stdout
+
+
+ACK_TO_VISIBLE = r"""
+import json, socket, struct, sys, time
+sockpath, n, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+nl.bind((0, 0))
+def rta(t, data):
+    return struct.pack("HH", 4 + len(data), t) + data + b"\0" * ((4 - len(data) % 4) % 4)
+def add(dst, gw, seq):
+    # rtmsg: AF_INET, /24, table main, proto static, scope universe, unicast; RTA_DST, RTA_GATEWAY
+    body = struct.pack("BBBBBBBBI", 2, 24, 0, 0, 254, 4, 0, 1, 0) + rta(1, dst) + rta(5, gw)
+    nl.send(struct.pack("IHHII", 16 + len(body), 24, 0x1 | 0x4 | 0x400 | 0x100, seq, 0) + body)
+    while True:
+        d = nl.recv(65536)
+        if struct.unpack("H", d[4:6])[0] == 2 and struct.unpack("I", d[8:12])[0] == seq:
+            err = struct.unpack("i", d[16:20])[0]
+            if err:
+                raise OSError(-err, "route add")
+            return
+def has(prefix):
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(sockpath)
+    c.sendall(("show fib %s --json\n" % prefix).encode())
+    c.shutdown(socket.SHUT_WR)
+    buf = b""
+    while True:
+        d = c.recv(65536)
+        if not d:
+            break
+        buf += d
+    c.close()
+    return bool(json.loads(buf.split(b"\n", 1)[1])["ipv4"])
+lat, t0 = [], time.monotonic()
+for i in range(n):
+    a = 0x30000000 + (i << 8)
+    add(struct.pack(">I", a), socket.inet_aton("10.9.0.2"), i + 1)
+    t = time.monotonic()
+    while not has("%d.%d.%d.0/24" % (a >> 24, (a >> 16) & 255, (a >> 8) & 255)):
+        pass
+    lat.append(time.monotonic() - t)
+    delay = t0 + (i + 1) / rate - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
+lat.sort()
+print(json.dumps({"n": n, "p50_us": round(lat[n // 2] * 1e6), "p99_us": round(lat[int(n * 0.99)] * 1e6),
+                  "max_us": round(lat[-1] * 1e6)}))
+"""
 
 
 def prefix(i):
@@ -121,6 +173,11 @@ def main():
         out["latency_batches"] = st["batches"]
         out["latency_us_p50"] = st["batch_latency_us_p50"]
         out["latency_us_p99"] = st["batch_latency_us_p99"]
+        r = json.loads(sh("ip", "netns", "exec", ns, sys.executable, "-c", ACK_TO_VISIBLE, v.sock,
+                          str(int(a.rate * a.seconds)), str(a.rate)))
+        out["ack_to_visible_us_p50"] = r["p50_us"]
+        out["ack_to_visible_us_p99"] = r["p99_us"]
+        out["ack_to_visible_us_max"] = r["max_us"]
         v.stop()
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)

@@ -35,7 +35,7 @@ struct fwd_cli {
 static const char *const help_text =
 	"commands:\n"
 	"  show runtime [verbose] | show errors | show interface | show node NAME | show trace\n"
-	"  show fib | show acl | show neighbors        (each show takes --json)\n"
+	"  show fib [PREFIX] | show acl | show neighbors | show linux-sync   (each show takes --json)\n"
 	"  clear runtime | clear errors\n"
 	"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 	"  neighbor ID MAC dev IFACE | neighbor del ID\n"

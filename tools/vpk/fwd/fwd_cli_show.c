@@ -14,7 +14,7 @@
 #include "fwd/fwd_priv.h"
 
 static const char *const show_usage =
-	"usage: show runtime [verbose] | errors | interface | node NAME | trace | fib | acl | neighbors"
+	"usage: show runtime [verbose] | errors | interface | node NAME | trace | fib [PREFIX] | acl | neighbors"
 	" | linux-sync [--json]";
 
 static void
@@ -284,6 +284,42 @@ show_fib(struct vpk_fwd *f, bool json, FILE *out)
 	}
 }
 
+/* show fib PREFIX: the route of exactly that prefix, if any. */
+static int
+show_fib_prefix(struct vpk_fwd *f, const char *pfx, bool json, FILE *out)
+{
+	struct json j;
+	struct fib_out o = { f, json ? &j : NULL, out, 0 };
+	uint8_t ip[16], len;
+	uint64_t nh = 0;
+	int fam = fwd_parse_prefix(pfx, ip, &len), rc;
+
+	if (fam < 0) {
+		fprintf(out, "show fib: bad prefix '%s' (want a.b.c.d/len or an IPv6 address/len)\n", pfx);
+		return -EINVAL;
+	}
+	rc = fam == 4 ? vpk_fib_get(f->fib4, (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3],
+				    len, &nh)
+		      : vpk_fib6_get(f->fib6, ip, len, &nh);
+	if (json) {
+		json_init(&j, out);
+		json_obj(&j, NULL);
+		json_arr(&j, fam == 4 ? "ipv4" : "ipv6");
+	}
+	if (rc == 0 && fam == 4)
+		fib4_cb(&o, (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3], len, nh);
+	else if (rc == 0)
+		fib6_cb(&o, ip, len, nh);
+	if (json) {
+		json_end(&j);
+		json_end(&j);
+		json_done(&j);
+	} else if (rc != 0) {
+		fprintf(out, "%s: no such route\n", pfx);
+	}
+	return 0;
+}
+
 static void
 show_acl(struct vpk_fwd *f, bool json, FILE *out)
 {
@@ -386,6 +422,8 @@ fwd_cli_show(struct vpk_fwd *f, int argc, char **argv, FILE *out)
 		show_trace(f, json, out);
 	else if (n == 2 && strcmp(what, "fib") == 0)
 		show_fib(f, json, out);
+	else if (n == 3 && strcmp(what, "fib") == 0)
+		return show_fib_prefix(f, argv[2], json, out);
 	else if (n == 2 && strcmp(what, "acl") == 0)
 		show_acl(f, json, out);
 	else if (n == 2 && (strcmp(what, "neighbors") == 0 || strcmp(what, "neighbours") == 0))
