@@ -79,6 +79,9 @@ def test_fib_json_and_live_routes(fwd_idle):
     fib = f.json("show", "fib")
     assert [r["prefix"] for r in fib["ipv4"]] == ["10.2.3.0/24"]
     assert sorted(r["prefix"] for r in fib["ipv6"]) == ["2001:db8:1::/48", "2001:db8:2::/64"]
+    assert f.json("show", "fib", "10.2.3.0/24")["ipv4"] == [{"prefix": "10.2.3.0/24", "via": 1, "interface": "b"}]
+    assert f.json("show", "fib", "10.2.0.0/16")["ipv4"] == []        # exact prefixes only
+    assert f.json("show", "fib", "2001:db8:2::/64")["ipv6"][0]["via"] == 1
     f.ctl("neighbor", "2", "02:bb:00:00:00:02", "dev", "a")
     nb = {n["id"]: n for n in f.json("show", "neighbors")["neighbors"]}
     assert nb[2]["mac"] == "02:bb:00:00:00:02" and nb[2]["interface"] == "a"
