@@ -13,6 +13,8 @@ DEB_PKGS=(
   libxdp-dev libbpf-dev                     # src/io/io_xdp.c (AF_XDP backend; optional at build time)
   dpdk-dev                                  # dpdk-testpmd: live io-forward comparison (docs/io.md)
   help2man dpkg-dev                         # the manual page and make package (dpkg-shlibdeps)
+  libmnl-dev libreadline-dev                # vpk fwd linux-sync (netlink), vpk ctl's prompt
+  bird2                                     # tests: a routing daemon feeding linux-sync
 )
 PIP_PKGS=(pytest scapy)
 # `install-deps.sh fuzz` (make fuzz): clang, and the compiler-rt package with

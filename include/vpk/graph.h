@@ -178,6 +178,17 @@ VPK_API int vpk_graph_set_remote(struct vpk_graph *g, const char *node_name, vpk
 /** Index of node @p name in @p g, or -1. */
 VPK_API int vpk_graph_node_index(const struct vpk_graph *g, const char *name);
 
+/**
+ * Replace node @p node_name's context (what vpk_node_ctx() returns) while the
+ * graph may be running on another thread: one release store, so each call of
+ * the node function sees the old or the new context, whole. Only for nodes
+ * whose context is their configuration as given (ip4-acl, ip6-acl); the
+ * caller keeps the old one alive until the graph's thread has passed a
+ * quiescent state (include/vpk/qsbr.h).
+ * @return 0, or -EINVAL (no such node).
+ */
+VPK_API int vpk_graph_set_node_ctx(struct vpk_graph *g, const char *node_name, void *ctx);
+
 /** Hand @p n packets to node index @p node (as vpk_graph_inject()). @return 0 or -EINVAL. */
 VPK_API int vpk_graph_inject_idx(struct vpk_graph *g, uint16_t node, const uint32_t *bi, uint32_t n);
 

@@ -266,7 +266,8 @@ vpk_node_has_next(const struct vpk_node_rt *rt, uint16_t arc)
 void *
 vpk_node_ctx(const struct vpk_node_rt *rt)
 {
-	return rt->ctx;
+	/* Acquire: a context published by vpk_graph_set_node_ctx() is seen whole. */
+	return __atomic_load_n(&rt->ctx, __ATOMIC_ACQUIRE);
 }
 
 void
@@ -303,6 +304,17 @@ int
 vpk_graph_node_index(const struct vpk_graph *g, const char *name)
 {
 	return g != NULL && name != NULL ? node_index(g, name) : -1;
+}
+
+int
+vpk_graph_set_node_ctx(struct vpk_graph *g, const char *node_name, void *ctx)
+{
+	int i = vpk_graph_node_index(g, node_name);
+
+	if (i < 0)
+		return -EINVAL;
+	__atomic_store_n(&g->nodes[i].ctx, ctx, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int

@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fwd/fwd.h"
+#include "fwd/fwd_cli.h"
 #include "bench.h"
 #include "fwd/fwd_show.h"
 #include "common/json.h"
@@ -29,16 +32,18 @@ usage(FILE *o)
 		"               [--show-runtime] [--show-errors] [--show-node NODE] [--trace N]\n"
 		"               [--node-variant NODE=VARIANT] [--workers N] [--fib4 dir|bm16] [--json]\n"
 		"               [--wide-cores CPUS [--wide-nodes N1,N2] [--wide-ring FRAMES]]\n"
+		"               [--cli | --cli-socket PATH]   (control socket for vpk ctl; default %s)\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live, or --in with --loop)\n"
 		"       vpk fwd --demo [--packets N] [--routes N | --routes-file F] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
 		"  run-limit [seconds S] [packets N]\n"
-		"  neighbor ID MAC dev IFACE\n"
+		"  neighbor ID MAC dev IFACE | neighbor del ID\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 		"  acl load FILE [ipv6] | acl fragments portless|drop\n"
-		"  show runtime | show errors | show node NAME\n");
+		"  show runtime | show errors | show node NAME\n"
+		"  linux-sync [netns NAME] [table N]\n", FWD_CLI_DEFAULT_SOCKET);
 }
 
 /* "NAME=VALUE" -> "interface NAME in|out VALUE[ SUFFIX]" */
@@ -60,12 +65,23 @@ io_option(struct vpk_fwd *f, const char *opt, const char *dir, const char *suffi
 
 
 static struct vpk_fwd *live_fwd;
+static volatile sig_atomic_t got_signal;
 
 static void
 on_signal(int sig)
 {
 	(void)sig;
+	got_signal = 1;
 	vpk_fwd_stop(live_fwd);
+}
+
+/* A router stays up for `vpk ctl` until SIGINT / SIGTERM. */
+static void
+serve_until_signal(void)
+{
+	/* Not pause(): the signal may be taken by another thread. */
+	while (!got_signal)
+		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
 }
 
 static int
@@ -95,11 +111,14 @@ cmd_fwd(int argc, char **argv)
 		{ "fib4", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'C' },
 		{ "loop", optional_argument, NULL, 'P' },
+		{ "cli", no_argument, NULL, 'S' },
+		{ "cli-socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
-	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL;
+	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL, *cli_path = NULL;
+	struct fwd_cli *cli = NULL;
 	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
 	struct vpk_node_conf variants[32];
 	size_t n_var = 0;
@@ -204,6 +223,12 @@ cmd_fwd(int argc, char **argv)
 		case 'P':       /* --loop[=N]: every --in replayed from memory, N passes (none: until --count/--duration) */
 			snprintf(loop, sizeof(loop), " loop%s%.20s", optarg ? " " : "", optarg ? optarg : "");
 			break;
+		case 'S':
+			cli_path = FWD_CLI_DEFAULT_SOCKET;
+			break;
+		case 's':
+			cli_path = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -292,8 +317,27 @@ cmd_fwd(int argc, char **argv)
 		}
 	}
 	live_fwd = f;
+	got_signal = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (cli_path != NULL) {
+		rc = fwd_cli_prepare(f, err, sizeof(err));
+		if (rc == 0)
+			rc = fwd_cli_start(f, cli_path, &cli, err, sizeof(err));
+		if (rc != 0) {
+			rc = vpk_fail(rc == -EADDRINUSE || rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd: %s", err);
+			goto out;
+		}
+	}
+	if (!fwd_cli_has_input(f) && (cli != NULL || fwd_cli_linux_sync_on(f))) {
+		/* Control plane only (routes from the kernel, vpk ctl): nothing to forward. */
+		fprintf(stderr, "vpk: fwd: no input interface: control plane only, until SIGINT/SIGTERM\n");
+		serve_until_signal();
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		rc = VPK_EXIT_OK;
+		goto out;
+	}
 	rc = vpk_fwd_run(f, &st, err, sizeof(err));
 	if ((rc == -EPERM || rc == -ENOTSUP) && io_type != NULL && strcmp(io_type, "af_xdp") == 0 && n_if > 0) {
 		/* AF_XDP refused (no bpf() here, or built without libxdp): AF_PACKET instead. */
@@ -308,8 +352,10 @@ cmd_fwd(int argc, char **argv)
 		}
 		rc = vpk_fwd_run(f, &st, err, sizeof(err));
 	}
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	if (cli == NULL) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+	}
 	if (rc != 0) {
 		rc = vpk_fail(rc == -ENOTSUP || rc == -EINVAL || rc == -ENOENT || rc == -ENODEV ? VPK_EXIT_USAGE
 											      : VPK_EXIT_FAIL,
@@ -331,7 +377,15 @@ cmd_fwd(int argc, char **argv)
 	if (vpk_fwd_bufs_in_use(f) != 0)
 		rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %u buffers still in use after the run (a leak)",
 			      vpk_fwd_bufs_in_use(f));
+	if (cli != NULL && !got_signal) {
+		/* The inputs ended; the counters stay readable with vpk ctl until a signal. */
+		fflush(stdout);
+		serve_until_signal();
+	}
 out:
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	fwd_cli_stop(cli);
 	vpk_fwd_destroy(f);
 	return rc;
 }

@@ -111,6 +111,7 @@ static const fwd_free_hook free_hooks[] = {
 	NULL,
 	fwd_tunnel_free,
 	fwd_icmp_free,
+	fwd_ctl_free,
 };
 
 void
@@ -118,6 +119,7 @@ vpk_fwd_destroy(struct vpk_fwd *f)
 {
 	if (f == NULL)
 		return;
+	fwd_linux_free(f);              /* its thread changes the tables: stop it first */
 	fwd_drop_graphs(f);
 	fwd_workers_fini(f);
 	for (size_t i = 0; i < f->n_ifs; i++) {
@@ -299,15 +301,28 @@ usage:
 			"| interface NAME live DEV [io af_packet|af_xdp]");
 }
 
-/* neighbor ID MAC dev IFACE */
+/* neighbor ID MAC dev IFACE | neighbor del ID */
 static int
 cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
+	struct vpk_adj a = { .valid = 1 };
 	uint32_t id, ifx;
 	uint8_t mac[6];
 
+	if (argc == 3 && strcmp(argv[1], "del") == 0) {
+		if (fwd_parse_u32(argv[2], f->conf.max_neighbors, &id) != 0 || id == 0)
+			return vpk_errf(err, len, -EINVAL, "neighbor del: ID '%s' must be 1..%u", argv[2],
+					f->conf.max_neighbors);
+		if (!f->adj[id].valid)
+			return vpk_errf(err, len, -ENOENT, "neighbor del: no neighbor %u", id);
+		if (!apply)
+			return 0;
+		if (fwd_undo_neighbor(f, id) != 0 || fwd_ctl_set_adj(f, id, NULL, 0) != 0)
+			return vpk_errf(err, len, -ENOMEM, "neighbor: out of memory");
+		return 0;
+	}
 	if (argc != 5 || strcmp(argv[3], "dev") != 0)
-		return vpk_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE");
+		return vpk_errf(err, len, -EINVAL, "usage: neighbor ID MAC dev IFACE | neighbor del ID");
 	if (fwd_parse_u32(argv[1], f->conf.max_neighbors, &id) != 0 || id == 0)
 		return vpk_errf(err, len, -EINVAL, "neighbor: ID '%s' must be 1..%u", argv[1], f->conf.max_neighbors);
 	if (parse_mac(argv[2], mac) != 0)
@@ -316,13 +331,11 @@ cmd_neighbor(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, si
 		return vpk_errf(err, len, -ENOENT, "neighbor: no interface '%s'", argv[4]);
 	if (!apply)
 		return 0;
-	if (fwd_undo_neighbor(f, id) != 0)
+	memcpy(a.dst_mac, mac, 6);
+	memcpy(a.src_mac, f->ifs[ifx].mac, 6);
+	a.tx_if = ifx;
+	if (fwd_undo_neighbor(f, id) != 0 || fwd_ctl_set_adj(f, id, &a, ifx) != 0)
 		return vpk_errf(err, len, -ENOMEM, "neighbor: out of memory");
-	memcpy(f->adj[id].dst_mac, mac, 6);
-	memcpy(f->adj[id].src_mac, f->ifs[ifx].mac, 6);
-	f->adj[id].tx_if = ifx;
-	f->adj[id].valid = 1;
-	f->adj_if[id] = ifx;
 	return 0;
 }
 
@@ -406,7 +419,7 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "acl load: %s", why);
 	if (apply)
-		rc = fwd_acl_install(f, r, n, ipv6, why, sizeof(why));
+		rc = fwd_ctl_acl_install(f, r, n, ipv6, why, sizeof(why));
 	free(r);
 	return rc != 0 ? vpk_errf(err, len, rc, "acl load %s: %s", argv[2], why) : 0;
 }
@@ -449,6 +462,7 @@ static const struct fwd_cmd *const feature_cmds[] = {
 	&fwd_cmd_sr,
 	&fwd_cmd_ip,
 	&fwd_cmd_icmp,
+	&fwd_cmd_linux_sync,
 };
 
 
@@ -488,24 +502,31 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 		return vpk_errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
 	if (argc == 0)
 		return 0;
+	if (fwd_ctl_refuse(f, argv[0], err, len) != 0)
+		return -EBUSY;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[0], cmds[i].name) == 0)
 			return cmds[i].fn(f, argc, argv, apply, err, len);
 	for (size_t i = 0; i < sizeof(feature_cmds) / sizeof(feature_cmds[0]); i++)
 		if (feature_cmds[i] != NULL && strcmp(argv[0], feature_cmds[i]->name) == 0)
 			return feature_cmds[i]->fn(f, argc, argv, apply, err, len);
-	return vpk_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show)", argv[0]);
+	return vpk_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show, linux-sync)", argv[0]);
 }
 
 int
 vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
 {
+	bool locked;
 	int rc;
 
 	if (f == NULL || line == NULL)
 		return vpk_errf(err, err_len, -EINVAL, "no forwarder or line");
+	locked = fwd_ctl_lock(f);
 	rc = exec_line(f, line, false, err, err_len);
-	return rc != 0 ? rc : exec_line(f, line, true, err, err_len);
+	if (rc == 0)
+		rc = exec_line(f, line, true, err, err_len);
+	fwd_ctl_unlock(f, locked);
+	return rc;
 }
 
 /*
@@ -523,8 +544,8 @@ applied_when_checked(const struct vpk_fwd *f, int argc, char **argv, size_t ifs_
 	return strcmp(argv[0], "interface") == 0 && !(argc > 1 && find_if(f, argv[1], &ix) == 0 && ix < ifs_before);
 }
 
-int
-vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
+static int
+exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
 {
 	char **lines = NULL, *text, why[256];
 	size_t n = 0, cap = 0, tlen;
@@ -623,5 +644,19 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
+	return rc;
+}
+
+int
+vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
+{
+	bool locked;
+	int rc;
+
+	if (f == NULL || in == NULL)
+		return vpk_errf(err, err_len, -EINVAL, "no forwarder or file");
+	locked = fwd_ctl_lock(f);
+	rc = exec_file(f, in, name, err, err_len);
+	fwd_ctl_unlock(f, locked);
 	return rc;
 }

@@ -14,11 +14,13 @@
  *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
+ *     neighbor del ID
  *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
  *     route del PREFIX/LEN
  *     acl load FILE [ipv6]                 (ClassBench or l3fwd-acl rules; see below)
  *     acl fragments portless|drop          (non-first fragments: see vpk_acl_frag_policy)
  *     show runtime | show errors | show node NAME    (printed after the run)
+ *     linux-sync [netns NAME] [table N|main] [rcvbuf BYTES]   (the kernel's routes: fwd_linux.c)
  *     # comment
  *
  * ACL rules (dpdk-test-acl / l3fwd formats, first matching rule in file
@@ -35,7 +37,10 @@
  *        -> interface-output          (ip6-input -> ip6-lookup -> ip6-rewrite likewise)
  *   every drop -> error-drop, counted per node and reason
  *
- * Threading: control-plane calls are not thread-safe. vpk_fwd_run() runs the
+ * Threading: control-plane calls are not thread-safe, except once live
+ * changes are on (the control socket, linux-sync: fwd_cli_live.c): then
+ * vpk_fwd_exec() may be called from other threads while vpk_fwd_run() runs,
+ * serialised by the control lock, and each change reaches the workers whole. vpk_fwd_run() runs the
  * graph on the calling thread, or with conf.workers > 1 one graph per worker
  * thread: flows are spread by the Toeplitz hash of their 4-tuple (as NIC RSS
  * does), pcap input is read by the calling thread and handed to the workers

@@ -62,6 +62,8 @@ struct vpk_fwd {
 	void *icmp;                     /* owned by the ICMP feature (fwd_icmp.c) */
 	void *live;                     /* owned by the live-interface feature */
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
+	struct fwd_ctl *ctl;            /* live changes while running (fwd_cli_live.c), NULL: off */
+	void *lsync;                    /* owned by linux-sync (fwd_linux*.c) */
 	/* workers (fwd_workers.c) */
 	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
 	unsigned n_wgraphs;
@@ -204,5 +206,43 @@ int fwd_undo_route4(struct vpk_fwd *f, uint32_t ip, uint8_t plen);
 int fwd_undo_route6(struct vpk_fwd *f, const uint8_t ip[16], uint8_t plen);
 int fwd_undo_neighbor(struct vpk_fwd *f, uint32_t id);
 size_t fwd_undo_end(struct vpk_fwd *f, bool failed);
+
+/*
+ * Live changes (fwd_cli_live.c): once fwd_ctl_enable() ran, commands may
+ * come from the control socket and linux-sync threads while the graphs run.
+ * Writers serialise on fwd_ctl_lock(); graph readers report quiescent
+ * states, FIB groups, adjacency tables and ACL contexts are reclaimed after
+ * them. Everything is a no-op while f->ctl is NULL.
+ */
+struct fwd_ctl;
+int fwd_ctl_enable(struct vpk_fwd *f);
+void fwd_ctl_free(struct vpk_fwd *f);
+bool fwd_ctl_lock(struct vpk_fwd *f);          /* true: locked (unlock it) */
+void fwd_ctl_unlock(struct vpk_fwd *f, bool locked);
+bool fwd_ctl_has_graphs(const struct vpk_fwd *f);
+void fwd_ctl_reader(struct vpk_fwd *f, unsigned id, bool online);
+void fwd_ctl_tick_slow(struct vpk_fwd *f, unsigned id, struct vpk_graph *g);
+static inline void
+fwd_ctl_tick(struct vpk_fwd *f, unsigned id, struct vpk_graph *g)
+{
+	if (f->ctl != NULL)
+		fwd_ctl_tick_slow(f, id, g);
+}
+/* Change neighbor @id (adj NULL: remove it); graphs see the old or the new entry. 0 or -ENOMEM. */
+int fwd_ctl_set_adj(struct vpk_fwd *f, uint32_t id, const struct vpk_adj *adj, uint32_t ifx);
+/* `acl load` while graphs may run: the node contexts are swapped whole. */
+int fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
+			 char *err, size_t len);
+/* A command that cannot change while the graphs run: the error, else 0. */
+int fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len);
+
+/* fwd_linux.c: `linux-sync [netns NAME] [table N]` */
+extern const struct fwd_cmd fwd_cmd_linux_sync;
+void fwd_linux_free(struct vpk_fwd *f);
+/* Gateway ("10.0.0.1", "fe80::1", "" when the prefix is on the link) and
+ * kernel interface of a neighbor ID linux-sync made; false for any other. */
+bool fwd_linux_nh(const struct vpk_fwd *f, uint32_t id, char *gw, size_t gw_len, char *dev, size_t dev_len);
+/* linux-sync state for `show linux-sync` (text or JSON): 0, or -ENOENT when off. */
+int fwd_linux_show(const struct vpk_fwd *f, bool json, FILE *out);
 
 #endif

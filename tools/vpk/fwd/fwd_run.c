@@ -49,9 +49,12 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 	struct vpk_fwd_run_stats s = { 0 };
 	uint64_t t0;
 	struct timespec c0, c1;         /* thread CPU time: what a loaded machine does not distort */
+	bool locked;
 	int rc;
 
+	locked = fwd_ctl_lock(f);       /* the control threads see the graphs built or none */
 	fwd_drop_graphs(f);
+	fwd_ctl_unlock(f, locked);
 	f->io_rc = 0;
 	f->io_err[0] = '\0';
 	f->rr = 0;
@@ -71,22 +74,27 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 			return rc;
 		}
 	} else {
+		locked = fwd_ctl_lock(f);
 		rc = fwd_build_graph(f, fwd_input_name(f), f, NULL, NULL, 0, &f->graph, err, len);
+		fwd_ctl_unlock(f, locked);
 		if (rc != 0) {
 			fwd_io_close(f, &rc, NULL, 0);
 			return rc;
 		}
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 		t0 = __rdtsc();
+		fwd_ctl_reader(f, 0, true);
 		for (;;) {
 			uint32_t n = vpk_graph_run_once(f->graph);
 
+			fwd_ctl_tick(f, 0, f->graph);
 			s.packets += n;
 			if (n == 0 && fwd_io_inputs_done(f, mem))
 				break;
 			if (n == 0)
 				fwd_io_idle(f);         /* live ports: poll up to 1 ms */
 		}
+		fwd_ctl_reader(f, 0, false);
 		s.tsc = __rdtsc() - t0;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		s.cpu_ns = (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000LL + (c1.tv_nsec - c0.tv_nsec));

@@ -209,14 +209,17 @@ worker_main(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET((int)(fwd_wide_cpu_of(wk->f, wk->id) % (unsigned)(ncpu > 0 ? ncpu : 1)), &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  /* best effort */
+	fwd_ctl_reader(wk->f, wk->id, true);
 	for (;;) {
 		uint32_t n = vpk_graph_run_once(wk->g);
 
+		fwd_ctl_tick(wk->f, wk->id, wk->g);
 		if (n == 0 && worker_done(wk, a->mem))
 			break;
 		if (n == 0)
 			sched_yield();          /* pcap mode: the reader is behind */
 	}
+	fwd_ctl_reader(wk->f, wk->id, false);
 	vpk_pool_cache_flush(wk->f->pool);
 	atomic_store_explicit(&wk->finished, true, memory_order_release);
 	return NULL;
@@ -296,6 +299,7 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 	bool started[FWD_MAX_WORKERS] = { false };
 	struct wk_arg args[FWD_MAX_WORKERS];
 	uint64_t t0;
+	bool locked;
 	int rc;
 
 	pthread_once(&reg_once, do_register);
@@ -313,6 +317,7 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 		rc = fwd_wide_prepare(f, ws, err, len);
 		f->graph_max_bits = 256;
 	}
+	locked = fwd_ctl_lock(f);       /* the control threads see the graphs built or none */
 	for (unsigned w = 0; w < n && rc == 0; w++) {
 		ws->wk[w].f = f;
 		ws->wk[w].ws = ws;
@@ -325,6 +330,7 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 			ws->wk[w].g = f->wgraphs[w];
 		}
 	}
+	fwd_ctl_unlock(f, locked);
 	f->graph_max_bits = 0;
 	t0 = __rdtsc();
 	if (rc == 0 && ws->wide != NULL)

@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * linux-sync: kernel objects into the forwarder's tables.
+ *
+ *  - A route of the synced table becomes a FIB route (IPv4 or IPv6) whose
+ *    next hop is a neighbor ID linux-sync gives each distinct (gateway,
+ *    interface): IDs are taken from the top of the neighbor range down,
+ *    skipping configured neighbors, and freed when no route uses them.
+ *  - The adjacency of such an ID is valid when the kernel has a usable
+ *    neighbour entry (reachable, stale, delay, probe, permanent) for the
+ *    gateway on that interface and the interface is one of vpk's (same
+ *    name, or its live device): MAC from the neighbour entry, source MAC
+ *    and output from vpk's interface. Otherwise packets are dropped and
+ *    counted as "no adjacency" (VPP's incomplete adjacency).
+ *  - On-link routes (no gateway) get an ID per interface whose adjacency
+ *    stays incomplete: vpk does not resolve hosts itself.
+ *  - Blackhole, unreachable and prohibit routes share one ID that never
+ *    gets an adjacency: dropped.
+ *  - ECMP (RTA_MULTIPATH): the first next hop is installed (one next hop
+ *    per prefix in vpk's FIB).
+ *  - One route per prefix: routes that differ only in metric or TOS are not
+ *    told apart; the last change the kernel announced wins.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fwd/fwd_cli.h"
+#include "fwd/fwd_linux.h"
+
+#define NH_BUCKETS 4096u
+#define NEIGH_BUCKETS 4096u
+
+/* ---- a set of prefixes (resync) ---- */
+struct ls_key {
+	uint8_t fam, len, used;         /* used: 0 empty, 1 in, 2 removed */
+	uint8_t ip[16];
+};
+
+struct ls_set {
+	struct ls_key *k;
+	size_t cap, n;
+};
+
+static uint32_t
+key_hash(uint8_t fam, uint8_t len, const uint8_t ip[16])
+{
+	uint32_t h = 2166136261u ^ fam ^ (uint32_t)len << 8;
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ ip[i]) * 16777619u;
+	return h;
+}
+
+static int
+set_add(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16])
+{
+	if (2 * (s->n + 1) > s->cap) {
+		struct ls_set g = { .cap = s->cap ? 2 * s->cap : 1024 };
+
+		g.k = calloc(g.cap, sizeof(*g.k));
+		if (g.k == NULL)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[i].used == 1)
+				set_add(&g, s->k[i].fam, s->k[i].len, s->k[i].ip);
+		free(s->k);
+		*s = g;
+	}
+	for (size_t i = key_hash(fam, len, ip) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (s->k[i].used == 0) {
+			s->k[i] = (struct ls_key){ fam, len, 1, { 0 } };
+			memcpy(s->k[i].ip, ip, 16);
+			s->n++;
+			return 0;
+		}
+	}
+}
+
+static void
+set_remove(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16])
+{
+	if (s == NULL || s->cap == 0)
+		return;
+	for (size_t i = key_hash(fam, len, ip) & (s->cap - 1); s->k[i].used != 0; i = (i + 1) & (s->cap - 1))
+		if (s->k[i].used == 1 && s->k[i].fam == fam && s->k[i].len == len && memcmp(s->k[i].ip, ip, 16) == 0) {
+			s->k[i].used = 2;
+			return;
+		}
+}
+
+/* ---- links, neighbours ---- */
+const char *
+ls_link_name(const struct fwd_lsync *ls, int ifindex)
+{
+	for (size_t i = 0; i < ls->n_links; i++)
+		if (ls->links[i].ifindex == ifindex)
+			return ls->links[i].name;
+	return "";
+}
+
+/* vpk's interface for a kernel interface: same name, or that live device; -1: none. */
+static int
+vpk_if_of(const struct fwd_lsync *ls, int ifindex)
+{
+	const char *name = ls_link_name(ls, ifindex);
+
+	if (name[0] == '\0')
+		return -1;
+	for (size_t i = 0; i < ls->f->n_ifs; i++)
+		if (strcmp(ls->f->ifs[i].name, name) == 0 ||
+		    (ls->f->ifs[i].live != NULL && strcmp(ls->f->ifs[i].live, name) == 0))
+			return (int)i;
+	return -1;
+}
+
+static struct ls_neigh **
+neigh_slot(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], int ifindex)
+{
+	struct ls_neigh **p = &ls->neigh[key_hash(fam, (uint8_t)ifindex, ip) % NEIGH_BUCKETS];
+
+	for (; *p != NULL; p = &(*p)->next)
+		if ((*p)->fam == fam && (*p)->ifindex == ifindex && memcmp((*p)->ip, ip, 16) == 0)
+			break;
+	return p;
+}
+
+/* ---- next hops ---- */
+static uint32_t
+nh_bucket(uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
+{
+	return key_hash(fam, (uint8_t)(drop ? 255 : ifindex), gw) % NH_BUCKETS;
+}
+
+static uint32_t
+nh_find(const struct fwd_lsync *ls, uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
+{
+	for (uint32_t id = ls->nh_hash[nh_bucket(fam, gw, ifindex, drop)]; id != 0; id = ls->nh[id].next) {
+		const struct ls_nh *n = &ls->nh[id];
+
+		if (n->fam == fam && n->drop == drop && (drop || (n->ifindex == ifindex && memcmp(n->gw, gw, 16) == 0)))
+			return id;
+	}
+	return 0;
+}
+
+/* Recompute the adjacency of @id from the kernel's neighbour and vpk's interfaces. */
+static int
+nh_refresh(struct fwd_lsync *ls, uint32_t id)
+{
+	struct vpk_fwd *f = ls->f;
+	const struct ls_nh *n = &ls->nh[id];
+	struct vpk_adj a = { 0 };
+	static const uint8_t zero[16];
+	int ifx = n->drop ? -1 : vpk_if_of(ls, n->ifindex);
+
+	if (ifx >= 0 && memcmp(n->gw, zero, 16) != 0) {
+		const struct ls_neigh *e = *neigh_slot(ls, n->fam, n->gw, n->ifindex);
+
+		if (e != NULL && e->valid) {
+			memcpy(a.dst_mac, e->mac, 6);
+			memcpy(a.src_mac, f->ifs[ifx].mac, 6);
+			a.tx_if = (uint32_t)ifx;
+			a.valid = 1;
+		}
+	}
+	if (memcmp(&a, &f->adj[id], sizeof(a)) == 0)
+		return 0;
+	return fwd_ctl_set_adj(f, id, a.valid ? &a : NULL, ifx >= 0 ? (uint32_t)ifx : 0);
+}
+
+/* The ID of this next hop, one more reference; 0 when every ID is taken. */
+static uint32_t
+nh_get(struct fwd_lsync *ls, uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
+{
+	uint32_t id = nh_find(ls, fam, gw, ifindex, drop), max = ls->f->conf.max_neighbors, b;
+
+	if (id != 0) {
+		ls->nh[id].refs++;
+		return id;
+	}
+	/* Down from the last one taken, wrapping: configured neighbors sit at the bottom. */
+	for (uint32_t k = 0; k < max && id == 0; k++) {
+		uint32_t c = (ls->nh_next_free - 1 + max - k) % max + 1;
+
+		if (ls->nh[c].fam == 0 && !ls->f->adj[c].valid)
+			id = c;
+	}
+	if (id == 0)
+		return 0;
+	ls->nh_next_free = id > 1 ? id - 1 : max;
+	b = nh_bucket(fam, gw, ifindex, drop);
+	ls->nh[id] = (struct ls_nh){ .fam = fam, .drop = drop, .ifindex = drop ? 0 : ifindex, .refs = 1,
+				     .next = ls->nh_hash[b] };
+	if (!drop)
+		memcpy(ls->nh[id].gw, gw, 16);
+	ls->nh_hash[b] = id;
+	nh_refresh(ls, id);
+	return id;
+}
+
+static void
+nh_put(struct fwd_lsync *ls, uint32_t id)
+{
+	struct ls_nh *n = &ls->nh[id];
+	uint32_t *p;
+
+	if (id == 0 || n->fam == 0 || --n->refs > 0)
+		return;
+	for (p = &ls->nh_hash[nh_bucket(n->fam, n->gw, n->ifindex, n->drop)]; *p != 0 && *p != id; p = &ls->nh[*p].next)
+		;
+	if (*p == id)
+		*p = n->next;
+	memset(n, 0, sizeof(*n));
+	if (ls->f->adj[id].valid)
+		fwd_ctl_set_adj(ls->f, id, NULL, 0);
+}
+
+static bool
+nh_owned(const struct fwd_lsync *ls, uint64_t nh)
+{
+	return nh != 0 && nh <= ls->f->conf.max_neighbors && ls->nh[nh].fam != 0;
+}
+
+/* ---- FIB ---- */
+static int
+fib_get(struct vpk_fwd *f, uint8_t fam, const uint8_t ip[16], uint8_t len, uint64_t *nh)
+{
+	if (fam == AF_INET)
+		return vpk_fib_get(f->fib4, (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3],
+				   len, nh);
+	return vpk_fib6_get(f->fib6, ip, len, nh);
+}
+
+static int
+fib_set(struct vpk_fwd *f, uint8_t fam, const uint8_t ip[16], uint8_t len, uint64_t nh, bool add)
+{
+	uint32_t v4 = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3];
+
+	if (fam == AF_INET)
+		return add ? vpk_fib_add(f->fib4, v4, len, nh) : vpk_fib_del(f->fib4, v4, len);
+	return add ? vpk_fib6_add(f->fib6, ip, len, nh) : vpk_fib6_del(f->fib6, ip, len);
+}
+
+static void
+route_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len)
+{
+	uint64_t old;
+
+	if (fib_get(ls->f, fam, ip, len, &old) != 0 || !nh_owned(ls, old))
+		return;                 /* not ours (a configured route) or already gone */
+	if (fib_set(ls->f, fam, ip, len, 0, false) == 0) {
+		nh_put(ls, (uint32_t)old);
+		ls->st.route_del++;
+	}
+}
+
+static void
+route_add(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, const uint8_t gw[16],
+	  int oif, bool drop)
+{
+	uint32_t id = nh_get(ls, fam, gw, oif, drop);
+	uint64_t old = 0;
+	bool had = fib_get(ls->f, fam, ip, len, &old) == 0;
+
+	if (id == 0 || fib_set(ls->f, fam, ip, len, id, true) != 0) {
+		nh_put(ls, id);
+		ls->st.errors++;
+		return;
+	}
+	if (had && nh_owned(ls, old))
+		nh_put(ls, (uint32_t)old);
+	ls->st.route_add++;
+}
+
+/* ---- messages ---- */
+struct attrs {
+	const struct nlattr *a[RTA_MAX + 1 > NDA_MAX + 1 ? (RTA_MAX + 1 > IFLA_MAX + 1 ? RTA_MAX + 1 : IFLA_MAX + 1)
+							 : NDA_MAX + 1];
+	int max;
+};
+
+static int
+attr_cb(const struct nlattr *a, void *data)
+{
+	struct attrs *t = data;
+	int type = mnl_attr_get_type(a);
+
+	if (type <= t->max)
+		t->a[type] = a;
+	return MNL_CB_OK;
+}
+
+static void
+copy_addr(uint8_t out[16], const struct nlattr *a, uint8_t fam)
+{
+	size_t want = fam == AF_INET ? 4 : 16;
+
+	memset(out, 0, 16);
+	if (a != NULL && mnl_attr_get_payload_len(a) >= want)
+		memcpy(out, mnl_attr_get_payload(a), want);
+}
+
+static void
+apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
+{
+	const struct rtmsg *rm = mnl_nlmsg_get_payload(nh);
+	struct attrs t = { .max = RTA_MAX };
+	uint8_t dst[16], gw[16] = { 0 };
+	uint32_t table;
+	int oif = 0;
+	bool drop;
+
+	if (rm->rtm_family != AF_INET && rm->rtm_family != AF_INET6)
+		return;
+	mnl_attr_parse(nh, sizeof(*rm), attr_cb, &t);
+	table = t.a[RTA_TABLE] != NULL ? mnl_attr_get_u32(t.a[RTA_TABLE]) : rm->rtm_table;
+	drop = rm->rtm_type == RTN_BLACKHOLE || rm->rtm_type == RTN_UNREACHABLE || rm->rtm_type == RTN_PROHIBIT;
+	if (table != ls->table || (rm->rtm_type != RTN_UNICAST && !drop) || (rm->rtm_flags & RTM_F_CLONED) ||
+	    rm->rtm_dst_len > (rm->rtm_family == AF_INET ? 32 : 128)) {
+		ls->st.route_skip++;
+		return;
+	}
+	copy_addr(dst, t.a[RTA_DST], rm->rtm_family);
+	/* Host bits beyond the length are zero in the kernel's routes already. */
+	if (nh->nlmsg_type == RTM_DELROUTE) {
+		route_del(ls, rm->rtm_family, dst, rm->rtm_dst_len);
+		set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+		return;
+	}
+	if (t.a[RTA_OIF] != NULL)
+		oif = (int)mnl_attr_get_u32(t.a[RTA_OIF]);
+	if (t.a[RTA_GATEWAY] != NULL) {
+		copy_addr(gw, t.a[RTA_GATEWAY], rm->rtm_family);
+	} else if (t.a[RTA_MULTIPATH] != NULL && mnl_attr_get_payload_len(t.a[RTA_MULTIPATH]) >= sizeof(struct rtnexthop)) {
+		/* ECMP: the first next hop. */
+		const struct rtnexthop *rtnh = mnl_attr_get_payload(t.a[RTA_MULTIPATH]);
+		size_t alen = rtnh->rtnh_len > sizeof(*rtnh) ? rtnh->rtnh_len - sizeof(*rtnh) : 0;
+		const struct nlattr *a = (const struct nlattr *)((const uint8_t *)rtnh + RTNH_ALIGN(sizeof(*rtnh)));
+
+		oif = rtnh->rtnh_ifindex;
+		if (rtnh->rtnh_len <= mnl_attr_get_payload_len(t.a[RTA_MULTIPATH]))
+			for (; mnl_attr_ok(a, (int)alen); a = mnl_attr_next(a))
+				if (mnl_attr_get_type(a) == RTA_GATEWAY)
+					copy_addr(gw, a, rm->rtm_family);
+	}
+	route_add(ls, rm->rtm_family, dst, rm->rtm_dst_len, gw, oif, drop);
+	set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+}
+
+static void
+apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
+{
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nh);
+	struct attrs t = { .max = NDA_MAX };
+	struct ls_neigh **slot, *e;
+	uint8_t ip[16];
+	uint32_t id;
+
+	if (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6)
+		return;
+	mnl_attr_parse(nh, sizeof(*nd), attr_cb, &t);
+	if (t.a[NDA_DST] == NULL)
+		return;
+	copy_addr(ip, t.a[NDA_DST], nd->ndm_family);
+	slot = neigh_slot(ls, nd->ndm_family, ip, nd->ndm_ifindex);
+	e = *slot;
+	if (nh->nlmsg_type == RTM_DELNEIGH) {
+		if (e != NULL) {
+			*slot = e->next;
+			free(e);
+		}
+	} else {
+		if (e == NULL) {
+			e = calloc(1, sizeof(*e));
+			if (e == NULL) {
+				ls->st.errors++;
+				return;
+			}
+			e->fam = nd->ndm_family;
+			memcpy(e->ip, ip, 16);
+			e->ifindex = nd->ndm_ifindex;
+			*slot = e;
+		}
+		e->seen = true;
+		e->valid = (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)) != 0 &&
+			   t.a[NDA_LLADDR] != NULL && mnl_attr_get_payload_len(t.a[NDA_LLADDR]) == 6;
+		if (e->valid)
+			memcpy(e->mac, mnl_attr_get_payload(t.a[NDA_LLADDR]), 6);
+	}
+	ls->st.neigh++;
+	id = nh_find(ls, nd->ndm_family, ip, nd->ndm_ifindex, false);
+	if (id != 0)
+		nh_refresh(ls, id);
+}
+
+static void
+apply_link(struct fwd_lsync *ls, const struct nlmsghdr *nh)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nh);
+	struct attrs t = { .max = IFLA_MAX };
+	size_t i;
+
+	mnl_attr_parse(nh, sizeof(*ifi), attr_cb, &t);
+	for (i = 0; i < ls->n_links && ls->links[i].ifindex != ifi->ifi_index; i++)
+		;
+	if (nh->nlmsg_type == RTM_DELLINK) {
+		if (i < ls->n_links)
+			ls->links[i] = ls->links[--ls->n_links];
+	} else if (t.a[IFLA_IFNAME] != NULL) {
+		if (i == ls->n_links && ls->n_links == LS_MAX_LINKS)
+			return;
+		if (i == ls->n_links)
+			ls->n_links++;
+		ls->links[i].ifindex = ifi->ifi_index;
+		snprintf(ls->links[i].name, sizeof(ls->links[i].name), "%s", mnl_attr_get_str(t.a[IFLA_IFNAME]));
+	}
+	ls->st.link++;
+	/* The name decides which vpk interface the adjacencies use. */
+	for (uint32_t id = 1; id <= ls->f->conf.max_neighbors; id++)
+		if (ls->nh[id].fam != 0 && ls->nh[id].ifindex == ifi->ifi_index)
+			nh_refresh(ls, id);
+}
+
+static void
+apply_addr(struct fwd_lsync *ls, const struct nlmsghdr *nh)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nh);
+	struct attrs t = { .max = IFA_MAX };
+	struct ls_addr x = { .ifindex = (int)ifa->ifa_index, .fam = ifa->ifa_family, .plen = ifa->ifa_prefixlen,
+			     .seen = true };
+	size_t i;
+
+	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+		return;
+	mnl_attr_parse(nh, sizeof(*ifa), attr_cb, &t);
+	copy_addr(x.ip, t.a[IFA_LOCAL] != NULL ? t.a[IFA_LOCAL] : t.a[IFA_ADDRESS], ifa->ifa_family);
+	for (i = 0; i < ls->n_addrs; i++)
+		if (ls->addrs[i].ifindex == x.ifindex && ls->addrs[i].fam == x.fam && memcmp(ls->addrs[i].ip, x.ip, 16) == 0)
+			break;
+	if (nh->nlmsg_type == RTM_DELADDR) {
+		if (i < ls->n_addrs)
+			ls->addrs[i] = ls->addrs[--ls->n_addrs];
+	} else if (i < ls->n_addrs) {
+		ls->addrs[i] = x;
+	} else if (ls->n_addrs < LS_MAX_ADDRS) {
+		ls->addrs[ls->n_addrs++] = x;
+	}
+	ls->st.addr++;
+}
+
+int
+ls_apply(struct fwd_lsync *ls, const struct nlmsghdr *nh)
+{
+	ls->st.msgs++;
+	switch (nh->nlmsg_type) {
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		apply_route(ls, nh);
+		ls->last_change = fwd_ctl_now();
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		apply_neigh(ls, nh);
+		break;
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		apply_link(ls, nh);
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		apply_addr(ls, nh);
+		break;
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int
+ls_init(struct fwd_lsync *ls)
+{
+	ls->nh = calloc((size_t)ls->f->conf.max_neighbors + 1, sizeof(*ls->nh));
+	ls->nh_hash = calloc(NH_BUCKETS, sizeof(*ls->nh_hash));
+	ls->nh_next_free = ls->f->conf.max_neighbors;
+	return ls->nh != NULL && ls->nh_hash != NULL ? 0 : -ENOMEM;
+}
+
+void
+ls_fini(struct fwd_lsync *ls)
+{
+	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
+		while (ls->neigh[b] != NULL) {
+			struct ls_neigh *e = ls->neigh[b];
+
+			ls->neigh[b] = e->next;
+			free(e);
+		}
+	free(ls->nh);
+	free(ls->nh_hash);
+	if (ls->stale != NULL)
+		free(ls->stale->k);
+	free(ls->stale);
+}
+
+struct walk_arg {
+	struct fwd_lsync *ls;
+	int rc;
+};
+
+static int
+stale4(void *arg, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	struct walk_arg *w = arg;
+	uint8_t a[16] = { (uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip };
+
+	if (nh_owned(w->ls, nh))
+		w->rc = set_add(w->ls->stale, AF_INET, depth, a);
+	return w->rc;
+}
+
+static int
+stale6(void *arg, const uint8_t ip[16], uint8_t depth, uint64_t nh)
+{
+	struct walk_arg *w = arg;
+
+	if (nh_owned(w->ls, nh))
+		w->rc = set_add(w->ls->stale, AF_INET6, depth, ip);
+	return w->rc;
+}
+
+int
+ls_resync_begin(struct fwd_lsync *ls)
+{
+	struct walk_arg w = { ls, 0 };
+
+	ls->stale = calloc(1, sizeof(*ls->stale));
+	if (ls->stale == NULL)
+		return -ENOMEM;
+	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
+		for (struct ls_neigh *e = ls->neigh[b]; e != NULL; e = e->next)
+			e->seen = false;
+	for (size_t i = 0; i < ls->n_addrs; i++)
+		ls->addrs[i].seen = false;
+	vpk_fib_walk(ls->f->fib4, stale4, &w);
+	if (w.rc == 0)
+		vpk_fib6_walk(ls->f->fib6, stale6, &w);
+	return w.rc;
+}
+
+void
+ls_resync_end(struct fwd_lsync *ls, bool apply)
+{
+	struct ls_set *s = ls->stale;
+
+	ls->stale = NULL;
+	for (size_t i = 0; apply && s != NULL && i < s->cap; i++)
+		if (s->k[i].used == 1)
+			route_del(ls, s->k[i].fam, s->k[i].ip, s->k[i].len);
+	/* Neighbours and addresses the dump did not name are gone. */
+	for (size_t b = 0; apply && b < NEIGH_BUCKETS; b++) {
+		for (struct ls_neigh **p = &ls->neigh[b]; *p != NULL;) {
+			struct ls_neigh *e = *p;
+			uint32_t id;
+
+			if (e->seen) {
+				p = &e->next;
+				continue;
+			}
+			*p = e->next;
+			id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
+			free(e);
+			if (id != 0)
+				nh_refresh(ls, id);
+		}
+	}
+	for (size_t i = 0; apply && i < ls->n_addrs;)
+		if (!ls->addrs[i].seen)
+			ls->addrs[i] = ls->addrs[--ls->n_addrs];
+		else
+			i++;
+	if (s != NULL)
+		free(s->k);
+	free(s);
+	ls->st.resyncs += apply;
+}
