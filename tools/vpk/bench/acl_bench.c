@@ -210,8 +210,17 @@ parse_opts(int argc, char **argv, struct abench_opts *a)
 			return 2;
 		}
 	}
-	if (strcmp(a->profile, "ipv6") == 0)
+	if (a->rulesf == NULL) {
+		enum vpk_acl_gen_profile gp;
+
+		if (vpk_acl_gen_profile_from_name(a->profile, &gp, &a->ipv6) < 0) {
+			fprintf(stderr, "vpk: bench acl: --profile: bad value: %s is not acl, fw, ipv6, acl1..acl5, "
+				"fw1..fw5, ipc1, ipc2 or a family with -v6\n", a->profile);
+			return 2;
+		}
+	} else if (strcmp(a->profile, "ipv6") == 0) {
 		a->ipv6 = true;
+	}
 	return 0;
 }
 
