@@ -51,6 +51,7 @@
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
 #define SPILL_FRAC   4
+#define ENTRY_MIN_BYTES (sizeof(struct acl_blk) / ACL_BLK)     /* runtime bytes per leaf entry, at least */
 
 static int
 grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
@@ -497,6 +498,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	struct acl_rt *rt;
 	uint8_t *mem;
 	int rc = -ENOMEM;
+	bool capped = false;
 
 	for (uint32_t d = 0; d < nd; d++) {
 		b.dmax[d] = nr->dbits[d] == 32 ? UINT32_MAX : (1u << nr->dbits[d]) - 1;
@@ -559,10 +561,22 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			: (size_t)tab[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
 		if (!last && acl_build_copies_override >= 0)
 			b.limit_entries = (size_t)acl_build_copies_override * n;
+		/* Every leaf entry costs the runtime at least its share of a block's
+		 * header and rank lines, so max_size caps the entries: a plan that
+		 * would not fit stops when it gets there, not once built. */
+		capped = max_size != 0 && b.limit_entries > max_size / ENTRY_MIN_BYTES;
+		if (capped)
+			b.limit_entries = max_size / ENTRY_MIN_BYTES;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
 		if (rc >= 0) {
 			ng = (uint32_t)rc;
 			break;
+		}
+		if (rc == -ENOMEM && last && capped && !mt->failed) {
+			setwhy(why, len, "runtime would exceed max_size %zu (more than %zu rule copies in leaves)",
+			       max_size, b.limit_entries);
+			rc = -ERANGE;
+			goto out;
 		}
 		if (rc != -ENOMEM || last || mt->failed) {
 			setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
