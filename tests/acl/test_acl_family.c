@@ -72,7 +72,7 @@ contract(unsigned fam, bool ipv6, const struct vpk_acl5_rule *r, uint32_t n, uin
 	CHECK(wild == 0 && dup == 0, "%s: %u full wildcards, %u duplicate rules", vpk_acl_family_name(fam), wild, dup);
 }
 
-static void
+static uint32_t
 family(unsigned fam, bool ipv6, uint32_t n, double *wild)
 {
 	uint64_t seed = check_seed() + fam;
@@ -85,11 +85,12 @@ family(unsigned fam, bool ipv6, uint32_t n, double *wild)
 	const uint8_t **ptrs = malloc(np * sizeof(*ptrs));
 	uint32_t *want = malloc(np * 4);
 	struct vpk_acl *acl = NULL;
+	struct vpk_acl_stats st = { 0 };
 	char what[64];
 
 	if (vpk_acl_family_rules(fam, ipv6, n, seed, &r) != 0) {
 		CHECK(0, "%s: generate %u rules", vpk_acl_family_name(fam), n);
-		return;
+		return 0;
 	}
 	contract(fam, ipv6, r, n, seed);
 	*wild = wild_share(r, n);
@@ -119,8 +120,10 @@ family(unsigned fam, bool ipv6, uint32_t n, double *wild)
 		printf("  %s: %u rules, %u of %u packets match\n", what, n, hits, np);
 		free(p[t]);
 	}
+	vpk_acl_get_stats(acl, &st);
 	vpk_acl_destroy(acl);
 	free(r), free(rules), free(bufs), free(ptrs), free(want);
+	return st.trees;
 }
 
 int
@@ -135,6 +138,8 @@ main(void)
 		family(f, false, 2000, &w4[f]);
 	for (unsigned f = 0; f < VPK_ACL_FAMILIES; f += 3)
 		family(f, true, 1000, &w6);
+	/* fw3 at 10k rules crosses (acl_shape.c): built as spilling trees from the start */
+	CHECK(family(7, false, 10000, &w6) >= 2, "fw3 10k: more than one tree");
 	for (unsigned f = 0; f < 5; f++)
 		acl += w4[f] / 5, fw += w4[5 + f] / 5;
 	CHECK(fw > acl + 0.1, "firewall families have more wildcard addresses than ACL families: %.2f vs %.2f", fw, acl);
