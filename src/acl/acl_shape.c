@@ -51,3 +51,18 @@ acl_rules_cross(const struct acl_bld *b)
 	}
 	return false;
 }
+
+uint32_t
+acl_rules_wide_addr(const struct acl_bld *b)
+{
+	uint32_t k = 0;
+
+	for (uint32_t r = 0; r < b->nr->n; r++) {
+		bool w = false;
+
+		for (uint32_t d = 0; d < b->nd && !w; d++)
+			w = b->nr->dbits[d] == 32 && wide(b, r, d);
+		k += w;
+	}
+	return k;
+}

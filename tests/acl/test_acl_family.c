@@ -140,6 +140,8 @@ main(void)
 		family(f, true, 1000, &w6);
 	/* fw3 at 10k rules crosses (acl_shape.c): built as spilling trees from the start */
 	CHECK(family(7, false, 10000, &w6) >= 2, "fw3 10k: more than one tree");
+	/* acl1 above 32k rules: narrow addresses, no crossing: the two-tree plan first */
+	CHECK(family(0, false, 40000, &w6) <= 2, "acl1 40k: at most two trees");
 	for (unsigned f = 0; f < 5; f++)
 		acl += w4[f] / 5, fw += w4[5 + f] / 5;
 	CHECK(fw > acl + 0.1, "firewall families have more wildcard addresses than ACL families: %.2f vs %.2f", fw, acl);
