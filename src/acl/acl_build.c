@@ -545,14 +545,14 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	/* Crossing rules: the one-tree plans would copy until abandoned (acl_shape.c). */
 	if (first == 0 && !upd && n >= CROSS_MIN_RULES && acl_build_plan_override < 0 && acl_rules_cross(&b))
 		first = PLAN_MANY;
-	/* Above 32k rules, sets whose addresses are mostly narrow and do not cross
-	 * try the two-tree plan first (ClassBench 100k, avx512x32 cycles, six
-	 * spilling trees -> two: acl1 313 -> 230, acl2 1144 -> 583, acl4 585 -> 426,
+	/* Above 32k rules, sets whose addresses are mostly narrow try the two-tree
+	 * plan first (ClassBench 100k, avx512x32 cycles, six spilling trees -> two:
+	 * acl1 313 -> 230, acl2 1144 -> 583, acl4 585 -> 426, ipc1 815 -> 619,
 	 * acl1-v6 785 -> 594; fw4 431 -> 493). Sets with more than 55 % wide
-	 * addresses (--profile acl, fw, ipv6) abandon it or lose with it (ipv6
-	 * 934 -> 1242). */
+	 * addresses (fw1, fw3, fw5, --profile acl, fw, ipv6) abandon it or lose
+	 * with it (fw3 397 -> 573, ipv6 934 -> 1242). */
 	else if (first == PLAN_MANY && !upd && acl_build_plan_override < 0 &&
-		 (uint64_t)acl_rules_wide_addr(&b) * 20 <= (uint64_t)n * 11 && !acl_rules_cross(&b))
+		 (uint64_t)acl_rules_wide_addr(&b) * 20 <= (uint64_t)n * 11)
 		first = PLAN_TWO;
 
 	for (unsigned pl = first; pl < ntab; pl++) {
