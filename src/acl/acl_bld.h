@@ -39,6 +39,11 @@ struct acl_bld {
 };
 
 
+/* True when many rules are wide where many others are narrow and back (acl_shape.c). */
+bool acl_rules_cross(const struct acl_bld *b);
+/* Rules wide (a /16 or shorter, or as wide) in some 32-bit dimension (acl_shape.c). */
+uint32_t acl_rules_wide_addr(const struct acl_bld *b);
+
 /* Bytes of leaf @p l's blocks in the runtime (acl_int.h has the layout). */
 size_t acl_leaf_bytes(const struct acl_bld *b, uint32_t l);
 /* Write leaf @p l's blocks (acl_leaf_bytes(b, l) bytes, 64-byte aligned) to @p out. */

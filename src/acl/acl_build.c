@@ -51,6 +51,10 @@
 #define LEAF_RULES   16
 #define MAX_DEPTH    64
 #define SPILL_FRAC   4
+/* Below this many rules one tree of crossing rules is still built in well under a
+ * second and is faster than spilling trees (ClassBench fw1, fw3 3k: 1.3x). */
+#define CROSS_MIN_RULES 8192
+#define ENTRY_MIN_BYTES (sizeof(struct acl_blk) / ACL_BLK)     /* runtime bytes per leaf entry, at least */
 
 static int
 grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
@@ -497,6 +501,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	struct acl_rt *rt;
 	uint8_t *mem;
 	int rc = -ENOMEM;
+	bool capped = false;
 
 	for (uint32_t d = 0; d < nd; d++) {
 		b.dmax[d] = nr->dbits[d] == 32 ? UINT32_MAX : (1u << nr->dbits[d]) - 1;
@@ -537,6 +542,19 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : n > UPD_SMALL ? UPLAN_MID : 0)
 		: n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0;
 
+	/* Crossing rules: the one-tree plans would copy until abandoned (acl_shape.c). */
+	if (first == 0 && !upd && n >= CROSS_MIN_RULES && acl_build_plan_override < 0 && acl_rules_cross(&b))
+		first = PLAN_MANY;
+	/* Above 32k rules, sets whose addresses are mostly narrow try the two-tree
+	 * plan first (ClassBench 100k, avx512x32 cycles, six spilling trees -> two:
+	 * acl1 313 -> 230, acl2 1144 -> 583, acl4 585 -> 426, ipc1 815 -> 619,
+	 * acl1-v6 785 -> 594; fw4 431 -> 493). Sets with more than 55 % wide
+	 * addresses (fw1, fw3, fw5, --profile acl, fw, ipv6) abandon it or lose
+	 * with it (fw3 397 -> 573, ipv6 934 -> 1242). */
+	else if (first == PLAN_MANY && !upd && acl_build_plan_override < 0 &&
+		 (uint64_t)acl_rules_wide_addr(&b) * 20 <= (uint64_t)n * 11)
+		first = PLAN_TWO;
+
 	for (unsigned pl = first; pl < ntab; pl++) {
 		bool last = pl + 1 == ntab;
 
@@ -559,10 +577,22 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			: (size_t)tab[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
 		if (!last && acl_build_copies_override >= 0)
 			b.limit_entries = (size_t)acl_build_copies_override * n;
+		/* Every leaf entry costs the runtime at least its share of a block's
+		 * header and rank lines, so max_size caps the entries: a plan that
+		 * would not fit stops when it gets there, not once built. */
+		capped = max_size != 0 && b.limit_entries > max_size / ENTRY_MIN_BYTES;
+		if (capped)
+			b.limit_entries = max_size / ENTRY_MIN_BYTES;
 		rc = build_trees(&b, grp, idx, trees, blo, bhi);
 		if (rc >= 0) {
 			ng = (uint32_t)rc;
 			break;
+		}
+		if (rc == -ENOMEM && last && capped && !mt->failed) {
+			setwhy(why, len, "runtime would exceed max_size %zu (more than %zu rule copies in leaves)",
+			       max_size, b.limit_entries);
+			rc = -ERANGE;
+			goto out;
 		}
 		if (rc != -ENOMEM || last || mt->failed) {
 			setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",

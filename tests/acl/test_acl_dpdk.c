@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 
 #include <vpk/acl.h>
+#include "acl/acl_family.h"
 #include "acl/acl_gen.h"
 #include "acl/acl_oracle.h"
 
@@ -143,7 +144,9 @@ gen_set(bool ipv6, bool u64, enum vpk_acl_gen_profile prof, uint32_t n)
 	struct vpk_acl5_pkt *p5;
 	struct vpk_acl_field_def defs[11];
 	uint32_t nf = u64 ? vpk_acl5_layout_ipv6_8b(defs) : vpk_acl5_layout(ipv6, defs), np = 2048;
-	const char *what = u64 ? "ipv6-8B" : ipv6 ? "ipv6" : "ipv4";
+	const char *fam = prof >= VPK_ACL_GEN_FAMILY ? vpk_acl_family_name(prof - VPK_ACL_GEN_FAMILY)
+						     : prof == VPK_ACL_GEN_FW ? "fw" : "acl";
+	char what[48];
 	uint8_t *rules, *bufs;
 	const uint8_t **ptrs;
 	uint32_t *got, *want;
@@ -154,7 +157,8 @@ gen_set(bool ipv6, bool u64, enum vpk_acl_gen_profile prof, uint32_t n)
 	struct rte_acl_ctx *ctx;
 	struct vpk_acl *acl;
 
-	CHECK(vpk_acl_gen_rules(&gc, &r5) == 0, "generate");
+	snprintf(what, sizeof(what), "%s %s", fam, u64 ? "ipv6-8B" : ipv6 ? "ipv6" : "ipv4");
+	CHECK(vpk_acl_gen_rules(&gc, &r5) == 0, "generate %s", what);
 	CHECK(vpk_acl_gen_trace(r5, n, ipv6, np, gc.seed, 0.05, &p5) == 0, "trace");
 	CHECK(vpk_acl5_oracle(r5, n, p5, np, ipv6) == 0, "oracle");
 	rules = malloc((size_t)n * VPK_ACL_RULE_SIZE(nf));
@@ -221,6 +225,10 @@ main(void)
 	gen_set(false, false, VPK_ACL_GEN_FW, 3000);
 	gen_set(true, false, VPK_ACL_GEN_ACL, 2000);
 	gen_set(true, true, VPK_ACL_GEN_FW, 2000);
+	for (unsigned f = 0; f < VPK_ACL_FAMILIES; f++)     /* the ClassBench families */
+		gen_set(false, false, (enum vpk_acl_gen_profile)(VPK_ACL_GEN_FAMILY + f), 1000);
+	gen_set(true, false, (enum vpk_acl_gen_profile)(VPK_ACL_GEN_FAMILY + 5), 1000);
+	gen_set(true, true, (enum vpk_acl_gen_profile)(VPK_ACL_GEN_FAMILY + 10), 1000);
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	(void)rmdir(rundir);    /* empty with --no-shconf: the test leaves nothing behind */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl/acl_family.h"
 #include "acl/acl_gen.h"
 
 struct rng {
@@ -240,8 +241,23 @@ vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, boo
 		*p = VPK_ACL_GEN_FW;
 	else if (strcmp(name, "ipv6") == 0)
 		*p = VPK_ACL_GEN_ACL, *ipv6 = true;
-	else
-		return -EINVAL;
+	else {
+		char fam[16];
+		size_t l = strlen(name);
+		bool v6 = l > 3 && l < sizeof(fam) && strcmp(name + l - 3, "-v6") == 0;
+		int f;
+
+		if (l >= sizeof(fam))
+			return -EINVAL;
+		memcpy(fam, name, l + 1);
+		if (v6)
+			fam[l - 3] = '\0';
+		if ((f = vpk_acl_family_from_name(fam)) < 0)
+			return -EINVAL;
+		*p = (enum vpk_acl_gen_profile)(VPK_ACL_GEN_FAMILY + f);
+		if (v6)
+			*ipv6 = true;
+	}
 	return 0;
 }
 
@@ -259,8 +275,10 @@ vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 	uint64_t tries = 0;
 
 	if (c == NULL || out == NULL || c->rules == 0 || c->rules > (1u << 24) ||
-	    (c->profile != VPK_ACL_GEN_ACL && c->profile != VPK_ACL_GEN_FW))
+	    (unsigned)c->profile >= VPK_ACL_GEN_FAMILY + VPK_ACL_FAMILIES)
 		return -EINVAL;
+	if (c->profile >= VPK_ACL_GEN_FAMILY)
+		return vpk_acl_family_rules(c->profile - VPK_ACL_GEN_FAMILY, c->ipv6, c->rules, c->seed, out);
 	n = c->rules;
 	bytes = c->ipv6 ? 16 : 4;
 	pf = c->profile == VPK_ACL_GEN_FW ? &prof_fw : c->ipv6 ? &prof_acl6 : &prof_acl;

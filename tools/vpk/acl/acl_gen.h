@@ -22,6 +22,7 @@ extern "C" {
 enum vpk_acl_gen_profile {
 	VPK_ACL_GEN_ACL = 0,    /**< enterprise ACL: specific destinations, service ports */
 	VPK_ACL_GEN_FW = 1,     /**< firewall: more wildcards, ranges, any-protocol rules */
+	VPK_ACL_GEN_FAMILY = 2, /**< + 0..11: the ClassBench families acl1..acl5, fw1..fw5, ipc1..ipc2 (acl_family.h) */
 };
 
 struct vpk_acl_gen_conf {
@@ -49,7 +50,11 @@ int vpk_acl_gen_rules(const struct vpk_acl_gen_conf *conf, struct vpk_acl5_rule 
 int vpk_acl_gen_trace(const struct vpk_acl5_rule *r, uint32_t nr, bool ipv6, uint32_t n,
 			      uint64_t seed, double random_share, struct vpk_acl5_pkt **out);
 
-/** Profile by name: "acl", "fw", "ipv6" (sets *ipv6). @return 0 or -EINVAL. */
+/**
+ * Profile by name: "acl", "fw", "ipv6" (sets *ipv6), a ClassBench family
+ * "acl1".."acl5", "fw1".."fw5", "ipc1", "ipc2", or a family with "-v6"
+ * (sets *ipv6). @return 0 or -EINVAL.
+ */
 int vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, bool *ipv6);
 
 #ifdef __cplusplus

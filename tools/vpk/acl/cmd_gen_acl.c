@@ -5,7 +5,7 @@
  * expected column computed by brute force (first matching rule in file
  * order, 0-based; 4294967295 = no match).
  *
- *   vpk gen acl --profile acl|fw|ipv6 --rules N [--seed S] --rules-out FILE
+ *   vpk gen acl --profile acl|fw|ipv6|acl1..acl5|fw1..fw5|ipc1|ipc2[-v6] --rules N [--seed S] --rules-out FILE
  *               [--trace N --trace-out FILE] [--random-share 0.05]
  *               [--l3fwd-out FILE [--l3fwd-ports 2] [--l3fwd-deny 0.1]] [--json]
  */
@@ -32,7 +32,7 @@ static int
 usage(const char *why)
 {
 	if (why == NULL) {
-		fputs("usage: vpk gen acl --profile acl|fw|ipv6 --rules N [--seed S] --rules-out FILE\n"
+		fputs("usage: vpk gen acl --profile acl|fw|ipv6|acl1..acl5|fw1..fw5|ipc1|ipc2[-v6] --rules N [--seed S] --rules-out FILE\n"
 		      "                   [--trace N --trace-out FILE] [--random-share X] [--l3fwd-out FILE]\n"
 		      "                   [--l3fwd-ports N (2)] [--l3fwd-deny SHARE (0.1)] [--json]\n",
 		      stdout);
@@ -123,7 +123,8 @@ cmd_gen_acl(int argc, char **argv)
 	if (optind < argc)
 		return usage("unexpected argument");
 	if (vpk_acl_gen_profile_from_name(profile, &gc.profile, &gc.ipv6) < 0)
-		return usage("--profile must be acl, fw or ipv6");
+		return usage("--profile must be acl, fw, ipv6, a ClassBench family acl1..acl5, fw1..fw5, ipc1, ipc2, "
+			     "or a family with -v6");
 	if (gc.rules == 0 || rules_out == NULL)
 		return usage("--rules and --rules-out are required");
 	if ((ntrace > 0) != (trace_out != NULL))

@@ -55,17 +55,8 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct timing {
-	double cyc_pkt;         /* median per call / burst */
-	double mean_cyc_pkt;    /* total / packets */
-	bool ok;
-	uint32_t mismatches;
-};
-
-typedef void (*cls_fn)(void *arg, const uint8_t **d, uint32_t *r, uint32_t n);
-
-static struct timing
-measure(cls_fn fn, void *arg, const uint8_t **ptrs, uint32_t np, const uint32_t *want,
+struct timing
+bench_measure(cls_fn fn, void *arg, const uint8_t **ptrs, uint32_t np, const uint32_t *want,
 	unsigned burst, unsigned iter)
 {
 	uint32_t *res = malloc((size_t)np * sizeof(*res));
@@ -97,22 +88,14 @@ measure(cls_fn fn, void *arg, const uint8_t **ptrs, uint32_t np, const uint32_t 
 	return t;
 }
 
-struct vctx {
-	struct vpk_acl *acl;
-};
-
-static void
-vpk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
+void
+bench_vpk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
 {
 	vpk_acl_classify_bulk(((struct vctx *)arg)->acl, d, r, n, 1);
 }
 
-struct dctx {
-	unsigned alg;
-};
-
-static void
-dpdk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
+void
+bench_dpdk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
 {
 	dpdk_classify(((struct dctx *)arg)->alg, d, r, n, 1);
 }
@@ -126,13 +109,6 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-struct abench_opts {
-	const char *rulesf, *tracef, *profile, *only;
-	uint32_t nrules, npkts, iter, bursts[8], nb, updates;
-	uint64_t seed;
-	bool ipv6, json, no_dpdk, dpdk_no_huge;
-	unsigned kinds, cap;
-};
 
 /* The benchmark's options (see the top of this file); 0, or the exit code 2 after a message. */
 static int
@@ -145,7 +121,8 @@ parse_opts(int argc, char **argv, struct abench_opts *a)
 		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
 		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
 		{ "update-kinds", 1, 0, 'k' }, { "dpdk-no-huge", 0, 0, 'H' }, { "vs-dpdk", 0, 0, 'V' },
-		{ 0, 0, 0, 0 } };
+		{ "matrix", 1, 0, 'M' }, { "families", 1, 0, 'F' }, { "sizes", 1, 0, 'S' },
+		{ "dpdk-max-rules", 1, 0, 'R' }, { 0, 0, 0, 0 } };
 	int o, li = 0;
 
 	optind = 1;
@@ -173,6 +150,22 @@ parse_opts(int argc, char **argv, struct abench_opts *a)
 			a->cap = (unsigned)v;
 			break;
 		case 'o': a->only = optarg; break;
+		case 'M':
+			ok = strcmp(optarg, "quick") == 0 || strcmp(optarg, "full") == 0;
+			a->matrix = optarg;
+			break;
+		case 'F': a->families = optarg; break;
+		case 'S': {
+			unsigned sz[8];
+			int k = vpk_num_list(optarg, 1, 1u << 24, sz, 8, bad, sizeof(bad));
+
+			ok = k > 0;
+			for (int i = 0; i < k; i++)
+				a->sizes[i] = sz[i];
+			a->nsizes = ok ? (uint32_t)k : a->nsizes;
+			break;
+		}
+		case 'R': ok = num(bad, optarg, 0, UINT32_MAX, &v), a->dpdk_max_rules = (uint32_t)v; break;
 		case 'u': ok = num(bad, optarg, 0, 100000, &v), a->updates = (uint32_t)v; break;
 		case 'k': {
 			char list[64], *sv;
@@ -210,8 +203,17 @@ parse_opts(int argc, char **argv, struct abench_opts *a)
 			return 2;
 		}
 	}
-	if (strcmp(a->profile, "ipv6") == 0)
+	if (a->rulesf == NULL) {
+		enum vpk_acl_gen_profile gp;
+
+		if (vpk_acl_gen_profile_from_name(a->profile, &gp, &a->ipv6) < 0) {
+			fprintf(stderr, "vpk: bench acl: --profile: bad value: %s is not acl, fw, ipv6, acl1..acl5, "
+				"fw1..fw5, ipc1, ipc2 or a family with -v6\n", a->profile);
+			return 2;
+		}
+	} else if (strcmp(a->profile, "ipv6") == 0) {
 		a->ipv6 = true;
+	}
 	return 0;
 }
 
@@ -259,6 +261,8 @@ cmd_bench_acl(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &ao) != 0)
 		return 2;
+	if (ao.matrix != NULL)
+		return bench_matrix(&ao);
 	const char *rulesf = ao.rulesf, *tracef = ao.tracef, *profile = ao.profile, *only = ao.only;
 	uint32_t nrules = ao.nrules, npkts = ao.npkts, iter = ao.iter, *bursts = ao.bursts, nb = ao.nb;
 	uint64_t seed = ao.seed;
@@ -396,7 +400,7 @@ cmd_bench_acl(int argc, char **argv)
 				continue;
 			if (vpk_acl_set_impl(vc.acl, (*im)->name) < 0)
 				continue;
-			struct timing t = measure(vpk_cls, &vc, ptrs, np, want, bursts[b], iter);
+			struct timing t = bench_measure(bench_vpk_cls, &vc, ptrs, np, want, bursts[b], iter);
 
 			fails += !t.ok;
 			if (json)
@@ -414,7 +418,7 @@ cmd_bench_acl(int argc, char **argv)
 
 			if (!dpdk_alg_usable(a) || (only != NULL && strstr(only, "dpdk") == NULL))
 				continue;
-			struct timing t = measure(dpdk_cls, &dc, ptrs, np, want, bursts[b], iter);
+			struct timing t = bench_measure(bench_dpdk_cls, &dc, ptrs, np, want, bursts[b], iter);
 
 			if (json)
 				printf("%s  {\"lib\":\"dpdk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",

@@ -18,6 +18,39 @@ struct bench_data {
 	uint32_t ncat_build;
 };
 
+/* The options of vpk bench acl (acl_bench.c) */
+struct abench_opts {
+	const char *rulesf, *tracef, *profile, *only;
+	uint32_t nrules, npkts, iter, bursts[8], nb, updates;
+	uint64_t seed;
+	bool ipv6, json, no_dpdk, dpdk_no_huge;
+	unsigned kinds, cap;
+	const char *matrix;             /* --matrix quick|full (acl_bench_matrix.c) */
+	const char *families;           /* --families acl1,fw1-v6,... */
+	uint32_t sizes[8], nsizes;      /* --sizes 1000,10000 */
+	uint32_t dpdk_max_rules;        /* --dpdk-max-rules: rte_acl only on sets up to this size */
+};
+
+/* Classify timing: median cycles per packet over the calls, and verification. */
+struct timing {
+	double cyc_pkt;         /* median per call / burst */
+	double mean_cyc_pkt;    /* total / packets */
+	bool ok;
+	uint32_t mismatches;
+};
+typedef void (*cls_fn)(void *arg, const uint8_t **d, uint32_t *r, uint32_t n);
+struct timing bench_measure(cls_fn fn, void *arg, const uint8_t **ptrs, uint32_t np, const uint32_t *want,
+			    unsigned burst, unsigned iter);
+struct vctx {
+	struct vpk_acl *acl;
+};
+struct dctx {
+	unsigned alg;
+};
+void bench_vpk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n);    /* arg: struct vctx */
+void bench_dpdk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n);   /* arg: struct dctx */
+int bench_matrix(const struct abench_opts *a);
+
 /* Peak-RSS helpers (VmHWM reset through /proc/self/clear_refs). */
 void bench_hwm_reset(void);
 size_t bench_rss(void);
@@ -33,6 +66,7 @@ const char *dpdk_alg_name(unsigned i);
 bool dpdk_alg_usable(unsigned i);
 void dpdk_classify(unsigned alg, const uint8_t **data, uint32_t *res, uint32_t n, uint32_t cats);
 void dpdk_free(void);
+void dpdk_ctx_free(void);       /* the context only; EAL stays up for the next build */
 
 /* --updates (acl_bench_upd.c): per kind (0 add, 1 delete, 2 change), ms per update. */
 struct upd_kind {

@@ -108,6 +108,13 @@ dpdk_classify(unsigned alg, const uint8_t **data, uint32_t *res, uint32_t n, uin
 }
 
 void
+dpdk_ctx_free(void)
+{
+	rte_acl_free(ctx);
+	ctx = NULL;
+}
+
+void
 dpdk_free(void)
 {
 	char dir[256];
@@ -142,4 +149,5 @@ void dpdk_classify(unsigned a, const uint8_t **d, uint32_t *r, uint32_t n, uint3
 	(void)a, (void)d, (void)r, (void)n, (void)c;
 }
 void dpdk_free(void) {}
+void dpdk_ctx_free(void) {}
 #endif
