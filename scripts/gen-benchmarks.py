@@ -384,6 +384,31 @@ def sec_generic(d, ctx):
     return "```\n" + json.dumps(d)[:2000] + "\n```\n"
 
 
+def sec_acl_matrix(d, ctx):
+    sets = d.get("sets", [])
+    if not sets:
+        return "No sets.\n"
+    bursts = [b["burst"] for b in sets[0]["bursts"]]
+    head = ["set", "rules"]
+    for b in bursts:
+        head += [f"vpk b{b}", f"rte_acl b{b}", f"vpk / rte_acl b{b}"]
+    head += ["best / scalar", "vpk build s", "rte_acl build s", "checked"]
+    rows = []
+    for x in sets:
+        r = [x["set"], x["rules"]]
+        for b in x["bursts"]:
+            r += [b.get("vpk_cycles_per_pkt"), b.get("dpdk_cycles_per_pkt"), b.get("vpk_over_dpdk")]
+        b0 = x["bursts"][0]
+        sc = b0.get("vpk_scalar_cycles_per_pkt")
+        r += [sc / b0["vpk_cycles_per_pkt"] if sc and b0.get("vpk_cycles_per_pkt") else None,
+              x.get("vpk_build", {}).get("seconds"), (x.get("dpdk_build") or {}).get("seconds"), fmt(x.get("verified"))]
+        rows.append(r)
+    return (f"The ClassBench families (`vpk gen acl --profile ...`, docs/acl-families.md), best vpk variant "
+            f"({sets[0].get('vpk_variant')}) against rte_acl's ({sets[0].get('dpdk_variant')}), cycles per packet, "
+            f"{d.get('packets')}-packet traces; rte_acl on hugepages: {fmt(d.get('dpdk_hugepages'))}.\n\n"
+            + table(head, rows))
+
+
 def sec_l3fwd(d, ctx):
     if "skipped" in d:
         return f"Skipped: {d['skipped']}\n"
@@ -405,6 +430,7 @@ SECTIONS = [
     ("fwd", "Forwarder", sec_fwd),
     ("l3fwd", "Forwarder against DPDK's l3fwd", sec_l3fwd),
     ("acl", "ACL classifier against rte_acl", None),
+    ("acl-matrix", "ACL on the ClassBench families against rte_acl", sec_acl_matrix),
     ("fib", "IPv4 FIB against rte_fib", sec_fib),
     ("fib6", "IPv6 FIB against rte_fib6", sec_fib6),
     ("vxlan", "VxLAN decapsulation", sec_vxlan),

@@ -75,9 +75,11 @@ if [ "$quick" = 1 ]; then
 	runs=3 kpkts=100000 fwdpk=100000 fwdruns=1 trace=16384 accel=1 lk=200000 passes=1 frames=200 rxpass=20
 	aclsets="acl:1000" widths=4 l3fwdopts="--runs 1 --seconds 0.5 --packets 2e6"
 	churnopts="--routes 20000 --packets 1 --runs 1" lsyncopts="--routes 20000 --seconds 1"
+	matrixopts="quick"
 else
 	runs=7 kpkts=2000000 fwdpk=2000000 fwdruns=5 trace=1048576 accel=3 lk=10000000 passes=5 frames=20000 rxpass=200
 	aclsets="acl:1000 acl:10000 fw:10000 ipv6:10000" widths=2,4,8 l3fwdopts= churnopts= lsyncopts=
+	matrixopts="full --sizes 1000,10000 --iter 3"
 fi
 
 # Is rte_acl / rte_fib compiled in? (Asked only when an ACL or FIB step runs.)
@@ -102,6 +104,8 @@ for s in $aclsets; do
 	step "acl-$prof-$((n / 1000))k" "$vpk" bench acl --profile $prof --rules $n --trace $trace \
 		--iter $accel --bursts 32,256 $vsdpdk --json
 done
+# The ClassBench families at 1k and 10k (100k: docs/acl-families.md, ~15 minutes more).
+step acl-matrix "$vpk" --json bench acl --matrix $matrixopts $vsdpdk
 [ $dpdk = yes ] || skip dpdk "libdpdk not found at build time: rte_acl and rte_fib comparisons left out"
 if [ -r "$routes4" ]; then
 	step fib "$vpk" --json bench fib -f "$routes4" -l $lk -R $passes -e $widths $vsdpdk
