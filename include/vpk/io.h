@@ -132,6 +132,12 @@ VPK_API int vpk_io_flush(struct vpk_io_port *p);
 /** Link state: pcap ports are always up; live ports report IFF_RUNNING (false when gone). */
 VPK_API bool vpk_io_link_up(struct vpk_io_port *p);
 
+/**
+ * The port's own MAC address (a live port: its interface's, read at open).
+ * @return 0, or -ENOTSUP (a pcap port has none).
+ */
+VPK_API int vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6]);
+
 /** Copy the counters of @p p to @p out. */
 VPK_API void vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
 

@@ -76,6 +76,8 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 		free(p);
 		return rc;
 	}
+	if (!p->has_mac && (t == VPK_IO_AF_PACKET || t == VPK_IO_AF_XDP))
+		(void)io_live_mac(p);   /* none readable: vpk_io_get_mac() says -ENOTSUP */
 	*out = p;
 	return 0;
 }
@@ -139,6 +141,15 @@ bool
 vpk_io_link_up(struct vpk_io_port *p)
 {
 	return p->ops->link_up(p);
+}
+
+int
+vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6])
+{
+	if (!p->has_mac)
+		return -ENOTSUP;
+	memcpy(mac, p->mac, 6);
+	return 0;
 }
 
 void

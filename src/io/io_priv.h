@@ -32,6 +32,8 @@ struct vpk_io_port {
 	const struct io_desc_kern_impl *k;
 	struct vpk_io_stats st;
 	int fd;
+	bool has_mac;                   /* mac is the port's address (vpk_io_get_mac) */
+	uint8_t mac[6];
 	char err[VPK_IO_ERR_LEN];
 	void *be;                       /* backend state */
 };
@@ -41,5 +43,7 @@ extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
 /* Shared by the live backends (io_live.c). */
 int io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len);
 bool io_live_link_up(struct vpk_io_port *p);
+/* The interface's hardware address into p->mac (has_mac set); 0 or -errno. */
+int io_live_mac(struct vpk_io_port *p);
 
 #endif

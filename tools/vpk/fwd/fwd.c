@@ -110,6 +110,7 @@ static const fwd_free_hook free_hooks[] = {
 	fwd_live_free,
 	NULL,
 	fwd_tunnel_free,
+	fwd_l2_free,
 };
 
 void
@@ -195,10 +196,15 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	uint32_t dummy;
 	bool exists, mac_set = false;
 	char *in_dup, *out_dup, *live_dup;
+	int rc;
 
 	if (argc < 2 || argc % 2 != 0)
 		return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
-			    "| interface NAME live DEV [io af_packet|af_xdp]");
+			    "[promisc on|off] [multicast MAC] | interface NAME live DEV [io af_packet|af_xdp] "
+			    "| interface PORT.VID[.VID] [tpid 0x8100|0x88a8]");
+	rc = fwd_l2_subif(f, argc, argv, apply, err, len);
+	if (rc != 1)
+		return rc;
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
 		return vpk_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
@@ -222,6 +228,9 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
 				return vpk_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
 			io_set = true;
+		} else if ((rc = fwd_l2_option(NULL, argv[i], argv[i + 1], false, err, len)) != 1) {
+			if (rc != 0)
+				return rc;
 		} else {
 			return vpk_errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
@@ -248,8 +257,12 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
 		memcpy(ifc->mac, mac, 6);
 	}
-	if (mac_set)
+	if (mac_set) {
 		memcpy(ifc->mac, mac, 6);
+		ifc->mac_set = true;
+	}
+	for (int i = 2; i < argc; i += 2)
+		(void)fwd_l2_option(ifc, argv[i], argv[i + 1], true, NULL, 0);
 	if (live_dup != NULL) {
 		free(ifc->live);
 		ifc->live = live_dup;

@@ -12,6 +12,8 @@
  *
  *     interface NAME [mac MAC] [in FILE.pcap] [out FILE.pcap|discard]   (again: updates it)
  *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
+ *     interface NAME ... [promisc on|off] [multicast MAC]   (L2 input: see below)
+ *     interface PORT.VID[.INNER] [tpid 0x8100|0x88a8]   (VLAN sub-interface of port PORT)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
  *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
@@ -27,6 +29,15 @@
  * send the packet to neighbor PORT+1 without a FIB lookup (l3fwd's ports
  * count from 0, neighbor IDs from 1). No match: permit (normal mode) or drop
  * (l3fwd-acl mode), as DPDK l3fwd does.
+ *
+ * L2 input as routers do it: a port takes frames to its MAC (a live port
+ * without `mac`: its device's), broadcast, the all-nodes / all-routers
+ * groups and `multicast` subscriptions; other unicast is dropped and counted
+ * (ethernet-input), unless `promisc on`. Sub-interfaces have their own
+ * neighbors, routes and counters, share their port's MAC, take the frames
+ * whose tags name them (one 802.1Q tag; two tags with an 802.1ad outer one,
+ * or 802.1Q with tpid 0x8100) and push those tags on output. Tagged frames
+ * for no sub-interface are dropped and counted.
  *
  * Interfaces are numbered in the order they are declared (0, 1, ...);
  * IFACE is a name or a number. The graph is

@@ -44,6 +44,7 @@ fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32
 static const fwd_graph_hook graph_hooks[] = {
 	NULL,
 	fwd_tunnel_graph,
+	fwd_l2_graph,
 };
 
 uint64_t

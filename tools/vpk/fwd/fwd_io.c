@@ -211,6 +211,17 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 	}
 	if (want_input && inputs == 0)
 		return vpk_errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		struct fwd_if *x = &f->ifs[i];
+		uint8_t mac[6];
+
+		/* A router's port answers to its device's address unless told another. */
+		if (x->live != NULL && x->io != NULL && !x->mac_set && vpk_io_get_mac(x->io, mac) == 0)
+			fwd_l2_set_mac(f, i, mac);
+	}
+	rc = fwd_l2_prepare(f);
+	if (rc != 0)
+		return vpk_errf(err, len, rc, "L2 input: out of memory");
 	return 0;
 }
 
@@ -368,16 +379,18 @@ void
 fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 {
 	struct vpk_fwd *f = ctx;
-	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL;
+	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL, *port = o;
 
-	if (o != NULL && o->io != NULL && (o->out_path != NULL || o->live != NULL)) {
-		uint32_t sent = vpk_io_tx_burst(o->io, bi, n);     /* the port owns the buffers now */
+	if (o != NULL && o->parent != 0)
+		port = &f->ifs[fwd_l2_egress(f, tx_if, bi, n)];     /* tagged, leaves on its port */
+	if (o != NULL && port->io != NULL && (port->out_path != NULL || port->live != NULL)) {
+		uint32_t sent = vpk_io_tx_burst(port->io, bi, n);  /* the port owns the buffers now */
 
-		if (o->live == NULL) {
+		if (port->live == NULL) {
 			/* A pcap write error ends the run with the writer's message. */
 			if (sent < n && f->io_rc == 0) {
 				f->io_rc = -EIO;
-				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(o->io));
+				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(port->io));
 			}
 			o->tx += n;
 		} else {
@@ -385,7 +398,7 @@ fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 		}
 		return;
 	}
-	if (o != NULL && o->discard)
+	if (o != NULL && port->discard)
 		o->tx += n;
 	else if (o != NULL)
 		o->tx_no_output += n;

@@ -33,6 +33,13 @@ struct fwd_if {
 	bool discard;                   /* out discard: a sink that counts */
 	uint64_t rx, rx_skipped, tx, tx_no_output;
 	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
+	/* L2 (fwd_l2.c) */
+	bool mac_set;                   /* `mac` given: a live port keeps it instead of its device's */
+	uint8_t promisc;                /* `promisc on`: every destination taken */
+	uint8_t n_mcast;                /* `multicast MAC` subscriptions */
+	uint8_t mcast[VPK_ETH_MAX_MCAST][6];
+	uint32_t parent;                /* VLAN sub-interface: parent's index + 1 (0: a port) */
+	uint16_t tpid, vid, inner_vid;  /* its tags (inner_vid 0: one tag) */
 };
 
 struct fwd_wstate;
@@ -58,6 +65,7 @@ struct vpk_fwd {
 	enum vpk_acl_frag_policy acl_frag_policy;       /* `acl fragments` */
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
+	void *l2;                       /* owned by the L2 feature (fwd_l2.c) */
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	/* workers (fwd_workers.c) */
 	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
@@ -173,6 +181,21 @@ bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);
 void fwd_io_idle(struct vpk_fwd *f);
 void fwd_live_free(struct vpk_fwd *f);
 void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
+
+/* fwd_l2.c: VLAN sub-interfaces, router L2 input, egress tags */
+/* `interface P.VID[.VID] [tpid 0x8100|0x88a8]` when P is a declared port: 0 or -errno;
+ * 1 when argv[1] names no sub-interface (a port: cmd_interface goes on). */
+int fwd_l2_subif(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
+/* `promisc on|off` / `multicast MAC` options of a port: 0, -EINVAL, or 1 (not an L2 option). */
+int fwd_l2_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len);
+/* Port @i's MAC (and its sub-interfaces' and their neighbors' source MAC) becomes @mac. */
+void fwd_l2_set_mac(struct vpk_fwd *f, size_t i, const uint8_t mac[6]);
+/* ethernet-input's configuration from the interfaces (before the graphs are built). */
+int fwd_l2_prepare(struct vpk_fwd *f);
+int fwd_l2_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+/* Tag the @n frames for sub-interface @tx_if; @return the port that sends them. */
+uint32_t fwd_l2_egress(struct vpk_fwd *f, uint32_t tx_if, const uint32_t *bi, uint32_t n);
+void fwd_l2_free(struct vpk_fwd *f);
 
 /* fwd_tunnel.c */
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
