@@ -58,6 +58,13 @@ enum vpk_io_type {
 
 struct vpk_io_port;             /* opaque */
 
+/** AF_XDP binding: zero-copy, copy, or zero-copy where the driver has it (auto). */
+enum vpk_io_xdp_mode {
+	VPK_IO_XDP_AUTO = 0,
+	VPK_IO_XDP_ZEROCOPY,            /**< Refused (-EOPNOTSUPP) where the driver has no zero-copy. */
+	VPK_IO_XDP_COPY,
+};
+
 /** Port parameters. Zero-initialise, then set what you need. */
 struct vpk_io_conf {
 	enum vpk_io_type type;
@@ -71,6 +78,7 @@ struct vpk_io_conf {
 	uint16_t fanout_group;          /**< af_packet: PACKET_FANOUT group id (0: no fanout). */
 	uint16_t fanout_mode;           /**< af_packet: PACKET_FANOUT_HASH (0), _LB (1), _CPU (2), ... */
 	bool xdp_skb;                   /**< af_xdp: generic (skb) XDP mode instead of the driver's. */
+	enum vpk_io_xdp_mode xdp_mode;  /**< af_xdp: zero-copy / copy / auto (vpk_io_mode() says which). */
 	enum vpk_isa isa;               /**< Descriptor-kernel variant (VPK_ISA_AUTO: best under the cap). */
 };
 
@@ -149,6 +157,22 @@ VPK_API int vpk_io_fd(const struct vpk_io_port *p);
 
 /** Backend name: "pcap", "af_packet", "af_xdp". */
 VPK_API const char *vpk_io_type_name(const struct vpk_io_port *p);
+
+/**
+ * How the port moves packets: af_xdp "zerocopy" or "copy" followed by
+ * " (driver XDP)" or " (generic XDP)" as the kernel granted them; af_packet
+ * "tpacket-v3" (plus " fanout" in a fanout group); pcap "file".
+ */
+VPK_API const char *vpk_io_mode(const struct vpk_io_port *p);
+
+/**
+ * Receive and transmit queues of interface @p ifname, counted as packets
+ * can arrive on them: combined channels plus rx-only (tx-only) ones from
+ * ethtool's channel counts (a NIC reports combined channels, veth separate
+ * rx / tx counts), else the device's queues in sysfs, else 1.
+ * @return 0, -EINVAL (bad name), -ENODEV (no such interface).
+ */
+VPK_API int vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx, char *err, size_t err_len);
 
 /** Variant of the descriptor kernels this port uses ("scalar", "avx2", "avx512"). */
 VPK_API const char *vpk_io_impl_name(const struct vpk_io_port *p);

@@ -179,6 +179,12 @@ vpk_io_type_name(const struct vpk_io_port *p)
 }
 
 const char *
+vpk_io_mode(const struct vpk_io_port *p)
+{
+	return p->mode[0] != '\0' ? p->mode : p->ops == &io_pcap_ops ? "file" : "-";
+}
+
+const char *
 vpk_io_impl_name(const struct vpk_io_port *p)
 {
 	return p->k->base.name;

@@ -32,6 +32,7 @@ struct vpk_io_port {
 	const struct io_desc_kern_impl *k;
 	struct vpk_io_stats st;
 	int fd;
+	char mode[40];                  /* vpk_io_mode() */
 	bool has_mac;                   /* mac is the port's address (vpk_io_get_mac) */
 	uint8_t mac[6];
 	char err[VPK_IO_ERR_LEN];

@@ -126,3 +126,94 @@ def test_live_port_takes_only_its_frames(vpk_bin, topo, tmp_path, io):
             assert e.type == 0x8100 and e[Dot1Q].vlan == 7
         else:
             assert e.type == 0x0800
+
+
+def send_split(topo, pkts):
+    """Send from two processes pinned to CPUs 0 and 1: AF_PACKET picks the veth queue by CPU,
+    so both receive queues of the peer get frames."""
+    halves = [pkts[0::2], pkts[1::2]]
+    procs = []
+    for cpu, part in enumerate(halves):
+        blob = b"".join(struct.pack("!H", len(p)) + p for p in part)
+        procs.append((subprocess.Popen(["ip", "netns", "exec", topo.g, "taskset", "-c", str(cpu % os.cpu_count()),
+                                        sys.executable, "-c", test_live.SENDER, topo.g0, "2000"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE), blob))
+    for p, blob in procs:
+        _, err = p.communicate(blob, timeout=30)
+        assert p.returncode == 0, err.decode()
+
+
+@pytest.fixture
+def topo2(live_ok):
+    t = Topo(queues=2)
+    yield t
+    t.close()
+
+
+def test_iofwd_af_xdp_serves_every_queue(vpk_bin, topo2, tmp_path):
+    topo = topo2
+    # One queue served of two: refused at start, never a silent leak.
+    p = subprocess.run(["ip", "netns", "exec", topo.f, vpk_bin, "iofwd", "--port", topo.f0, "--port", topo.f1,
+                        "--io", "af_xdp", "--duration", "1"], capture_output=True, text=True, timeout=20)
+    assert p.returncode == 2 and "has 2 receive queues and vpk would serve 1" in p.stderr, p.stderr
+    pkts = [udp("02:00:00:00:00:01", f"10.{i // 250}.{i % 250}.1") for i in range(400)]
+    got = tmp_path / "q.pcap"
+    cap = test_live.start_capture(topo, got)
+    fwd = topo.start(topo.f, vpk_bin, "iofwd", "--port", topo.f0, "--port", topo.f1, "--io", "af_xdp",
+                     "--queues", "all", "--count", str(len(pkts)), "--duration", "10", "--json",
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+        if sh("ip", "-n", topo.f, "link", "show").stdout.count("xdp") >= 2:
+            break
+        if fwd.poll() is not None:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    if fwd.poll() is not None:
+        out, err = fwd.communicate()
+        if "not permitted" in err:
+            pytest.skip(f"AF_XDP refused here: {err.strip()}")
+        raise AssertionError(err)
+    send_split(topo, pkts)
+    out, err = fwd.communicate(timeout=25)
+    assert fwd.returncode == 0, err
+    test_live.stop_capture(topo, cap, len(pkts))
+    res = json.loads(out)
+    assert res["rx"] == len(pkts) and res["tx"] == len(pkts) and res["buffers_in_use"] == 0
+    q = res["ports"][0]["queues"]
+    assert [x["queue"] for x in q] == [0, 1]
+    assert all(x["rx"] > 0 for x in q), q                      # both queues carried traffic
+    assert all(x["mode"].startswith(("copy", "zerocopy")) for x in q), q
+    assert sorted(bytes(p) for p in rdpcap(str(got))) == sorted(pkts)
+
+
+def test_fwd_af_xdp_serves_every_queue(vpk_bin, topo2, tmp_path):
+    topo = topo2
+    mac = topo.mac(topo.f, topo.f0)
+    conf = (f"interface eth0 live {topo.f0} io af_xdp{{q}}\ninterface eth1 live {topo.f1} io af_xdp{{q}}\n"
+            f"neighbor 1 {NEIGH} dev eth1\nroute add 10.0.0.0/8 via 1\n")
+    (tmp_path / "one.conf").write_text(conf.format(q=""))
+    p = subprocess.run(["ip", "netns", "exec", topo.f, vpk_bin, "fwd", "--config", str(tmp_path / "one.conf"),
+                        "--duration", "1"], capture_output=True, text=True, timeout=20)
+    assert p.returncode != 0 and "has 2 receive queues and vpk would serve 1" in p.stderr, p.stderr
+    pkts = [udp(mac, f"10.{i // 250}.{i % 250}.1") for i in range(400)]
+    (tmp_path / "f.conf").write_text(conf.format(q=" queues all xdp-mode auto"))
+    got = tmp_path / "got.pcap"
+    cap = test_live.start_capture(topo, got)
+    fwd = topo.start(topo.f, vpk_bin, "fwd", "--config", str(tmp_path / "f.conf"), "--count", str(len(pkts)),
+                     "--duration", "15", "--json", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        test_live.wait_ready(topo, "af_xdp")
+    except AssertionError:
+        out, err = fwd.communicate(timeout=20)
+        if "not permitted" in err:
+            pytest.skip(f"AF_XDP refused here: {err.strip()}")
+        raise AssertionError(err)
+    send_split(topo, pkts)
+    out, err = fwd.communicate(timeout=25)
+    assert fwd.returncode == 0, err
+    test_live.stop_capture(topo, cap, len(pkts))
+    run = json.loads(out)["runs"][0]
+    ifs = {i["name"]: i for i in run["interfaces"]}
+    assert ifs["eth0"]["rx"] == len(pkts) and ifs["eth1"]["tx"] == len(pkts)
+    assert len(rdpcap(str(got))) == len(pkts)

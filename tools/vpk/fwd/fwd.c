@@ -201,6 +201,7 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	if (argc < 2 || argc % 2 != 0)
 		return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
 			    "[promisc on|off] [multicast MAC] | interface NAME live DEV [io af_packet|af_xdp] "
+			    "[queues N|all] [xdp-mode zc|copy|auto] "
 			    "| interface PORT.VID[.VID] [tpid 0x8100|0x88a8]");
 	rc = fwd_l2_subif(f, argc, argv, apply, err, len);
 	if (rc != 1)
@@ -229,6 +230,9 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 				return vpk_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
 			io_set = true;
 		} else if ((rc = fwd_l2_option(NULL, argv[i], argv[i + 1], false, err, len)) != 1) {
+			if (rc != 0)
+				return rc;
+		} else if ((rc = fwd_io_option(NULL, argv[i], argv[i + 1], false, err, len)) != 1) {
 			if (rc != 0)
 				return rc;
 		} else {
@@ -261,8 +265,10 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		memcpy(ifc->mac, mac, 6);
 		ifc->mac_set = true;
 	}
-	for (int i = 2; i < argc; i += 2)
+	for (int i = 2; i < argc; i += 2) {
 		(void)fwd_l2_option(ifc, argv[i], argv[i + 1], true, NULL, 0);
+		(void)fwd_io_option(ifc, argv[i], argv[i + 1], true, NULL, 0);
+	}
 	if (live_dup != NULL) {
 		free(ifc->live);
 		ifc->live = live_dup;

@@ -67,6 +67,11 @@ void
 fwd_live_free(struct vpk_fwd *f)
 {
 	for (size_t i = 0; i < f->n_ifs; i++) {
+		for (unsigned q = 1; q < f->ifs[i].n_q; q++) {
+			vpk_io_close(f->ifs[i].xq[q], NULL, 0);
+			f->ifs[i].xq[q] = NULL;
+		}
+		f->ifs[i].n_q = 0;
 		vpk_io_close(f->ifs[i].io, NULL, 0);
 		f->ifs[i].io = NULL;
 		free(f->ifs[i].live);
@@ -170,6 +175,90 @@ check_distinct_files(const struct vpk_fwd *f, bool want_input, char *err, size_t
 }
 
 int
+fwd_io_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len)
+{
+	uint32_t n = 0;
+
+	if (strcmp(opt, "queues") == 0) {
+		if (strcmp(val, "all") != 0 && (fwd_parse_u32(val, FWD_MAX_QUEUES, &n) != 0 || n == 0))
+			return vpk_errf(err, len, -EINVAL, "interface: queues '%s': want 1..%u or all", val,
+					FWD_MAX_QUEUES);
+		if (apply && x != NULL) {
+			x->queues = n;
+			x->queues_set = true;
+		}
+		return 0;
+	}
+	if (strcmp(opt, "xdp-mode") == 0) {
+		enum vpk_io_xdp_mode m = VPK_IO_XDP_AUTO;
+
+		if (strcmp(val, "zc") == 0)
+			m = VPK_IO_XDP_ZEROCOPY;
+		else if (strcmp(val, "copy") == 0)
+			m = VPK_IO_XDP_COPY;
+		else if (strcmp(val, "auto") != 0)
+			return vpk_errf(err, len, -EINVAL, "interface: xdp-mode '%s': want zc, copy or auto", val);
+		if (apply && x != NULL)
+			x->xdp_mode = m;
+		return 0;
+	}
+	return 1;
+}
+
+struct vpk_io_port *
+fwd_if_queue(const struct fwd_if *x, unsigned q)
+{
+	if (q == 0)
+		return x->io;
+	return q < x->n_q ? x->xq[q] : NULL;
+}
+
+/*
+ * The port(s) of interface @x: one, or with af_xdp one socket per receive
+ * queue. A queue without a socket would hand its packets to the kernel
+ * unseen: more receive queues than `queues` is an error, as is asking for
+ * more than the device has. An af_packet socket receives from every queue.
+ */
+static int
+open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *err, size_t len)
+{
+	uint32_t rxq = 1, txq = 1, want = 1;
+	int rc;
+
+	x->n_q = 0;
+	x->q_rr = 0;
+	if (x->live != NULL && c->type == VPK_IO_AF_PACKET && x->queues_set)
+		return vpk_errf(err, len, -EINVAL, "interface %s: 'queues' is for io af_xdp (an af_packet socket "
+				"receives from every queue)", x->name);
+	if (x->live != NULL && c->type == VPK_IO_AF_XDP) {
+		rc = vpk_io_queue_count(x->live, &rxq, &txq, err, len);
+		if (rc != 0)
+			return rc;
+		want = !x->queues_set ? 1 : x->queues == 0 ? rxq : x->queues;
+		if (rxq > want)
+			return vpk_errf(err, len, -EINVAL, "interface %s: %s has %u receive queues and vpk would serve "
+					"%u: packets on queues %u..%u would reach the kernel unseen (add 'queues all')",
+					x->name, x->live, rxq, want, want, rxq - 1);
+		if (want > rxq || want > FWD_MAX_QUEUES)
+			return vpk_errf(err, len, -EINVAL, "interface %s: queues %u: %s has %u receive queues",
+					x->name, want, x->live, rxq);
+		c->xdp_mode = x->xdp_mode;
+	}
+	rc = vpk_io_open(f->pool, c, &x->io, err, len);
+	if (rc != 0)
+		return rc;
+	x->n_q = 1;
+	for (uint32_t q = 1; q < want; q++) {
+		c->queue = q;
+		rc = vpk_io_open(f->pool, c, &x->xq[q], err, len);
+		if (rc != 0)
+			return rc;
+		x->n_q = q + 1;
+	}
+	return 0;
+}
+
+int
 fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 {
 	size_t inputs = 0;
@@ -203,7 +292,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 			if (c.rx_pcap == NULL && c.tx_pcap == NULL)
 				continue;
 		}
-		rc = vpk_io_open(f->pool, &c, &x->io, err, len);
+		rc = open_queues(f, x, &c, err, len);
 		if (rc != 0)
 			return rc;
 		x->has_input = x->live != NULL || c.rx_pcap != NULL;
@@ -231,8 +320,8 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 	/* Live ports: let the last transmissions leave before the sockets go. */
 	for (int round = 0; round < 3 && has_live(f); round++) {
 		for (size_t i = 0; i < f->n_ifs; i++)
-			if (f->ifs[i].io != NULL)
-				vpk_io_flush(f->ifs[i].io);
+			for (unsigned q = 0; fwd_if_queue(&f->ifs[i], q) != NULL; q++)
+				vpk_io_flush(fwd_if_queue(&f->ifs[i], q));
 		poll(NULL, 0, 5);
 	}
 	for (size_t i = 0; i < f->n_ifs; i++) {
@@ -243,6 +332,15 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 
 		if (x->io == NULL)
 			continue;
+		for (unsigned q = x->n_q; q-- > 1;) {
+			vpk_io_get_stats(x->xq[q], &st);
+			x->rx_skipped += st.rx_skipped;
+			x->rx_drop += st.rx_drop;
+			x->tx_drop += st.tx_drop;
+			vpk_io_close(x->xq[q], NULL, 0);
+			x->xq[q] = NULL;
+		}
+		x->n_q = 0;
 		vpk_io_get_stats(x->io, &st);
 		x->rx_skipped += st.rx_skipped;
 		x->rx_drop += st.rx_drop;
@@ -291,9 +389,13 @@ fwd_io_idle(struct vpk_fwd *f)
 
 		if (x->io == NULL || x->live == NULL)
 			continue;
-		vpk_io_flush(x->io);
-		if (!x->rd_done && vpk_io_fd(x->io) >= 0)
-			pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(x->io), .events = POLLIN };
+		for (unsigned q = 0; fwd_if_queue(x, q) != NULL && n < FWD_MAX_IFS; q++) {
+			struct vpk_io_port *io = fwd_if_queue(x, q);
+
+			vpk_io_flush(io);
+			if (!x->rd_done && vpk_io_fd(io) >= 0)
+				pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(io), .events = POLLIN };
+		}
 	}
 	if (n > 0)
 		(void)poll(pfd, n, 1);
@@ -302,18 +404,26 @@ fwd_io_idle(struct vpk_fwd *f)
 int
 fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
 {
-	int got;
+	struct vpk_io_port *io;
+	int got = 0;
 
 	if (in->io == NULL || !in->has_input || in->rd_done)
 		return 0;
-	got = vpk_io_rx_burst(in->io, idx, want);
+	/* Every queue in turn, up to one burst per call. */
+	for (unsigned t = 0; t < (in->n_q > 1 ? in->n_q : 1u); t++) {
+		io = fwd_if_queue(in, in->q_rr);
+		in->q_rr = in->n_q > 1 ? (in->q_rr + 1) % in->n_q : 0;
+		got = vpk_io_rx_burst(io, idx, want);
+		if (got != 0)
+			break;
+	}
 	if (got >= 0)
 		return got;
 	/* End of a file or a live interface gone: stop reading it. A bad file
 	 * is an error of the run (the first one is reported). */
 	if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
 		f->io_rc = got;
-		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
+		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(io));
 	}
 	in->rd_done = true;
 	return 0;

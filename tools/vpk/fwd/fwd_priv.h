@@ -20,6 +20,7 @@
 #define FWD_MAX_SHOWS 32
 #define FWD_MAX_WORKERS 64
 #define FWD_MAX_GRAPHS (2 * FWD_MAX_WORKERS)
+#define FWD_MAX_QUEUES 16               /* receive queues served per live port */
 
 struct fwd_if {
 	char name[FWD_NAME_MAX];
@@ -27,7 +28,12 @@ struct fwd_if {
 	char *in_path, *out_path;
 	char *live;                     /* live device (fwd_io.c), NULL: pcap files */
 	enum vpk_io_type live_type;     /* af_packet or af_xdp */
-	struct vpk_io_port *io;         /* open during a run (fwd_io.c) */
+	struct vpk_io_port *io;         /* open during a run (fwd_io.c); af_xdp: queue 0 */
+	struct vpk_io_port *xq[FWD_MAX_QUEUES];  /* af_xdp queues 1..n_q-1 (xq[0] unused) */
+	unsigned n_q, q_rr;             /* queues open, next one to read */
+	unsigned queues;                /* `queues N` (0: all of the device's; default 1) */
+	bool queues_set;
+	enum vpk_io_xdp_mode xdp_mode;  /* `xdp-mode zc|copy|auto` */
 	bool has_input;
 	bool rd_done;
 	bool discard;                   /* out discard: a sink that counts */
@@ -188,6 +194,10 @@ void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 int fwd_l2_subif(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
 /* `promisc on|off` / `multicast MAC` options of a port: 0, -EINVAL, or 1 (not an L2 option). */
 int fwd_l2_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len);
+/* fwd_io.c: `queues N|all` / `xdp-mode zc|copy|auto` of a live port: 0, -EINVAL, or 1 (not one). */
+int fwd_io_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len);
+/* fwd_io.c: port @q of interface @x (0: x->io), NULL past the last. */
+struct vpk_io_port *fwd_if_queue(const struct fwd_if *x, unsigned q);
 /* Port @i's MAC (and its sub-interfaces' and their neighbors' source MAC) becomes @mac. */
 void fwd_l2_set_mac(struct vpk_fwd *f, size_t i, const uint8_t mac[6]);
 /* ethernet-input's configuration from the interfaces (before the graphs are built). */
