@@ -92,6 +92,8 @@ struct vpk_io_stats {
 	uint64_t tx;                    /**< Packets accepted by the backend. */
 	uint64_t tx_bytes;
 	uint64_t tx_drop;               /**< Packets refused (ring full, link down, no tx file) and freed. */
+	uint64_t bufs_held;             /**< Pool buffers the port holds now (AF_XDP: fill ring and
+					     transmissions not yet completed; af_packet, pcap: 0). */
 };
 
 /**

@@ -49,6 +49,7 @@ struct xdp_be {
 	uint64_t *owned;                /* bitmap over buffer indices held by the kernel */
 	size_t owned_words;
 	uint32_t fill_target, in_fill;
+	uint32_t tx_out;                /* transmitted, completion not seen yet */
 	uint32_t idle;
 	int rx_rc;
 };
@@ -172,6 +173,7 @@ recycle(struct vpk_io_port *p)
 			p->k->addr_to_idx(b->delta, (const uint64_t *)(const void *)xsk_ring_cons__comp_addr(&b->cq, 0), n - first, idx + first);
 		xsk_ring_cons__release(&b->cq, n);
 		own_clear(b, idx, n);
+		b->tx_out -= n;
 		vpk_pool_free_bulk(p->pool, idx, n);
 	}
 }
@@ -378,6 +380,7 @@ xdp_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 			p->k->xdp_tx(p->base, b->delta, idx + first, m - first,
 				     (struct io_desc *)xsk_ring_prod__tx_desc(&b->tx, 0));
 		own_set(b, idx, m);
+		b->tx_out += m;
 		xsk_ring_prod__submit(&b->tx, m);
 		kick_tx(p);
 	} else {
@@ -410,6 +413,7 @@ xdp_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 
 	if (getsockopt(p->fd, SOL_XDP, XDP_STATISTICS, &xs, &sl) == 0)
 		st->rx_drop += xs.rx_dropped + xs.rx_ring_full;
+	st->bufs_held = (uint64_t)((const struct xdp_be *)p->be)->in_fill + ((const struct xdp_be *)p->be)->tx_out;
 }
 
 const struct io_ops io_xdp_ops = {

@@ -201,7 +201,8 @@ def test_fwd_af_xdp_serves_every_queue(vpk_bin, topo2, tmp_path):
     got = tmp_path / "got.pcap"
     cap = test_live.start_capture(topo, got)
     fwd = topo.start(topo.f, vpk_bin, "fwd", "--config", str(tmp_path / "f.conf"), "--count", str(len(pkts)),
-                     "--duration", "15", "--json", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                     "--duration", "15", "--json", "--stats-period", "0.2", stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True)
     try:
         test_live.wait_ready(topo, "af_xdp")
     except AssertionError:
@@ -217,3 +218,11 @@ def test_fwd_af_xdp_serves_every_queue(vpk_bin, topo2, tmp_path):
     ifs = {i["name"]: i for i in run["interfaces"]}
     assert ifs["eth0"]["rx"] == len(pkts) and ifs["eth1"]["tx"] == len(pkts)
     assert len(rdpcap(str(got))) == len(pkts)
+    # Per queue counters: both receive queues carried traffic, nothing dropped, nothing held after close.
+    q0, q1 = ifs["eth0"]["queues"], ifs["eth1"]["queues"]
+    assert [q["queue"] for q in q0] == [0, 1] and all(q["rx"] > 0 for q in q0), q0
+    assert sum(q["rx"] for q in q0) == len(pkts) and sum(q["tx"] for q in q1) == len(pkts)
+    assert ifs["eth0"]["rx_drop"] == 0 and ifs["eth1"]["tx_drop"] == 0
+    assert all(q["mode"].startswith(("copy", "zerocopy")) and q["backend"] == "af_xdp" for q in q0 + q1)
+    assert all(q["bufs_held"] > 0 for q in q0)           # the fill rings, at the last snapshot
+    assert "fwd: " in err and "af_xdp q1" in err and "rx-drop" in err, err

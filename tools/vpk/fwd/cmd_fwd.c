@@ -31,6 +31,7 @@ usage(FILE *o)
 		"               [--wide-cores CPUS [--wide-nodes N1,N2] [--wide-ring FRAMES]]\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
+		"               [--stats-period S]  (live: port counters per queue on stderr every S seconds)\n"
 		"       vpk fwd --demo [--packets N] [--routes N | --routes-file F] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
@@ -94,11 +95,12 @@ cmd_fwd(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'U' },
 		{ "fib4", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'C' },
+		{ "stats-period", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
-	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL;
+	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL, *stats_period = NULL;
 	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
 	struct vpk_node_conf variants[32];
 	size_t n_var = 0;
@@ -199,6 +201,9 @@ cmd_fwd(int argc, char **argv)
 		case 'C':
 			count = optarg;
 			break;
+		case 'P':
+			stats_period = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -241,16 +246,20 @@ cmd_fwd(int argc, char **argv)
 		if ((rc = io_option(f, outs[i], "out")) != 0)
 			goto out;
 	/* --iface IF[=DEV]: "interface IF live DEV [io TYPE]"; --duration/--count: "run-limit" */
-	for (size_t i = 0; i < n_if + 1; i++) {
+	for (size_t i = 0; i < n_if + 2; i++) {
 		char line[256];
 		const char *eq = i < n_if ? strchr(ifaces[i], '=') : NULL;
 
 		if (i < n_if)
 			snprintf(line, sizeof(line), "interface %.*s live %s%s%s", eq ? (int)(eq - ifaces[i]) : 64,
 				 ifaces[i], eq ? eq + 1 : ifaces[i], io_type ? " io " : "", io_type ? io_type : "");
-		else if (duration != NULL || count != NULL)
+		else if (i == n_if && (duration != NULL || count != NULL))
 			snprintf(line, sizeof(line), "run-limit%s%s%s%s", duration ? " seconds " : "",
 				 duration ? duration : "", count ? " packets " : "", count ? count : "");
+		else if (i == n_if + 1 && stats_period != NULL)
+			snprintf(line, sizeof(line), "stats-period %s", stats_period);
+		else if (i == n_if)
+			continue;
 		else
 			break;
 		rc = vpk_fwd_exec(f, line, err, sizeof(err));

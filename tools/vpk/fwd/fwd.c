@@ -111,6 +111,7 @@ static const fwd_free_hook free_hooks[] = {
 	NULL,
 	fwd_tunnel_free,
 	fwd_l2_free,
+	fwd_stats_free,
 };
 
 void
@@ -441,6 +442,7 @@ static const struct fwd_cmd *const feature_cmds[] = {
 	NULL,
 	&fwd_cmd_vxlan,
 	&fwd_cmd_sr,
+	&fwd_cmd_stats_period,
 };
 
 

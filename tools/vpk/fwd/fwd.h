@@ -16,6 +16,7 @@
  *     interface NAME ... [promisc on|off] [multicast MAC]   (L2 input: see below)
  *     interface PORT.VID[.INNER] [tpid 0x8100|0x88a8]   (VLAN sub-interface of port PORT)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
+ *     stats-period S                       (live runs: port counters on stderr every S s)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
  *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
  *     route del PREFIX/LEN
@@ -60,6 +61,7 @@
 #include <vpk/acl_file.h>
 #include <vpk/fib.h>
 #include <vpk/graph.h>
+#include <vpk/io.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
@@ -181,6 +183,25 @@ struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
 /** Number of interfaces and their counters (cumulative over runs). */
 size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);
 int vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out);
+
+/** Counters of one queue of an interface's port. */
+struct vpk_fwd_queue_stats {
+	const char *backend;            /**< "af_xdp", "af_packet", "pcap". */
+	const char *mode;               /**< vpk_io_mode(): "copy (driver XDP)", "tpacket-v3", ... */
+	unsigned queue;
+	struct vpk_io_stats io;         /**< rx, tx, rx_drop (kernel / NIC), tx_drop (refused), bufs_held. */
+};
+
+/** Queues of interface @p i's port in the current or last run (0: no port). */
+unsigned vpk_fwd_n_queues(const struct vpk_fwd *f, size_t i);
+
+/**
+ * Counters of queue @p q of interface @p i. During a live run they are a
+ * snapshot the run refreshes about every 100 ms (so another thread may read
+ * them: a value may lag, or be mid-update); after a run, its final values.
+ * @return 0 or -EINVAL.
+ */
+int vpk_fwd_queue_stats(const struct vpk_fwd *f, size_t i, unsigned q, struct vpk_fwd_queue_stats *out);
 
 /** The `show ...` commands of the configuration, in order (strings owned by @p f). */
 size_t vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows);

@@ -311,6 +311,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 	rc = fwd_l2_prepare(f);
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "L2 input: out of memory");
+	fwd_stats_start(f);
 	return 0;
 }
 
@@ -324,6 +325,7 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 				vpk_io_flush(fwd_if_queue(&f->ifs[i], q));
 		poll(NULL, 0, 5);
 	}
+	fwd_stats_snapshot(f);          /* the run's final port counters */
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
 		struct vpk_io_stats st;
@@ -407,6 +409,7 @@ fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
 	struct vpk_io_port *io;
 	int got = 0;
 
+	fwd_stats_tick(f);
 	if (in->io == NULL || !in->has_input || in->rd_done)
 		return 0;
 	/* Every queue in turn, up to one burst per call. */

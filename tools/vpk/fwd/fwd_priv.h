@@ -34,6 +34,11 @@ struct fwd_if {
 	unsigned queues;                /* `queues N` (0: all of the device's; default 1) */
 	bool queues_set;
 	enum vpk_io_xdp_mode xdp_mode;  /* `xdp-mode zc|copy|auto` */
+	/* port counters per queue of the current / last run (fwd_stats.c snapshots) */
+	unsigned qn;
+	struct vpk_io_stats qst[FWD_MAX_QUEUES];
+	const char *qbackend;
+	char qmode[FWD_MAX_QUEUES][40];
 	bool has_input;
 	bool rd_done;
 	bool discard;                   /* out discard: a sink that counts */
@@ -72,6 +77,7 @@ struct vpk_fwd {
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *live;                     /* owned by the live-interface feature */
 	void *l2;                       /* owned by the L2 feature (fwd_l2.c) */
+	void *stats;                    /* owned by the live counters (fwd_stats.c) */
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	/* workers (fwd_workers.c) */
 	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
@@ -206,6 +212,13 @@ int fwd_l2_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 /* Tag the @n frames for sub-interface @tx_if; @return the port that sends them. */
 uint32_t fwd_l2_egress(struct vpk_fwd *f, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 void fwd_l2_free(struct vpk_fwd *f);
+
+/* fwd_stats.c: live port counters, `stats-period S` */
+extern const struct fwd_cmd fwd_cmd_stats_period;
+void fwd_stats_snapshot(struct vpk_fwd *f);     /* open ports' counters into fwd_if::qst */
+void fwd_stats_tick(struct vpk_fwd *f);         /* the reader thread, often: snapshot / print when due */
+void fwd_stats_start(struct vpk_fwd *f);        /* ports just opened */
+void fwd_stats_free(struct vpk_fwd *f);
 
 /* fwd_tunnel.c */
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
