@@ -54,6 +54,8 @@ enum vpk_io_type {
 	VPK_IO_PCAP,
 	VPK_IO_AF_PACKET,
 	VPK_IO_AF_XDP,
+	VPK_IO_DPDK,            /**< A DPDK ethdev (ifname: PCI address or vdev args); only where a
+				     DPDK backend was registered (the vpk tool built with libdpdk). */
 };
 
 struct vpk_io_port;             /* opaque */
@@ -74,7 +76,9 @@ struct vpk_io_conf {
 	uint32_t port_id;               /**< Stored in vpk_buf::rx_if of every received packet. */
 	uint32_t rx_ring;               /**< Live: rx ring depth in packets (0: af_packet 16384, af_xdp 16384; rounded up). */
 	uint32_t tx_ring;               /**< af_xdp: tx ring depth (0: 4096). af_packet: unused (sendmmsg). */
-	uint32_t queue;                 /**< af_xdp: queue id (0). */
+	uint32_t queue;                 /**< af_xdp, dpdk: queue id (0). */
+	uint32_t n_queues;              /**< dpdk: rx / tx queues queue 0's port configures (0: 1; RSS
+					     spreads flows over them); ports of queues 1.. open after it. */
 	uint16_t fanout_group;          /**< af_packet: PACKET_FANOUT group id (0: no fanout). */
 	uint16_t fanout_mode;           /**< af_packet: PACKET_FANOUT_HASH (0), _LB (1), _CPU (2), ... */
 	bool xdp_skb;                   /**< af_xdp: generic (skb) XDP mode instead of the driver's. */
@@ -157,7 +161,7 @@ VPK_API const char *vpk_io_error(const struct vpk_io_port *p);
 /** File descriptor to poll() for input (POLLIN), or -1 (pcap). */
 VPK_API int vpk_io_fd(const struct vpk_io_port *p);
 
-/** Backend name: "pcap", "af_packet", "af_xdp". */
+/** Backend name: "pcap", "af_packet", "af_xdp", "dpdk". */
 VPK_API const char *vpk_io_type_name(const struct vpk_io_port *p);
 
 /**
@@ -180,7 +184,7 @@ VPK_API int vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx, c
 VPK_API const char *vpk_io_impl_name(const struct vpk_io_port *p);
 
 /**
- * Parse a backend name ("pcap", "af_packet", "af_xdp", "auto").
+ * Parse a backend name ("pcap", "af_packet", "af_xdp", "dpdk", "auto").
  * @return 0 or -EINVAL.
  */
 VPK_API int vpk_io_type_parse(const char *s, enum vpk_io_type *out);

@@ -41,6 +41,11 @@ struct vpk_io_port {
 
 extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
 
+/* A backend linked outside libvpk (the DPDK ethdev backend of the vpk tool,
+ * which keeps libdpdk out of libvpk's dependencies) registers its ops here
+ * before opening ports. 0 or -EINVAL. Not thread-safe: call at start-up. */
+int io_backend_register(enum vpk_io_type t, const struct io_ops *ops);
+
 /* Shared by the live backends (io_live.c). */
 int io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len);
 bool io_live_link_up(struct vpk_io_port *p);

@@ -25,6 +25,7 @@
 #include "bench.h"
 #include "common/json.h"
 #include "common/tool.h"
+#include "io/io_dpdk.h"
 
 static int cmd_iofwd(int argc, char **argv);
 VPK_CMD(iofwd, "iofwd", "testpmd-style io forwarding between live ports (af_packet, af_xdp) or pcap files",
@@ -46,7 +47,8 @@ static void
 usage(FILE *o)
 {
 	fprintf(o,
-		"usage: vpk iofwd --port DEV|pcap:IN.pcap[:OUT.pcap] [--port ...] [--io af_packet|af_xdp]\n"
+		"usage: vpk iofwd --port DEV|pcap:IN.pcap[:OUT.pcap] [--port ...] [--io af_packet|af_xdp|dpdk]\n"
+		"                 [--eal 'EAL ARGS'] (--io dpdk: ports are PCI addresses or vdev args)\n"
 		"                 [--stats-period S] [--duration S] [--count N] [--burst N] [--rx-ring N]\n"
 		"                 [--bufs N] [--busy] [--xdp-skb] [--xdp-mode zc|copy|auto] [--txonly]\n"
 		"                 [--workers N | --queues N|all] [--json]\n"
@@ -275,6 +277,11 @@ plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all,
 				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --queues: pcap ports cannot be shared by workers");
 			continue;
 		}
+		if (type == VPK_IO_DPDK) {              /* RSS over the queues configured: N, all: 1 */
+			if (*queues == 0)
+				*queues = 1;
+			return VPK_EXIT_OK;
+		}
 		rc = vpk_io_queue_count(specs[i], &rx, &tx, err, sizeof(err));
 		if (rc != 0)
 			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, err);
@@ -346,6 +353,7 @@ cmd_iofwd(int argc, char **argv)
 		{ "workers", required_argument, NULL, 'W' },
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "xdp-mode", required_argument, NULL, 'M' },
+		{ "eal", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -363,6 +371,7 @@ cmd_iofwd(int argc, char **argv)
 	bool busy = false, xdp_skb = false, txonly = false, queues_all = false;
 	unsigned queues = 0;
 	enum vpk_io_xdp_mode xdp_mode = VPK_IO_XDP_AUTO;
+	const char *eal = "--no-huge -m 512 --no-pci --file-prefix vpk-iofwd";
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
 	struct vpk_pool *pool;
 	char err[VPK_IO_ERR_LEN];
@@ -380,7 +389,7 @@ cmd_iofwd(int argc, char **argv)
 			break;
 		case 'T':
 			if (vpk_io_type_parse(optarg, &type) != 0 || type == VPK_IO_PCAP || type == VPK_IO_AUTO)
-				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --io %s: want af_packet or af_xdp", optarg);
+				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --io %s: want af_packet, af_xdp or dpdk", optarg);
 			break;
 		case 's':
 			ok = vpk_opt_f64("iofwd: --stats-period", optarg, 0, 1e6, &period);
@@ -416,6 +425,9 @@ cmd_iofwd(int argc, char **argv)
 			queues_all = strcmp(optarg, "all") == 0;
 			ok = queues_all || vpk_opt_uint("iofwd: --queues", optarg, 1, MAX_WORKERS, &queues);
 			break;
+		case 'E':
+			eal = optarg;
+			break;
 		case 'M':
 			if (strcmp(optarg, "zc") == 0)
 				xdp_mode = VPK_IO_XDP_ZEROCOPY;
@@ -440,6 +452,10 @@ cmd_iofwd(int argc, char **argv)
 	}
 	if (period < 0 || duration < 0 || n_bufs < 1024)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: negative period/duration or --bufs below 1024");
+	if (type == VPK_IO_DPDK) {
+		if (io_dpdk_init(eal, err, sizeof(err)) != 0)
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: %s", err);
+	}
 	if (nw > 1 && type != VPK_IO_AF_PACKET)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers needs --io af_packet (PACKET_FANOUT spreads the "
 				"packets; af_xdp: --queues N|all, one worker per queue)");
@@ -480,7 +496,8 @@ cmd_iofwd(int argc, char **argv)
 			struct port *pt = &wk[k].ports[i];
 			struct vpk_io_conf ic = { .type = type, .port_id = (uint32_t)i, .rx_ring = rx_ring,
 						  .xdp_skb = xdp_skb, .xdp_mode = xdp_mode, .isa = vpk_opts.isa,
-						  .queue = type == VPK_IO_AF_XDP ? k : 0 };
+						  .queue = type == VPK_IO_AF_XDP || type == VPK_IO_DPDK ? k : 0,
+						  .n_queues = type == VPK_IO_DPDK ? nw : 0 };
 			char path[512];
 
 			if (nw > 1) {
@@ -624,5 +641,7 @@ out:
 			wk[k].ports[i].io = NULL;
 		}
 	vpk_pool_destroy(pool);
+	if (type == VPK_IO_DPDK)
+		io_dpdk_fini();
 	return rc;
 }
