@@ -17,7 +17,7 @@ static int
 unlinked_open(struct vpk_io_port *p, char *err, size_t len)
 {
 	return vpk_errf(err, len, -ENOTSUP, "%s %s: no such backend in this program (the vpk tool has it when "
-		       "built with libdpdk-dev)", p->ops->name, p->ifname);
+		       "built with libdpdk-dev, once --eal 'EAL ARGS' started the EAL)", p->ops->name, p->ifname);
 }
 
 static const struct io_ops unlinked_dpdk_ops = { .name = "dpdk", .open = unlinked_open };

@@ -63,3 +63,28 @@ def test_dpdk_errors_are_clear(run_vpk, dpdk_ok):
     assert p.returncode == 2 and "net_nosuch0" in p.stderr and "cannot probe" in p.stderr, p.stderr
     p = run_vpk("iofwd", "--io", "dpdk", "--eal", "--no-such-eal-option", "--port", "net_null0")
     assert p.returncode == 2 and "EAL init" in p.stderr, p.stderr
+
+
+def test_fwd_on_pcap_vdevs_matches_pcap_mode(run_vpk, dpdk_ok, tmp_path):
+    pk = frames(300, 3)
+    inp = tmp_path / "in.pcap"
+    wrpcap(str(inp), pk)
+    routes = "neighbor 1 02:aa:00:00:00:01 dev eth1\nroute add 10.0.0.0/8 via 1\n"
+    (tmp_path / "p.conf").write_text(f"interface eth0 mac 02:00:00:00:00:01 in {inp}\n"
+                                     f"interface eth1 mac 02:00:00:00:01:01 out {tmp_path}/want.pcap\n" + routes)
+    (tmp_path / "d.conf").write_text(
+        f"interface eth0 mac 02:00:00:00:00:01 dpdk net_pcap0,rx_pcap={inp},tx_pcap={tmp_path}/o0.pcap\n"
+        f"interface eth1 mac 02:00:00:00:01:01 dpdk net_pcap1,tx_pcap={tmp_path}/got.pcap\n" + routes)
+    p = run_vpk("fwd", "--config", str(tmp_path / "p.conf"))
+    assert p.returncode == 0, p.stderr
+    p = run_vpk("fwd", "--eal", eal("fwd"), "--config", str(tmp_path / "d.conf"), "--count", "300",
+                "--duration", "10", "--json")
+    assert p.returncode == 0, p.stderr
+    run = json.loads(p.stdout[p.stdout.index("{"):])["runs"][0]
+    ifs = {i["name"]: i for i in run["interfaces"]}
+    assert ifs["eth0"]["rx"] == 300 and ifs["eth1"]["tx"] == 300
+    assert ifs["eth1"]["queues"][0]["backend"] == "dpdk" and ifs["eth1"]["queues"][0]["tx"] == 300
+    want = [bytes(x) for x in rdpcap(str(tmp_path / "want.pcap"))]
+    assert len(want) == 300 and [bytes(x) for x in rdpcap(str(tmp_path / "got.pcap"))] == want
+    p = run_vpk("fwd", "--config", str(tmp_path / "d.conf"), "--count", "1", "--duration", "1")
+    assert p.returncode != 0 and "--eal" in p.stderr, p.stderr

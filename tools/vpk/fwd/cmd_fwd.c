@@ -17,6 +17,7 @@
 #include "fwd/fwd_show.h"
 #include "common/json.h"
 #include "common/tool.h"
+#include "io/io_dpdk.h"
 
 static int cmd_fwd(int argc, char **argv);
 VPK_CMD(fwd, "fwd", "the forwarder: pcap interfaces, config commands, show runtime/errors/node, --demo", cmd_fwd);
@@ -32,6 +33,7 @@ usage(FILE *o)
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live)\n"
 		"               [--stats-period S]  (live: port counters per queue on stderr every S seconds)\n"
+		"               [--eal 'EAL ARGS']  (start DPDK's EAL: 'interface NAME dpdk PCI|VDEV-ARGS' ports)\n"
 		"       vpk fwd --demo [--packets N] [--routes N | --routes-file F] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
@@ -96,11 +98,13 @@ cmd_fwd(int argc, char **argv)
 		{ "fib4", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'C' },
 		{ "stats-period", required_argument, NULL, 'P' },
+		{ "eal", required_argument, NULL, 0x101 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
 	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL, *stats_period = NULL;
+	const char *eal = NULL;
 	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
 	struct vpk_node_conf variants[32];
 	size_t n_var = 0;
@@ -204,6 +208,9 @@ cmd_fwd(int argc, char **argv)
 		case 'P':
 			stats_period = optarg;
 			break;
+		case 0x101:
+			eal = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -214,6 +221,8 @@ cmd_fwd(int argc, char **argv)
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd: unexpected argument '%s'", argv[optind]);
+	if (eal != NULL && io_dpdk_init(eal, err, sizeof(err)) != 0)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --eal: %s", err);
 	conf.node_variants = variants;
 	conf.n_node_variants = n_var;
 	rc = vpk_fwd_create(&conf, &f);
@@ -337,5 +346,7 @@ cmd_fwd(int argc, char **argv)
 			      vpk_fwd_bufs_in_use(f));
 out:
 	vpk_fwd_destroy(f);
+	if (eal != NULL)
+		io_dpdk_fini();
 	return rc;
 }

@@ -202,7 +202,7 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	if (argc < 2 || argc % 2 != 0)
 		return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE] [out FILE] "
 			    "[promisc on|off] [multicast MAC] | interface NAME live DEV [io af_packet|af_xdp] "
-			    "[queues N|all] [xdp-mode zc|copy|auto] "
+			    "[queues N|all] [xdp-mode zc|copy|auto] | interface NAME dpdk PCI|VDEV-ARGS [queues N] "
 			    "| interface PORT.VID[.VID] [tpid 0x8100|0x88a8]");
 	rc = fwd_l2_subif(f, argc, argv, apply, err, len);
 	if (rc != 1)
@@ -226,6 +226,10 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			out = argv[i + 1];
 		} else if (strcmp(argv[i], "live") == 0 && strlen(argv[i + 1]) < 16) {
 			live = argv[i + 1];
+		} else if (strcmp(argv[i], "dpdk") == 0) {
+			live = argv[i + 1];     /* PCI address or vdev arguments: a DPDK ethdev port */
+			io = VPK_IO_DPDK;
+			io_set = true;
 		} else if (strcmp(argv[i], "io") == 0) {
 			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
 				return vpk_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);

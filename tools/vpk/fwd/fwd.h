@@ -13,6 +13,7 @@
  *     interface NAME [mac MAC] [in FILE.pcap] [out FILE.pcap|discard]   (again: updates it)
  *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
  *     interface NAME live DEV io af_xdp [queues N|all] [xdp-mode zc|copy|auto]   (a socket per queue)
+ *     interface NAME dpdk PCI|VDEV-ARGS [queues N]   (a DPDK ethdev; the program starts the EAL)
  *     interface NAME ... [promisc on|off] [multicast MAC]   (L2 input: see below)
  *     interface PORT.VID[.INNER] [tpid 0x8100|0x88a8]   (VLAN sub-interface of port PORT)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)

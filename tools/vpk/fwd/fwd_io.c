@@ -227,6 +227,10 @@ open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *er
 
 	x->n_q = 0;
 	x->q_rr = 0;
+	if (x->live != NULL && c->type == VPK_IO_DPDK) {
+		want = x->queues_set && x->queues > 0 ? x->queues : 1;
+		c->n_queues = want;     /* RSS over them; read in turn */
+	}
 	if (x->live != NULL && c->type == VPK_IO_AF_PACKET && x->queues_set)
 		return vpk_errf(err, len, -EINVAL, "interface %s: 'queues' is for io af_xdp (an af_packet socket "
 				"receives from every queue)", x->name);
