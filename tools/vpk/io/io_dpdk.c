@@ -12,11 +12,21 @@
  * (queue 0's port configures the device with vpk_io_conf::rx_ring as the
  * descriptor count and RSS over the queues a caller opens).
  *
- * Data path: mbufs come from a per-device mempool; rx copies each frame
- * into a pool buffer (rte_memcpy, one cache line at a time) and frees the
- * mbufs in bulk; tx allocates mbufs in bulk, copies, sends, and frees what
- * the driver refused in bulk. The copy is the price of keeping the pool
- * vpk's own memory: see docs/io.md for the zero-copy mapping not built yet.
+ * Data path without a per-packet copy: mbufs and pool buffers are paired.
+ *  - rx: the device's mbuf pool is created over pool buffers as pinned
+ *    external buffers (rte_pktmbuf_pool_create_extbuf, one region per
+ *    buffer, data at the same headroom as vpk's), so the driver writes each
+ *    frame straight into a pool buffer. rx_burst hands that buffer to the
+ *    caller and gives the mbuf a fresh one from the pool before freeing it
+ *    back (as AF_XDP's fill ring does); close returns the buffers the mbufs
+ *    hold;
+ *  - tx: an mbuf without data room from a second pool is attached to each
+ *    pool buffer (rte_pktmbuf_attach_extbuf, its shared info in the buffer's
+ *    headroom); when the driver frees it the callback frees the pool buffer.
+ *    Refused mbufs are freed in bulk.
+ * IOVA: the address is the virtual one (IOVA as VA, what --no-huge and
+ * vdevs use); a PCI NIC would also need the pool memory DMA-mapped for the
+ * device (rte_extmem_register + rte_dev_dma_map), which is not done yet.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +36,7 @@
 #include "io/io_dpdk.h"
 
 #ifdef VPK_HAVE_DPDK
+#define ALLOW_EXPERIMENTAL_API          /* rte_pktmbuf_pool_create_extbuf (DPDK 20.05+, still experimental) */
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
@@ -35,14 +46,16 @@
 
 #include "io/io_priv.h"
 
-#define MBUFS 8191u
+#define RX_MBUFS 2048u          /* pool buffers lent to the device's receive side, per queue */
+#define TX_MBUFS 8191u
 
 struct dpdk_be {
 	uint16_t port;
 	uint16_t queue;
 	bool owner;                     /* this object configured, started and probed the device */
 	bool probed;
-	struct rte_mempool *mp;
+	struct rte_mempool *mp;         /* rx: mbufs over pool buffers (pinned external) */
+	struct rte_mempool *txmp;       /* tx: mbufs without data room, attached per packet */
 	struct rte_device *dev;
 	const char *driver;
 	char devname[RTE_ETH_NAME_MAX_LEN];
@@ -70,6 +83,78 @@ find_or_probe(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 	return 0;
 }
 
+/* rte_mempool_obj_iter: the pool buffer an rx mbuf holds goes back to the pool. */
+static void
+return_buf(struct rte_mempool *mp, void *opaque, void *obj, unsigned i)
+{
+	struct vpk_io_port *p = opaque;
+	struct rte_mbuf *m = obj;
+	uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)m->buf_addr - 1);
+
+	(void)mp;
+	(void)i;
+	vpk_pool_free_bulk(p->pool, &idx, 1);
+}
+
+/* The rx pool over @n pool buffers, and the tx pool of bare mbufs. */
+static int
+make_pools(struct vpk_io_port *p, struct dpdk_be *b, uint32_t n, char *err, size_t len)
+{
+	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool), got = 0;
+	struct rte_pktmbuf_extmem *ext = calloc(n, sizeof(*ext));
+	int sock = rte_eth_dev_socket_id(b->port) < 0 ? 0 : rte_eth_dev_socket_id(b->port);
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (ext == NULL || room > UINT16_MAX || RTE_PKTMBUF_HEADROOM != VPK_BUF_HEADROOM) {
+		free(ext);
+		return vpk_errf(err, len, -EINVAL, "dpdk %s: pool buffers of %u bytes cannot back mbufs", b->devname,
+				room);
+	}
+	while (got < n) {
+		uint32_t idx[VPK_IO_BURST_MAX], k = vpk_pool_alloc_burst(p->pool, idx,
+									 n - got < VPK_IO_BURST_MAX ? n - got : VPK_IO_BURST_MAX);
+
+		if (k == 0)
+			break;
+		for (uint32_t i = 0; i < k; i++, got++) {
+			uint8_t *a = vpk_buf_area(vpk_buf_from_idx(p->base, idx[i]));
+
+			ext[got] = (struct rte_pktmbuf_extmem){ .buf_ptr = a, .buf_iova = (rte_iova_t)(uintptr_t)a,
+								.buf_len = room, .elt_size = (uint16_t)room };
+		}
+	}
+	snprintf(name, sizeof(name), "vpk_%u", b->port);
+	if (got == n)
+		b->mp = rte_pktmbuf_pool_create_extbuf(name, n, 128, 0, (uint16_t)room, sock, ext, n);
+	if (b->mp == NULL) {
+		for (uint32_t i = 0; i < got; i++) {
+			uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)ext[i].buf_ptr - 1);
+
+			vpk_pool_free_bulk(p->pool, &idx, 1);
+		}
+		free(ext);
+		return vpk_errf(err, len, -ENOMEM, "dpdk %s: rx mbufs over %u pool buffers: %s", b->devname, n,
+				got < n ? "the pool is short of buffers" : rte_strerror(rte_errno));
+	}
+	free(ext);
+	snprintf(name, sizeof(name), "vpk_tx_%u", b->port);
+	b->txmp = rte_pktmbuf_pool_create(name, TX_MBUFS, 256, 0, 0, sock);
+	if (b->txmp == NULL)
+		return vpk_errf(err, len, -ENOMEM, "dpdk %s: tx mbufs: %s", b->devname, rte_strerror(rte_errno));
+	return 0;
+}
+
+static void
+free_pools(struct vpk_io_port *p, struct dpdk_be *b)
+{
+	if (b->mp != NULL) {
+		rte_mempool_obj_iter(b->mp, return_buf, p);
+		rte_mempool_free(b->mp);
+	}
+	rte_mempool_free(b->txmp);
+	b->mp = b->txmp = NULL;
+}
+
 static int
 setup_device(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 {
@@ -77,7 +162,6 @@ setup_device(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 	struct rte_eth_dev_info di;
 	uint16_t nrx, ntx, nb = (uint16_t)(p->conf.rx_ring ? p->conf.rx_ring : 1024u);
 	uint16_t nq = (uint16_t)(p->conf.n_queues ? p->conf.n_queues : 1u);
-	char name[RTE_MEMPOOL_NAMESIZE];
 	int rc = rte_eth_dev_info_get(b->port, &di);
 
 	if (rc != 0)
@@ -93,16 +177,12 @@ setup_device(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 		ec.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
 						 di.flow_type_rss_offloads;
 	}
-	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
-		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;     /* one pool, refcount 1 */
 	rc = rte_eth_dev_configure(b->port, nrx, ntx, &ec);
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "dpdk %s: configure %u queues: %s", b->devname, nq, strerror(-rc));
-	snprintf(name, sizeof(name), "vpk_%u", b->port);
-	b->mp = rte_pktmbuf_pool_create(name, MBUFS * nq, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					(int)rte_eth_dev_socket_id(b->port) < 0 ? 0 : rte_eth_dev_socket_id(b->port));
-	if (b->mp == NULL)
-		return vpk_errf(err, len, -ENOMEM, "dpdk %s: mbuf pool: %s", b->devname, rte_strerror(rte_errno));
+	rc = make_pools(p, b, RX_MBUFS * nq, err, len);
+	if (rc != 0)
+		return rc;
 	for (uint16_t q = 0; q < nq; q++) {
 		rc = rte_eth_rx_queue_setup(b->port, q, nb, (unsigned)rte_eth_dev_socket_id(b->port), NULL, b->mp);
 		if (rc == 0)
@@ -150,13 +230,18 @@ dpdk_open(struct vpk_io_port *p, char *err, size_t len)
 		/* A further queue of a device queue 0's port configured: its mbufs. */
 		snprintf(name, sizeof(name), "vpk_%u", b->port);
 		b->mp = rte_mempool_lookup(name);
-		if (b->mp == NULL || rte_eth_dev_info_get(b->port, &di) != 0 || b->queue >= di.nb_rx_queues)
+		snprintf(name, sizeof(name), "vpk_tx_%u", b->port);
+		b->txmp = rte_mempool_lookup(name);
+		if (b->mp == NULL || b->txmp == NULL || rte_eth_dev_info_get(b->port, &di) != 0 || b->queue >= di.nb_rx_queues)
 			rc = vpk_errf(err, len, -EINVAL, "dpdk %s: queue %u: open queue 0 first, with n_queues > %u",
 				      b->devname, b->queue, b->queue);
 	}
 	if (rc != 0) {
-		if (b->mp != NULL && b->queue == 0)
-			rte_mempool_free(b->mp);
+		if (b->queue == 0) {
+			if (b->mp != NULL)
+				(void)rte_eth_dev_stop(b->port);
+			free_pools(p, b);
+		}
 		if (b->probed && b->dev != NULL)
 			(void)rte_dev_remove(b->dev);
 		free(b);
@@ -183,7 +268,7 @@ dpdk_close(struct vpk_io_port *p, char *err, size_t len)
 		(void)rte_eth_dev_close(b->port);
 		if (b->probed && b->dev != NULL)
 			(void)rte_dev_remove(b->dev);
-		rte_mempool_free(b->mp);
+		free_pools(p, b);               /* every mbuf is home: their buffers go back */
 	}
 	free(b);
 	return 0;
@@ -194,35 +279,55 @@ dpdk_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
-	uint32_t bufs, got, used = 0;
-	uint32_t room = vpk_pool_data_size(p->pool);
+	uint32_t repl[VPK_IO_BURST_MAX], got, nr, k = 0, used = 0;
+	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool);
 
-	bufs = vpk_pool_alloc_burst(p->pool, idx, n);
-	if (bufs == 0) {
-		p->st.rx_nobuf++;
+	/* A thread DPDK did not start gets an lcore id, so the mbuf pools use
+	 * its per-lcore cache (hot, LIFO) instead of cycling through the ring. */
+	if (__builtin_expect(rte_lcore_id() == LCORE_ID_ANY, 0))
+		(void)rte_thread_register();
+	got = rte_eth_rx_burst(b->port, b->queue, m, (uint16_t)n);
+	if (got == 0)
 		return 0;
-	}
-	got = rte_eth_rx_burst(b->port, b->queue, m, (uint16_t)bufs);
+	nr = vpk_pool_alloc_burst(p->pool, repl, got);
+	if (nr < got)
+		p->st.rx_nobuf++;
 	for (uint32_t i = 0; i < got; i++) {
-		struct vpk_buf *vb;
+		struct vpk_buf *vb = (struct vpk_buf *)m[i]->buf_addr - 1;
+		uint8_t *a;
 
-		if (i + 1 < got)
-			rte_prefetch0(rte_pktmbuf_mtod(m[i + 1], void *));
-		if (m[i]->nb_segs != 1 || m[i]->data_len > room) {
-			p->st.rx_skipped++;
-			continue;
+		if (k == nr || m[i]->nb_segs != 1 || (uint32_t)m[i]->data_off + m[i]->data_len > room) {
+			p->st.rx_skipped += k < nr;     /* no fresh buffer: dropped, counted as rx_nobuf */
+			continue;                       /* the mbuf keeps its buffer */
 		}
-		vb = vpk_buf_from_idx(p->base, idx[used]);
-		rte_memcpy(vpk_buf_data(vb), rte_pktmbuf_mtod(m[i], void *), m[i]->data_len);
-		vb->len = vb->total_len = m[i]->data_len;
+		/* The frame's buffer goes to the caller, a fresh one to the mbuf. */
+		vb->data_off = m[i]->data_off;
+		vb->len = m[i]->data_len;
+		vb->total_len = m[i]->data_len;
+		vb->flags = 0;
+		vb->error = 0;
 		vb->rx_if = p->conf.port_id;
-		used++;
+		vb->tx_if = 0;
+		vb->next = VPK_BUF_NONE;
+		idx[used++] = vpk_buf_to_idx(p->base, vb);
+		a = vpk_buf_area(vpk_buf_from_idx(p->base, repl[k++]));
+		m[i]->buf_addr = a;
+		m[i]->buf_iova = (rte_iova_t)(uintptr_t)a;
 	}
-	if (got > 0)
-		rte_pktmbuf_free_bulk(m, got);
-	if (used < bufs)
-		vpk_pool_free_bulk(p->pool, idx + used, bufs - used);
+	rte_pktmbuf_free_bulk(m, got);
+	if (k < nr)
+		vpk_pool_free_bulk(p->pool, repl + k, nr - k);
 	return (int)used;
+}
+
+/* An attached tx mbuf was freed (sent, refused or dropped): its pool buffer goes home. */
+static void
+tx_done(void *addr, void *opaque)
+{
+	struct vpk_io_port *p = opaque;
+	uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)addr - 1);
+
+	vpk_pool_free_bulk(p->pool, &idx, 1);
 }
 
 static uint32_t
@@ -230,21 +335,30 @@ dpdk_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
-	uint32_t sent = 0;
+	uint16_t room = (uint16_t)(VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool));
+	uint32_t sent;
 
-	if (rte_pktmbuf_alloc_bulk(b->mp, m, n) == 0) {
-		for (uint32_t i = 0; i < n; i++) {
-			struct vpk_buf *vb = vpk_buf_from_idx(p->base, idx[i]);
-			char *d = rte_pktmbuf_append(m[i], vb->len);
-
-			if (d != NULL)
-				rte_memcpy(d, vpk_buf_data(vb), vb->len);
-		}
-		sent = rte_eth_tx_burst(b->port, b->queue, m, (uint16_t)n);
-		if (sent < n)
-			rte_pktmbuf_free_bulk(m + sent, n - sent);
+	if (rte_pktmbuf_alloc_bulk(b->txmp, m, n) != 0) {
+		vpk_pool_free_bulk(p->pool, idx, n);
+		return 0;
 	}
-	vpk_pool_free_bulk(p->pool, idx, n);
+	for (uint32_t i = 0; i < n; i++) {
+		struct vpk_buf *vb = vpk_buf_from_idx(p->base, idx[i]);
+		uint8_t *a = vpk_buf_area(vb);
+		struct rte_mbuf_ext_shared_info *si = (struct rte_mbuf_ext_shared_info *)(void *)a;
+
+		/* Shared info in the headroom's first bytes: data starts at least 64 bytes later. */
+		si->free_cb = tx_done;
+		si->fcb_opaque = p;
+		rte_mbuf_ext_refcnt_set(si, 1);
+		rte_pktmbuf_attach_extbuf(m[i], a, (rte_iova_t)(uintptr_t)a, room, si);
+		m[i]->data_off = vb->data_off;
+		m[i]->data_len = vb->len;
+		m[i]->pkt_len = vb->len;
+	}
+	sent = rte_eth_tx_burst(b->port, b->queue, m, (uint16_t)n);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(m + sent, n - sent);     /* their callbacks free the buffers */
 	return sent;
 }
 
@@ -265,6 +379,8 @@ dpdk_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 
 	if (b->owner && rte_eth_stats_get(b->port, &es) == 0)
 		st->rx_drop += es.imissed + es.rx_nombuf;
+	if (b->owner && b->mp != NULL)
+		st->bufs_held = rte_mempool_avail_count(b->mp) + rte_mempool_in_use_count(b->mp);
 }
 
 static const struct io_ops io_dpdk_ops = {
