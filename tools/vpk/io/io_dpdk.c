@@ -37,12 +37,16 @@
 
 #ifdef VPK_HAVE_DPDK
 #define ALLOW_EXPERIMENTAL_API          /* rte_pktmbuf_pool_create_extbuf (DPDK 20.05+, still experimental) */
+/* DPDK's inline headers are not clean under our warnings (clang: implicit fall-through). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <rte_memcpy.h>
+#pragma GCC diagnostic pop
 
 #include "io/io_priv.h"
 
