@@ -37,7 +37,9 @@ usage(FILE *o)
 		"       vpk fwd --demo [--packets N] [--routes N | --routes-file F] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
-		"  run-limit [seconds S] [packets N]\n"
+		"    [io af_xdp queues N|all xdp-mode zc|copy|auto] | interface NAME dpdk PCI|VDEV-ARGS [queues N]\n"
+		"    [promisc on|off] [multicast MAC] | interface PORT.VID[.VID] [tpid 0x8100|0x88a8]\n"
+		"  run-limit [seconds S] [packets N] | stats-period S | dpdk-eal ARG...\n"
 		"  neighbor ID MAC dev IFACE\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 		"  acl load FILE [ipv6] | acl fragments portless|drop\n"
@@ -301,6 +303,15 @@ cmd_fwd(int argc, char **argv)
 		rc = vpk_fwd_exec(f, line, err, sizeof(err));
 		if (rc != 0) {
 			rc = vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_USAGE, "fwd: %s", err);
+			goto out;
+		}
+	}
+	if (eal == NULL && vpk_fwd_dpdk_eal(f) != NULL) {
+		/* `dpdk-eal ARGS` in the configuration: start the EAL now. */
+		eal = vpk_fwd_dpdk_eal(f);
+		if (io_dpdk_init(eal, err, sizeof(err)) != 0) {
+			rc = vpk_fail(VPK_EXIT_USAGE, "fwd: dpdk-eal: %s", err);
+			eal = NULL;
 			goto out;
 		}
 	}

@@ -447,6 +447,7 @@ static const struct fwd_cmd *const feature_cmds[] = {
 	&fwd_cmd_vxlan,
 	&fwd_cmd_sr,
 	&fwd_cmd_stats_period,
+	&fwd_cmd_dpdk_eal,
 };
 
 

@@ -14,6 +14,7 @@
  *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
  *     interface NAME live DEV io af_xdp [queues N|all] [xdp-mode zc|copy|auto]   (a socket per queue)
  *     interface NAME dpdk PCI|VDEV-ARGS [queues N]   (a DPDK ethdev; the program starts the EAL)
+ *     dpdk-eal ARG...                      (EAL arguments for the program to start DPDK with)
  *     interface NAME ... [promisc on|off] [multicast MAC]   (L2 input: see below)
  *     interface PORT.VID[.INNER] [tpid 0x8100|0x88a8]   (VLAN sub-interface of port PORT)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
@@ -184,6 +185,9 @@ struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
 /** Number of interfaces and their counters (cumulative over runs). */
 size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);
 int vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out);
+
+/** The `dpdk-eal` arguments of the configuration (one string), or NULL. */
+const char *vpk_fwd_dpdk_eal(const struct vpk_fwd *f);
 
 /** Counters of one queue of an interface's port. */
 struct vpk_fwd_queue_stats {

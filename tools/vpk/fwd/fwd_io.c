@@ -36,6 +36,7 @@ struct fwd_live {
 	double t_end;                   /* CLOCK_MONOTONIC deadline of this run */
 	uint64_t rx;                    /* packets received in this run */
 	volatile int stop;              /* vpk_fwd_stop() */
+	char *eal;                      /* dpdk-eal arguments */
 	bool limited;                   /* a limit was met: stop reading */
 };
 
@@ -77,6 +78,8 @@ fwd_live_free(struct vpk_fwd *f)
 		free(f->ifs[i].live);
 		f->ifs[i].live = NULL;
 	}
+	if (f->live != NULL)
+		free(((struct fwd_live *)f->live)->eal);
 	free(f->live);
 	f->live = NULL;
 }
@@ -124,6 +127,40 @@ usage:
 }
 
 const struct fwd_cmd fwd_cmd_run_limit = { "run-limit", cmd_run_limit };
+
+/* dpdk-eal ARG... : kept for the program, which starts the EAL before the run */
+static int
+cmd_dpdk_eal(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	char buf[1024] = "";
+	size_t n = 0;
+	struct fwd_live *l;
+
+	if (argc < 2)
+		return vpk_errf(err, len, -EINVAL, "usage: dpdk-eal ARG...  (EAL arguments, e.g. --no-huge -m 512 "
+				"--file-prefix vpk)");
+	for (int i = 1; i < argc; i++) {
+		int w = snprintf(buf + n, sizeof(buf) - n, "%s%s", i > 1 ? " " : "", argv[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - n)
+			return vpk_errf(err, len, -EINVAL, "dpdk-eal: arguments longer than %zu bytes", sizeof(buf) - 1);
+		n += (size_t)w;
+	}
+	if (!apply)
+		return 0;
+	l = live_state(f);
+	if (l == NULL || (free(l->eal), l->eal = strdup(buf)) == NULL)
+		return vpk_errf(err, len, -ENOMEM, "dpdk-eal: out of memory");
+	return 0;
+}
+
+const struct fwd_cmd fwd_cmd_dpdk_eal = { "dpdk-eal", cmd_dpdk_eal };
+
+const char *
+vpk_fwd_dpdk_eal(const struct vpk_fwd *f)
+{
+	return f->live != NULL ? ((const struct fwd_live *)f->live)->eal : NULL;
+}
 
 static bool
 has_live(const struct vpk_fwd *f)

@@ -185,7 +185,7 @@ void fwd_workers_fini(struct vpk_fwd *f);
 /* fwd_io.c: ports of the interfaces (include/vpk/io.h), input nodes, tx, live runs */
 int fwd_register_nodes(void);
 extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
-extern const struct fwd_cmd fwd_cmd_run_limit;
+extern const struct fwd_cmd fwd_cmd_run_limit, fwd_cmd_dpdk_eal;
 const char *fwd_input_name(const struct vpk_fwd *f);
 int fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len);
 void fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len);
