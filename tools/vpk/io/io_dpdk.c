@@ -20,10 +20,10 @@
  *    caller and gives the mbuf a fresh one from the pool before freeing it
  *    back (as AF_XDP's fill ring does); close returns the buffers the mbufs
  *    hold;
- *  - tx: an mbuf without data room from a second pool is attached to each
- *    pool buffer (rte_pktmbuf_attach_extbuf, its shared info in the buffer's
- *    headroom); when the driver frees it the callback frees the pool buffer.
- *    Refused mbufs are freed in bulk.
+ *  - tx: a second pool of mbufs over pool buffers; each packet's mbuf
+ *    trades the buffer it holds for the packet's (the traded ones go back
+ *    to the pool in bulk), so every mbuf always holds exactly one buffer and
+ *    sent or refused mbufs simply return to their pool: no callback.
  * IOVA: the address is the virtual one (IOVA as VA, what --no-huge and
  * vdevs use); a PCI NIC would also need the pool memory DMA-mapped for the
  * device (rte_extmem_register + rte_dev_dma_map), which is not done yet.
@@ -50,8 +50,7 @@
 
 #include "io/io_priv.h"
 
-#define RX_MBUFS 2048u          /* pool buffers lent to the device's receive side, per queue */
-#define TX_MBUFS 8191u
+#define RX_MBUFS 2048u          /* pool buffers lent to the device's rx side, and as many to tx, per queue */
 
 struct dpdk_be {
 	uint16_t port;
@@ -59,7 +58,7 @@ struct dpdk_be {
 	bool owner;                     /* this object configured, started and probed the device */
 	bool probed;
 	struct rte_mempool *mp;         /* rx: mbufs over pool buffers (pinned external) */
-	struct rte_mempool *txmp;       /* tx: mbufs without data room, attached per packet */
+	struct rte_mempool *txmp;       /* tx: mbufs over pool buffers too (traded per packet) */
 	struct rte_device *dev;
 	const char *driver;
 	char devname[RTE_ETH_NAME_MAX_LEN];
@@ -100,21 +99,15 @@ return_buf(struct rte_mempool *mp, void *opaque, void *obj, unsigned i)
 	vpk_pool_free_bulk(p->pool, &idx, 1);
 }
 
-/* The rx pool over @n pool buffers, and the tx pool of bare mbufs. */
-static int
-make_pools(struct vpk_io_port *p, struct dpdk_be *b, uint32_t n, char *err, size_t len)
+/* A pool of @n mbufs over as many pool buffers (pinned external buffers), named @name. */
+static struct rte_mempool *
+pinned_pool(struct vpk_io_port *p, const char *name, uint32_t n, int sock)
 {
 	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool), got = 0;
 	struct rte_pktmbuf_extmem *ext = calloc(n, sizeof(*ext));
-	int sock = rte_eth_dev_socket_id(b->port) < 0 ? 0 : rte_eth_dev_socket_id(b->port);
-	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp = NULL;
 
-	if (ext == NULL || room > UINT16_MAX || RTE_PKTMBUF_HEADROOM != VPK_BUF_HEADROOM) {
-		free(ext);
-		return vpk_errf(err, len, -EINVAL, "dpdk %s: pool buffers of %u bytes cannot back mbufs", b->devname,
-				room);
-	}
-	while (got < n) {
+	while (ext != NULL && got < n) {
 		uint32_t idx[VPK_IO_BURST_MAX], k = vpk_pool_alloc_burst(p->pool, idx,
 									 n - got < VPK_IO_BURST_MAX ? n - got : VPK_IO_BURST_MAX);
 
@@ -127,24 +120,38 @@ make_pools(struct vpk_io_port *p, struct dpdk_be *b, uint32_t n, char *err, size
 								.buf_len = room, .elt_size = (uint16_t)room };
 		}
 	}
-	snprintf(name, sizeof(name), "vpk_%u", b->port);
 	if (got == n)
-		b->mp = rte_pktmbuf_pool_create_extbuf(name, n, 128, 0, (uint16_t)room, sock, ext, n);
-	if (b->mp == NULL) {
+		mp = rte_pktmbuf_pool_create_extbuf(name, n, 128, 0, (uint16_t)room, sock, ext, n);
+	if (mp == NULL)
 		for (uint32_t i = 0; i < got; i++) {
 			uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)ext[i].buf_ptr - 1);
 
 			vpk_pool_free_bulk(p->pool, &idx, 1);
 		}
-		free(ext);
-		return vpk_errf(err, len, -ENOMEM, "dpdk %s: rx mbufs over %u pool buffers: %s", b->devname, n,
-				got < n ? "the pool is short of buffers" : rte_strerror(rte_errno));
-	}
 	free(ext);
+	return mp;
+}
+
+/* The rx and tx mbuf pools, each over its own pool buffers. */
+static int
+make_pools(struct vpk_io_port *p, struct dpdk_be *b, uint32_t n, char *err, size_t len)
+{
+	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool);
+	int sock = rte_eth_dev_socket_id(b->port) < 0 ? 0 : rte_eth_dev_socket_id(b->port);
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (room > UINT16_MAX || RTE_PKTMBUF_HEADROOM != VPK_BUF_HEADROOM)
+		return vpk_errf(err, len, -EINVAL, "dpdk %s: pool buffers of %u bytes cannot back mbufs", b->devname,
+				room);
+	snprintf(name, sizeof(name), "vpk_%u", b->port);
+	b->mp = pinned_pool(p, name, n, sock);
 	snprintf(name, sizeof(name), "vpk_tx_%u", b->port);
-	b->txmp = rte_pktmbuf_pool_create(name, TX_MBUFS, 256, 0, 0, sock);
-	if (b->txmp == NULL)
-		return vpk_errf(err, len, -ENOMEM, "dpdk %s: tx mbufs: %s", b->devname, rte_strerror(rte_errno));
+	if (b->mp != NULL)
+		b->txmp = pinned_pool(p, name, n, sock);
+	if (b->mp == NULL || b->txmp == NULL)
+		return vpk_errf(err, len, -ENOMEM, "dpdk %s: mbufs over 2 x %u pool buffers: %s", b->devname, n,
+				vpk_pool_size(p->pool) - vpk_pool_in_use(p->pool) < n ? "the pool is short of buffers"
+											: rte_strerror(rte_errno));
 	return 0;
 }
 
@@ -155,7 +162,10 @@ free_pools(struct vpk_io_port *p, struct dpdk_be *b)
 		rte_mempool_obj_iter(b->mp, return_buf, p);
 		rte_mempool_free(b->mp);
 	}
-	rte_mempool_free(b->txmp);
+	if (b->txmp != NULL) {
+		rte_mempool_obj_iter(b->txmp, return_buf, p);
+		rte_mempool_free(b->txmp);
+	}
 	b->mp = b->txmp = NULL;
 }
 
@@ -324,45 +334,34 @@ dpdk_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	return (int)used;
 }
 
-/* An attached tx mbuf was freed (sent, refused or dropped): its pool buffer goes home. */
-static void
-tx_done(void *addr, void *opaque)
-{
-	struct vpk_io_port *p = opaque;
-	uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)addr - 1);
-
-	vpk_pool_free_bulk(p->pool, &idx, 1);
-}
-
 static uint32_t
 dpdk_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
-	uint16_t room = (uint16_t)(VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool));
-	uint32_t sent;
+	uint32_t back[VPK_IO_BURST_MAX], sent;
 
 	if (rte_pktmbuf_alloc_bulk(b->txmp, m, n) != 0) {
 		vpk_pool_free_bulk(p->pool, idx, n);
 		return 0;
 	}
+	/* Each mbuf trades the buffer it holds for the packet's: the mbuf pool
+	 * keeps as many buffers as it has mbufs, the caller's go out. */
 	for (uint32_t i = 0; i < n; i++) {
 		struct vpk_buf *vb = vpk_buf_from_idx(p->base, idx[i]);
 		uint8_t *a = vpk_buf_area(vb);
-		struct rte_mbuf_ext_shared_info *si = (struct rte_mbuf_ext_shared_info *)(void *)a;
 
-		/* Shared info in the headroom's first bytes: data starts at least 64 bytes later. */
-		si->free_cb = tx_done;
-		si->fcb_opaque = p;
-		rte_mbuf_ext_refcnt_set(si, 1);
-		rte_pktmbuf_attach_extbuf(m[i], a, (rte_iova_t)(uintptr_t)a, room, si);
+		back[i] = vpk_buf_to_idx(p->base, (struct vpk_buf *)m[i]->buf_addr - 1);
+		m[i]->buf_addr = a;
+		m[i]->buf_iova = (rte_iova_t)(uintptr_t)a;
 		m[i]->data_off = vb->data_off;
 		m[i]->data_len = vb->len;
 		m[i]->pkt_len = vb->len;
 	}
+	vpk_pool_free_bulk(p->pool, back, n);
 	sent = rte_eth_tx_burst(b->port, b->queue, m, (uint16_t)n);
 	if (sent < n)
-		rte_pktmbuf_free_bulk(m + sent, n - sent);     /* their callbacks free the buffers */
+		rte_pktmbuf_free_bulk(m + sent, n - sent);     /* refused: back to the mbuf pool, buffers too */
 	return sent;
 }
 
@@ -384,7 +383,7 @@ dpdk_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 	if (b->owner && rte_eth_stats_get(b->port, &es) == 0)
 		st->rx_drop += es.imissed + es.rx_nombuf;
 	if (b->owner && b->mp != NULL)
-		st->bufs_held = rte_mempool_avail_count(b->mp) + rte_mempool_in_use_count(b->mp);
+		st->bufs_held = (uint64_t)b->mp->size + b->txmp->size;
 }
 
 static const struct io_ops io_dpdk_ops = {
