@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-EAL = ["--no-huge", "-m", "512", "--no-pci", "--log-level=lib.eal:error"]
+EAL = ["--no-huge", "-m", "512", "--no-pci", "--no-shconf", "--log-level=lib.eal:error"]
 
 
 def vpk_run(vpk, seconds, tag):
@@ -64,6 +64,9 @@ def main():
     for r in range(a.rounds):
         runs["vpk_iofwd_dpdk"].append(vpk_run(vpk, a.seconds, r))
         runs["testpmd_io"].append(testpmd_run(testpmd, a.seconds, r))
+    for r in range(a.rounds):                # EAL leaves an empty runtime directory per prefix
+        for x in ("v", "t"):
+            shutil.rmtree(f"/var/run/dpdk/portsb{x}{r}{os.getpid()}", ignore_errors=True)
     med = {k: statistics.median(v) for k, v in runs.items()}
     print(json.dumps({
         "benchmark": "ports-dpdk",

@@ -4,13 +4,26 @@ byte-identical frames, net_null ports forward at full speed on one or two
 queues (RSS), and the pool is whole at the end."""
 import json
 import os
+import shutil
 
 import pytest
 from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap  # noqa: E402
 
 
+PREFIXES = []
+
+
 def eal(tag):
-    return f"--no-huge -m 512 --no-pci --log-level=lib.eal:error --file-prefix ports{tag}{os.getpid()}"
+    PREFIXES.append(f"ports{tag}{os.getpid()}")
+    return f"--no-huge -m 512 --no-pci --no-shconf --log-level=lib.eal:error --file-prefix {PREFIXES[-1]}"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def remove_runtime_dirs():
+    """--no-shconf leaves no files, but EAL still makes an empty runtime directory per prefix."""
+    yield
+    for p in PREFIXES:
+        shutil.rmtree(os.path.join("/var/run/dpdk", p), ignore_errors=True)
 
 
 @pytest.fixture

@@ -371,7 +371,7 @@ cmd_iofwd(int argc, char **argv)
 	bool busy = false, xdp_skb = false, txonly = false, queues_all = false;
 	unsigned queues = 0;
 	enum vpk_io_xdp_mode xdp_mode = VPK_IO_XDP_AUTO;
-	const char *eal = "--no-huge -m 512 --no-pci --file-prefix vpk-iofwd";
+	const char *eal = "--no-huge -m 512 --no-pci --no-shconf --file-prefix vpk-iofwd";
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
 	struct vpk_pool *pool;
 	char err[VPK_IO_ERR_LEN];
