@@ -335,6 +335,54 @@ pcap_files_distinct(const char *const *specs, size_t n)
 	return true;
 }
 
+/*
+ * Open port @i (@spec) for worker @k of @nw: queue k for af_xdp and dpdk,
+ * a fanout member with several af_packet workers; af_xdp refused falls
+ * back to af_packet. @return VPK_EXIT_OK or the exit code (message printed).
+ */
+static int
+open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct port *pt, const char *spec, size_t i,
+	  unsigned k, unsigned nw)
+{
+	struct vpk_io_conf ic = *base;
+	char path[512], err[VPK_IO_ERR_LEN];
+	int rc;
+
+	ic.port_id = (uint32_t)i;
+	ic.queue = ic.type == VPK_IO_AF_XDP || ic.type == VPK_IO_DPDK ? k : 0;
+	ic.n_queues = ic.type == VPK_IO_DPDK ? nw : 0;
+	if (nw > 1) {
+		/* One fanout group per port, one member per worker: the kernel spreads flows (hash). */
+		ic.fanout_group = (uint16_t)((getpid() * 8 + (int)i) & 0xffff);
+		ic.fanout_mode = PACKET_FANOUT_HASH;
+	}
+	pt->spec = spec;
+	pt->queue = ic.queue;
+	if (strncmp(spec, "pcap:", 5) == 0) {
+		char *colon;
+
+		snprintf(path, sizeof(path), "%s", spec + 5);
+		colon = strchr(path, ':');
+		if (colon != NULL)
+			*colon = '\0';
+		ic.type = VPK_IO_PCAP;
+		ic.rx_pcap = path[0] ? path : NULL;
+		ic.tx_pcap = colon != NULL ? colon + 1 : NULL;
+	} else {
+		ic.ifname = spec;
+	}
+	rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+	if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
+		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
+		ic.type = VPK_IO_AF_PACKET;
+		rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+	}
+	if (rc != 0)
+		return vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
+				"iofwd: port %zu: %s", i, err);
+	return VPK_EXIT_OK;
+}
+
 static int
 cmd_iofwd(int argc, char **argv)
 {
@@ -491,48 +539,16 @@ cmd_iofwd(int argc, char **argv)
 		memset(&wk[k], 0, sizeof(wk[k]));
 		wk[k].sh = &sh;
 	}
-	for (unsigned k = 0; k < nw; k++)
-		for (size_t i = 0; i < n_ports; i++) {
-			struct port *pt = &wk[k].ports[i];
-			struct vpk_io_conf ic = { .type = type, .port_id = (uint32_t)i, .rx_ring = rx_ring,
-						  .xdp_skb = xdp_skb, .xdp_mode = xdp_mode, .isa = vpk_opts.isa,
-						  .queue = type == VPK_IO_AF_XDP || type == VPK_IO_DPDK ? k : 0,
-						  .n_queues = type == VPK_IO_DPDK ? nw : 0 };
-			char path[512];
+	{
+		const struct vpk_io_conf base = { .type = type, .rx_ring = rx_ring, .xdp_skb = xdp_skb,
+						  .xdp_mode = xdp_mode, .isa = vpk_opts.isa };
 
-			if (nw > 1) {
-				/* One fanout group per port, one member per worker: the kernel spreads flows (hash). */
-				ic.fanout_group = (uint16_t)((getpid() * 8 + (int)i) & 0xffff);
-				ic.fanout_mode = PACKET_FANOUT_HASH;
-			}
-			pt->spec = specs[i];
-			pt->queue = ic.queue;
-			if (strncmp(specs[i], "pcap:", 5) == 0) {
-				char *colon;
-
-				snprintf(path, sizeof(path), "%s", specs[i] + 5);
-				colon = strchr(path, ':');
-				if (colon != NULL)
-					*colon = '\0';
-				ic.type = VPK_IO_PCAP;
-				ic.rx_pcap = path[0] ? path : NULL;
-				ic.tx_pcap = colon != NULL ? colon + 1 : NULL;
-			} else {
-				ic.ifname = specs[i];
-			}
-			rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
-			if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
-				fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
-				ic.type = VPK_IO_AF_PACKET;
-				rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
-			}
-			if (rc != 0) {
-				rc = vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE
-											      : VPK_EXIT_FAIL,
-					      "iofwd: port %zu: %s", i, err);
-				goto out;
-			}
-		}
+		for (unsigned k = 0; k < nw && rc == VPK_EXIT_OK; k++)
+			for (size_t i = 0; i < n_ports && rc == VPK_EXIT_OK; i++)
+				rc = open_port(pool, &base, &wk[k].ports[i], specs[i], i, k, nw);
+		if (rc != VPK_EXIT_OK)
+			goto out;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	sh.t0 = t_stat = bench_now_s();
