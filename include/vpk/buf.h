@@ -60,6 +60,8 @@ extern "C" {
 /** A non-first fragment: vpk_buf::l4_off points at fragment payload, not at
  *  an L4 header, so the packet has no ports. Set with VPK_BUF_F_FRAG. */
 #define VPK_BUF_F_FRAG_LATER  (1u << 4)
+/** An inner frame a tunnel decapsulated: not checked against the port's L2 address and tags. */
+#define VPK_BUF_F_INNER       (1u << 5)
 
 /**
  * Buffer metadata: exactly one 64-byte cache line, followed by the headroom

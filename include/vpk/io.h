@@ -58,9 +58,18 @@ enum vpk_io_type {
 	VPK_IO_AF_PACKET,
 	VPK_IO_AF_XDP,
 	VPK_IO_REPLAY,          /**< rx_pcap loaded into pool buffers once, replayed from memory (copies). */
+	VPK_IO_DPDK,            /**< A DPDK ethdev (ifname: PCI address or vdev args); only where a
+				     DPDK backend was registered (the vpk tool built with libdpdk). */
 };
 
 struct vpk_io_port;             /* opaque */
+
+/** AF_XDP binding: zero-copy, copy, or zero-copy where the driver has it (auto). */
+enum vpk_io_xdp_mode {
+	VPK_IO_XDP_AUTO = 0,
+	VPK_IO_XDP_ZEROCOPY,            /**< Refused (-EOPNOTSUPP) where the driver has no zero-copy. */
+	VPK_IO_XDP_COPY,
+};
 
 /** Port parameters. Zero-initialise, then set what you need. */
 struct vpk_io_conf {
@@ -71,10 +80,13 @@ struct vpk_io_conf {
 	uint32_t port_id;               /**< Stored in vpk_buf::rx_if of every received packet. */
 	uint32_t rx_ring;               /**< Live: rx ring depth in packets (0: af_packet 16384, af_xdp 16384; rounded up). */
 	uint32_t tx_ring;               /**< af_xdp: tx ring depth (0: 4096). af_packet: unused (sendmmsg). */
-	uint32_t queue;                 /**< af_xdp: queue id (0). */
+	uint32_t queue;                 /**< af_xdp, dpdk: queue id (0). */
+	uint32_t n_queues;              /**< dpdk: rx / tx queues queue 0's port configures (0: 1; RSS
+					     spreads flows over them); ports of queues 1.. open after it. */
 	uint16_t fanout_group;          /**< af_packet: PACKET_FANOUT group id (0: no fanout). */
 	uint16_t fanout_mode;           /**< af_packet: PACKET_FANOUT_HASH (0), _LB (1), _CPU (2), ... */
 	bool xdp_skb;                   /**< af_xdp: generic (skb) XDP mode instead of the driver's. */
+	enum vpk_io_xdp_mode xdp_mode;  /**< af_xdp: zero-copy / copy / auto (vpk_io_mode() says which). */
 	enum vpk_isa isa;               /**< Descriptor-kernel variant (VPK_ISA_AUTO: best under the cap). */
 	uint64_t replay_loops;          /**< replay: passes over the capture, then -ENODATA (0: forever). */
 };
@@ -89,6 +101,8 @@ struct vpk_io_stats {
 	uint64_t tx;                    /**< Packets accepted by the backend. */
 	uint64_t tx_bytes;
 	uint64_t tx_drop;               /**< Packets refused (ring full, link down, no tx file) and freed. */
+	uint64_t bufs_held;             /**< Pool buffers the port holds now (AF_XDP: fill ring and
+					     transmissions not yet completed; af_packet, pcap: 0). */
 };
 
 /**
@@ -137,6 +151,12 @@ VPK_API int vpk_io_flush(struct vpk_io_port *p);
 /** Link state: pcap ports are always up; live ports report IFF_RUNNING (false when gone). */
 VPK_API bool vpk_io_link_up(struct vpk_io_port *p);
 
+/**
+ * The port's own MAC address (a live port: its interface's, read at open).
+ * @return 0, or -ENOTSUP (a pcap port has none).
+ */
+VPK_API int vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6]);
+
 /** Copy the counters of @p p to @p out. */
 VPK_API void vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
 
@@ -146,14 +166,30 @@ VPK_API const char *vpk_io_error(const struct vpk_io_port *p);
 /** File descriptor to poll() for input (POLLIN), or -1 (pcap). */
 VPK_API int vpk_io_fd(const struct vpk_io_port *p);
 
-/** Backend name: "pcap", "af_packet", "af_xdp", "replay". */
+/** Backend name: "pcap", "af_packet", "af_xdp", "replay", "dpdk". */
 VPK_API const char *vpk_io_type_name(const struct vpk_io_port *p);
+
+/**
+ * How the port moves packets: af_xdp "zerocopy" or "copy" followed by
+ * " (driver XDP)" or " (generic XDP)" as the kernel granted them; af_packet
+ * "tpacket-v3" (plus " fanout" in a fanout group); pcap "file".
+ */
+VPK_API const char *vpk_io_mode(const struct vpk_io_port *p);
+
+/**
+ * Receive and transmit queues of interface @p ifname, counted as packets
+ * can arrive on them: combined channels plus rx-only (tx-only) ones from
+ * ethtool's channel counts (a NIC reports combined channels, veth separate
+ * rx / tx counts), else the device's queues in sysfs, else 1.
+ * @return 0, -EINVAL (bad name), -ENODEV (no such interface).
+ */
+VPK_API int vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx, char *err, size_t err_len);
 
 /** Variant of the descriptor kernels this port uses ("scalar", "avx2", "avx512"). */
 VPK_API const char *vpk_io_impl_name(const struct vpk_io_port *p);
 
 /**
- * Parse a backend name ("pcap", "af_packet", "af_xdp", "replay", "auto").
+ * Parse a backend name ("pcap", "af_packet", "af_xdp", "replay", "dpdk", "auto").
  * @return 0 or -EINVAL.
  */
 VPK_API int vpk_io_type_parse(const char *s, enum vpk_io_type *out);

@@ -8,7 +8,7 @@
  * vpk_graph_conf::node_conf, keyed by node name).
  *
  *   node             next arcs                              conf
- *   ethernet-input   ip4-input, ip6-input, error-drop       -
+ *   ethernet-input   ip4-input, ip6-input, error-drop       struct vpk_eth_input_conf (NULL: take every frame)
  *   ip4-input        ip4-acl, ip4-lookup, error-drop        -  (ip4-acl used when in the graph)
  *   ip4-acl          ip4-lookup, ip4-rewrite, error-drop    struct vpk_acl_node_conf
  *   ip6-acl          ip6-lookup, ip6-rewrite, error-drop    struct vpk_acl_node_conf
@@ -62,6 +62,45 @@ struct vpk_adj_table {
 struct vpk_if_output {
 	void (*tx)(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 	void *ctx;
+};
+
+/** Subscribed multicast MACs per interface in struct vpk_eth_if. */
+#define VPK_ETH_MAX_MCAST 8
+
+/** ethernet-input: what one port (vpk_buf::rx_if) takes. */
+struct vpk_eth_if {
+	uint8_t mac[6];                 /**< Our unicast address on this port. */
+	uint8_t promisc;                /**< 1: every destination taken (no L2 filter). */
+	uint8_t n_mcast;                /**< Entries of mcast[] (broadcast is always taken). */
+	uint8_t mcast[VPK_ETH_MAX_MCAST][6];    /**< Subscribed multicast destinations. */
+	uint16_t first_sub;             /**< This port's sub-interfaces: subs[first_sub .. +n_sub). */
+	uint16_t n_sub;
+};
+
+/** ethernet-input: one VLAN sub-interface (802.1Q, or 802.1ad / QinQ with two tags). */
+struct vpk_eth_sub {
+	uint16_t tpid;                  /**< Outer tag's TPID: 0x8100 (802.1Q) or 0x88a8 (802.1ad). */
+	uint16_t outer_vid;             /**< Outer VLAN ID (1..4094). */
+	uint16_t inner_vid;             /**< Inner 802.1Q VLAN ID; 0: the frame has one tag. */
+	uint32_t rx_if;                 /**< vpk_buf::rx_if given to its frames (the sub-interface). */
+};
+
+/**
+ * ethernet-input configuration: L2 input as a router does it. A frame as its
+ * port delivered it (rx_if < n_if, VPK_BUF_F_INNER clear) is
+ * taken when its destination is the port's MAC, broadcast, or a subscribed
+ * multicast address (any destination when promisc); other unicast is dropped
+ * ("destination MAC is another host's"). An untagged frame stays on its port;
+ * a tagged frame takes the sub-interface its tag(s) name (rx_if rewritten,
+ * l3_off after the tags) or is dropped ("VLAN tag of no sub-interface").
+ * Frames of other rx_if values, and inner frames of tunnels (VPK_BUF_F_INNER,
+ * set by vxlan-input), are taken as without a configuration: tags skipped.
+ */
+struct vpk_eth_input_conf {
+	uint32_t n_if;
+	const struct vpk_eth_if *ifs;   /**< Indexed by vpk_buf::rx_if. */
+	uint32_t n_sub;
+	const struct vpk_eth_sub *subs;
 };
 
 /** ACL actions (struct vpk_acl_node_conf::action values). */

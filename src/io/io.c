@@ -10,6 +10,18 @@
 #include <vpk/pcap.h>
 #include "io/io_priv.h"
 
+static const struct io_ops *dpdk_ops;   /* io_backend_register() */
+
+/* Ports of a type with no backend linked into this program open with -ENOTSUP. */
+static int
+unlinked_open(struct vpk_io_port *p, char *err, size_t len)
+{
+	return vpk_errf(err, len, -ENOTSUP, "%s %s: no such backend in this program (the vpk tool has it when "
+		       "built with libdpdk-dev, once --eal 'EAL ARGS' started the EAL)", p->ops->name, p->ifname);
+}
+
+static const struct io_ops unlinked_dpdk_ops = { .name = "dpdk", .open = unlinked_open };
+
 static const struct io_ops *
 backend(enum vpk_io_type t)
 {
@@ -18,14 +30,24 @@ backend(enum vpk_io_type t)
 	case VPK_IO_AF_PACKET: return &io_afpacket_ops;
 	case VPK_IO_AF_XDP: return &io_xdp_ops;
 	case VPK_IO_REPLAY: return &io_replay_ops;
+	case VPK_IO_DPDK: return dpdk_ops != NULL ? dpdk_ops : &unlinked_dpdk_ops;
 	default: return NULL;
 	}
 }
 
 int
+io_backend_register(enum vpk_io_type t, const struct io_ops *ops)
+{
+	if (t != VPK_IO_DPDK || ops == NULL)
+		return -EINVAL;
+	dpdk_ops = ops;
+	return 0;
+}
+
+int
 vpk_io_type_parse(const char *s, enum vpk_io_type *out)
 {
-	static const char *const names[] = { "auto", "pcap", "af_packet", "af_xdp", "replay" };
+	static const char *const names[] = { "auto", "pcap", "af_packet", "af_xdp", "replay", "dpdk" };
 
 	if (s == NULL || out == NULL)
 		return -EINVAL;
@@ -52,8 +74,11 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 		t = conf->rx_pcap != NULL || conf->tx_pcap != NULL ? VPK_IO_PCAP : VPK_IO_AF_PACKET;
 	if (backend(t) == NULL)
 		return vpk_errf(err, len, -EINVAL, "io: unknown backend %d", (int)conf->type);
-	if (t != VPK_IO_PCAP && t != VPK_IO_REPLAY && (conf->ifname == NULL || conf->ifname[0] == '\0' || strlen(conf->ifname) >= 16))
+	if (t != VPK_IO_PCAP && t != VPK_IO_REPLAY && t != VPK_IO_DPDK &&
+	    (conf->ifname == NULL || conf->ifname[0] == '\0' || strlen(conf->ifname) >= 16))
 		return vpk_errf(err, len, -EINVAL, "io: a live port needs an interface name of 1..15 characters");
+	if (t == VPK_IO_DPDK && (conf->ifname == NULL || conf->ifname[0] == '\0'))
+		return vpk_errf(err, len, -EINVAL, "io: a dpdk port needs a PCI address or vdev arguments");
 	if (t == VPK_IO_PCAP && conf->rx_pcap == NULL && conf->tx_pcap == NULL)
 		return vpk_errf(err, len, -EINVAL, "io: a pcap port needs an rx or a tx file");
 	if (t == VPK_IO_REPLAY && conf->rx_pcap == NULL)
@@ -79,6 +104,8 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 		free(p);
 		return rc;
 	}
+	if (!p->has_mac && (t == VPK_IO_AF_PACKET || t == VPK_IO_AF_XDP))
+		(void)io_live_mac(p);   /* none readable: vpk_io_get_mac() says -ENOTSUP */
 	*out = p;
 	return 0;
 }
@@ -144,6 +171,15 @@ vpk_io_link_up(struct vpk_io_port *p)
 	return p->ops->link_up(p);
 }
 
+int
+vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6])
+{
+	if (!p->has_mac)
+		return -ENOTSUP;
+	memcpy(mac, p->mac, 6);
+	return 0;
+}
+
 void
 vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out)
 {
@@ -168,6 +204,12 @@ const char *
 vpk_io_type_name(const struct vpk_io_port *p)
 {
 	return p->ops->name;
+}
+
+const char *
+vpk_io_mode(const struct vpk_io_port *p)
+{
+	return p->mode[0] != '\0' ? p->mode : p->ops == &io_pcap_ops ? "file" : "-";
 }
 
 const char *

@@ -112,6 +112,7 @@ afp_open(struct vpk_io_port *p, char *err, size_t len)
 			goto fail;
 		}
 	}
+	snprintf(p->mode, sizeof(p->mode), "tpacket-v3%s", p->conf.fanout_group != 0 ? " fanout" : "");
 	p->be = b;
 	return 0;
 fail:

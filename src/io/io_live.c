@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Helpers shared by the live backends: interface lookup and link state. */
+/* Helpers shared by the live backends: interface lookup, link state, hardware address. */
 #include <net/if.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -33,4 +33,24 @@ io_live_link_up(struct vpk_io_port *p)
 	if (s != p->fd)
 		close(s);
 	return up;
+}
+
+int
+io_live_mac(struct vpk_io_port *p)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), rc = 0;
+
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->ifname);
+	if (ioctl(s, SIOCGIFHWADDR, &ifr) != 0)
+		rc = -errno;
+	close(s);
+	if (rc == 0) {
+		memcpy(p->mac, ifr.ifr_hwaddr.sa_data, 6);
+		p->has_mac = true;
+	}
+	return rc;
 }

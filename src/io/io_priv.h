@@ -32,6 +32,9 @@ struct vpk_io_port {
 	const struct io_desc_kern_impl *k;
 	struct vpk_io_stats st;
 	int fd;
+	char mode[40];                  /* vpk_io_mode() */
+	bool has_mac;                   /* mac is the port's address (vpk_io_get_mac) */
+	uint8_t mac[6];
 	char err[VPK_IO_ERR_LEN];
 	void *be;                       /* backend state */
 };
@@ -39,8 +42,15 @@ struct vpk_io_port {
 extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
 extern const struct io_ops io_replay_ops;     /* io_replay.c */
 
+/* A backend linked outside libvpk (the DPDK ethdev backend of the vpk tool,
+ * which keeps libdpdk out of libvpk's dependencies) registers its ops here
+ * before opening ports. 0 or -EINVAL. Not thread-safe: call at start-up. */
+int io_backend_register(enum vpk_io_type t, const struct io_ops *ops);
+
 /* Shared by the live backends (io_live.c). */
 int io_live_ifindex(struct vpk_io_port *p, unsigned *ifindex, char *err, size_t len);
 bool io_live_link_up(struct vpk_io_port *p);
+/* The interface's hardware address into p->mac (has_mac set); 0 or -errno. */
+int io_live_mac(struct vpk_io_port *p);
 
 #endif

@@ -49,6 +49,7 @@ struct xdp_be {
 	uint64_t *owned;                /* bitmap over buffer indices held by the kernel */
 	size_t owned_words;
 	uint32_t fill_target, in_fill;
+	uint32_t tx_out;                /* transmitted, completion not seen yet */
 	uint32_t idle;
 	int rx_rc;
 };
@@ -172,6 +173,7 @@ recycle(struct vpk_io_port *p)
 			p->k->addr_to_idx(b->delta, (const uint64_t *)(const void *)xsk_ring_cons__comp_addr(&b->cq, 0), n - first, idx + first);
 		xsk_ring_cons__release(&b->cq, n);
 		own_clear(b, idx, n);
+		b->tx_out -= n;
 		vpk_pool_free_bulk(p->pool, idx, n);
 	}
 }
@@ -231,7 +233,9 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	memset(&sc, 0, sizeof(sc));
 	sc.rx_size = ring;
 	sc.tx_size = txr;
-	sc.bind_flags = XDP_USE_NEED_WAKEUP;    /* zero-copy where the driver has it, else copy */
+	/* auto: the kernel binds zero-copy where the driver has it, else copy */
+	sc.bind_flags = XDP_USE_NEED_WAKEUP | (p->conf.xdp_mode == VPK_IO_XDP_ZEROCOPY ? XDP_ZEROCOPY
+					       : p->conf.xdp_mode == VPK_IO_XDP_COPY ? XDP_COPY : 0);
 	sc.xdp_flags = p->conf.xdp_skb ? XDP_FLAGS_SKB_MODE : 0;
 	rc = xsk_socket__create(&b->xsk, p->ifname, p->conf.queue, b->umem, &b->rx, &b->tx, &sc);
 	if (rc != 0 && rc != -EPERM && !p->conf.xdp_skb) {
@@ -241,13 +245,32 @@ xdp_open(struct vpk_io_port *p, char *err, size_t len)
 	}
 	if (rc != 0) {
 		rc = rc < 0 ? rc : -rc;
-		vpk_errf(err, len, rc, "af_xdp %s queue %u: socket / XDP program setup failed: %s%s%s%s", p->ifname,
+		vpk_errf(err, len, rc, "af_xdp %s queue %u: socket / XDP program setup failed: %s%s%s%s%s", p->ifname,
 			p->conf.queue, strerror(-rc),
 			rc == -EPERM ? ": bpf() not permitted (needs root or CAP_BPF + CAP_NET_ADMIN); use af_packet"
-				     : "", lib_why()[0] ? "; libxdp: " : "", lib_why());
+				     : "",
+			p->conf.xdp_mode == VPK_IO_XDP_ZEROCOPY ? " (xdp-mode zc: the driver may have no zero-copy)" : "",
+			lib_why()[0] ? "; libxdp: " : "", lib_why());
 		goto fail;
 	}
 	p->fd = xsk_socket__fd(b->xsk);
+	{
+		struct xdp_options xo = { 0 };
+		socklen_t ol = sizeof(xo);
+		bool zc = getsockopt(p->fd, SOL_XDP, XDP_OPTIONS, &xo, &ol) == 0 &&
+			  (xo.flags & XDP_OPTIONS_ZEROCOPY) != 0;
+
+		struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex((int)ifindex);
+		bool skb = sc.xdp_flags == XDP_FLAGS_SKB_MODE;
+
+		/* libxdp may itself have fallen back to generic XDP: ask what is attached. */
+		if (mp != NULL && libxdp_get_error(mp) == 0) {
+			skb = xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB;
+			xdp_multiprog__close(mp);
+		}
+		snprintf(p->mode, sizeof(p->mode), "%s (%s XDP)", zc ? "zerocopy" : "copy",
+			 skb ? "generic" : "driver");
+	}
 	p->be = b;
 	b->fill_target = ring;
 	if (b->fill_target > vpk_pool_size(p->pool) / 4)
@@ -357,6 +380,7 @@ xdp_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 			p->k->xdp_tx(p->base, b->delta, idx + first, m - first,
 				     (struct io_desc *)xsk_ring_prod__tx_desc(&b->tx, 0));
 		own_set(b, idx, m);
+		b->tx_out += m;
 		xsk_ring_prod__submit(&b->tx, m);
 		kick_tx(p);
 	} else {
@@ -389,6 +413,7 @@ xdp_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 
 	if (getsockopt(p->fd, SOL_XDP, XDP_STATISTICS, &xs, &sl) == 0)
 		st->rx_drop += xs.rx_dropped + xs.rx_ring_full;
+	st->bufs_held = (uint64_t)((const struct xdp_be *)p->be)->in_fill + ((const struct xdp_be *)p->be)->tx_out;
 }
 
 const struct io_ops io_xdp_ops = {

@@ -15,6 +15,7 @@ vpk_kernel(NAME io_desc ISAS scalar avx2 avx512 SOURCES ${CMAKE_CURRENT_LIST_DIR
 vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/io.c ${CMAKE_CURRENT_LIST_DIR}/io_live.c
                 ${CMAKE_CURRENT_LIST_DIR}/io_afpacket.c ${CMAKE_CURRENT_LIST_DIR}/io_xdp.c)
 vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/io_replay.c)
+vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/io_queues.c)
 # AF_XDP through libxdp (+ libbpf); without them the af_xdp backend refuses with -ENOTSUP.
 pkg_check_modules(XDP QUIET IMPORTED_TARGET GLOBAL libxdp libbpf)
 if(XDP_FOUND)

@@ -12,10 +12,11 @@ NEIGH2 = "02:bb:00:00:00:02"
 ETH1_MAC = "02:00:00:00:01:01"
 ETH2_MAC = "02:00:00:00:02:02"
 
-CONFIG = f"""# test topology
-interface eth0 mac 02:00:00:00:00:01 in {{inp}}
+CONFIG = f"""# test topology (eth0 promisc: scapy picks the destination MAC of Ether()/IP() frames from the host's routes)
+interface eth0 mac 02:00:00:00:00:01 in {{inp}} promisc on
 interface eth1 mac {ETH1_MAC} out {{out1}}
 interface eth2 mac {ETH2_MAC} out {{out2}}
+interface eth0.100
 neighbor 1 {NEIGH1} dev eth1
 neighbor 2 {NEIGH2} dev eth2
 neighbor 3 02:cc:00:00:00:03 dev 1
@@ -47,7 +48,7 @@ def good_packets():
         udp4("10.1.0.5"),
         udp4("10.2.0.7"),
         udp4("10.2.3.4"),                         # longer prefix wins: via 1
-        udp4("10.1.2.3", vlan=100),               # tag removed on output
+        udp4("10.1.2.3", vlan=100),               # in on eth0.100, out untagged
         udp4("10.1.2.4", ttl=2),                  # leaves with TTL 1
         udp4("10.1.2.5") / Raw(b"\0" * 0),
     ]

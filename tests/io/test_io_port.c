@@ -70,7 +70,22 @@ errors(void)
 	      "missing pcap: %s", err);
 	CHECK(vpk_io_type_parse("af_xdp", &t) == 0 && t == VPK_IO_AF_XDP, "parse af_xdp");
 	CHECK(vpk_io_type_parse("af_packet", &t) == 0 && t == VPK_IO_AF_PACKET, "parse af_packet");
-	CHECK(vpk_io_type_parse("dpdk", &t) == -EINVAL, "parse dpdk accepted");
+	CHECK(vpk_io_type_parse("dpdk", &t) == 0 && t == VPK_IO_DPDK, "parse dpdk");
+	CHECK(vpk_io_type_parse("netmap", &t) == -EINVAL, "parse netmap accepted");
+	/* libvpk alone has no DPDK backend: a clear -ENOTSUP, nothing allocated. */
+	c.type = VPK_IO_DPDK;
+	c.ifname = "net_null0";
+	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENOTSUP && strstr(err, "dpdk net_null0") != NULL,
+	      "dpdk without a backend: %s", err);
+	{
+		uint32_t rx = 0, tx = 0;
+
+		CHECK(vpk_io_queue_count("lo", &rx, &tx, err, sizeof(err)) == 0 && rx >= 1 && tx >= 1,
+		      "queues of lo: %u %u", rx, tx);
+		CHECK(vpk_io_queue_count("vpknosuch9", &rx, &tx, err, sizeof(err)) == -ENODEV &&
+		      strstr(err, "vpknosuch9") != NULL, "queues of a missing interface: %s", err);
+		CHECK(vpk_io_queue_count("", &rx, &tx, err, sizeof(err)) == -EINVAL, "queues of ''");
+	}
 	CHECK(vpk_io_close(NULL, NULL, 0) == 0, "close NULL");
 	CHECK(vpk_pool_in_use(pool) == 0, "buffers leaked by failed opens");
 	vpk_pool_destroy(pool);

@@ -116,6 +116,7 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
 		return VX_NEXT_IP6;
 	default:
 		(*n_ok)++;
+		b->flags |= VPK_BUF_F_INNER;
 		return VX_NEXT_L2;
 	}
 }

@@ -20,6 +20,7 @@
 #include "fwd/fwd_show.h"
 #include "common/json.h"
 #include "common/tool.h"
+#include "io/io_dpdk.h"
 
 static int cmd_fwd(int argc, char **argv);
 VPK_CMD(fwd, "fwd", "the forwarder: pcap interfaces, config commands, show runtime/errors/node, --demo", cmd_fwd);
@@ -35,10 +36,14 @@ usage(FILE *o)
 		"               [--cli | --cli-socket PATH]   (control socket for vpk ctl; default %s)\n"
 		"       vpk fwd --l3fwd-acl --rule_ipv4 FILE [--rule_ipv6 FILE] [--alg=ALG] --in ... --out ...\n"
 		"       vpk fwd --iface IF[=DEV] ... [--io af_packet|af_xdp] [--duration S] [--count N] (live, or --in with --loop)\n"
+		"               [--stats-period S]  (live: port counters per queue on stderr every S seconds)\n"
+		"               [--eal 'EAL ARGS']  (start DPDK's EAL: 'interface NAME dpdk PCI|VDEV-ARGS' ports)\n"
 		"       vpk fwd --demo [--packets N] [--routes N | --routes-file F] [--rules N] [--flows N] [--fib4 dir|bm16] [--json]\n"
 		"config commands (one per line; see docs/forwarder.md):\n"
 		"  interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] | interface NAME live DEV [io af_packet|af_xdp]\n"
-		"  run-limit [seconds S] [packets N]\n"
+		"    [io af_xdp queues N|all xdp-mode zc|copy|auto] | interface NAME dpdk PCI|VDEV-ARGS [queues N]\n"
+		"    [promisc on|off] [multicast MAC] | interface PORT.VID[.VID] [tpid 0x8100|0x88a8]\n"
+		"  run-limit [seconds S] [packets N] | stats-period S | dpdk-eal ARG...\n"
 		"  neighbor ID MAC dev IFACE | neighbor del ID\n"
 		"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 		"  acl load FILE [ipv6] | acl fragments portless|drop\n"
@@ -113,11 +118,14 @@ cmd_fwd(int argc, char **argv)
 		{ "loop", optional_argument, NULL, 'P' },
 		{ "cli", no_argument, NULL, 'S' },
 		{ "cli-socket", required_argument, NULL, 's' },
+		{ "stats-period", required_argument, NULL, 0x102 },
+		{ "eal", required_argument, NULL, 0x101 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
 	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL, *cli_path = NULL;
+	const char *stats_period = NULL, *eal = NULL;
 	struct fwd_cli *cli = NULL;
 	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
 	struct vpk_node_conf variants[32];
@@ -229,6 +237,12 @@ cmd_fwd(int argc, char **argv)
 		case 's':
 			cli_path = optarg;
 			break;
+		case 0x102:
+			stats_period = optarg;
+			break;
+		case 0x101:
+			eal = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -239,6 +253,8 @@ cmd_fwd(int argc, char **argv)
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd: unexpected argument '%s'", argv[optind]);
+	if (eal != NULL && io_dpdk_init(eal, err, sizeof(err)) != 0)
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --eal: %s", err);
 	conf.node_variants = variants;
 	conf.n_node_variants = n_var;
 	rc = vpk_fwd_create(&conf, &f);
@@ -271,16 +287,20 @@ cmd_fwd(int argc, char **argv)
 		if ((rc = io_option(f, outs[i], "out", "")) != 0)
 			goto out;
 	/* --iface IF[=DEV]: "interface IF live DEV [io TYPE]"; --duration/--count: "run-limit" */
-	for (size_t i = 0; i < n_if + 1; i++) {
+	for (size_t i = 0; i < n_if + 2; i++) {
 		char line[256];
 		const char *eq = i < n_if ? strchr(ifaces[i], '=') : NULL;
 
 		if (i < n_if)
 			snprintf(line, sizeof(line), "interface %.*s live %s%s%s", eq ? (int)(eq - ifaces[i]) : 64,
 				 ifaces[i], eq ? eq + 1 : ifaces[i], io_type ? " io " : "", io_type ? io_type : "");
-		else if (duration != NULL || count != NULL)
+		else if (i == n_if && (duration != NULL || count != NULL))
 			snprintf(line, sizeof(line), "run-limit%s%s%s%s", duration ? " seconds " : "",
 				 duration ? duration : "", count ? " packets " : "", count ? count : "");
+		else if (i == n_if + 1 && stats_period != NULL)
+			snprintf(line, sizeof(line), "stats-period %s", stats_period);
+		else if (i == n_if)
+			continue;
 		else
 			break;
 		rc = vpk_fwd_exec(f, line, err, sizeof(err));
@@ -313,6 +333,15 @@ cmd_fwd(int argc, char **argv)
 		rc = vpk_fwd_exec(f, line, err, sizeof(err));
 		if (rc != 0) {
 			rc = vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_USAGE, "fwd: %s", err);
+			goto out;
+		}
+	}
+	if (eal == NULL && vpk_fwd_dpdk_eal(f) != NULL) {
+		/* `dpdk-eal ARGS` in the configuration: start the EAL now. */
+		eal = vpk_fwd_dpdk_eal(f);
+		if (io_dpdk_init(eal, err, sizeof(err)) != 0) {
+			rc = vpk_fail(VPK_EXIT_USAGE, "fwd: dpdk-eal: %s", err);
+			eal = NULL;
 			goto out;
 		}
 	}
@@ -387,5 +416,7 @@ out:
 	signal(SIGTERM, SIG_DFL);
 	fwd_cli_stop(cli);
 	vpk_fwd_destroy(f);
+	if (eal != NULL)
+		io_dpdk_fini();
 	return rc;
 }

@@ -112,6 +112,8 @@ static const fwd_free_hook free_hooks[] = {
 	fwd_tunnel_free,
 	fwd_icmp_free,
 	fwd_ctl_free,
+	fwd_l2_free,
+	fwd_stats_free,
 };
 
 void
@@ -187,6 +189,9 @@ dup_str(const char *s)
 }
 
 /* interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] */
+/* Options of one interface line that fwd_l2.c / fwd_io.c apply (promisc, multicast, queues, xdp-mode). */
+#define FWD_MAX_IF_OPTS 16
+
 static int
 cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
@@ -199,9 +204,14 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	bool exists, mac_set = false, loop_set = false;
 	char *in_dup, *out_dup, *live_dup;
 	uint32_t loops = 0;
+	int opts[FWD_MAX_IF_OPTS], n_opts = 0;  /* argv indices of the L2 and queue options */
+	int rc;
 
 	if (argc < 2)
 		goto usage;
+	rc = fwd_l2_subif(f, argc, argv, apply, err, len);
+	if (rc != 1)
+		return rc;
 	if (strlen(argv[1]) >= FWD_NAME_MAX || (argv[1][0] >= '0' && argv[1][0] <= '9'))
 		return vpk_errf(err, len, -EINVAL, "interface: name '%s' must be shorter than %u and not start with a digit",
 			    argv[1], FWD_NAME_MAX);
@@ -236,10 +246,23 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 			out = argv[i + 1];
 		} else if (strcmp(argv[i], "live") == 0 && strlen(argv[i + 1]) < 16) {
 			live = argv[i + 1];
+		} else if (strcmp(argv[i], "dpdk") == 0) {
+			live = argv[i + 1];     /* PCI address or vdev arguments: a DPDK ethdev port */
+			io = VPK_IO_DPDK;
+			io_set = true;
 		} else if (strcmp(argv[i], "io") == 0) {
-			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO)
+			if (vpk_io_type_parse(argv[i + 1], &io) != 0 || io == VPK_IO_PCAP || io == VPK_IO_AUTO ||
+			    io == VPK_IO_REPLAY)
 				return vpk_errf(err, len, -EINVAL, "interface: io '%s': want af_packet or af_xdp", argv[i + 1]);
 			io_set = true;
+		} else if ((rc = fwd_l2_option(NULL, argv[i], argv[i + 1], false, err, len)) != 1 ||
+			   (rc = fwd_io_option(NULL, argv[i], argv[i + 1], false, err, len)) != 1) {
+			if (rc != 0)
+				return rc;
+			if (n_opts == FWD_MAX_IF_OPTS)
+				return vpk_errf(err, len, -E2BIG, "interface: at most %u options on one line",
+						FWD_MAX_IF_OPTS);
+			opts[n_opts++] = i;
 		} else {
 			return vpk_errf(err, len, -EINVAL, "interface: unknown option '%s'", argv[i]);
 		}
@@ -268,8 +291,14 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 		snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
 		memcpy(ifc->mac, mac, 6);
 	}
-	if (mac_set)
+	if (mac_set) {
 		memcpy(ifc->mac, mac, 6);
+		ifc->mac_set = true;
+	}
+	for (int k = 0; k < n_opts; k++) {
+		(void)fwd_l2_option(ifc, argv[opts[k]], argv[opts[k] + 1], true, NULL, 0);
+		(void)fwd_io_option(ifc, argv[opts[k]], argv[opts[k] + 1], true, NULL, 0);
+	}
 	if (live_dup != NULL) {
 		free(ifc->live);
 		ifc->live = live_dup;
@@ -298,7 +327,9 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	return 0;
 usage:
 	return vpk_errf(err, len, -EINVAL, "usage: interface NAME [mac MAC] [in FILE [loop [N]]] [out FILE] "
-			"| interface NAME live DEV [io af_packet|af_xdp]");
+			"[promisc on|off] [multicast MAC] | interface NAME live DEV [io af_packet|af_xdp] "
+			"[queues N|all] [xdp-mode zc|copy|auto] | interface NAME dpdk PCI|VDEV-ARGS [queues N] "
+			"| interface PORT.VID[.VID] [tpid 0x8100|0x88a8]");
 }
 
 /* neighbor ID MAC dev IFACE | neighbor del ID */
@@ -463,6 +494,8 @@ static const struct fwd_cmd *const feature_cmds[] = {
 	&fwd_cmd_ip,
 	&fwd_cmd_icmp,
 	&fwd_cmd_linux_sync,
+	&fwd_cmd_stats_period,
+	&fwd_cmd_dpdk_eal,
 };
 
 

@@ -12,7 +12,13 @@
  *
  *     interface NAME [mac MAC] [in FILE.pcap] [out FILE.pcap|discard]   (again: updates it)
  *     interface NAME [mac MAC] live DEV [io af_packet|af_xdp]   (a live port: include/vpk/io.h)
+ *     interface NAME live DEV io af_xdp [queues N|all] [xdp-mode zc|copy|auto]   (a socket per queue)
+ *     interface NAME dpdk PCI|VDEV-ARGS [queues N]   (a DPDK ethdev; the program starts the EAL)
+ *     dpdk-eal ARG...                      (EAL arguments for the program to start DPDK with)
+ *     interface NAME ... [promisc on|off] [multicast MAC]   (L2 input: see below)
+ *     interface PORT.VID[.INNER] [tpid 0x8100|0x88a8]   (VLAN sub-interface of port PORT)
  *     run-limit [seconds S] [packets N]    (live runs: stop after S s / N received packets)
+ *     stats-period S                       (live runs: port counters on stderr every S s)
  *     neighbor ID MAC dev IFACE            (ID >= 1: the next hop routes name)
  *     neighbor del ID
  *     route add PREFIX/LEN via ID          (IPv4 or IPv6)
@@ -29,6 +35,15 @@
  * send the packet to neighbor PORT+1 without a FIB lookup (l3fwd's ports
  * count from 0, neighbor IDs from 1). No match: permit (normal mode) or drop
  * (l3fwd-acl mode), as DPDK l3fwd does.
+ *
+ * L2 input as routers do it: a port takes frames to its MAC (a live port
+ * without `mac`: its device's), broadcast, the all-nodes / all-routers
+ * groups and `multicast` subscriptions; other unicast is dropped and counted
+ * (ethernet-input), unless `promisc on`. Sub-interfaces have their own
+ * neighbors, routes and counters, share their port's MAC, take the frames
+ * whose tags name them (one 802.1Q tag; two tags with an 802.1ad outer one,
+ * or 802.1Q with tpid 0x8100) and push those tags on output. Tagged frames
+ * for no sub-interface are dropped and counted.
  *
  * Interfaces are numbered in the order they are declared (0, 1, ...);
  * IFACE is a name or a number. The graph is
@@ -53,6 +68,7 @@
 #include <vpk/acl_file.h>
 #include <vpk/fib.h>
 #include <vpk/graph.h>
+#include <vpk/io.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
@@ -175,6 +191,28 @@ struct vpk_graph *vpk_fwd_worker_graph(const struct vpk_fwd *f, unsigned w);
 /** Number of interfaces and their counters (cumulative over runs). */
 size_t vpk_fwd_n_ifs(const struct vpk_fwd *f);
 int vpk_fwd_if_stats(const struct vpk_fwd *f, size_t i, struct vpk_fwd_if_stats *out);
+
+/** The `dpdk-eal` arguments of the configuration (one string), or NULL. */
+const char *vpk_fwd_dpdk_eal(const struct vpk_fwd *f);
+
+/** Counters of one queue of an interface's port. */
+struct vpk_fwd_queue_stats {
+	const char *backend;            /**< "af_xdp", "af_packet", "pcap". */
+	const char *mode;               /**< vpk_io_mode(): "copy (driver XDP)", "tpacket-v3", ... */
+	unsigned queue;
+	struct vpk_io_stats io;         /**< rx, tx, rx_drop (kernel / NIC), tx_drop (refused), bufs_held. */
+};
+
+/** Queues of interface @p i's port in the current or last run (0: no port). */
+unsigned vpk_fwd_n_queues(const struct vpk_fwd *f, size_t i);
+
+/**
+ * Counters of queue @p q of interface @p i. During a live run they are a
+ * snapshot the run refreshes about every 100 ms (so another thread may read
+ * them: a value may lag, or be mid-update); after a run, its final values.
+ * @return 0 or -EINVAL.
+ */
+int vpk_fwd_queue_stats(const struct vpk_fwd *f, size_t i, unsigned q, struct vpk_fwd_queue_stats *out);
 
 /** The `show ...` commands of the configuration, in order (strings owned by @p f). */
 size_t vpk_fwd_shows(const struct vpk_fwd *f, const char *const **shows);

@@ -45,6 +45,7 @@ static const fwd_graph_hook graph_hooks[] = {
 	NULL,
 	fwd_tunnel_graph,
 	fwd_icmp_graph,
+	fwd_l2_graph,
 };
 
 uint64_t

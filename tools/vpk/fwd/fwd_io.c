@@ -45,6 +45,7 @@ struct fwd_live {
 	double t_end;                   /* CLOCK_MONOTONIC deadline of this run */
 	uint64_t rx;                    /* packets received in this run */
 	volatile int stop;              /* vpk_fwd_stop() */
+	char *eal;                      /* dpdk-eal arguments */
 	bool limited;                   /* a limit was met: stop reading */
 };
 
@@ -76,11 +77,18 @@ void
 fwd_live_free(struct vpk_fwd *f)
 {
 	for (size_t i = 0; i < f->n_ifs; i++) {
+		for (unsigned q = 1; q < f->ifs[i].n_q; q++) {
+			vpk_io_close(f->ifs[i].xq[q], NULL, 0);
+			f->ifs[i].xq[q] = NULL;
+		}
+		f->ifs[i].n_q = 0;
 		vpk_io_close(f->ifs[i].io, NULL, 0);
 		f->ifs[i].io = NULL;
 		free(f->ifs[i].live);
 		f->ifs[i].live = NULL;
 	}
+	if (f->live != NULL)
+		free(((struct fwd_live *)f->live)->eal);
 	free(f->live);
 	f->live = NULL;
 }
@@ -128,6 +136,40 @@ usage:
 }
 
 const struct fwd_cmd fwd_cmd_run_limit = { "run-limit", cmd_run_limit };
+
+/* dpdk-eal ARG... : kept for the program, which starts the EAL before the run */
+static int
+cmd_dpdk_eal(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	char buf[1024] = "";
+	size_t n = 0;
+	struct fwd_live *l;
+
+	if (argc < 2)
+		return vpk_errf(err, len, -EINVAL, "usage: dpdk-eal ARG...  (EAL arguments, e.g. --no-huge -m 512 "
+				"--file-prefix vpk)");
+	for (int i = 1; i < argc; i++) {
+		int w = snprintf(buf + n, sizeof(buf) - n, "%s%s", i > 1 ? " " : "", argv[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - n)
+			return vpk_errf(err, len, -EINVAL, "dpdk-eal: arguments longer than %zu bytes", sizeof(buf) - 1);
+		n += (size_t)w;
+	}
+	if (!apply)
+		return 0;
+	l = live_state(f);
+	if (l == NULL || (free(l->eal), l->eal = strdup(buf)) == NULL)
+		return vpk_errf(err, len, -ENOMEM, "dpdk-eal: out of memory");
+	return 0;
+}
+
+const struct fwd_cmd fwd_cmd_dpdk_eal = { "dpdk-eal", cmd_dpdk_eal };
+
+const char *
+vpk_fwd_dpdk_eal(const struct vpk_fwd *f)
+{
+	return f->live != NULL ? ((const struct fwd_live *)f->live)->eal : NULL;
+}
 
 static bool
 has_live(const struct vpk_fwd *f)
@@ -189,6 +231,94 @@ check_distinct_files(const struct vpk_fwd *f, bool want_input, char *err, size_t
 }
 
 int
+fwd_io_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len)
+{
+	uint32_t n = 0;
+
+	if (strcmp(opt, "queues") == 0) {
+		if (strcmp(val, "all") != 0 && (fwd_parse_u32(val, FWD_MAX_QUEUES, &n) != 0 || n == 0))
+			return vpk_errf(err, len, -EINVAL, "interface: queues '%s': want 1..%u or all", val,
+					FWD_MAX_QUEUES);
+		if (apply && x != NULL) {
+			x->queues = n;
+			x->queues_set = true;
+		}
+		return 0;
+	}
+	if (strcmp(opt, "xdp-mode") == 0) {
+		enum vpk_io_xdp_mode m = VPK_IO_XDP_AUTO;
+
+		if (strcmp(val, "zc") == 0)
+			m = VPK_IO_XDP_ZEROCOPY;
+		else if (strcmp(val, "copy") == 0)
+			m = VPK_IO_XDP_COPY;
+		else if (strcmp(val, "auto") != 0)
+			return vpk_errf(err, len, -EINVAL, "interface: xdp-mode '%s': want zc, copy or auto", val);
+		if (apply && x != NULL)
+			x->xdp_mode = m;
+		return 0;
+	}
+	return 1;
+}
+
+struct vpk_io_port *
+fwd_if_queue(const struct fwd_if *x, unsigned q)
+{
+	if (q == 0)
+		return x->io;
+	return q < x->n_q ? x->xq[q] : NULL;
+}
+
+/*
+ * The port(s) of interface @x: one, or with af_xdp one socket per receive
+ * queue. A queue without a socket would hand its packets to the kernel
+ * unseen: more receive queues than `queues` is an error, as is asking for
+ * more than the device has. An af_packet socket receives from every queue.
+ */
+static int
+open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *err, size_t len)
+{
+	uint32_t rxq = 1, txq = 1, want = 1;
+	int rc;
+
+	x->n_q = 0;
+	x->q_rr = 0;
+	if (x->live != NULL && c->type == VPK_IO_DPDK) {
+		want = x->queues_set && x->queues > 0 ? x->queues : 1;
+		c->n_queues = want;     /* RSS over them; read in turn */
+	}
+	if (x->live != NULL && c->type == VPK_IO_AF_PACKET && x->queues_set)
+		return vpk_errf(err, len, -EINVAL, "interface %s: 'queues' is for io af_xdp (an af_packet socket "
+				"receives from every queue)", x->name);
+	if (x->live != NULL && c->type == VPK_IO_AF_XDP) {
+		rc = vpk_io_queue_count(x->live, &rxq, &txq, err, len);
+		if (rc != 0)
+			return rc;
+		want = !x->queues_set ? 1 : x->queues == 0 ? rxq : x->queues;
+		if (rxq > want)
+			return vpk_errf(err, len, -EINVAL, "interface %s: %s has %u receive queues and vpk would serve "
+					"%u: packets on queues %u..%u would reach the kernel unseen (add 'queues all')",
+					x->name, x->live, rxq, want, want, rxq - 1);
+		if (want > rxq || want > FWD_MAX_QUEUES)
+			return vpk_errf(err, len, -EINVAL, "interface %s: queues %u: %s has %u receive queues",
+					x->name, want, x->live, rxq);
+		c->xdp_mode = x->xdp_mode;
+	}
+	rc = vpk_io_open(f->pool, c, &x->io, err, len);
+	if (rc != 0)
+		return rc;
+	x->n_q = 1;
+	for (uint32_t q = 1; q < want; q++) {
+		c->queue = q;
+		rc = vpk_io_open(f->pool, c, &x->xq[q], err, len);
+		if (rc != 0)
+			return rc;
+		x->n_q = q + 1;
+	}
+	return 0;
+}
+
+int
 fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 {
 	size_t inputs = 0;
@@ -223,7 +353,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 			if (c.rx_pcap == NULL && c.tx_pcap == NULL)
 				continue;
 		}
-		rc = vpk_io_open(f->pool, &c, &x->io, err, len);
+		rc = open_queues(f, x, &c, err, len);
 		if (rc != 0)
 			return rc;
 		x->has_input = x->live != NULL || c.rx_pcap != NULL;
@@ -231,6 +361,18 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 	}
 	if (want_input && inputs == 0)
 		return vpk_errf(err, len, -EINVAL, "no input: declare an interface with 'in FILE.pcap' or 'live DEV'");
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		struct fwd_if *x = &f->ifs[i];
+		uint8_t mac[6];
+
+		/* A router's port answers to its device's address unless told another. */
+		if (x->live != NULL && x->io != NULL && !x->mac_set && vpk_io_get_mac(x->io, mac) == 0)
+			fwd_l2_set_mac(f, i, mac);
+	}
+	rc = fwd_l2_prepare(f);
+	if (rc != 0)
+		return vpk_errf(err, len, rc, "L2 input: out of memory");
+	fwd_stats_start(f);
 	return 0;
 }
 
@@ -240,10 +382,11 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 	/* Live ports: let the last transmissions leave before the sockets go. */
 	for (int round = 0; round < 3 && has_live(f); round++) {
 		for (size_t i = 0; i < f->n_ifs; i++)
-			if (f->ifs[i].io != NULL)
-				vpk_io_flush(f->ifs[i].io);
+			for (unsigned q = 0; fwd_if_queue(&f->ifs[i], q) != NULL; q++)
+				vpk_io_flush(fwd_if_queue(&f->ifs[i], q));
 		poll(NULL, 0, 5);
 	}
+	fwd_stats_snapshot(f);          /* the run's final port counters */
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
 		struct vpk_io_stats st;
@@ -252,6 +395,15 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 
 		if (x->io == NULL)
 			continue;
+		for (unsigned q = x->n_q; q-- > 1;) {
+			vpk_io_get_stats(x->xq[q], &st);
+			x->rx_skipped += st.rx_skipped;
+			x->rx_drop += st.rx_drop;
+			x->tx_drop += st.tx_drop;
+			vpk_io_close(x->xq[q], NULL, 0);
+			x->xq[q] = NULL;
+		}
+		x->n_q = 0;
 		vpk_io_get_stats(x->io, &st);
 		x->rx_skipped += st.rx_skipped;
 		x->rx_drop += st.rx_drop;
@@ -300,9 +452,13 @@ fwd_io_idle(struct vpk_fwd *f)
 
 		if (x->io == NULL || x->live == NULL)
 			continue;
-		vpk_io_flush(x->io);
-		if (!x->rd_done && vpk_io_fd(x->io) >= 0)
-			pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(x->io), .events = POLLIN };
+		for (unsigned q = 0; fwd_if_queue(x, q) != NULL && n < FWD_MAX_IFS; q++) {
+			struct vpk_io_port *io = fwd_if_queue(x, q);
+
+			vpk_io_flush(io);
+			if (!x->rd_done && vpk_io_fd(io) >= 0)
+				pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(io), .events = POLLIN };
+		}
 	}
 	if (n > 0)
 		(void)poll(pfd, n, 1);
@@ -311,18 +467,27 @@ fwd_io_idle(struct vpk_fwd *f)
 int
 fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
 {
-	int got;
+	struct vpk_io_port *io;
+	int got = 0;
 
+	fwd_stats_tick(f);
 	if (in->io == NULL || !in->has_input || in->rd_done)
 		return 0;
-	got = vpk_io_rx_burst(in->io, idx, want);
+	/* Every queue in turn, up to one burst per call. */
+	for (unsigned t = 0; t < (in->n_q > 1 ? in->n_q : 1u); t++) {
+		io = fwd_if_queue(in, in->q_rr);
+		in->q_rr = in->n_q > 1 ? (in->q_rr + 1) % in->n_q : 0;
+		got = vpk_io_rx_burst(io, idx, want);
+		if (got != 0)
+			break;
+	}
 	if (got >= 0)
 		return got;
 	/* End of a file or a live interface gone: stop reading it. A bad file
 	 * is an error of the run (the first one is reported). */
 	if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
 		f->io_rc = got;
-		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(in->io));
+		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(io));
 	}
 	in->rd_done = true;
 	return 0;
@@ -389,16 +554,18 @@ void
 fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 {
 	struct vpk_fwd *f = ctx;
-	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL;
+	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL, *port = o;
 
-	if (o != NULL && o->io != NULL && (o->out_path != NULL || o->live != NULL)) {
-		uint32_t sent = vpk_io_tx_burst(o->io, bi, n);     /* the port owns the buffers now */
+	if (o != NULL && o->parent != 0)
+		port = &f->ifs[fwd_l2_egress(f, tx_if, bi, n)];     /* tagged, leaves on its port */
+	if (o != NULL && port->io != NULL && (port->out_path != NULL || port->live != NULL)) {
+		uint32_t sent = vpk_io_tx_burst(port->io, bi, n);  /* the port owns the buffers now */
 
-		if (o->live == NULL) {
+		if (port->live == NULL) {
 			/* A pcap write error ends the run with the writer's message. */
 			if (sent < n && f->io_rc == 0) {
 				f->io_rc = -EIO;
-				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(o->io));
+				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(port->io));
 			}
 			o->tx += n;
 		} else {
@@ -406,7 +573,7 @@ fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 		}
 		return;
 	}
-	if (o != NULL && o->discard)
+	if (o != NULL && port->discard)
 		o->tx += n;
 	else if (o != NULL)
 		o->tx_no_output += n;

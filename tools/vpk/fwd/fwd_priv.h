@@ -20,6 +20,7 @@
 #define FWD_MAX_SHOWS 32
 #define FWD_MAX_WORKERS 64
 #define FWD_MAX_GRAPHS (2 * FWD_MAX_WORKERS)
+#define FWD_MAX_QUEUES 16               /* receive queues served per live port */
 
 struct fwd_if {
 	char name[FWD_NAME_MAX];
@@ -27,7 +28,17 @@ struct fwd_if {
 	char *in_path, *out_path;
 	char *live;                     /* live device (fwd_io.c), NULL: pcap files */
 	enum vpk_io_type live_type;     /* af_packet or af_xdp */
-	struct vpk_io_port *io;         /* open during a run (fwd_io.c) */
+	struct vpk_io_port *io;         /* open during a run (fwd_io.c); af_xdp: queue 0 */
+	struct vpk_io_port *xq[FWD_MAX_QUEUES];  /* af_xdp queues 1..n_q-1 (xq[0] unused) */
+	unsigned n_q, q_rr;             /* queues open, next one to read */
+	unsigned queues;                /* `queues N` (0: all of the device's; default 1) */
+	bool queues_set;
+	enum vpk_io_xdp_mode xdp_mode;  /* `xdp-mode zc|copy|auto` */
+	/* port counters per queue of the current / last run (fwd_stats.c snapshots) */
+	unsigned qn;
+	struct vpk_io_stats qst[FWD_MAX_QUEUES];
+	const char *qbackend;
+	char qmode[FWD_MAX_QUEUES][40];
 	bool has_input;
 	bool rd_done;
 	bool discard;                   /* out discard: a sink that counts */
@@ -35,6 +46,13 @@ struct fwd_if {
 	uint32_t loops;                 /* passes over the capture (0: until run-limit) */
 	uint64_t rx, rx_skipped, tx, tx_no_output;
 	uint64_t rx_drop, tx_drop;      /* live ports: kernel ring drops, refused transmissions */
+	/* L2 (fwd_l2.c) */
+	bool mac_set;                   /* `mac` given: a live port keeps it instead of its device's */
+	uint8_t promisc;                /* `promisc on`: every destination taken */
+	uint8_t n_mcast;                /* `multicast MAC` subscriptions */
+	uint8_t mcast[VPK_ETH_MAX_MCAST][6];
+	uint32_t parent;                /* VLAN sub-interface: parent's index + 1 (0: a port) */
+	uint16_t tpid, vid, inner_vid;  /* its tags (inner_vid 0: one tag) */
 };
 
 struct fwd_wstate;
@@ -61,6 +79,8 @@ struct vpk_fwd {
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *icmp;                     /* owned by the ICMP feature (fwd_icmp.c) */
 	void *live;                     /* owned by the live-interface feature */
+	void *l2;                       /* owned by the L2 feature (fwd_l2.c) */
+	void *stats;                    /* owned by the live counters (fwd_stats.c) */
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	struct fwd_ctl *ctl;            /* live changes while running (fwd_cli_live.c), NULL: off */
 	void *lsync;                    /* owned by linux-sync (fwd_linux*.c) */
@@ -170,7 +190,7 @@ void fwd_workers_fini(struct vpk_fwd *f);
 /* fwd_io.c: ports of the interfaces (include/vpk/io.h), input nodes, tx, live runs */
 int fwd_register_nodes(void);
 extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
-extern const struct fwd_cmd fwd_cmd_run_limit;
+extern const struct fwd_cmd fwd_cmd_run_limit, fwd_cmd_dpdk_eal;
 const char *fwd_input_name(const struct vpk_fwd *f);
 int fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len);
 void fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len);
@@ -183,6 +203,32 @@ void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 extern const struct fwd_cmd fwd_cmd_ip, fwd_cmd_icmp;
 int fwd_icmp_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
 void fwd_icmp_free(struct vpk_fwd *f);
+
+/* fwd_l2.c: VLAN sub-interfaces, router L2 input, egress tags */
+/* `interface P.VID[.VID] [tpid 0x8100|0x88a8]` when P is a declared port: 0 or -errno;
+ * 1 when argv[1] names no sub-interface (a port: cmd_interface goes on). */
+int fwd_l2_subif(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
+/* `promisc on|off` / `multicast MAC` options of a port: 0, -EINVAL, or 1 (not an L2 option). */
+int fwd_l2_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len);
+/* fwd_io.c: `queues N|all` / `xdp-mode zc|copy|auto` of a live port: 0, -EINVAL, or 1 (not one). */
+int fwd_io_option(struct fwd_if *x, const char *opt, const char *val, bool apply, char *err, size_t len);
+/* fwd_io.c: port @q of interface @x (0: x->io), NULL past the last. */
+struct vpk_io_port *fwd_if_queue(const struct fwd_if *x, unsigned q);
+/* Port @i's MAC (and its sub-interfaces' and their neighbors' source MAC) becomes @mac. */
+void fwd_l2_set_mac(struct vpk_fwd *f, size_t i, const uint8_t mac[6]);
+/* ethernet-input's configuration from the interfaces (before the graphs are built). */
+int fwd_l2_prepare(struct vpk_fwd *f);
+int fwd_l2_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+/* Tag the @n frames for sub-interface @tx_if; @return the port that sends them. */
+uint32_t fwd_l2_egress(struct vpk_fwd *f, uint32_t tx_if, const uint32_t *bi, uint32_t n);
+void fwd_l2_free(struct vpk_fwd *f);
+
+/* fwd_stats.c: live port counters, `stats-period S` */
+extern const struct fwd_cmd fwd_cmd_stats_period;
+void fwd_stats_snapshot(struct vpk_fwd *f);     /* open ports' counters into fwd_if::qst */
+void fwd_stats_tick(struct vpk_fwd *f);         /* the reader thread, often: snapshot / print when due */
+void fwd_stats_start(struct vpk_fwd *f);        /* ports just opened */
+void fwd_stats_free(struct vpk_fwd *f);
 
 /* fwd_tunnel.c */
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;

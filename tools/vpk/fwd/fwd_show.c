@@ -350,6 +350,7 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		json_u64(j, "rx_skipped", s.rx_skipped);
 		json_u64(j, "tx", s.tx);
 		json_u64(j, "tx_no_output", s.tx_no_output);
+		fwd_json_queues(j, f, i);
 		json_end(j);
 	}
 	json_end(j);

@@ -22,6 +22,8 @@ void fwd_show_json(const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, 
 		   unsigned cap);
 /* One run as a JSON object (inside an array or at top level). */
 void fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, unsigned cap);
+/* fwd_stats.c: "rx_drop", "tx_drop" and "queues": [...] of interface @i's port (nothing without one). */
+void fwd_json_queues(struct json *j, const struct vpk_fwd *f, size_t i);
 /* The show-runtime table only. */
 void fwd_show_runtime(const struct vpk_graph *g);
 /* Mpps of a run (TSC frequency measured once). */

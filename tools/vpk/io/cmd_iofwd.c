@@ -25,6 +25,7 @@
 #include "bench.h"
 #include "common/json.h"
 #include "common/tool.h"
+#include "io/io_dpdk.h"
 
 static int cmd_iofwd(int argc, char **argv);
 VPK_CMD(iofwd, "iofwd", "testpmd-style io forwarding between live ports (af_packet, af_xdp) or pcap files",
@@ -46,18 +47,25 @@ static void
 usage(FILE *o)
 {
 	fprintf(o,
-		"usage: vpk iofwd --port DEV|pcap:IN.pcap[:OUT.pcap] [--port ...] [--io af_packet|af_xdp]\n"
+		"usage: vpk iofwd --port DEV|pcap:IN.pcap[:OUT.pcap] [--port ...] [--io af_packet|af_xdp|dpdk]\n"
+		"                 [--eal 'EAL ARGS'] (--io dpdk: ports are PCI addresses or vdev args)\n"
 		"                 [--stats-period S] [--duration S] [--count N] [--burst N] [--rx-ring N]\n"
-		"                 [--bufs N] [--busy] [--xdp-skb] [--txonly] [--workers N] [--json]\n"
+		"                 [--bufs N] [--busy] [--xdp-skb] [--xdp-mode zc|copy|auto] [--txonly]\n"
+		"                 [--workers N | --queues N|all] [--json]\n"
 		"Ports pair up 0<->1, 2<->3 (a single port forwards to itself). Ctrl-C stops.\n"
 		"--txonly: testpmd's txonly mode instead: every port sends generated 64-byte frames.\n"
 		"--workers N: N threads, each with its own af_packet sockets in a PACKET_FANOUT (hash) group per port\n"
-		"             (--count is then approximate: workers stop once the total reaches it).\n");
+		"             (--count is then approximate: workers stop once the total reaches it).\n"
+		"--queues N|all: one worker per receive queue (all: as many as the ports have); af_xdp: worker k\n"
+		"             has a socket on queue k of every port, and a port with more receive queues than\n"
+		"             vpk serves is an error (their packets would reach the kernel, unseen); af_packet:\n"
+		"             N fanout workers.\n");
 }
 
 struct port {
 	struct vpk_io_port *io;
 	const char *spec;
+	unsigned queue;
 	bool down;
 };
 
@@ -225,6 +233,87 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/* Per worker (queue) counters of port @i: "queues": [{queue, mode, rx, tx, rx_drop, tx_drop}]. */
+static void
+json_queues(struct json *j, struct worker *w, unsigned nw, size_t i)
+{
+	json_arr(j, "queues");
+	for (unsigned k = 0; k < nw; k++) {
+		struct vpk_io_stats s;
+
+		vpk_io_get_stats(w[k].ports[i].io, &s);
+		json_obj(j, NULL);
+		json_u64(j, "queue", w[k].ports[i].queue);
+		json_u64(j, "worker", k);
+		json_str(j, "mode", vpk_io_mode(w[k].ports[i].io));
+		json_u64(j, "rx", s.rx);
+		json_u64(j, "tx", s.tx);
+		json_u64(j, "rx_drop", s.rx_drop);
+		json_u64(j, "tx_drop", s.tx_drop);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/*
+ * How many queues to serve (one worker each). af_xdp binds a socket to one
+ * queue: every receive queue of every live port must have one, or its
+ * packets would go to the kernel unseen, so a port with more receive queues
+ * than served is an error; so is one with fewer (worker k has a socket on
+ * queue k of every port). af_packet sees every queue: N fanout workers.
+ */
+static int
+plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all, unsigned *queues)
+{
+	uint32_t most = 0;
+	char err[VPK_IO_ERR_LEN];
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rx, tx;
+		int rc;
+
+		if (strncmp(specs[i], "pcap:", 5) == 0) {
+			if (*queues > 1 || all)
+				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --queues: pcap ports cannot be shared by workers");
+			continue;
+		}
+		if (type == VPK_IO_DPDK) {              /* RSS over the queues configured: N, all: 1 */
+			if (*queues == 0)
+				*queues = 1;
+			return VPK_EXIT_OK;
+		}
+		rc = vpk_io_queue_count(specs[i], &rx, &tx, err, sizeof(err));
+		if (rc != 0)
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, err);
+		most = rx > most ? rx : most;
+	}
+	if (most == 0)
+		return VPK_EXIT_OK;
+	if (all)
+		*queues = most;
+	if (*queues > MAX_WORKERS)
+		return vpk_fail(VPK_EXIT_USAGE, "iofwd: %u queues: at most %d workers", *queues, MAX_WORKERS);
+	if (type != VPK_IO_AF_XDP)
+		return VPK_EXIT_OK;
+	if (*queues == 0)
+		*queues = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rx = 0, tx = 0;
+
+		if (strncmp(specs[i], "pcap:", 5) == 0 || vpk_io_queue_count(specs[i], &rx, &tx, NULL, 0) != 0)
+			continue;
+		if (rx > *queues)
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu (%s) has %u receive queues and vpk would serve "
+					"%u: packets on queues %u..%u would reach the kernel unseen; use --queues all "
+					"(or fewer channels: ethtool -L %s combined %u)", i, specs[i], rx, *queues,
+					*queues, rx - 1, specs[i], *queues);
+		if (rx < *queues)
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu (%s) has %u receive queues, fewer than the "
+					"%u served (--queues)", i, specs[i], rx, *queues);
+	}
+	return VPK_EXIT_OK;
+}
+
 /* pcap:IN[:OUT] ports: no output may be an input of the run (opening it truncates it). */
 static bool
 pcap_files_distinct(const char *const *specs, size_t n)
@@ -246,6 +335,54 @@ pcap_files_distinct(const char *const *specs, size_t n)
 	return true;
 }
 
+/*
+ * Open port @i (@spec) for worker @k of @nw: queue k for af_xdp and dpdk,
+ * a fanout member with several af_packet workers; af_xdp refused falls
+ * back to af_packet. @return VPK_EXIT_OK or the exit code (message printed).
+ */
+static int
+open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct port *pt, const char *spec, size_t i,
+	  unsigned k, unsigned nw)
+{
+	struct vpk_io_conf ic = *base;
+	char path[512], err[VPK_IO_ERR_LEN];
+	int rc;
+
+	ic.port_id = (uint32_t)i;
+	ic.queue = ic.type == VPK_IO_AF_XDP || ic.type == VPK_IO_DPDK ? k : 0;
+	ic.n_queues = ic.type == VPK_IO_DPDK ? nw : 0;
+	if (nw > 1) {
+		/* One fanout group per port, one member per worker: the kernel spreads flows (hash). */
+		ic.fanout_group = (uint16_t)((getpid() * 8 + (int)i) & 0xffff);
+		ic.fanout_mode = PACKET_FANOUT_HASH;
+	}
+	pt->spec = spec;
+	pt->queue = ic.queue;
+	if (strncmp(spec, "pcap:", 5) == 0) {
+		char *colon;
+
+		snprintf(path, sizeof(path), "%s", spec + 5);
+		colon = strchr(path, ':');
+		if (colon != NULL)
+			*colon = '\0';
+		ic.type = VPK_IO_PCAP;
+		ic.rx_pcap = path[0] ? path : NULL;
+		ic.tx_pcap = colon != NULL ? colon + 1 : NULL;
+	} else {
+		ic.ifname = spec;
+	}
+	rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+	if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
+		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
+		ic.type = VPK_IO_AF_PACKET;
+		rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+	}
+	if (rc != 0)
+		return vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
+				"iofwd: port %zu: %s", i, err);
+	return VPK_EXIT_OK;
+}
+
 static int
 cmd_iofwd(int argc, char **argv)
 {
@@ -262,6 +399,9 @@ cmd_iofwd(int argc, char **argv)
 		{ "xdp-skb", no_argument, NULL, 'K' },
 		{ "txonly", no_argument, NULL, 'X' },
 		{ "workers", required_argument, NULL, 'W' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "xdp-mode", required_argument, NULL, 'M' },
+		{ "eal", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -276,7 +416,10 @@ cmd_iofwd(int argc, char **argv)
 	uint64_t count = 0;
 	unsigned long long total_rx = 0, total_tx = 0;
 	unsigned burst = 32, rx_ring = 0, n_bufs = 65536;
-	bool busy = false, xdp_skb = false, txonly = false;
+	bool busy = false, xdp_skb = false, txonly = false, queues_all = false;
+	unsigned queues = 0;
+	enum vpk_io_xdp_mode xdp_mode = VPK_IO_XDP_AUTO;
+	const char *eal = "--no-huge -m 512 --no-pci --no-shconf --file-prefix vpk-iofwd";
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
 	struct vpk_pool *pool;
 	char err[VPK_IO_ERR_LEN];
@@ -294,7 +437,7 @@ cmd_iofwd(int argc, char **argv)
 			break;
 		case 'T':
 			if (vpk_io_type_parse(optarg, &type) != 0 || type == VPK_IO_PCAP || type == VPK_IO_AUTO)
-				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --io %s: want af_packet or af_xdp", optarg);
+				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --io %s: want af_packet, af_xdp or dpdk", optarg);
 			break;
 		case 's':
 			ok = vpk_opt_f64("iofwd: --stats-period", optarg, 0, 1e6, &period);
@@ -326,6 +469,21 @@ cmd_iofwd(int argc, char **argv)
 		case 'W':
 			ok = vpk_opt_uint("iofwd: --workers", optarg, 1, MAX_WORKERS, &nw);
 			break;
+		case 'Q':
+			queues_all = strcmp(optarg, "all") == 0;
+			ok = queues_all || vpk_opt_uint("iofwd: --queues", optarg, 1, MAX_WORKERS, &queues);
+			break;
+		case 'E':
+			eal = optarg;
+			break;
+		case 'M':
+			if (strcmp(optarg, "zc") == 0)
+				xdp_mode = VPK_IO_XDP_ZEROCOPY;
+			else if (strcmp(optarg, "copy") == 0)
+				xdp_mode = VPK_IO_XDP_COPY;
+			else if (strcmp(optarg, "auto") != 0)
+				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --xdp-mode %s: want zc, copy or auto", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return VPK_EXIT_OK;
@@ -342,9 +500,22 @@ cmd_iofwd(int argc, char **argv)
 	}
 	if (period < 0 || duration < 0 || n_bufs < 1024)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: negative period/duration or --bufs below 1024");
+	if (type == VPK_IO_DPDK) {
+		if (io_dpdk_init(eal, err, sizeof(err)) != 0)
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: %s", err);
+	}
 	if (nw > 1 && type != VPK_IO_AF_PACKET)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers needs --io af_packet (PACKET_FANOUT spreads the "
-				"packets; AF_XDP would need one queue per worker)");
+				"packets; af_xdp: --queues N|all, one worker per queue)");
+	if ((queues > 0 || queues_all) && nw > 1)
+		return vpk_fail(VPK_EXIT_USAGE, "iofwd: --queues and --workers: give one (--queues N runs N workers)");
+	if (!txonly) {
+		rc = plan_queues(specs, n_ports, type, queues_all, &queues);
+		if (rc != VPK_EXIT_OK)
+			return rc;
+		if (queues > 1)
+			nw = queues;
+	}
 	for (size_t i = 0; nw > 1 && i < n_ports; i++)
 		if (strncmp(specs[i], "pcap:", 5) == 0)
 			return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers: pcap ports cannot be shared by workers");
@@ -368,45 +539,16 @@ cmd_iofwd(int argc, char **argv)
 		memset(&wk[k], 0, sizeof(wk[k]));
 		wk[k].sh = &sh;
 	}
-	for (unsigned k = 0; k < nw; k++)
-		for (size_t i = 0; i < n_ports; i++) {
-			struct port *pt = &wk[k].ports[i];
-			struct vpk_io_conf ic = { .type = type, .port_id = (uint32_t)i, .rx_ring = rx_ring,
-						  .xdp_skb = xdp_skb, .isa = vpk_opts.isa };
-			char path[512];
+	{
+		const struct vpk_io_conf base = { .type = type, .rx_ring = rx_ring, .xdp_skb = xdp_skb,
+						  .xdp_mode = xdp_mode, .isa = vpk_opts.isa };
 
-			if (nw > 1) {
-				/* One fanout group per port, one member per worker: the kernel spreads flows (hash). */
-				ic.fanout_group = (uint16_t)((getpid() * 8 + (int)i) & 0xffff);
-				ic.fanout_mode = PACKET_FANOUT_HASH;
-			}
-			pt->spec = specs[i];
-			if (strncmp(specs[i], "pcap:", 5) == 0) {
-				char *colon;
-
-				snprintf(path, sizeof(path), "%s", specs[i] + 5);
-				colon = strchr(path, ':');
-				if (colon != NULL)
-					*colon = '\0';
-				ic.type = VPK_IO_PCAP;
-				ic.rx_pcap = path[0] ? path : NULL;
-				ic.tx_pcap = colon != NULL ? colon + 1 : NULL;
-			} else {
-				ic.ifname = specs[i];
-			}
-			rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
-			if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
-				fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
-				ic.type = VPK_IO_AF_PACKET;
-				rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
-			}
-			if (rc != 0) {
-				rc = vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE
-											      : VPK_EXIT_FAIL,
-					      "iofwd: port %zu: %s", i, err);
-				goto out;
-			}
-		}
+		for (unsigned k = 0; k < nw && rc == VPK_EXIT_OK; k++)
+			for (size_t i = 0; i < n_ports && rc == VPK_EXIT_OK; i++)
+				rc = open_port(pool, &base, &wk[k].ports[i], specs[i], i, k, nw);
+		if (rc != VPK_EXIT_OK)
+			goto out;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	sh.t0 = t_stat = bench_now_s();
@@ -462,12 +604,14 @@ cmd_iofwd(int argc, char **argv)
 				json_str(&j, "port", wk[0].ports[i].spec);
 				json_str(&j, "backend", vpk_io_type_name(wk[0].ports[i].io));
 				json_str(&j, "desc_impl", vpk_io_impl_name(wk[0].ports[i].io));
+				json_str(&j, "mode", vpk_io_mode(wk[0].ports[i].io));
 				json_u64(&j, "rx", s.rx);
 				json_u64(&j, "tx", s.tx);
 				json_u64(&j, "rx_drop", s.rx_drop);
 				json_u64(&j, "rx_nobuf", s.rx_nobuf);
 				json_u64(&j, "tx_drop", s.tx_drop);
 				json_bool(&j, "link_gone", wk[0].ports[i].down && vpk_io_fd(wk[0].ports[i].io) >= 0);
+				json_queues(&j, wk, nw, i);
 				json_end(&j);
 			}
 			json_end(&j);
@@ -513,5 +657,7 @@ out:
 			wk[k].ports[i].io = NULL;
 		}
 	vpk_pool_destroy(pool);
+	if (type == VPK_IO_DPDK)
+		io_dpdk_fini();
 	return rc;
 }
