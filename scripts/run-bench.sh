@@ -75,10 +75,11 @@ if [ "$quick" = 1 ]; then
 	runs=3 kpkts=100000 fwdpk=100000 fwdruns=1 trace=16384 accel=1 lk=200000 passes=1 frames=200 rxpass=20
 	aclsets="acl:1000" widths=4 l3fwdopts="--runs 1 --seconds 0.5 --packets 2e6"
 	churnopts="--routes 20000 --packets 1 --runs 1" lsyncopts="--routes 20000 --seconds 1"
+	portsopts="--rounds 1 --seconds 1"
 	matrixopts="quick"
 else
 	runs=7 kpkts=2000000 fwdpk=2000000 fwdruns=5 trace=1048576 accel=3 lk=10000000 passes=5 frames=20000 rxpass=200
-	aclsets="acl:1000 acl:10000 fw:10000 ipv6:10000" widths=2,4,8 l3fwdopts= churnopts= lsyncopts=
+	aclsets="acl:1000 acl:10000 fw:10000 ipv6:10000" widths=2,4,8 l3fwdopts= churnopts= lsyncopts= portsopts=
 	matrixopts="full --sizes 1000,10000 --iter 3"
 fi
 
@@ -132,6 +133,11 @@ if pkg-config --exists libdpdk && [ "$(id -u)" = 0 ]; then
 	step l3fwd "$py" "$(dirname "$0")/bench_l3fwd.py" --vpk "$vpk" --work "$out/l3fwd" $l3fwdopts
 else
 	skip l3fwd "needs libdpdk and root (l3fwd is built from dpdk-doc and runs on hugepages)"
+fi
+if pkg-config --exists libdpdk; then
+	step ports-dpdk "$py" "$(dirname "$0")/bench-ports-dpdk.py" --build "$build" $portsopts
+else
+	skip ports-dpdk "needs libdpdk (vpk iofwd --io dpdk against dpdk-testpmd)"
 fi
 step fwd-churn "$vpk" --json bench fwd-churn --rate 20000 $churnopts
 if [ "$(id -u)" = 0 ]; then

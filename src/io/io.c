@@ -51,7 +51,7 @@ vpk_io_type_parse(const char *s, enum vpk_io_type *out)
 
 	if (s == NULL || out == NULL)
 		return -EINVAL;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(s, names[i]) == 0) {
 			*out = (enum vpk_io_type)i;
 			return 0;
