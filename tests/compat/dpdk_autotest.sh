@@ -17,7 +17,7 @@ if [ $rc -ne 0 ] || ! grep -q "Test OK" "$out"; then
 fi
 stats=$(grep -o 'vpk-rte-[a-z0-9]*: .*' "$out" | tr '\n' ' ')
 for want in $regex; do
-	if ! echo "$stats" | grep -Eq "$want=[1-9]"; then
+	if ! echo "$stats" | grep -Eq "(^| )$want=[1-9]"; then
 		echo "FAIL: counter $want is zero or missing: vpk's library did not answer ($stats)"
 		exit 1
 	fi
