@@ -159,8 +159,11 @@ rte_fib6_create(const char *name, int socket_id, struct rte_fib6_conf *conf)
 	fib->next = fib6_list;
 	fib6_list = fib;
 	pthread_mutex_unlock(&fib6_lock);
-	if (compat_fib_stats)
+	if (compat_fib_stats) {
 		compat_fib_count(COMPAT_FIB6_CREATE, 1);
+		fprintf(stderr, "vpk-rte-fib6: %s: %s, lookup %s\n", name, fib->rib_only ? "rib" : vpk_fib6_type_name(fib->vf),
+			fib->rib_only ? "rib" : vpk_fib6_impl_name(fib->vf));
+	}
 	return fib;
 fail:
 	pthread_mutex_unlock(&fib6_lock);
@@ -304,5 +307,10 @@ rte_fib6_select_lookup(struct rte_fib6 *fib, enum rte_fib6_lookup_type type)
 {
 	if (fib == NULL || fib->type != RTE_FIB6_TRIE)
 		return -EINVAL;
-	return fib6_select(fib, type);
+	int rc = fib6_select(fib, type);
+
+	if (compat_fib_stats)
+		fprintf(stderr, "vpk-rte-fib6: %s: select_lookup(%d) = %d, lookup %s\n", fib->name, (int)type, rc,
+			vpk_fib6_impl_name(fib->vf));
+	return rc;
 }

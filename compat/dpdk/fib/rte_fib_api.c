@@ -172,8 +172,11 @@ rte_fib_create(const char *name, int socket_id, struct rte_fib_conf *conf)
 	fib->next = fib_list;
 	fib_list = fib;
 	pthread_mutex_unlock(&fib_lock);
-	if (compat_fib_stats)
+	if (compat_fib_stats) {
 		compat_fib_count(COMPAT_FIB_CREATE, 1);
+		fprintf(stderr, "vpk-rte-fib: %s: %s, lookup %s\n", name, fib->rib_only ? "rib" : vpk_fib_type_name(fib->vf),
+			fib->rib_only ? "rib" : vpk_fib_impl_name(fib->vf));
+	}
 	return fib;
 fail:
 	pthread_mutex_unlock(&fib_lock);
@@ -317,5 +320,10 @@ rte_fib_select_lookup(struct rte_fib *fib, enum rte_fib_lookup_type type)
 {
 	if (fib == NULL || fib->type != RTE_FIB_DIR24_8)
 		return -EINVAL;
-	return fib_select(fib, type);
+	int rc = fib_select(fib, type);
+
+	if (compat_fib_stats)
+		fprintf(stderr, "vpk-rte-fib: %s: select_lookup(%d) = %d, lookup %s\n", fib->name, (int)type, rc,
+			vpk_fib_impl_name(fib->vf));
+	return rc;
 }
