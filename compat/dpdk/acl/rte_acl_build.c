@@ -14,7 +14,8 @@
  *
  * Rules. Values are read at the width of their field, as DPDK reads the
  * union rte_acl_field_types (the bytes above it are not looked at); a MASK
- * length is the u32 member, capped at the field's bits; category bits at or
+ * length is the whole u64 member, as rte_acl reads it (dpdk_prefix_mask());
+ * category bits at or
  * above the build's num_categories are dropped and a rule left without one
  * is not built (DPDK does the same); a RANGE with low > high matches
  * nothing and is left out; userdata 0 (which vpk refuses) is stood in for
@@ -33,6 +34,7 @@ struct vlayout {
 	uint32_t n;                                     /* vpk fields */
 	struct vpk_acl_field_def defs[VPK_ACL_MAX_FIELDS];
 	int src[VPK_ACL_MAX_FIELDS];                    /* DPDK rule field index, -1: wildcard pad */
+	bool mask_bits[VPK_ACL_MAX_FIELDS];             /* a MASK field given to vpk as a BITMASK (see below) */
 };
 
 static int
@@ -43,6 +45,7 @@ vl_add(struct vlayout *vl, uint8_t type, uint8_t size, uint8_t input, uint32_t o
 	if (vl->n == VPK_ACL_MAX_FIELDS)
 		return -EINVAL;
 	d = &vl->defs[vl->n];
+	vl->mask_bits[vl->n] = false;
 	d->type = type;
 	d->size = size;
 	d->field_index = (uint8_t)vl->n;
@@ -160,6 +163,38 @@ read_sized(const union rte_acl_field_types *v, uint8_t size)
 	}
 }
 
+/*
+ * The bit mask rte_acl builds from a MASK field's length: RTE_ACL_MASKLEN_TO_BITMASK() on
+ * mask_range.u64, a shift that x86 takes modulo 64 when the length exceeds the field (a length
+ * left in mask_range.u32 over garbage upper bytes does that).
+ */
+static uint64_t
+dpdk_prefix_mask(uint64_t len, uint8_t size)
+{
+	uint64_t m = size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
+
+	return len == 0 ? 0 : (UINT64_MAX << ((8ull * size - len) & 63)) & m;
+}
+
+/* MASK fields with a length beyond their width in some rule go to vpk as BITMASK fields. */
+static void
+mark_wide_masks(const struct rte_acl_ctx *ctx, struct vlayout *vl)
+{
+	for (uint32_t k = 0; k < vl->n; k++) {
+		if (vl->defs[k].type != RTE_ACL_FIELD_TYPE_MASK || vl->src[k] < 0)
+			continue;
+		for (uint32_t i = 0; i < ctx->num_rules; i++) {
+			const struct rte_acl_rule *r = (const struct rte_acl_rule *)(ctx->rules + (size_t)i * ctx->rule_sz);
+
+			if (r->field[vl->src[k]].mask_range.u64 > 8ull * vl->defs[k].size) {
+				vl->mask_bits[k] = true;
+				vl->defs[k].type = RTE_ACL_FIELD_TYPE_BITMASK;
+				break;
+			}
+		}
+	}
+}
+
 /* Convert one DPDK rule; 0 if it can match nothing in this build (skip it). */
 static int
 convert_rule(const struct rte_acl_ctx *ctx, const struct vlayout *vl, const struct rte_acl_rule *r,
@@ -183,8 +218,10 @@ convert_rule(const struct rte_acl_ctx *ctx, const struct vlayout *vl, const stru
 		const struct rte_acl_field *in = &r->field[vl->src[k]];
 
 		f->value = read_sized(&in->value, d->size);
-		if (d->type == RTE_ACL_FIELD_TYPE_MASK) {
-			f->mask_range = RTE_MIN((uint64_t)in->mask_range.u32, 8ull * d->size);
+		if (vl->mask_bits[k]) {
+			f->mask_range = dpdk_prefix_mask(in->mask_range.u64, d->size);
+		} else if (d->type == RTE_ACL_FIELD_TYPE_MASK) {
+			f->mask_range = in->mask_range.u64;
 		} else {
 			f->mask_range = read_sized(&in->mask_range, d->size);
 			if (d->type == RTE_ACL_FIELD_TYPE_RANGE && f->value > f->mask_range)
@@ -272,6 +309,7 @@ compat_acl_build(struct rte_acl_ctx *ctx, const struct rte_acl_config *cfg)
 		if (rc < 0)
 			return rc;
 	}
+	mark_wide_masks(ctx, &vl);
 	rc = pick_zero_stand_in(ctx);
 	if (rc < 0)
 		return rc;
