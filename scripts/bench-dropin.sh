@@ -76,7 +76,7 @@ if [ -f "$data/routeviews-20151101-ipv4.txt" ]; then
 	awk 'BEGIN{srand(1)} $1 !~ /\/0$/ {print $1, 1+int(rand()*32000)}' "$data/routeviews-20151101-ipv6.txt" >"$w/r6"
 else
 	echo "bench-dropin: no RouteViews tables in $data: generated routes instead" >&2
-	"$vpk" gen routes -n 600000 --seed 3 -d 0:0 -o "$w/r4" >/dev/null
+	"$vpk" gen routes -n 600000 --seed 3 -o "$w/r4" >/dev/null
 fi
 fibsets="fib4-intable:-f $w/r4 -e 4 -g 65536 -l 4000000|fib4-random:-f $w/r4 -e 4 -g 65536 -l 4000000 -r 99"
 [ -s "$w/r6" ] && [ "$quick" != 1 ] &&

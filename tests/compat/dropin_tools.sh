@@ -64,7 +64,7 @@ if [ -f "$data/routeviews-20151101-ipv4.txt" ]; then
 	awk 'BEGIN{srand(1)} $1 !~ /\/0$/ {print $1, 1+int(rand()*120)}' "$data/routeviews-20151101-ipv6.txt" >$d/r6
 	src="RouteViews"
 else
-	"$vpk" gen routes -n 100000 --seed 3 -d 0:0 -o $d/r4 >/dev/null || fail "vpk gen routes"
+	"$vpk" gen routes -n 100000 --seed 3 -o $d/r4 >/dev/null || fail "vpk gen routes"
 	src="generated"
 fi
 fibrun() {      # NAME ARGS...: DPDK alone, then preloaded; both must match librte_lpm
