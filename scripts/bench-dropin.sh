@@ -19,6 +19,7 @@
 # classify iterations); the classify part is the cycles/pkt figure. FIB: the RouteViews IPv4
 # table (606 138 prefixes) with -e 4 -g 65536, the IPv6 table (27 693) with -6 -e 4 -g 200000,
 # 4 M lookups each, in-table (the default) and 99 % random (-r 99, the most the tool takes).
+# Then dpdk-test's fib_perf_autotest and fib6_perf_autotest (not with QUICK=1).
 set -euo pipefail
 build=${1:-build}
 reps=${REPS:-5}
@@ -94,6 +95,17 @@ for fs in "${fibarr[@]}"; do
 	cases+=("fib:$name:$name")
 done
 
+# dpdk-test's own FIB benchmarks (random routes as test_lpm's; 32-address bulk lookups).
+command -v dpdk-test >/dev/null && [ "$quick" != 1 ] && for t in fib_perf_autotest fib6_perf_autotest; do
+	for r in $(seq "$reps"); do
+		for side in dpdk vpk; do
+			lib=""; [ $side = vpk ] && lib=$fib_lib
+			echo $t | run "$w/$t.$side.$r" "$lib" dpdk-test $(eal_for 1024) $common
+		done
+	done
+	cases+=("perf:$t:$t")
+done
+
 python3 - "$w" "$reps" "$(eal_for 3072 | sed s/3072/N/) $common" "${cases[@]}" <<'EOF'
 import json, re, statistics, sys, os
 w, reps, eal, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
@@ -104,6 +116,10 @@ def parse(path, kind):
     d = {"wall_s": float(m[-1][0]), "max_rss_mib": int(m[-1][1]) / 1024}
     if kind == "acl":
         d["cycles_per_pkt"] = float(re.search(r"([\d.]+) cycles/pkt", t).group(1))
+    elif kind == "perf":
+        for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
+                         ("fib_delete_cycles", "Average FIB Delete")):
+            d[key] = float(re.search(pat + r": ([\d.]+) cycles", t).group(1))
     else:
         for phase in ("add", "lookup", "delete"):
             v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
