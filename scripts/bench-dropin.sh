@@ -96,11 +96,14 @@ for fs in "${fibarr[@]}"; do
 done
 
 # dpdk-test's own FIB benchmarks (random routes as test_lpm's; 32-address bulk lookups).
-command -v dpdk-test >/dev/null && [ "$quick" != 1 ] && for t in fib_perf_autotest fib6_perf_autotest; do
+perf_tests="fib_perf_autotest fib6_perf_autotest"
+{ command -v dpdk-test >/dev/null && [ "$quick" != 1 ]; } || perf_tests=""
+for t in $perf_tests; do
 	for r in $(seq "$reps"); do
 		for side in dpdk vpk; do
 			lib=""; [ $side = vpk ] && lib=$fib_lib
 			echo $t | run "$w/$t.$side.$r" "$lib" dpdk-test $(eal_for 1024) $common
+			grep -q "Test OK" "$w/$t.$side.$r" || { tail -n 5 "$w/$t.$side.$r" >&2; exit 1; }
 		done
 	done
 	cases+=("perf:$t:$t")
