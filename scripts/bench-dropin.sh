@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The DPDK drop-in libraries against DPDK itself, in DPDK's own tools: dpdk-test-acl and
+# dpdk-test-fib run the same input without and with LD_PRELOAD of libvpk_rte_acl.so /
+# libvpk_rte_fib.so, alternating (DPDK, vpk, DPDK, vpk, ...), REPS times each; the figures are
+# the ones the tools print (ACL cycles/pkt; FIB "AVG FIB add/lookup/delete" cycles), medians
+# over the runs, plus each process's wall time and peak RSS (GNU time). JSON on stdout.
+#
+#   scripts/bench-dropin.sh [BUILD_DIR]
+# Environment:
+#   REPS=5                runs of each side per case
+#   VPK_DATA=../shared/data   RouteViews tables (routeviews-20151101-ipv{4,6}.txt)
+#   VPK_BENCH_EAL         EAL memory options; default: hugepages (as DPDK is deployed) when a
+#                         hugetlbfs is mounted and 3 GiB of pages are free, else "--no-huge -m 4096"
+#   VPK_BENCH_BITWIDTH    --force-max-simd-bitwidth for both sides (default: the EAL's own)
+#   QUICK=1               10k ACL rules only, IPv4 table only, REPS=3 (a smoke run)
+#
+# ACL: `vpk gen acl --profile acl` sets of 10 000 and 100 000 rules, 100 000 packets,
+# --iter=4. "setup" is the wall time of a run (EAL init + reading + rte_acl_build + the
+# classify iterations); the classify part is the cycles/pkt figure. FIB: the RouteViews IPv4
+# table (606 138 prefixes) with -e 4 -g 65536, the IPv6 table (27 693) with -6 -e 4 -g 200000,
+# 4 M lookups each, in-table (the default) and 99 % random (-r 99, the most the tool takes).
+# Then dpdk-test's fib_perf_autotest and fib6_perf_autotest (not with QUICK=1).
+set -euo pipefail
+build=${1:-build}
+reps=${REPS:-5}
+data=${VPK_DATA:-$(dirname "$0")/../../shared/data}
+quick=${QUICK:-0}
+[ "$quick" = 1 ] && reps=${REPS:-3}
+acl_lib=$(realpath "$build/compat/dpdk/libvpk_rte_acl.so")
+fib_lib=$(realpath "$build/compat/dpdk/libvpk_rte_fib.so")
+vpk=$build/vpk
+for t in dpdk-test-acl dpdk-test-fib /usr/bin/time; do
+	command -v $t >/dev/null || { echo "bench-dropin: $t not found (dpdk-dev, time)" >&2; exit 2; }
+done
+# Hugepages as DPDK is deployed: a mounted hugetlbfs with 3 GiB free, else plain memory.
+huge_dir=$(awk '$3 == "hugetlbfs" {print $2; exit}' /proc/mounts)
+free_huge=$(awk '/HugePages_Free/ {f=$2} /Hugepagesize/ {s=$2} END {print int(f*s/1024)}' /proc/meminfo)
+eal_for() {     # MiB the tool needs
+	if [ -n "${VPK_BENCH_EAL:-}" ]; then
+		echo "$VPK_BENCH_EAL"
+	elif [ -n "$huge_dir" ] && [ "$free_huge" -ge 3072 ]; then
+		echo "-m $1 --huge-dir $huge_dir --huge-unlink"
+	else
+		echo "--no-huge -m 4096"
+	fi
+}
+bw=${VPK_BENCH_BITWIDTH:+--force-max-simd-bitwidth=$VPK_BENCH_BITWIDTH}
+common="$bw --no-pci -l 0 --file-prefix vpk-rte-bench --log-level=lib.eal:error"
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+
+run() {         # OUT LIB CMD...: one run, stdout+stderr to OUT, "wall rss" appended
+	local out=$1 lib=$2
+	shift 2
+	LD_PRELOAD=$lib /usr/bin/time -f "bench-time: %e %M" "$@" >"$out" 2>&1 ||
+		{ tail -n 5 "$out" >&2; echo "bench-dropin: failed: $*" >&2; exit 1; }
+}
+
+cases=()
+acl_sets="10000 100000"
+[ "$quick" = 1 ] && acl_sets=10000
+for n in $acl_sets; do
+	"$vpk" gen acl --profile acl --rules $n --seed 11 --rules-out "$w/acl$n.rules" --trace 100000 \
+		--trace-out "$w/acl$n.trace" >/dev/null 2>&1
+	for r in $(seq "$reps"); do
+		for side in dpdk vpk; do
+			lib=""; [ $side = vpk ] && lib=$acl_lib
+			run "$w/acl$n.$side.$r" "$lib" dpdk-test-acl $(eal_for 3072) $common -- --rulesf="$w/acl$n.rules" \
+				--rulenum=$n --tracef="$w/acl$n.trace" --tracenum=100000 --iter=4 --verbose=1
+		done
+	done
+	cases+=("acl:$n:acl$n")
+done
+
+if [ -f "$data/routeviews-20151101-ipv4.txt" ]; then
+	awk 'BEGIN{srand(1)} $1 !~ /\/0$/ {print $1, 1+int(rand()*32000)}' "$data/routeviews-20151101-ipv4.txt" >"$w/r4"
+	awk 'BEGIN{srand(1)} $1 !~ /\/0$/ {print $1, 1+int(rand()*32000)}' "$data/routeviews-20151101-ipv6.txt" >"$w/r6"
+else
+	echo "bench-dropin: no RouteViews tables in $data: generated routes instead" >&2
+	"$vpk" gen routes -n 600000 --seed 3 -o "$w/r4" >/dev/null
+fi
+fibsets="fib4-intable:-f $w/r4 -e 4 -g 65536 -l 4000000|fib4-random:-f $w/r4 -e 4 -g 65536 -l 4000000 -r 99"
+[ -s "$w/r6" ] && [ "$quick" != 1 ] &&
+	fibsets="$fibsets|fib6-intable:-6 -f $w/r6 -e 4 -g 200000 -l 4000000|fib6-random:-6 -f $w/r6 -e 4 -g 200000 -l 4000000 -r 99"
+IFS='|' read -r -a fibarr <<<"$fibsets"
+for fs in "${fibarr[@]}"; do
+	name=${fs%%:*} args=${fs#*:}
+	for r in $(seq "$reps"); do
+		for side in dpdk vpk; do
+			lib=""; [ $side = vpk ] && lib=$fib_lib
+			# shellcheck disable=SC2086
+			run "$w/$name.$side.$r" "$lib" dpdk-test-fib $(eal_for 1024) $common -- $args
+		done
+	done
+	cases+=("fib:$name:$name")
+done
+
+# dpdk-test's own FIB benchmarks (random routes as test_lpm's; 32-address bulk lookups).
+perf_tests="fib_perf_autotest fib6_perf_autotest"
+{ command -v dpdk-test >/dev/null && [ "$quick" != 1 ]; } || perf_tests=""
+for t in $perf_tests; do
+	for r in $(seq "$reps"); do
+		for side in dpdk vpk; do
+			lib=""; [ $side = vpk ] && lib=$fib_lib
+			echo $t | run "$w/$t.$side.$r" "$lib" dpdk-test $(eal_for 1024) $common
+			grep -q "Test OK" "$w/$t.$side.$r" || { tail -n 5 "$w/$t.$side.$r" >&2; exit 1; }
+		done
+	done
+	cases+=("perf:$t:$t")
+done
+
+python3 - "$w" "$reps" "$(eal_for 3072 | sed s/3072/N/) $common" "${cases[@]}" <<'EOF'
+import json, re, statistics, sys, os
+w, reps, eal, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+
+def parse(path, kind):
+    t = open(path, errors="replace").read()
+    m = re.findall(r"bench-time: ([\d.]+) (\d+)", t)
+    d = {"wall_s": float(m[-1][0]), "max_rss_mib": int(m[-1][1]) / 1024}
+    if kind == "acl":
+        d["cycles_per_pkt"] = float(re.search(r"([\d.]+) cycles/pkt", t).group(1))
+    elif kind == "perf":
+        for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
+                         ("fib_delete_cycles", "Average FIB Delete")):
+            d[key] = float(re.search(pat + r": ([\d.]+) cycles", t).group(1))
+    else:
+        for phase in ("add", "lookup", "delete"):
+            v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
+            d["fib_%s_cycles" % phase] = sum(v) / len(v)
+    return d
+
+out = {"tool": "scripts/bench-dropin.sh", "reps": reps, "eal": eal, "load_avg": os.getloadavg()[0],
+       "note": "medians over alternating runs; ratio = vpk / DPDK (lower is better for vpk)"}
+for c in cases:
+    kind, name, stem = c.split(":")
+    sides = {}
+    for side in ("dpdk", "vpk"):
+        runs = [parse(os.path.join(w, "%s.%s.%d" % (stem, side, r)), kind) for r in range(1, reps + 1)]
+        sides[side] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
+        sides[side]["runs"] = runs
+    ratio = {k: round(sides["vpk"][k] / sides["dpdk"][k], 3) for k in sides["dpdk"]
+             if k != "runs" and sides["dpdk"][k]}
+    key = ("acl-%dk" % (int(name) // 1000)) if kind == "acl" else name
+    out[key] = {"dpdk": sides["dpdk"], "vpk": sides["vpk"], "ratio": ratio}
+print(json.dumps(out, indent=1))
+EOF
