@@ -78,9 +78,9 @@ acl_del_init(struct acl_delstate *ds, struct acl_nrules *fnr, const struct acl_m
 		acl_del_free(ds);
 		return -ENOMEM;
 	}
-	/* Boxes are in rank order, rank = pos << shift, every rule has >= 1 box. */
+	/* Boxes are in rank order, rank = acl_rank_of(pos), every rule has >= 1 box. */
 	for (uint32_t b = 0, k = 0; k <= n; k++) {
-		while (b < ds->fnr.n && ds->fnr.rank[b] >> ds->shift < k)
+		while (b < ds->fnr.n && acl_rank_pos(ds->fnr.rank[b], ds->shift) < k)
 			b++;
 		ds->bstart[k] = b;
 	}
@@ -211,7 +211,7 @@ frontier_best(const struct acl_delstate *ds, const struct frontier *f, uint16_t 
 		for (uint32_t c = 0; c < VPK_ACL_MAX_CATEGORIES; c++)
 			bi[c] = UINT32_MAX;
 		for (uint32_t b = 0; b < last && todo != 0; b++) {
-			bool cov = (nr->cats[b] & todo) != 0 && !bit(ds->dead, nr->rank[b] >> ds->shift);
+			bool cov = (nr->cats[b] & todo) != 0 && !bit(ds->dead, acl_rank_pos(nr->rank[b], ds->shift));
 
 			for (uint32_t d = 0; d < nd && cov; d++) {
 				size_t o = (size_t)b * nd + d;
@@ -258,7 +258,7 @@ static int
 analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, const uint32_t *dmax)
 {
 	const struct acl_nrules *nr = &ds->fnr;
-	uint32_t nd = nr->nd, pos = nr->rank[db] >> ds->shift;
+	uint32_t nd = nr->nd, pos = acl_rank_pos(nr->rank[db], ds->shift);
 	uint32_t dlo[ACL_MAX_DIMS], dhi[ACL_MAX_DIMS], blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
 	struct frontier f = { .nd = nd };
 	uint32_t *cand = NULL, ncand = 0, capcand = 0, *best;
@@ -284,7 +284,7 @@ analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, con
 	}
 	/* Candidates: ranked after D, a category of D, intersecting a frontier box. */
 	for (uint32_t s = ds->bstart[pos + 1]; s < nr->n; s++) {
-		uint32_t sp = nr->rank[s] >> ds->shift, slo[ACL_MAX_DIMS], shi[ACL_MAX_DIMS];
+		uint32_t sp = acl_rank_pos(nr->rank[s], ds->shift), slo[ACL_MAX_DIMS], shi[ACL_MAX_DIMS];
 		bool hit = true;
 
 		if (!(nr->cats[s] & nr->cats[db]) || bit(ds->patch, sp) || bit(ds->dead, sp))
@@ -312,7 +312,7 @@ analyse_box(struct acl_delstate *ds, const struct acl_rt *full, uint32_t db, con
 	}
 	best = ncand > 0 ? frontier_best(ds, &f, nr->cats[db], cand[ncand - 1]) : NULL;
 	for (uint32_t i = 0; i < ncand; i++) {
-		uint32_t s = cand[i], sp = nr->rank[s] >> ds->shift;
+		uint32_t s = cand[i], sp = acl_rank_pos(nr->rank[s], ds->shift);
 
 		if (best != NULL && !still_hidden(ds, &f, best, s, nr->cats[db], dmax))
 			continue;

@@ -27,7 +27,7 @@
 
 /*
  * Deletion state since the last full build. Positions are the full build's
- * rank positions (rank = pos << shift).
+ * rank positions (rank = acl_rank_of(pos, shift)).
  */
 struct acl_delstate {
 	bool valid;                     /* set up for the current full build */

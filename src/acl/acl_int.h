@@ -103,7 +103,7 @@ struct acl_tree {
 /*
  * Ranks of deleted rules, masked out of the trees they are still in
  * (acl_del.c): rank r is dead when it is a full-build rank (r & low == 0),
- * its position k = r >> shift is < n, and bit k is set.
+ * its position k = (r >> shift) - 1 (acl_rank_pos()) is < n, and bit k is set.
  */
 struct acl_dead {
 	uint32_t shift, low, n;
@@ -207,7 +207,7 @@ acl_live_slots(const struct acl_dead *dd, const uint32_t *ru, uint32_t mt)
 	if (dd == NULL)
 		return mt;
 	for (uint32_t x = mt; x != 0; x &= x - 1) {
-		uint32_t j = (uint32_t)__builtin_ctz(x), r = ru[2 * j], k = r >> dd->shift;
+		uint32_t j = (uint32_t)__builtin_ctz(x), r = ru[2 * j], k = (r >> dd->shift) - 1;
 
 		if ((r & dd->low) == 0 && k < dd->n && (dd->bits[k >> 6] >> (k & 63) & 1))
 			mt &= ~(1u << j);

@@ -364,7 +364,7 @@ acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 				out->hi[(size_t)n * nd + d] = base[d].hi;
 				out->m[(size_t)n * nd + d] = base[d].m;
 			}
-			out->rank[n] = rank_in != NULL ? rank_in[order[k].idx] : k << shift;
+			out->rank[n] = rank_in != NULL ? rank_in[order[k].idx] : acl_rank_of(k, shift);
 			out->ud[n] = r->userdata;
 			out->cats[n] = cats;
 			n++;

@@ -25,15 +25,29 @@ int acl_rule_check(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t n
 		   const struct vpk_acl_rule *r, char *why, size_t len);
 /*
  * Rank-sort and normalise checked rules (stride rsz). Ranks are spaced
- * (k << acl_rank_shift(nrules)) so that rules added later can be ranked in
- * between without renumbering; with rank_in (one rank per rule, any order)
- * those ranks are used instead. 0 or -ENOMEM.
+ * (acl_rank_of(k, acl_rank_shift(nrules))) so that rules added later can be
+ * ranked in between without renumbering; with rank_in (one rank per rule,
+ * any order) those ranks are used instead. 0 or -ENOMEM.
  */
 int acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 		  const uint8_t *rules, uint32_t nrules, size_t rsz, const uint32_t *rank_in,
 		  struct acl_mem *mt, struct acl_nrules *out);
-/* Spacing of full-build ranks: rank k is k << shift, all below 2^31. */
+/* Spacing of full-build ranks: rank k is acl_rank_of(k, shift), all below 2^31. */
 uint32_t acl_rank_shift(uint32_t nrules);
+/* Rank of full-build position k. Position 0 gets one step too, so that a rule
+ * added later above every rule of the build has a gap to go in (rank 0 there
+ * made every such addition a full build). Keep acl_live_slots() in step. */
+static inline uint32_t
+acl_rank_of(uint32_t k, uint32_t shift)
+{
+	return (k + 1) << shift;
+}
+/* Full-build position of full-build rank r. */
+static inline uint32_t
+acl_rank_pos(uint32_t r, uint32_t shift)
+{
+	return (r >> shift) - 1;
+}
 void acl_nrules_free(struct acl_mem *mt, struct acl_nrules *nr);
 
 #endif /* VPK_ACL_RULES_H */

@@ -4,10 +4,10 @@
  * small tree over the rules added since (a "delta" runtime).
  *
  * Ranks make this possible without renumbering: a full build ranks rule k
- * (in (priority desc, insertion asc) order) as k << shift, leaving gaps of
- * 2^shift (acl_rank_shift()). A rule added later is ranked after every
- * existing rule of equal or higher priority and before the first of lower
- * priority, in the middle of that gap. Trees of different builds then
+ * (in (priority desc, insertion asc) order) as (k + 1) << shift, leaving gaps
+ * of 2^shift (acl_rank_of()), above the first rule too. A rule added later
+ * is ranked after every existing rule of equal or higher priority and before
+ * the first of lower priority, in the middle of that gap. Trees of different builds then
  * compare ranks directly (classify keeps the lowest rank per category). A
  * gap that is used up, too many added rules (ACL_DELTA_MAX) or too many trees
  * send vpk_acl_build() back to a full build.
@@ -65,7 +65,7 @@ acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_
 	qsort(e, n, sizeof(*e), tab_cmp);
 	for (uint32_t k = 0; k < n; k++) {
 		t->prio[k] = e[k].prio;
-		t->rank[k] = k << shift;        /* as acl_normalize() ranks a full build */
+		t->rank[k] = acl_rank_of(k, shift);     /* as acl_normalize() ranks a full build */
 		if (pos_out != NULL)
 			pos_out[e[k].idx] = k;
 	}
