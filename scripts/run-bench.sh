@@ -3,7 +3,7 @@
 # BUILD/bench/, then docs/benchmarks.md and its charts (docs/img/bench-*.png)
 # regenerated from that JSON by scripts/gen-benchmarks.py.
 #
-#   scripts/run-bench.sh [BUILD]          the full suite (about 17 minutes on 2 shared cores)
+#   scripts/run-bench.sh [BUILD]          the full suite (about 30 minutes on 2 cores)
 #   VPK_BENCH_QUICK=1 scripts/run-bench.sh BUILD
 #                                         every step with tiny sizes (a smoke test; figures are noise)
 #   VPK_BENCH_OUT=DIR VPK_BENCH_DOC=FILE  write the JSON and the document elsewhere
@@ -138,6 +138,12 @@ if pkg-config --exists libdpdk; then
 	step ports-dpdk "$py" "$(dirname "$0")/bench-ports-dpdk.py" --build "$build" $portsopts
 else
 	skip ports-dpdk "needs libdpdk (vpk iofwd --io dpdk against dpdk-testpmd)"
+fi
+if [ -e "$build/compat/dpdk/libvpk_rte_acl.so" ] && command -v dpdk-test-acl > /dev/null; then
+	# dpdk-test-acl / dpdk-test-fib with and without the drop-in libraries (docs/dpdk-dropin.md)
+	step dropin env REPS=3 QUICK=$quick bash "$(dirname "$0")/bench-dropin.sh" "$build"
+else
+	skip dropin "no drop-in libraries (libdpdk-dev absent at build time) or no dpdk-test-acl"
 fi
 step fwd-churn "$vpk" --json bench fwd-churn --rate 20000 $churnopts
 if [ "$(id -u)" = 0 ]; then
