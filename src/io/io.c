@@ -222,9 +222,8 @@ vpk_io_impl_name(const struct vpk_io_port *p)
 
 struct pcap_be {
 	struct vpk_pcap_reader *rd;
-	struct vpk_pcap_writer *wr;
+	struct io_pcap_out out;
 	int rx_rc;                      /* sticky end / error */
-	int wr_rc;
 };
 
 static int
@@ -241,7 +240,7 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 			goto fail;
 	}
 	if (p->conf.tx_pcap != NULL) {
-		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->wr, err, len);
+		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->out.wr, err, len);
 		if (rc != 0)
 			goto fail;
 	}
@@ -262,11 +261,7 @@ pcap_close(struct vpk_io_port *p, char *err, size_t len)
 	int rc;
 
 	vpk_pcap_reader_close(b->rd);
-	rc = vpk_pcap_writer_close(b->wr, err, len);
-	if (b->wr_rc != 0) {
-		rc = b->wr_rc;
-		vpk_errf(err, len, rc, "%s", p->err);
-	}
+	rc = io_pcap_out_close(p, &b->out, err, len);
 	free(b);
 	return rc;
 }
@@ -297,13 +292,24 @@ pcap_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 static uint32_t
 pcap_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
-	struct pcap_be *b = p->be;
+	return io_pcap_out_tx(p, &((struct pcap_be *)p->be)->out, idx, n);
+}
+
+static int
+pcap_flush(struct vpk_io_port *p)
+{
+	return io_pcap_out_flush(p, &((struct pcap_be *)p->be)->out);
+}
+
+uint32_t
+io_pcap_out_tx(struct vpk_io_port *p, struct io_pcap_out *o, const uint32_t *idx, uint32_t n)
+{
 	uint32_t sent = 0;
 
-	if (b->wr != NULL && b->wr_rc == 0) {
-		b->wr_rc = vpk_pcap_write_burst(b->wr, p->pool, idx, NULL, n);
-		if (b->wr_rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(b->wr));
+	if (o->wr != NULL && o->rc == 0) {
+		o->rc = vpk_pcap_write_burst(o->wr, p->pool, idx, NULL, n);
+		if (o->rc != 0)
+			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(o->wr));
 		else
 			sent = n;
 	}
@@ -311,17 +317,27 @@ pcap_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 	return sent;
 }
 
-static int
-pcap_flush(struct vpk_io_port *p)
+int
+io_pcap_out_flush(struct vpk_io_port *p, struct io_pcap_out *o)
 {
-	struct pcap_be *b = p->be;
-
-	if (b->wr != NULL && b->wr_rc == 0) {
-		b->wr_rc = vpk_pcap_writer_flush(b->wr);
-		if (b->wr_rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(b->wr));
+	if (o->wr != NULL && o->rc == 0) {
+		o->rc = vpk_pcap_writer_flush(o->wr);
+		if (o->rc != 0)
+			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(o->wr));
 	}
-	return b->wr_rc;
+	return o->rc;
+}
+
+int
+io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len)
+{
+	int rc = vpk_pcap_writer_close(o->wr, err, len);
+
+	if (o->rc != 0) {
+		rc = o->rc;
+		vpk_errf(err, len, rc, "%s", p->err);
+	}
+	return rc;
 }
 
 static bool

@@ -39,6 +39,19 @@ struct vpk_io_port {
 	void *be;                       /* backend state */
 };
 
+/*
+ * The tx side of the pcap and replay backends: a pcap file writer whose first
+ * error sticks (later bursts are freed and not sent; close reports it).
+ */
+struct io_pcap_out {
+	struct vpk_pcap_writer *wr;     /* NULL: no tx_pcap, transmits are dropped */
+	int rc;
+};
+uint32_t io_pcap_out_tx(struct vpk_io_port *p, struct io_pcap_out *o, const uint32_t *idx, uint32_t n);
+int io_pcap_out_flush(struct vpk_io_port *p, struct io_pcap_out *o);
+/* Close the writer: 0 or the first error (its text in err). */
+int io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len);
+
 extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
 extern const struct io_ops io_replay_ops;     /* io_replay.c */
 

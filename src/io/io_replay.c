@@ -25,8 +25,7 @@ struct replay_be {
 	uint32_t pos;                   /* next packet to replay */
 	uint64_t pass, loops;           /* passes done, passes wanted (0: forever) */
 	bool small_ok;                  /* data areas hold 64 bytes: short packets copied as 64 */
-	struct vpk_pcap_writer *wr;
-	int wr_rc;
+	struct io_pcap_out out;
 };
 
 static int
@@ -117,7 +116,7 @@ replay_open(struct vpk_io_port *p, char *err, size_t len)
 	b->small_ok = vpk_pool_data_size(p->pool) >= 64;
 	rc = load(p, b, err, len);
 	if (rc == 0 && p->conf.tx_pcap != NULL)
-		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->wr, err, len);
+		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->out.wr, err, len);
 	if (rc != 0) {
 		release(p, b);
 		return rc;
@@ -130,12 +129,8 @@ static int
 replay_close(struct vpk_io_port *p, char *err, size_t len)
 {
 	struct replay_be *b = p->be;
-	int rc = vpk_pcap_writer_close(b->wr, err, len);
+	int rc = io_pcap_out_close(p, &b->out, err, len);
 
-	if (b->wr_rc != 0) {
-		rc = b->wr_rc;
-		vpk_errf(err, len, rc, "%s", p->err);
-	}
 	release(p, b);
 	return rc;
 }
@@ -187,31 +182,13 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 static uint32_t
 replay_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
-	struct replay_be *b = p->be;
-	uint32_t sent = 0;
-
-	if (b->wr != NULL && b->wr_rc == 0) {
-		b->wr_rc = vpk_pcap_write_burst(b->wr, p->pool, idx, NULL, n);
-		if (b->wr_rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(b->wr));
-		else
-			sent = n;
-	}
-	vpk_pool_free_bulk(p->pool, idx, n);
-	return sent;
+	return io_pcap_out_tx(p, &((struct replay_be *)p->be)->out, idx, n);
 }
 
 static int
 replay_flush(struct vpk_io_port *p)
 {
-	struct replay_be *b = p->be;
-
-	if (b->wr != NULL && b->wr_rc == 0) {
-		b->wr_rc = vpk_pcap_writer_flush(b->wr);
-		if (b->wr_rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(b->wr));
-	}
-	return b->wr_rc;
+	return io_pcap_out_flush(p, &((struct replay_be *)p->be)->out);
 }
 
 static bool

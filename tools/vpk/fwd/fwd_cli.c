@@ -143,24 +143,12 @@ serve(struct fwd_cli *c, int fd)
 	free(body);
 }
 
-/* SIGINT / SIGTERM go to the main thread, which stops the forwarder. */
-static void
-block_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-}
-
 static void *
 cli_main(void *arg)
 {
 	struct fwd_cli *c = arg;
 
-	block_signals();
+	fwd_block_stop_signals();
 
 	for (;;) {
 		struct pollfd p[2] = { { .fd = c->fd, .events = POLLIN }, { .fd = c->stop_pipe[0], .events = POLLIN } };

@@ -76,32 +76,6 @@ icmp_prune(const struct vpk_fwd *f, struct fwd_icmp *s)
 	s->conf.n_addr = k;
 }
 
-/* "ADDR/LEN" keeping the host bits: 4 or 6, else -EINVAL. */
-static int
-host_prefix(const char *s, uint8_t out[16], uint8_t *plen)
-{
-	char buf[64];
-	const char *slash = strchr(s, '/');
-	uint32_t l;
-	int fam;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	memset(out, 0, 16);
-	if (inet_pton(AF_INET, buf, out) == 1)
-		fam = 4;
-	else if (inet_pton(AF_INET6, buf, out) == 1)
-		fam = 6;
-	else
-		return -EINVAL;
-	if (fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
-		return -EINVAL;
-	*plen = (uint8_t)l;
-	return fam;
-}
-
 static int
 ip_address(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
@@ -117,7 +91,7 @@ ip_address(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size
 		;
 	if (ifx == f->n_ifs)
 		return vpk_errf(err, len, -ENOENT, "ip address: no interface '%s'", argv[2]);
-	fam = host_prefix(argv[3], a.addr, &a.plen);
+	fam = fwd_parse_addr_len(argv[3], a.addr, &a.plen);
 	if (fam < 0)
 		return vpk_errf(err, len, -EINVAL, "ip address: '%s': want a.b.c.d/len or an IPv6 address/len", argv[3]);
 	a.is_ip6 = fam == 6;

@@ -165,18 +165,6 @@ resync(struct fwd_lsync *ls, struct mnl_socket *dump)
  * resync is tried at once and, while the kernel keeps interrupting the
  * dump (routes changing fast), again every 100 ms between batches.
  */
-/* SIGINT / SIGTERM go to the main thread, which stops the forwarder. */
-static void
-block_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-}
-
 static void *
 ls_main(void *arg)
 {
@@ -186,7 +174,7 @@ ls_main(void *arg)
 	bool pending = false;
 	double last_try = 0;
 
-	block_signals();
+	fwd_block_stop_signals();
 
 	while (buf != NULL) {
 		struct pollfd p[2] = { { .fd = ls->nl_fd, .events = POLLIN }, { .fd = ls->stop_pipe[0], .events = POLLIN } };

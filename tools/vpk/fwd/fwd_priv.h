@@ -146,6 +146,10 @@ int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
 /* fwd_util.c: "ADDR/LEN" -> 4 or 6 (the family), network-order address with the
  * host bits cleared (IPv4 in out[0..3]) and length; -EINVAL. */
 int fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen);
+/* "ADDR/LEN" with the host bits kept (an interface address): as fwd_parse_prefix(). */
+int fwd_parse_addr_len(const char *s, uint8_t out[16], uint8_t *plen);
+/* fwd_util.c: in a control thread, leave SIGINT / SIGTERM to the main thread. */
+void fwd_block_stop_signals(void);
 
 
 /*

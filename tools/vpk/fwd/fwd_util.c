@@ -6,6 +6,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +21,9 @@ fwd_parse_u32(const char *s, unsigned long max, uint32_t *out)
 }
 
 /* "ADDR/LEN" -> family (4 or 6; an IPv4 address fills out[0..3]), the
- * address in network order with the host bits cleared, and the length. */
+ * address in network order as written (host bits kept), and the length. */
 int
-fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen)
+fwd_parse_addr_len(const char *s, uint8_t out[16], uint8_t *plen)
 {
 	char buf[64];
 	const char *slash = strchr(s, '/');
@@ -41,9 +43,18 @@ fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen)
 		return -EINVAL;
 	if (fwd_parse_u32(slash + 1, fam == 4 ? 32 : 128, &l) != 0)
 		return -EINVAL;
-	for (unsigned bit = l; bit < (fam == 4 ? 32u : 128u); bit++)
-		out[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
 	*plen = (uint8_t)l;
+	return fam;
+}
+
+/* The same with the host bits cleared: a route's prefix. */
+int
+fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen)
+{
+	int fam = fwd_parse_addr_len(s, out, plen);
+
+	for (unsigned bit = *plen; fam > 0 && bit < (fam == 4 ? 32u : 128u); bit++)
+		out[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
 	return fam;
 }
 
@@ -67,4 +78,16 @@ fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf)
 		fg->nc[fg->n_nc++] = (struct vpk_node_conf){ .node = node, .conf = conf };
 	}
 	return 0;
+}
+
+/* A control thread: SIGINT / SIGTERM go to the main thread, which stops the forwarder. */
+void
+fwd_block_stop_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
