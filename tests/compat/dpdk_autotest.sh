@@ -6,7 +6,8 @@
 set -u
 dpdk_test=$1 lib=$2 test=$3 prefix=$4 regex=$5
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+# EAL leaves its runtime directory behind: remove it with the output.
+trap 'rm -f "$out"; rm -rf "/run/dpdk/$prefix"' EXIT
 echo "$test" | VPK_RTE_STATS=1 LD_PRELOAD="$lib" "$dpdk_test" --no-huge -m 512 --no-pci \
 	--file-prefix "$prefix" -l 0 --log-level=lib.eal:error >"$out" 2>&1
 rc=$?

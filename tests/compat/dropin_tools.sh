@@ -13,7 +13,8 @@
 set -u
 mode=$1 vpk=$2 lib=$3 data=${4:-}
 d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+# EAL leaves its runtime directories behind: removed with the scratch files.
+trap 'rm -rf "$d" /run/dpdk/vpk-rte-tacl /run/dpdk/vpk-rte-tfib' EXIT
 eal="--no-huge -m 1024 --no-pci -l 0 --log-level=lib.eal:error"
 fail() { echo "FAIL: $*"; exit 1; }
 
