@@ -89,163 +89,109 @@ serve_until_signal(void)
 		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
 }
 
+/* The command line of `vpk fwd`, parsed. */
+struct fwd_args {
+	const char *config, *ins[64], *outs[64], *show_nodes[16], *rule[2];
+	const char *ifaces[64], *io_type, *duration, *count, *cli_path, *stats_period, *eal;
+	size_t n_in, n_out, n_show_nodes, n_if, n_var;
+	struct vpk_node_conf variants[32];
+	char loop[32];
+	bool show_rt, show_err;
+	struct vpk_fwd_conf conf;
+};
+
+/* 0 to go on, -1 after --help, else an exit code after a message. */
 static int
-cmd_fwd(int argc, char **argv)
+parse_args(int argc, char **argv, struct fwd_args *a)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "in", required_argument, NULL, 'i' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "show-runtime", no_argument, NULL, 'R' },
-		{ "show-errors", no_argument, NULL, 'E' },
-		{ "show-node", required_argument, NULL, 'N' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "node-variant", required_argument, NULL, 'V' },
-		{ "demo", no_argument, NULL, 'D' },
-		{ "l3fwd-acl", no_argument, NULL, 'L' },
-		{ "workers", required_argument, NULL, 'W' },
-		{ "wide-cores", required_argument, NULL, 'K' },
-		{ "wide-nodes", required_argument, NULL, 'X' },
-		{ "wide-ring", required_argument, NULL, 'G' },
-		{ "rule_ipv4", required_argument, NULL, '4' },
-		{ "rule_ipv6", required_argument, NULL, '6' },
-		{ "alg", required_argument, NULL, 'A' },
-		{ "iface", required_argument, NULL, 'I' },
-		{ "io", required_argument, NULL, 'T' },
-		{ "duration", required_argument, NULL, 'U' },
-		{ "fib4", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'C' },
-		{ "loop", optional_argument, NULL, 'P' },
-		{ "cli", no_argument, NULL, 'S' },
-		{ "cli-socket", required_argument, NULL, 's' },
-		{ "stats-period", required_argument, NULL, 0x102 },
-		{ "eal", required_argument, NULL, 0x101 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' }, { "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' }, { "show-runtime", no_argument, NULL, 'R' },
+		{ "show-errors", no_argument, NULL, 'E' }, { "show-node", required_argument, NULL, 'N' },
+		{ "trace", required_argument, NULL, 't' }, { "node-variant", required_argument, NULL, 'V' },
+		{ "demo", no_argument, NULL, 'D' }, { "l3fwd-acl", no_argument, NULL, 'L' },
+		{ "workers", required_argument, NULL, 'W' }, { "wide-cores", required_argument, NULL, 'K' },
+		{ "wide-nodes", required_argument, NULL, 'X' }, { "wide-ring", required_argument, NULL, 'G' },
+		{ "rule_ipv4", required_argument, NULL, '4' }, { "rule_ipv6", required_argument, NULL, '6' },
+		{ "alg", required_argument, NULL, 'A' }, { "iface", required_argument, NULL, 'I' },
+		{ "io", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'U' },
+		{ "fib4", required_argument, NULL, 'F' }, { "count", required_argument, NULL, 'C' },
+		{ "loop", optional_argument, NULL, 'P' }, { "cli", no_argument, NULL, 'S' },
+		{ "cli-socket", required_argument, NULL, 's' }, { "stats-period", required_argument, NULL, 0x102 },
+		{ "eal", required_argument, NULL, 0x101 }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *ins[64], *outs[64], *show_nodes[16], *rule4 = NULL, *rule6 = NULL;
-	const char *ifaces[64], *io_type = NULL, *duration = NULL, *count = NULL, *cli_path = NULL;
-	const char *stats_period = NULL, *eal = NULL;
-	struct fwd_cli *cli = NULL;
-	size_t n_in = 0, n_out = 0, n_show_nodes = 0, n_if = 0;
-	struct vpk_node_conf variants[32];
-	size_t n_var = 0;
-	char loop[32] = "";
-	bool show_rt = false, show_err = false;
-	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa };
-	struct vpk_fwd *f;
-	struct vpk_fwd_run_stats st;
-	char err[512];
-	int c, rc;
+	int c;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--demo") == 0)
-			return fwd_demo(argc, argv);
 	optind = 1;
 	opterr = 0;     /* one line of our own instead of getopt's */
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c':
-			config = optarg;
-			break;
+		case 'c': a->config = optarg; break;
 		case 'i':
 		case 'o':
-			if ((c == 'i' ? n_in : n_out) == 64)
+			if ((c == 'i' ? a->n_in : a->n_out) == 64)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --in/--out");
 			if (c == 'i')
-				ins[n_in++] = optarg;
+				a->ins[a->n_in++] = optarg;
 			else
-				outs[n_out++] = optarg;
+				a->outs[a->n_out++] = optarg;
 			break;
-		case 'R':
-			show_rt = true;
-			break;
-		case 'E':
-			show_err = true;
-			break;
+		case 'R': a->show_rt = true; break;
+		case 'E': a->show_err = true; break;
 		case 'N':
-			if (n_show_nodes == 16)
+			if (a->n_show_nodes == 16)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --show-node");
-			show_nodes[n_show_nodes++] = optarg;
+			a->show_nodes[a->n_show_nodes++] = optarg;
 			break;
 		case 't':
-			if (!vpk_opt_uint("fwd: --trace (packets)", optarg, 0, 100000, &conf.trace))
+			if (!vpk_opt_uint("fwd: --trace (packets)", optarg, 0, 100000, &a->conf.trace))
 				return VPK_EXIT_USAGE;
 			break;
 		case 'V': {
 			char *eq = strchr(optarg, '=');
 
-			if (eq == NULL || eq == optarg || eq[1] == '\0' || n_var == 32)
+			if (eq == NULL || eq == optarg || eq[1] == '\0' || a->n_var == 32)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: --node-variant=%s: want NODE=VARIANT", optarg);
 			*eq = '\0';
 			if (vpk_node_find(optarg) == NULL)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: --node-variant: no node '%s'", optarg);
-			variants[n_var++] = (struct vpk_node_conf){ .node = optarg, .variant = eq + 1 };
+			a->variants[a->n_var++] = (struct vpk_node_conf){ .node = optarg, .variant = eq + 1 };
 			break;
 		}
-		case 'L':
-			conf.l3fwd_acl = true;
-			break;
-		case 'K':
-			conf.wide_cores = optarg;
-			break;
-		case 'X':
-			conf.wide_nodes = optarg;
-			break;
+		case 'L': a->conf.l3fwd_acl = true; break;
+		case 'K': a->conf.wide_cores = optarg; break;
+		case 'X': a->conf.wide_nodes = optarg; break;
 		case 'G':
-			if (!vpk_opt_uint("fwd: --wide-ring (frames)", optarg, 1, 4096, &conf.wide_ring))
+			if (!vpk_opt_uint("fwd: --wide-ring (frames)", optarg, 1, 4096, &a->conf.wide_ring))
 				return VPK_EXIT_USAGE;
 			break;
 		case 'W':
-			if (!vpk_opt_uint("fwd: --workers", optarg, 1, 64, &conf.workers))
+			if (!vpk_opt_uint("fwd: --workers", optarg, 1, 64, &a->conf.workers))
 				return VPK_EXIT_USAGE;
 			break;
-		case '4':
-			rule4 = optarg;
-			break;
-		case '6':
-			rule6 = optarg;
-			break;
-		case 'A':
-			/* dpdk-test-acl / l3fwd names: scalar sse avx2 avx512x16 avx512x32 */
-			conf.acl_impl = optarg;
-			break;
+		case '4': a->rule[0] = optarg; break;
+		case '6': a->rule[1] = optarg; break;
+		case 'A': a->conf.acl_impl = optarg; break;     /* dpdk-test-acl / l3fwd names */
 		case 'I':
-			if (n_if == 64)
+			if (a->n_if == 64)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: too many --iface");
-			ifaces[n_if++] = optarg;
+			a->ifaces[a->n_if++] = optarg;
 			break;
-		case 'T':
-			io_type = optarg;
-			break;
-		case 'U':
-			duration = optarg;
-			break;
+		case 'T': a->io_type = optarg; break;
+		case 'U': a->duration = optarg; break;
 		case 'F':
-			if (fwd_fib4_type(optarg, &conf.fib4_type) != 0)
+			if (fwd_fib4_type(optarg, &a->conf.fib4_type) != 0)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd: --fib4 %s: 'dir' or 'bm16'", optarg);
 			break;
-		case 'C':
-			count = optarg;
-			break;
+		case 'C': a->count = optarg; break;
 		case 'P':       /* --loop[=N]: every --in replayed from memory, N passes (none: until --count/--duration) */
-			snprintf(loop, sizeof(loop), " loop%s%.20s", optarg ? " " : "", optarg ? optarg : "");
+			snprintf(a->loop, sizeof(a->loop), " loop%s%.20s", optarg ? " " : "", optarg ? optarg : "");
 			break;
-		case 'S':
-			cli_path = FWD_CLI_DEFAULT_SOCKET;
-			break;
-		case 's':
-			cli_path = optarg;
-			break;
-		case 0x102:
-			stats_period = optarg;
-			break;
-		case 0x101:
-			eal = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return VPK_EXIT_OK;
+		case 'S': a->cli_path = FWD_CLI_DEFAULT_SOCKET; break;
+		case 's': a->cli_path = optarg; break;
+		case 0x102: a->stats_period = optarg; break;
+		case 0x101: a->eal = optarg; break;
+		case 'h': usage(stdout); return -1;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd: %s: unknown option or missing value (vpk fwd --help)",
 					argv[optind - 1]);
@@ -253,106 +199,202 @@ cmd_fwd(int argc, char **argv)
 	}
 	if (optind < argc)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd: unexpected argument '%s'", argv[optind]);
-	if (eal != NULL && io_dpdk_init(eal, err, sizeof(err)) != 0)
-		return vpk_fail(VPK_EXIT_USAGE, "fwd: --eal: %s", err);
-	conf.node_variants = variants;
-	conf.n_node_variants = n_var;
-	rc = vpk_fwd_create(&conf, &f);
-	if (rc != 0 && conf.acl_impl != NULL)
-		return vpk_fail(VPK_EXIT_USAGE, "fwd: --alg=%s: %s", conf.acl_impl,
-				rc == -ENOTSUP ? "that ACL variant cannot run here (CPU or cap)"
-					       : "unknown (scalar, sse, avx2, avx512x16, avx512x32)");
-	if (rc != 0)
-		return vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd: cannot create the forwarder: %s",
-				strerror(-rc));
-	if (config != NULL) {
-		FILE *in = strcmp(config, "-") == 0 ? stdin : fopen(config, "r");
+	return 0;
+}
 
-		if (in == NULL) {
-			vpk_fwd_destroy(f);
-			return vpk_fail(VPK_EXIT_USAGE, "fwd: %s: %s", config, strerror(errno));
-		}
-		rc = vpk_fwd_exec_file(f, in, strcmp(config, "-") == 0 ? "<stdin>" : config, err, sizeof(err));
-		if (in != stdin)
-			fclose(in);
-		if (rc != 0) {
-			vpk_fwd_destroy(f);
-			return vpk_fail(VPK_EXIT_USAGE, "fwd: %s", err);
-		}
+/* One configuration line made from an option: 0, or an exit code after a message (naming the
+ * line where the option's own words are not in the error already). */
+static int
+exec_line(struct vpk_fwd *f, const char *line, int code, bool name_line)
+{
+	char err[512];
+	int rc = vpk_fwd_exec(f, line, err, sizeof(err));
+
+	if (rc == 0)
+		return 0;
+	return name_line ? vpk_fail(code, "fwd: %s: %s", line, err) : vpk_fail(code, "fwd: %s", err);
+}
+
+/* The options that are configuration lines, after the --config file's. 0 or an exit code. */
+static int
+configure(struct vpk_fwd *f, struct fwd_args *a)
+{
+	char line[1100];
+	int rc;
+
+	for (size_t i = 0; i < a->n_in; i++)
+		if ((rc = io_option(f, a->ins[i], "in", a->loop)) != 0)
+			return rc;
+	for (size_t i = 0; i < a->n_out; i++)
+		if ((rc = io_option(f, a->outs[i], "out", "")) != 0)
+			return rc;
+	/* --iface IF[=DEV]: "interface IF live DEV [io TYPE]" */
+	for (size_t i = 0; i < a->n_if; i++) {
+		const char *eq = strchr(a->ifaces[i], '=');
+
+		snprintf(line, sizeof(line), "interface %.*s live %s%s%s", eq ? (int)(eq - a->ifaces[i]) : 64,
+			 a->ifaces[i], eq ? eq + 1 : a->ifaces[i], a->io_type ? " io " : "", a->io_type ? a->io_type : "");
+		if ((rc = exec_line(f, line, VPK_EXIT_USAGE, true)) != 0)
+			return rc;
 	}
-	for (size_t i = 0; i < n_in; i++)
-		if ((rc = io_option(f, ins[i], "in", loop)) != 0)
-			goto out;
-	for (size_t i = 0; i < n_out; i++)
-		if ((rc = io_option(f, outs[i], "out", "")) != 0)
-			goto out;
-	/* --iface IF[=DEV]: "interface IF live DEV [io TYPE]"; --duration/--count: "run-limit" */
-	for (size_t i = 0; i < n_if + 2; i++) {
-		char line[256];
-		const char *eq = i < n_if ? strchr(ifaces[i], '=') : NULL;
-
-		if (i < n_if)
-			snprintf(line, sizeof(line), "interface %.*s live %s%s%s", eq ? (int)(eq - ifaces[i]) : 64,
-				 ifaces[i], eq ? eq + 1 : ifaces[i], io_type ? " io " : "", io_type ? io_type : "");
-		else if (i == n_if && (duration != NULL || count != NULL))
-			snprintf(line, sizeof(line), "run-limit%s%s%s%s", duration ? " seconds " : "",
-				 duration ? duration : "", count ? " packets " : "", count ? count : "");
-		else if (i == n_if + 1 && stats_period != NULL)
-			snprintf(line, sizeof(line), "stats-period %s", stats_period);
-		else if (i == n_if)
-			continue;
-		else
-			break;
-		rc = vpk_fwd_exec(f, line, err, sizeof(err));
-		if (rc != 0) {
-			rc = vpk_fail(VPK_EXIT_USAGE, "fwd: %s: %s", line, err);
-			goto out;
-		}
+	if (a->duration != NULL || a->count != NULL) {
+		snprintf(line, sizeof(line), "run-limit%s%s%s%s", a->duration ? " seconds " : "",
+			 a->duration ? a->duration : "", a->count ? " packets " : "", a->count ? a->count : "");
+		if ((rc = exec_line(f, line, VPK_EXIT_USAGE, true)) != 0)
+			return rc;
 	}
-	if (conf.l3fwd_acl) {
-		/* l3fwd's ports are the interfaces; port P's next hop is neighbor P+1 with
-		 * l3fwd's default destination MAC 02:00:00:00:00:PP, unless configured. */
-		for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
-			char line[128];
-
-			snprintf(line, sizeof(line), "neighbor %zu 02:00:00:00:00:%02zx dev %zu", i + 1, i & 0xff, i);
-			if (!vpk_fwd_has_neighbor(f, (uint32_t)(i + 1)) &&
-			    vpk_fwd_exec(f, line, err, sizeof(err)) != 0) {
-				rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %s", err);
-				goto out;
-			}
-		}
+	if (a->stats_period != NULL) {
+		snprintf(line, sizeof(line), "stats-period %s", a->stats_period);
+		if ((rc = exec_line(f, line, VPK_EXIT_USAGE, true)) != 0)
+			return rc;
+	}
+	/* l3fwd's ports are the interfaces; port P's next hop is neighbor P+1 with
+	 * l3fwd's default destination MAC 02:00:00:00:00:PP, unless configured. */
+	for (size_t i = 0; a->conf.l3fwd_acl && i < vpk_fwd_n_ifs(f); i++) {
+		snprintf(line, sizeof(line), "neighbor %zu 02:00:00:00:00:%02zx dev %zu", i + 1, i & 0xff, i);
+		if (!vpk_fwd_has_neighbor(f, (uint32_t)(i + 1)) && (rc = exec_line(f, line, VPK_EXIT_FAIL, false)) != 0)
+			return rc;
 	}
 	for (int v6 = 0; v6 < 2; v6++) {
-		const char *path = v6 ? rule6 : rule4;
-		char line[1100];
-
-		if (path == NULL)
+		if (a->rule[v6] == NULL)
 			continue;
-		snprintf(line, sizeof(line), "acl load %s%s", path, v6 ? " ipv6" : "");
-		rc = vpk_fwd_exec(f, line, err, sizeof(err));
+		snprintf(line, sizeof(line), "acl load %s%s", a->rule[v6], v6 ? " ipv6" : "");
+		if ((rc = exec_line(f, line, VPK_EXIT_USAGE, false)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The forwarder from the options and the --config file; NULL after a message (*code). */
+static struct vpk_fwd *
+make_fwd(struct fwd_args *a, int *code)
+{
+	struct vpk_fwd *f;
+	char err[512];
+	int rc;
+
+	a->conf.node_variants = a->variants;
+	a->conf.n_node_variants = a->n_var;
+	rc = vpk_fwd_create(&a->conf, &f);
+	if (rc != 0) {
+		*code = a->conf.acl_impl != NULL
+			? vpk_fail(VPK_EXIT_USAGE, "fwd: --alg=%s: %s", a->conf.acl_impl,
+				   rc == -ENOTSUP ? "that ACL variant cannot run here (CPU or cap)"
+						  : "unknown (scalar, sse, avx2, avx512x16, avx512x32)")
+			: vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
+				   "fwd: cannot create the forwarder: %s", strerror(-rc));
+		return NULL;
+	}
+	if (a->config != NULL) {
+		bool std = strcmp(a->config, "-") == 0;
+		FILE *in = std ? stdin : fopen(a->config, "r");
+
+		if (in == NULL) {
+			*code = vpk_fail(VPK_EXIT_USAGE, "fwd: %s: %s", a->config, strerror(errno));
+			vpk_fwd_destroy(f);
+			return NULL;
+		}
+		rc = vpk_fwd_exec_file(f, in, std ? "<stdin>" : a->config, err, sizeof(err));
+		if (!std)
+			fclose(in);
 		if (rc != 0) {
-			rc = vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_USAGE, "fwd: %s", err);
-			goto out;
+			*code = vpk_fail(VPK_EXIT_USAGE, "fwd: %s", err);
+			vpk_fwd_destroy(f);
+			return NULL;
 		}
 	}
+	return f;
+}
+
+/* Run; AF_XDP refused (no bpf() here, or built without libxdp) falls back to AF_PACKET. */
+static int
+run(struct vpk_fwd *f, const struct fwd_args *a, struct vpk_fwd_run_stats *st, char *err, size_t len)
+{
+	int rc = vpk_fwd_run(f, st, err, len);
+
+	if ((rc == -EPERM || rc == -ENOTSUP) && a->io_type != NULL && strcmp(a->io_type, "af_xdp") == 0 &&
+	    a->n_if > 0) {
+		fprintf(stderr, "vpk: fwd: %s; using af_packet instead\n", err);
+		for (size_t i = 0; i < a->n_if; i++) {
+			char line[128];
+			const char *eq = strchr(a->ifaces[i], '=');
+
+			snprintf(line, sizeof(line), "interface %.*s io af_packet", eq ? (int)(eq - a->ifaces[i]) : 64,
+				 a->ifaces[i]);
+			vpk_fwd_exec(f, line, err, len);
+		}
+		rc = vpk_fwd_run(f, st, err, len);
+	}
+	return rc;
+}
+
+static void
+report(struct vpk_fwd *f, const struct fwd_args *a, const struct vpk_fwd_run_stats *st)
+{
+	struct fwd_show_opts so = { .runtime = a->show_rt, .errors = a->show_err,
+				    .nodes = a->show_nodes, .n_nodes = a->n_show_nodes };
+	const char *const *cfg_shows;
+	size_t ncs = vpk_fwd_shows(f, &cfg_shows);
+
+	fwd_show_add_config(&so, cfg_shows, ncs);
+	if (vpk_opts.json)
+		fwd_show_json(f, st, &so, vpk_get_max_simd_bitwidth());
+	else
+		fwd_show_text(f, st, &so);
+}
+
+static int
+cmd_fwd(int argc, char **argv)
+{
+	struct fwd_args *a;
+	struct fwd_cli *cli = NULL;
+	struct vpk_fwd *f;
+	struct vpk_fwd_run_stats st;
+	const char *eal;
+	char err[512];
+	int rc;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--demo") == 0)
+			return fwd_demo(argc, argv);
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return vpk_fail(VPK_EXIT_FAIL, "fwd: out of memory");
+	a->conf.isa = vpk_opts.isa;
+	rc = parse_args(argc, argv, a);
+	if (rc != 0) {
+		free(a);
+		return rc < 0 ? VPK_EXIT_OK : rc;
+	}
+	eal = a->eal;
+	if (eal != NULL && io_dpdk_init(eal, err, sizeof(err)) != 0) {
+		free(a);
+		return vpk_fail(VPK_EXIT_USAGE, "fwd: --eal: %s", err);
+	}
+	if ((f = make_fwd(a, &rc)) == NULL) {
+		if (eal != NULL)
+			io_dpdk_fini();
+		free(a);
+		return rc;
+	}
+	if ((rc = configure(f, a)) != 0)
+		goto out;
 	if (eal == NULL && vpk_fwd_dpdk_eal(f) != NULL) {
 		/* `dpdk-eal ARGS` in the configuration: start the EAL now. */
-		eal = vpk_fwd_dpdk_eal(f);
-		if (io_dpdk_init(eal, err, sizeof(err)) != 0) {
+		if (io_dpdk_init(vpk_fwd_dpdk_eal(f), err, sizeof(err)) != 0) {
 			rc = vpk_fail(VPK_EXIT_USAGE, "fwd: dpdk-eal: %s", err);
-			eal = NULL;
 			goto out;
 		}
+		eal = vpk_fwd_dpdk_eal(f);
 	}
 	live_fwd = f;
 	got_signal = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (cli_path != NULL) {
+	if (a->cli_path != NULL) {
 		rc = fwd_cli_prepare(f, err, sizeof(err));
 		if (rc == 0)
-			rc = fwd_cli_start(f, cli_path, &cli, err, sizeof(err));
+			rc = fwd_cli_start(f, a->cli_path, &cli, err, sizeof(err));
 		if (rc != 0) {
 			rc = vpk_fail(rc == -EADDRINUSE || rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd: %s", err);
 			goto out;
@@ -362,25 +404,10 @@ cmd_fwd(int argc, char **argv)
 		/* Control plane only (routes from the kernel, vpk ctl): nothing to forward. */
 		fprintf(stderr, "vpk: fwd: no input interface: control plane only, until SIGINT/SIGTERM\n");
 		serve_until_signal();
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
 		rc = VPK_EXIT_OK;
 		goto out;
 	}
-	rc = vpk_fwd_run(f, &st, err, sizeof(err));
-	if ((rc == -EPERM || rc == -ENOTSUP) && io_type != NULL && strcmp(io_type, "af_xdp") == 0 && n_if > 0) {
-		/* AF_XDP refused (no bpf() here, or built without libxdp): AF_PACKET instead. */
-		fprintf(stderr, "vpk: fwd: %s; using af_packet instead\n", err);
-		for (size_t i = 0; i < n_if; i++) {
-			char line[128];
-			const char *eq = strchr(ifaces[i], '=');
-
-			snprintf(line, sizeof(line), "interface %.*s io af_packet", eq ? (int)(eq - ifaces[i]) : 64,
-				 ifaces[i]);
-			vpk_fwd_exec(f, line, err, sizeof(err));
-		}
-		rc = vpk_fwd_run(f, &st, err, sizeof(err));
-	}
+	rc = run(f, a, &st, err, sizeof(err));
 	if (cli == NULL) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -391,18 +418,7 @@ cmd_fwd(int argc, char **argv)
 			      "fwd: %s", err);
 		goto out;
 	}
-	{
-		struct fwd_show_opts so = { .runtime = show_rt, .errors = show_err,
-					    .nodes = show_nodes, .n_nodes = n_show_nodes };
-		const char *const *cfg_shows;
-		size_t ncs = vpk_fwd_shows(f, &cfg_shows);
-
-		fwd_show_add_config(&so, cfg_shows, ncs);
-		if (vpk_opts.json)
-			fwd_show_json(f, &st, &so, vpk_get_max_simd_bitwidth());
-		else
-			fwd_show_text(f, &st, &so);
-	}
+	report(f, a, &st);
 	if (vpk_fwd_bufs_in_use(f) != 0)
 		rc = vpk_fail(VPK_EXIT_FAIL, "fwd: %u buffers still in use after the run (a leak)",
 			      vpk_fwd_bufs_in_use(f));
@@ -418,5 +434,6 @@ out:
 	vpk_fwd_destroy(f);
 	if (eal != NULL)
 		io_dpdk_fini();
+	free(a);
 	return rc;
 }
