@@ -90,9 +90,10 @@ eth_sub(struct vpk_node_rt *rt, const struct vpk_eth_input_conf *c, const struct
 	return vpk_node_drop(rt, b, ETH_ERR_NO_SUB, ETH_NEXT_DROP);
 }
 
-/* Router L2 input of a frame not to our unicast MAC, or tagged (len >= 14 checked). */
+/* Router L2 input of a frame not to our unicast MAC, or tagged (len >= 14 checked). Out of
+ * line, so it carries its ISA suffix like the node function (vpk scan's policy). */
 static __attribute__((noinline)) uint16_t
-eth_port(struct vpk_node_rt *rt, const struct vpk_eth_input_conf *c, struct vpk_buf *b,
+VPK_FN(eth_port)(struct vpk_node_rt *rt, const struct vpk_eth_input_conf *c, struct vpk_buf *b,
 	 const uint8_t *d, uint16_t et)
 {
 	const struct vpk_eth_if *e = &c->ifs[b->rx_if];
@@ -158,7 +159,7 @@ eth_one_l2(struct vpk_node_rt *rt, const struct vpk_eth_input_conf *c, struct vp
 		b->l3_off = (uint16_t)(b->data_off + 14);
 		return et == VPK_ETHERTYPE_IP4 ? ETH_NEXT_IP4 : ETH_NEXT_IP6;
 	}
-	return eth_port(rt, c, b, d, et);
+	return VPK_FN(eth_port)(rt, c, b, d, et);
 }
 
 static uint32_t
