@@ -200,7 +200,7 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	enum vpk_io_type io = VPK_IO_AF_PACKET;
 	bool io_set = false;
 	struct fwd_if *ifc;
-	uint32_t dummy;
+	uint32_t dummy = 0;
 	bool exists, mac_set = false, loop_set = false;
 	char *in_dup, *out_dup, *live_dup;
 	uint32_t loops = 0;
