@@ -47,7 +47,7 @@ eal_for() {     # MiB the tool needs
 bw=${VPK_BENCH_BITWIDTH:+--force-max-simd-bitwidth=$VPK_BENCH_BITWIDTH}
 common="$bw --no-pci -l 0 --file-prefix vpk-rte-bench --log-level=lib.eal:error"
 w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
+trap 'rm -rf "$w" /run/dpdk/vpk-rte-bench' EXIT     # EAL leaves its runtime directory behind
 
 run() {         # OUT LIB CMD...: one run, stdout+stderr to OUT, "wall rss" appended
 	local out=$1 lib=$2

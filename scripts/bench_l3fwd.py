@@ -119,8 +119,11 @@ def hugepages(work):
     """DPDK's usual memory: 2 MiB pages on a private hugetlbfs mount (nr_hugepages only raised)."""
     path = "/proc/sys/vm/nr_hugepages"
     try:
-        if int(open(path).read()) < 512:
+        before = int(open(path).read())
+        if before < 512:
             open(path, "w").write("512")
+            # atexit runs last-registered first: the pages go back after the umount below.
+            atexit.register(lambda: open(path, "w").write(str(before)))
         free = int(re.search(r"HugePages_Free:\s+(\d+)", open("/proc/meminfo").read()).group(1))
         if free < 300:
             return "only %d free 2 MiB pages" % free
@@ -131,6 +134,8 @@ def hugepages(work):
             return "cannot mount hugetlbfs"
         HUGE["dir"] = d
         atexit.register(subprocess.run, ["umount", d], check=False)     # also when a step fails
+        # EAL leaves its runtime directory (config, memseg arrays) behind.
+        atexit.register(shutil.rmtree, "/run/dpdk/" + PREFIX, True)
         return None
     except OSError as e:
         return str(e)
