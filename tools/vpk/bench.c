@@ -10,6 +10,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include <vpk/pkt.h>
+
 #include "common/libvpk_internal.h"
 #include "bench.h"
 
@@ -156,4 +158,20 @@ bench_hugepages_free(void)
 	}
 	closedir(d);
 	return total;
+}
+
+void
+bench_ip4_header(uint8_t *h, uint32_t i)
+{
+	uint16_t c;
+
+	h[0] = 0x45;
+	h[2] = 0x05;
+	h[8] = 64;
+	h[9] = 17;
+	memcpy(h + 12, &i, 4);
+	h[16] = 10;
+	h[19] = (uint8_t)i;
+	c = vpk_ip4_csum(h, 20);
+	memcpy(h + 10, &c, 2);
 }

@@ -39,6 +39,10 @@ double bench_max(const double *v, size_t n);
  * transparent huge pages (docs/benchmarks.md, "DPDK's memory").
  */
 size_t bench_hugepages_free(void);
+
+/* Packet @i's 20-byte IPv4 header at @h (UDP, 10.x.x.x, distinct per i, valid checksum): the
+ * frames of the kernel benchmarks and of vpk info --tune. */
+void bench_ip4_header(uint8_t *h, uint32_t i);
 /* Keep the optimiser from dropping a result. */
 #define bench_keep(x) __asm__ volatile("" : : "r,m"(x) : "memory")
 

@@ -108,17 +108,8 @@ setup_frames(void)
 	memset(D.slots, 0, (size_t)TUNE_ITEMS * 2048);
 	for (uint32_t i = 0; i < TUNE_ITEMS; i++) {
 		uint8_t *h = D.slots + (size_t)i * 2048 + 206;   /* metadata, headroom, Ethernet */
-		uint16_t c;
 
-		h[0] = 0x45;
-		h[2] = 0x05;
-		h[8] = 64;
-		h[9] = 17;
-		memcpy(h + 12, &i, 4);
-		h[16] = 10;
-		h[19] = (uint8_t)i;
-		c = vpk_ip4_csum(h, 20);
-		memcpy(h + 10, &c, 2);
+		bench_ip4_header(h, i);
 		D.hdrs[i] = h;
 		D.idx[i] = (uint32_t)(((size_t)((i * 2654435761u) % TUNE_ITEMS) * 2048) >> VPK_BUF_SHIFT);
 		memcpy(D.tuples + i * 16, h + 12, 8);

@@ -100,17 +100,8 @@ setup(void)
 	memset(slots, 0, (size_t)N_PKTS * SLOT);
 	for (uint32_t i = 0; i < N_PKTS; i++) {
 		uint8_t *h = slots + (size_t)i * SLOT + 64 + 128 + 14;  /* after metadata, headroom, Ethernet */
-		uint16_t c;
 
-		h[0] = 0x45;
-		h[2] = 0x05;
-		h[8] = 64;
-		h[9] = 17;
-		memcpy(h + 12, &i, 4);
-		h[16] = 10;
-		h[19] = (uint8_t)i;
-		c = vpk_ip4_csum(h, 20);
-		memcpy(h + 10, &c, 2);
+		bench_ip4_header(h, i);
 		hdr_ptrs[i] = h;
 		/* Shuffled buffer order, as a pool hands buffers out after a while. */
 		idx_in[i] = (uint32_t)(((size_t)((i * 2654435761u) % N_PKTS) * SLOT) >> VPK_BUF_SHIFT);
