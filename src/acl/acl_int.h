@@ -180,7 +180,7 @@ extern int acl_build_copies_override;
  * Small test sets spill into many trees with a low threshold. Not thread-safe. */
 extern unsigned acl_build_spill_override;
 
-/* Scalar helpers shared by every variant (acl_kern.c includes them). */
+/* Scalar helpers shared by every variant (acl_kern.h includes them). */
 static inline uint32_t
 acl_load_dim(const uint8_t *p, const struct acl_dimsrc *s)
 {

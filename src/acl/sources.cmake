@@ -9,7 +9,11 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/acl_del.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_file.c
   ${CMAKE_CURRENT_LIST_DIR}/acl5.c)
-vpk_kernel(NAME acl ISAS scalar sse42 avx2 avx512 IMPLS avx512:avx512x32 avx512:avx512x16
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_kern.c)
+# One file per variant around the shared body in acl_kern.h.
+vpk_kernel(NAME acl ISAS scalar SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_kern.c)
+vpk_kernel(NAME acl ISAS sse42 SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_kern_sse42.c)
+vpk_kernel(NAME acl ISAS avx2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_kern_avx2.c)
+vpk_kernel(NAME acl ISAS avx512 IMPLS avx512:avx512x32 avx512:avx512x16
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/acl_kern_avx512.c)
 list(APPEND VPK_LINK_LIBS m)
 string(APPEND VPK_PC_LIBS_PRIVATE " -lm")

@@ -4,7 +4,8 @@
 
 Runs `vpk bench acl` under `perf record -e cpu-clock` (a software clock: this VM has no PMU),
 attributes every sample of each variant's classify function to the innermost inlined
-function of acl_kern.c that holds it (addr2line -i on the debug info), groups those into
+function of the classify body (src/acl/acl_kern.h, acl_kern*.c) that holds it (addr2line -i
+on the debug info), groups those into
 parts (keys + body, walk, leaf table + prefetch, leaf scan) and scales the shares by the
 cycles per packet the same run measured. One process, so the variants see the same data.
 
@@ -23,8 +24,9 @@ import tempfile
 
 PARTS = {
     'walk': ['walk_scalar', 'walk_start', 'node16', 'key16', 'step16', 'start16', 'walk_x32', 'leaf16',
-             'walk_x16', 'walk_avx2'],
-    'scan': ['match_block', 'scan_block', 'match16', 'match16_w16', 'accept_block', 'scan_leaves',
+             'walk_x16', 'walk_avx2', 'acl_walk'],
+    'scan': ['match_block', 'scan_block', 'acl_match32', 'acl_match16', 'match32_scalar', 'match16_scalar',
+             'accept_block', 'scan_leaves',
              'acl_live_slots'],
     'leaf table + prefetch': ['prefetch_leaf'],
     'keys + body': ['classify_body', 'acl_load_dim', 'classify'],

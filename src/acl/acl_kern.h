@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VPK_ACL_KERN_H
+#define VPK_ACL_KERN_H
+
+/*
+ * The ACL classify body shared by every variant (acl_int.h has the data
+ * layout, docs/acl.md the design). Each variant is a file of its own that
+ * includes this header, defines the three per-ISA steps declared below and
+ * its acl_impl object: acl_kern.c (scalar), acl_kern_sse42.c,
+ * acl_kern_avx2.c, acl_kern_avx512.c (x32 and x16).
+ *
+ * Per chunk of <= 64 packets:
+ *   1. keys:  every dimension of every packet read big-endian into key[p][d]
+ *             (and, for a variant that sets ACL_KEYT, dimension-major keyt[d][p]);
+ *   2. per tree (in rank order):
+ *      walk:  next = child + (key[dim] >= thr) until a leaf (acl_walk());
+ *      scan:  per packet, the leaf's blocks of 16 rules are compared across
+ *             rules: slot j matches when ((key & m[j]) - lo[j]) <= span[j]
+ *             (acl_match32(), acl_match16()). Per category the first set bit
+ *             of match & cmask is the best rule of the block (blocks are in
+ *             rank order). A packet skips a tree whose best rank cannot beat
+ *             what it has.
+ *   3. results: userdata of the best rank per category, 0 if none.
+ * Every variant computes exactly the same function; only 1 and 2 differ.
+ */
+#include <string.h>
+
+#include "acl/acl_int.h"
+#include "core/kern.h"
+
+#define CHUNK 64
+#define PREFETCH_LINES 6   /* of each reached leaf's first block, at walk time (docs/acl.md) */
+
+#define INLINE static inline __attribute__((always_inline))
+
+#ifndef ACL_KEYT
+#error "define ACL_KEYT (1: the variant's walk reads dimension-major keys) before including acl_kern.h"
+#endif
+
+/* ---- the per-ISA steps, defined by the including file -------------------- */
+
+/* Bit j set when slot j of a block matches x; w is the variant's width. */
+INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w);
+INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w);
+/* Walk tree t of rt for packets 0..n-1: leaf[t * CHUNK + p] = the packet's leaf
+ * index, return 0; or, having prefetched each leaf's first block, leaf[] = its
+ * leaf table word 0 & ACL_LEAF_OFF and lr[] = word 1 (best rank), return 1. */
+INLINE int acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt,
+		    uint32_t nd, uint32_t n, uint32_t *leaf, uint32_t *lr, int w);
+
+/* Bit j set when slot j of a block matches x (32-bit dimension; m == NULL:
+ * no mask): the scalar form, and what every vector form computes. */
+INLINE uint32_t
+match32_scalar(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m)
+{
+	uint32_t r = 0;
+
+	for (int j = 0; j < ACL_BLK; j++) {
+		uint32_t v = m != NULL ? x & m[j] : x;
+
+		r |= (uint32_t)(v - lo[j] <= sp[j]) << j;
+	}
+	return r;
+}
+
+/* The same for a 16-bit dimension: u16 lo[16], sp[16], m[16]; x < 2^16. */
+INLINE uint32_t
+match16_scalar(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m)
+{
+	uint32_t r = 0;
+
+	for (int j = 0; j < ACL_BLK; j++) {
+		uint16_t v = (uint16_t)(m != NULL ? x & m[j] : x);
+
+		r |= (uint32_t)((uint16_t)(v - lo[j]) <= sp[j]) << j;
+	}
+	return r;
+}
+
+/* A matching block: per category, the first set bit of mt & cmask is the
+ * block's best rule (blocks are in rank order); keep it if it beats the best. */
+INLINE void
+accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *brank, uint32_t *bud,
+	     uint32_t *found)
+{
+	for (uint32_t c = 0; c < ncat; c++) {
+		uint32_t x = mt & h->cmask[c];
+
+		if (x != 0) {
+			uint32_t j = (uint32_t)__builtin_ctz(x), r = h->ru[2 * j];
+
+			*found |= 1u << c;
+			if (r < brank[c]) {
+				brank[c] = r;
+				bud[c] = h->ru[2 * j + 1];
+			}
+		}
+	}
+}
+
+/* Bit j set when slot j of block h matches the packet's keys (dimensions in
+ * dim[] order; stops at the first empty mask: measured faster than testing
+ * every dimension branch-free, also for the vector variants). */
+INLINE uint32_t
+match_block(const struct acl_blk *h, const uint32_t *key, int w)
+{
+	const uint8_t *arr = (const uint8_t *)(h + 1);
+	uint32_t mt = h->valid, i = 0, nd = h->nd;
+
+	/* The builder puts the 32-bit dimensions first (acl_leaf.c): two loops
+	 * without a per-dimension type branch. */
+	for (; i < nd && mt != 0 && !(h->dim[i] & ACL_DIM_16); i++) {
+		uint32_t d = h->dim[i];
+		const uint32_t *a = (const uint32_t *)(const void *)arr;
+
+		mt &= acl_match32(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 192 : 128;
+	}
+	for (; i < nd && mt != 0; i++) {
+		uint32_t d = h->dim[i];
+		const uint16_t *a = (const uint16_t *)(const void *)arr;
+
+		mt &= acl_match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		arr += (d & ACL_DIM_MASKED) ? 128 : 64;
+	}
+	return mt;
+}
+
+/* One block of a leaf for one packet: update the per-category best
+ * rank/userdata; returns the leaf's next block, or NULL when the packet is
+ * done with this leaf. */
+INLINE const uint8_t *
+scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank, uint32_t *bud,
+	   uint32_t *found, int w, const struct acl_dead *dead)
+{
+	const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
+	uint32_t mt, worst = 0;
+
+	/* Blocks are in rank order: stop when none can improve any category. */
+	for (uint32_t c = 0; c < ncat; c++)
+		worst = brank[c] > worst ? brank[c] : worst;
+	if (h->first_rank > worst)
+		return NULL;
+	mt = match_block(h, key, w);
+	if (mt != 0 && (mt = acl_live_slots(dead, h->ru, mt)) != 0)
+		accept_block(h, mt, ncat, brank, bud, found);
+	if ((h->lines & ACL_BLK_LAST) || *found == (1u << ncat) - 1)
+		return NULL;
+	return p + (size_t)(h->lines & ~ACL_BLK_LAST) * 64;
+}
+
+/*
+ * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
+ * lf[p]). A block's successor is known only once its header is loaded, so
+ * each scan is a chain of dependent loads: two packets advance in turn, one
+ * block each, so that their chains overlap.
+ */
+INLINE void
+scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
+	    uint32_t nd, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
+{
+	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
+	uint32_t i = 0;
+
+	for (; i + 2 <= nq; i += 2) {
+		uint32_t a = q[i], b = q[i + 1], fa = 0, fb = 0;
+		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
+
+		while (pa != NULL && pb != NULL) {
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+		}
+		while (pa != NULL)
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+		while (pb != NULL)
+			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+	}
+	if (i < nq) {
+		uint32_t a = q[i], fa = 0;
+		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
+
+		while (pa != NULL)
+			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+	}
+}
+
+/* ---- the scalar walk, and the leaf table loads after a walk -------------- */
+
+/* Where packet p's walk starts: the tree's root table (acl_int.h). */
+INLINE uint32_t
+walk_start(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t p)
+{
+	return tr->rtab[(keys[p * nd + tr->rdim] >> tr->rshift) & ACL_RTAB_MASK];
+}
+
+INLINE void
+walk_scalar(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t n, uint32_t *leaf)
+{
+	const uint32_t *thr = tr->thr, *info = tr->info;
+	uint32_t p = 0;
+
+	for (; p + 4 <= n; p += 4) {
+		uint32_t a = walk_start(tr, keys, nd, p), b = walk_start(tr, keys, nd, p + 1);
+		uint32_t c = walk_start(tr, keys, nd, p + 2), d = walk_start(tr, keys, nd, p + 3);
+		uint32_t ia = info[2 * a], ib = info[2 * b], ic = info[2 * c], id = info[2 * d];
+
+		while (!(ia & ib & ic & id & ACL_LEAF_BIT)) {
+			if (!(ia & ACL_LEAF_BIT)) {
+				a = (ia >> 5) + (keys[p * nd + (ia & 31)] >= thr[2 * a]);
+				ia = info[2 * a];
+			}
+			if (!(ib & ACL_LEAF_BIT)) {
+				b = (ib >> 5) + (keys[(p + 1) * nd + (ib & 31)] >= thr[2 * b]);
+				ib = info[2 * b];
+			}
+			if (!(ic & ACL_LEAF_BIT)) {
+				c = (ic >> 5) + (keys[(p + 2) * nd + (ic & 31)] >= thr[2 * c]);
+				ic = info[2 * c];
+			}
+			if (!(id & ACL_LEAF_BIT)) {
+				d = (id >> 5) + (keys[(p + 3) * nd + (id & 31)] >= thr[2 * d]);
+				id = info[2 * d];
+			}
+		}
+		leaf[p] = ia & ~ACL_LEAF_BIT;
+		leaf[p + 1] = ib & ~ACL_LEAF_BIT;
+		leaf[p + 2] = ic & ~ACL_LEAF_BIT;
+		leaf[p + 3] = id & ~ACL_LEAF_BIT;
+	}
+	for (; p < n; p++) {
+		uint32_t x = walk_start(tr, keys, nd, p), ix = info[2 * x];
+
+		while (!(ix & ACL_LEAF_BIT)) {
+			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[2 * x]);
+			ix = info[2 * x];
+		}
+		leaf[p] = ix & ~ACL_LEAF_BIT;
+	}
+}
+
+/* Prefetch the first block of a leaf (@p le0: its leaf table word 0): its
+ * lines (header, ranks, userdata and the first dimensions' arrays) up to
+ * PREFETCH_LINES, not beyond: prefetching past the block, or more of it,
+ * measured slower. */
+INLINE void
+prefetch_leaf(const uint8_t *blocks, uint32_t le0)
+{
+	const uint8_t *bp = blocks + (size_t)(le0 & ACL_LEAF_OFF) * 64;
+	uint32_t nl = le0 >> ACL_LEAF_LSHIFT;
+
+	nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
+	for (uint32_t k = 0; k < nl; k++)
+		__builtin_prefetch(bp + 64 * k);
+}
+
+INLINE void
+classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
+	      uint32_t categories, uint32_t ncat, int w)
+{
+	uint32_t nd = rt->nd;
+	uint32_t keys[CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
+	uint32_t keyt[ACL_KEYT ? CHUNK * ACL_MAX_DIMS : 1] __attribute__((aligned(64)));  /* keyt[d * CHUNK + p] */
+	uint32_t leaf[ACL_MAX_TREES * CHUNK], lr[ACL_MAX_TREES * CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
+
+	for (uint32_t base = 0; base < n; base += CHUNK) {
+		uint32_t cn = n - base < CHUNK ? n - base : CHUNK;
+
+		for (uint32_t p = 0; p < cn; p++) {
+			const uint8_t *d = data[base + p];
+
+			for (uint32_t k = 0; k < nd; k++) {
+				keys[p * nd + k] = acl_load_dim(d, &rt->src[k]);
+				if (ACL_KEYT)
+					keyt[k * CHUNK + p] = keys[p * nd + k];
+			}
+			for (uint32_t c = 0; c < ncat; c++) {
+				brank[p * VPK_ACL_MAX_CATEGORIES + c] = UINT32_MAX;
+				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
+			}
+		}
+		/* Walk every tree first, prefetch every leaf, then scan: the leaf
+		 * blocks are the cache misses, this overlaps them. */
+		for (uint32_t t = 0; t < rt->ntrees; t++) {
+			uint32_t *lf = leaf + t * CHUNK;
+
+			if (acl_walk(rt, t, keys, keyt, nd, cn, leaf, lr, w))
+				continue;
+			for (uint32_t p = 0; p < cn; p++) {
+				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)(lf[p] & ~ACL_LEAF_BIT);
+
+				prefetch_leaf(rt->tree[t].blocks, le[0]);
+				lf[p] = le[0] & ACL_LEAF_OFF;
+				lr[t * CHUNK + p] = le[1];
+			}
+		}
+		for (uint32_t t = 0; t < rt->ntrees; t++) {
+			uint32_t q[CHUNK], nq = 0;
+
+			for (uint32_t p = 0; p < cn; p++) {
+				const uint32_t *br = brank + p * VPK_ACL_MAX_CATEGORIES;
+				uint32_t worst = 0;
+
+				/* The leaf's best rule cannot beat what every category has. */
+				for (uint32_t c = 0; c < ncat; c++)
+					worst = br[c] > worst ? br[c] : worst;
+				q[nq] = p;
+				nq += worst >= lr[t * CHUNK + p];
+			}
+			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, keys, nd, ncat, brank, bud, w,
+				    rt->dead);
+		}
+		for (uint32_t p = 0; p < cn; p++) {
+			uint32_t *out = results + (size_t)(base + p) * categories;
+
+			for (uint32_t c = 0; c < categories; c++)
+				out[c] = c < ncat ? bud[p * VPK_ACL_MAX_CATEGORIES + c] : 0;
+		}
+	}
+}
+
+/* One category (the common case) gets its own instance: the per-category
+ * loops of the scan fold away. */
+INLINE void
+classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results, uint32_t n,
+	 uint32_t categories, int w)
+{
+	uint32_t ncat = categories < rt->ncat ? categories : rt->ncat;
+
+	if (ncat == 1)
+		classify_body(rt, data, results, n, categories, 1, w);
+	else
+		classify_body(rt, data, results, n, categories, ncat, w);
+}
+
+#endif /* VPK_ACL_KERN_H */

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACL classify, AVX-512 variants (acl_kern.h has the shared body):
+ *   x32: a block's 16 slots in one zmm compare to a k-mask; the walk steps
+ *        2 x 16 packets of two trees at once with 64-bit node gathers and
+ *        gathers the leaf table entries of one- and two-tree runtimes;
+ *   x16: the slots in two ymm, the walk 2 x 8 packets with AVX-512VL masks.
+ */
+#include <immintrin.h>
+
+#define ACL_KEYT 1   /* x32's walk reads each lane's key from the dimension-major keys */
+#include "acl/acl_kern.h"
+
+#define LEAF_GATHER_TREES 2 /* x32: gather leaf table entries in the walk up to this many trees */
+
+INLINE uint32_t
+acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
+{
+	if (w == 512) {
+		__m512i v = _mm512_set1_epi32((int)x);
+
+		if (m != NULL)
+			v = _mm512_and_si512(v, _mm512_load_si512(m));
+		v = _mm512_sub_epi32(v, _mm512_load_si512(lo));
+		return _mm512_cmple_epu32_mask(v, _mm512_load_si512(sp));
+	}
+	__m256i v = _mm256_set1_epi32((int)x), a = v, b = v;
+
+	if (m != NULL) {
+		a = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+		b = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(m + 8)));
+	}
+	a = _mm256_sub_epi32(a, _mm256_load_si256((const __m256i *)lo));
+	b = _mm256_sub_epi32(b, _mm256_load_si256((const __m256i *)(lo + 8)));
+	return _mm256_cmple_epu32_mask(a, _mm256_load_si256((const __m256i *)sp)) |
+	       (uint32_t)_mm256_cmple_epu32_mask(b, _mm256_load_si256((const __m256i *)(sp + 8))) << 8;
+}
+
+INLINE uint32_t
+acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
+{
+	(void)w;
+	__m256i v = _mm256_set1_epi16((short)x);
+
+	if (m != NULL)
+		v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+	v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
+	return _mm256_cmple_epu16_mask(v, _mm256_load_si256((const __m256i *)sp));
+}
+
+/*
+ * x32 walk: 2 x 16 lanes of zmm. A node is one 64-bit gather (thr, info),
+ * split into threshold and info lanes with two permutes; with up to
+ * WALK_REG_DIMS dimensions each lane's key comes from masked loads of the
+ * dimension-major keys (keyt) instead of a third gather.
+ */
+#define WALK_REG_DIMS 8
+
+/* Gather the nodes x of the lanes in m: returns their info (other lanes keep
+ * info), sets *thr. */
+INLINE __m512i
+node16(const void *nodes, __m512i x, __mmask16 m, __m512i info, __m512i *thr)
+{
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+	__m512i g0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
+						 _mm512_castsi512_si256(x), nodes, 8);
+	__m512i g1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
+						 _mm512_extracti64x4_epi64(x, 1), nodes, 8);
+
+	*thr = _mm512_permutex2var_epi32(g0, even, g1);
+	return _mm512_mask_mov_epi32(info, m, _mm512_permutex2var_epi32(g0, odd, g1));
+}
+
+/* The key of each lane's node dimension (dim = info & 31). */
+INLINE __m512i
+key16(__m512i info, __mmask16 m, const uint32_t *keys, const uint32_t *keyt, uint32_t nd, uint32_t p)
+{
+	__m512i d = _mm512_and_si512(info, _mm512_set1_epi32(31));
+
+	if (nd <= WALK_REG_DIMS) {
+		__m512i v = _mm512_maskz_loadu_epi32(m, keyt + p);
+
+		for (uint32_t k = 1; k < nd; k++)
+			v = _mm512_mask_loadu_epi32(v, m & _mm512_cmpeq_epi32_mask(d, _mm512_set1_epi32((int)k)),
+						    keyt + k * CHUNK + p);
+		return v;
+	}
+	__m512i row = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+									    12, 13, 14, 15),
+							  _mm512_set1_epi32((int)p)),
+					 _mm512_set1_epi32((int)nd));
+
+	return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(row, d), keys, 4);
+}
+
+/* One level for the 16 lanes in *m: gather their nodes, retire the lanes
+ * that reached a leaf, step the others to the child their key selects. */
+INLINE void
+step16(const uint32_t *nodes, __m512i *x, __m512i *in, __mmask16 *m, const uint32_t *keys, const uint32_t *keyt,
+       uint32_t nd, uint32_t p)
+{
+	__m512i t, k, c;
+
+	*in = node16(nodes, *x, *m, *in, &t);
+	*m &= (__mmask16)~_mm512_movepi32_mask(*in);
+	k = key16(*in, *m, keys, keyt, nd, p);
+	c = _mm512_srli_epi32(*in, 5);
+	c = _mm512_mask_add_epi32(c, _mm512_cmpge_epu32_mask(k, t), c, _mm512_set1_epi32(1));
+	*x = _mm512_mask_mov_epi32(*x, *m, c);
+}
+
+/* Start nodes of the lanes in m (packets p..p+15): root table entries. */
+INLINE __m512i
+start16(const struct acl_tree *tr, const uint32_t *keyt, __mmask16 m, uint32_t p)
+{
+	__m512i k = _mm512_maskz_loadu_epi32(m, keyt + tr->rdim * CHUNK + p);
+
+	k = _mm512_and_si512(_mm512_srl_epi32(k, _mm_cvtsi32_si128((int)tr->rshift)),
+			     _mm512_set1_epi32((int)ACL_RTAB_MASK));
+	return _mm512_i32gather_epi32(k, tr->rtab, 4);
+}
+
+/* The leaf table entries of the 16 leaves in info (lanes in m), by two
+ * 64-bit gathers: lf[] gets word 0 (first block | its lines), lr[] word 1
+ * (best rank). */
+INLINE void
+leaf16(const uint32_t *ltab, __m512i info, __mmask16 m, uint32_t *lf, uint32_t *lr)
+{
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+	__m512i l = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), info);
+	__m512i g0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
+						 _mm512_castsi512_si256(l), ltab, 8);
+	__m512i g1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
+						 _mm512_extracti64x4_epi64(l, 1), ltab, 8);
+
+	_mm512_mask_storeu_epi32(lf, m, _mm512_permutex2var_epi32(g0, even, g1));
+	_mm512_mask_storeu_epi32(lr, m, _mm512_permutex2var_epi32(g0, odd, g1));
+}
+
+/*
+ * x32 walk of trees ta and tb (tb may be NULL) for packets 0..n-1, 32 at a
+ * time: four independent chains (2 trees x 16 lanes x 2) of dependent node
+ * gathers per loop, so that their latencies overlap. Stores each packet's
+ * leaf (la/lb) or, when ra != NULL, its leaf table entry (la/lb: word 0,
+ * ra/rb: best rank) gathered from the leaf lanes: faster than the scalar
+ * loads after the walk on one-tree runtimes, slower with 8 trees (docs/acl.md).
+ */
+INLINE void
+walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *keys, const uint32_t *keyt,
+	 uint32_t nd, uint32_t n, uint32_t *la, uint32_t *lb, uint32_t *ra, uint32_t *rb)
+{
+	for (uint32_t p = 0; p < n; p += 32) {
+		uint32_t na = n - p > 16 ? 16 : n - p, nb = n - p > 32 ? 16 : n - p - na;
+		__mmask16 ma = (__mmask16)((1u << na) - 1), mb = (__mmask16)((1u << nb) - 1);
+		__mmask16 m0 = ma, m1 = mb, m2 = tb != NULL ? ma : 0, m3 = tb != NULL ? mb : 0;
+		__m512i x0 = start16(ta, keyt, m0, p), x1 = start16(ta, keyt, m1, p + 16), x2 = x0, x3 = x1;
+		__m512i i0 = _mm512_setzero_si512(), i1 = i0, i2 = i0, i3 = i0;
+
+		if (tb != NULL) {
+			x2 = start16(tb, keyt, m2, p);
+			x3 = start16(tb, keyt, m3, p + 16);
+		}
+		while (m0 | m1 | m2 | m3) {
+			step16(ta->thr, &x0, &i0, &m0, keys, keyt, nd, p);
+			step16(ta->thr, &x1, &i1, &m1, keys, keyt, nd, p + 16);
+			if (m2 | m3) {
+				step16(tb->thr, &x2, &i2, &m2, keys, keyt, nd, p);
+				step16(tb->thr, &x3, &i3, &m3, keys, keyt, nd, p + 16);
+			}
+		}
+		if (ra != NULL) {
+			leaf16(ta->leaf, i0, ma, la + p, ra + p);
+			leaf16(ta->leaf, i1, mb, la + p + 16, ra + p + 16);
+			if (tb != NULL) {
+				leaf16(tb->leaf, i2, ma, lb + p, rb + p);
+				leaf16(tb->leaf, i3, mb, lb + p + 16, rb + p + 16);
+			}
+			continue;
+		}
+		_mm512_mask_storeu_epi32(la + p, ma, i0);
+		_mm512_mask_storeu_epi32(la + p + 16, mb, i1);
+		if (tb != NULL) {
+			_mm512_mask_storeu_epi32(lb + p, ma, i2);
+			_mm512_mask_storeu_epi32(lb + p + 16, mb, i3);
+		}
+	}
+}
+
+/* x16: 2 x 8 lanes of ymm with AVX-512VL masks. */
+INLINE void
+walk_x16(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t n, uint32_t *leaf)
+{
+	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
+
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
+
+	for (uint32_t p = 0; p < n; p += 16) {
+		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
+		__mmask8 aa = (__mmask8)((1u << na) - 1), ab = (__mmask8)((1u << nb) - 1);
+		__m256i ba = _mm256_mullo_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32((int)p)),
+						_mm256_set1_epi32((int)nd));
+		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32((int)(8 * nd)));
+		__m256i xa, xb;
+		__m256i ia = _mm256_setzero_si256(), ib = ia;
+		uint32_t st[16];
+
+		for (uint32_t i = 0; i < 16; i++)
+			st[i] = i < na + nb ? walk_start(tr, keys, nd, p + i) : 0;
+		xa = _mm256_loadu_si256((const __m256i *)st);
+		xb = _mm256_loadu_si256((const __m256i *)(st + 8));
+		while (aa | ab) {
+			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 8);
+			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 8);
+			aa &= (__mmask8)~_mm256_movepi32_mask(ia);
+			ab &= (__mmask8)~_mm256_movepi32_mask(ib);
+			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 8);
+			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 8);
+			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
+					_mm256_add_epi32(ba, _mm256_and_si256(ia, k31)), kp, 4);
+			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
+					_mm256_add_epi32(bb, _mm256_and_si256(ib, k31)), kp, 4);
+			__m256i ca = _mm256_srli_epi32(ia, 5), cb = _mm256_srli_epi32(ib, 5);
+
+			ca = _mm256_mask_add_epi32(ca, _mm256_cmpge_epu32_mask(ka, ta), ca, one);
+			cb = _mm256_mask_add_epi32(cb, _mm256_cmpge_epu32_mask(kb, tb), cb, one);
+			xa = _mm256_mask_mov_epi32(xa, aa, ca);
+			xb = _mm256_mask_mov_epi32(xb, ab, cb);
+		}
+		ia = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ia);
+		ib = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ib);
+		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), ia);
+		if (nb)
+			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), ib);
+	}
+}
+
+INLINE int
+acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
+	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)
+{
+	uint32_t *lf = leaf + t * CHUNK;
+	int gl = rt->ntrees <= LEAF_GATHER_TREES;
+
+	if (w == 256) {
+		walk_x16(&rt->tree[t], keys, nd, n, lf);
+		return 0;
+	}
+	/* two trees at a time (the second one's leaves are prefetched in the next round) */
+	if (t % 2 == 0)
+		walk_x32(&rt->tree[t], t + 1 < rt->ntrees ? &rt->tree[t + 1] : NULL, keys, keyt, nd, n, lf,
+			 lf + CHUNK, gl ? lr + t * CHUNK : NULL, lr + t * CHUNK + CHUNK);
+	if (!gl)
+		return 0;
+	/* lf[] holds leaf table word 0, lr[] the best ranks */
+	for (uint32_t p = 0; p < n; p++) {
+		prefetch_leaf(rt->tree[t].blocks, lf[p]);
+		lf[p] &= ACL_LEAF_OFF;
+	}
+	return 1;
+}
+
+static void
+VPK_FN(acl_classify_x32)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
+			 uint32_t n, uint32_t categories)
+{
+	classify(rt, data, results, n, categories, 512);
+}
+
+static void
+VPK_FN(acl_classify_x16)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
+			 uint32_t n, uint32_t categories)
+{
+	classify(rt, data, results, n, categories, 256);
+}
+
+const struct acl_impl acl_impl_avx512x32 = {
+	.base = { .name = "avx512x32", .isa = VPK_ISA_AVX512, .width = 512 },
+	.classify = VPK_FN(acl_classify_x32),
+};
+const struct acl_impl acl_impl_avx512x16 = {
+	.base = { .name = "avx512x16", .isa = VPK_ISA_AVX512, .width = 256 },
+	.classify = VPK_FN(acl_classify_x16),
+};
