@@ -39,9 +39,11 @@
 
 /* ---- the per-ISA steps, defined by the including file -------------------- */
 
-/* Bit j set when slot j of a block matches x; w is the variant's width. */
-INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w);
-INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w);
+/* mt minus the slots j of a block that x does not match; w is the variant's width. */
+INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt,
+			    int w);
+INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt,
+			    int w);
 /* Walk tree t of rt for packets 0..n-1: leaf[t * CHUNK + p] = the packet's leaf
  * index, return 0; or, having prefetched each leaf's first block, leaf[] = its
  * leaf table word 0 & ACL_LEAF_OFF and lr[] = word 1 (best rank), return 1. */
@@ -113,14 +115,14 @@ match_block(const struct acl_blk *h, const uint32_t *key, int w)
 		uint32_t d = h->dim[i];
 		const uint32_t *a = (const uint32_t *)(const void *)arr;
 
-		mt &= acl_match32(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		mt = acl_match32(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, mt, w);
 		arr += (d & ACL_DIM_MASKED) ? 192 : 128;
 	}
 	for (; i < nd && mt != 0; i++) {
 		uint32_t d = h->dim[i];
 		const uint16_t *a = (const uint16_t *)(const void *)arr;
 
-		mt &= acl_match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, w);
+		mt = acl_match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, mt, w);
 		arr += (d & ACL_DIM_MASKED) ? 128 : 64;
 	}
 	return mt;

@@ -10,7 +10,7 @@
 #include "acl/acl_kern.h"
 
 INLINE uint32_t
-acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
+match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
 {
 	(void)w;
 	__m256i v = _mm256_set1_epi32((int)x), a = v, b = v, s0, s1;
@@ -30,7 +30,7 @@ acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *
 }
 
 INLINE uint32_t
-acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
+match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
 	(void)w;
 	__m256i v = _mm256_set1_epi16((short)x);
@@ -41,6 +41,18 @@ acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *
 	v = _mm256_cmpeq_epi16(_mm256_min_epu16(v, _mm256_load_si256((const __m256i *)sp)), v);
 	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm256_castsi256_si128(v),
 							   _mm256_extracti128_si256(v, 1)));
+}
+
+INLINE uint32_t
+acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
+{
+	return mt & match32(x, lo, sp, m, w);
+}
+
+INLINE uint32_t
+acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt, int w)
+{
+	return mt & match16(x, lo, sp, m, w);
 }
 
 /* AVX2: 2 x 8 lanes, vpgatherdd with vector masks. */

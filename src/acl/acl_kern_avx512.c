@@ -14,7 +14,7 @@
 #define LEAF_GATHER_TREES 2 /* x32: gather leaf table entries in the walk up to this many trees */
 
 INLINE uint32_t
-acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
+match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
 {
 	if (w == 512) {
 		__m512i v = _mm512_set1_epi32((int)x);
@@ -37,7 +37,7 @@ acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *
 }
 
 INLINE uint32_t
-acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
+match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
 	(void)w;
 	__m256i v = _mm256_set1_epi16((short)x);
@@ -46,6 +46,18 @@ acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *
 		v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
 	v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
 	return _mm256_cmple_epu16_mask(v, _mm256_load_si256((const __m256i *)sp));
+}
+
+INLINE uint32_t
+acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
+{
+	return mt & match32(x, lo, sp, m, w);
+}
+
+INLINE uint32_t
+acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt, int w)
+{
+	return mt & match16(x, lo, sp, m, w);
 }
 
 /*

@@ -9,7 +9,7 @@
 #include "acl/acl_kern.h"
 
 INLINE uint32_t
-acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
+match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
 {
 	(void)w;
 	__m128i v = _mm_set1_epi32((int)x);
@@ -28,7 +28,7 @@ acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *
 }
 
 INLINE uint32_t
-acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
+match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
 	(void)w;
 	__m128i v = _mm_set1_epi16((short)x), a = v, b = v;
@@ -42,6 +42,18 @@ acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *
 	a = _mm_cmpeq_epi16(_mm_min_epu16(a, _mm_load_si128((const __m128i *)sp)), a);
 	b = _mm_cmpeq_epi16(_mm_min_epu16(b, _mm_load_si128((const __m128i *)(sp + 8))), b);
 	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+}
+
+INLINE uint32_t
+acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
+{
+	return mt & match32(x, lo, sp, m, w);
+}
+
+INLINE uint32_t
+acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt, int w)
+{
+	return mt & match16(x, lo, sp, m, w);
 }
 
 INLINE int
