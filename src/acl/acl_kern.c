@@ -40,6 +40,13 @@ acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *
 	return mt;
 }
 
+INLINE void
+acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, uint32_t *keyt)
+{
+	(void)keyt;
+	keys_scalar(rt, data, n, keys);
+}
+
 INLINE int
 acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
 	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)

@@ -10,8 +10,9 @@
  * acl_kern_avx2.c, acl_kern_avx512.c (x32 and x16).
  *
  * Per chunk of <= 64 packets:
- *   1. keys:  every dimension of every packet read big-endian into key[p][d]
- *             (and, for a variant that sets ACL_KEYT, dimension-major keyt[d][p]);
+ *   1. keys:  every dimension of every packet read big-endian (acl_keys()),
+ *             packet-major into keys[p][d], or, in a variant that sets ACL_KEYT,
+ *             dimension-major into keyt[d][p] only (what its gathers read);
  *   2. per tree (in rank order):
  *      walk:  next = child + (key[dim] >= thr) until a leaf (acl_walk());
  *      scan:  per packet, the leaf's blocks of 16 rules are compared across
@@ -34,10 +35,16 @@
 #define INLINE static inline __attribute__((always_inline))
 
 #ifndef ACL_KEYT
-#error "define ACL_KEYT (1: the variant's walk reads dimension-major keys) before including acl_kern.h"
+#error "define ACL_KEYT (1: the variant's keys are dimension-major) before including acl_kern.h"
 #endif
+/* Where dimension d of a packet's keys is, from the packet's first key. */
+#define KEY_DSTRIDE (ACL_KEYT ? CHUNK : 1)
 
 /* ---- the per-ISA steps, defined by the including file -------------------- */
+
+/* The keys of packets data[0..n-1]: keys[p * nd + d] or, ACL_KEYT, keyt[d * CHUNK + p]. */
+INLINE void acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys,
+		     uint32_t *keyt);
 
 /* mt minus the slots j of a block that x does not match; w is the variant's width. */
 INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt,
@@ -115,14 +122,14 @@ match_block(const struct acl_blk *h, const uint32_t *key, int w)
 		uint32_t d = h->dim[i];
 		const uint32_t *a = (const uint32_t *)(const void *)arr;
 
-		mt = acl_match32(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, mt, w);
+		mt = acl_match32(key[(d & ACL_DIM_ID) * KEY_DSTRIDE], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, mt, w);
 		arr += (d & ACL_DIM_MASKED) ? 192 : 128;
 	}
 	for (; i < nd && mt != 0; i++) {
 		uint32_t d = h->dim[i];
 		const uint16_t *a = (const uint16_t *)(const void *)arr;
 
-		mt = acl_match16(key[d & ACL_DIM_ID], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, mt, w);
+		mt = acl_match16(key[(d & ACL_DIM_ID) * KEY_DSTRIDE], a, a + ACL_BLK, (d & ACL_DIM_MASKED) ? a + 2 * ACL_BLK : NULL, mt, w);
 		arr += (d & ACL_DIM_MASKED) ? 128 : 64;
 	}
 	return mt;
@@ -153,13 +160,13 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 
 /*
  * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
- * lf[p]). A block's successor is known only once its header is loaded, so
+ * lf[p]; packet p's keys at keys + p * pstride). A block's successor is known only once its header is loaded, so
  * each scan is a chain of dependent loads: two packets advance in turn, one
  * block each, so that their chains overlap.
  */
 INLINE void
 scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
-	    uint32_t nd, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
+	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
 {
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
 	uint32_t i = 0;
@@ -169,24 +176,33 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
 
 		while (pa != NULL && pb != NULL) {
-			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
-			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead);
 		}
 		while (pa != NULL)
-			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
 		while (pb != NULL)
-			pb = scan_block(pb, keys + b * nd, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead);
 	}
 	if (i < nq) {
 		uint32_t a = q[i], fa = 0;
 		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
 
 		while (pa != NULL)
-			pa = scan_block(pa, keys + a * nd, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
 	}
 }
 
-/* ---- the scalar walk, and the leaf table loads after a walk -------------- */
+/* ---- packet-major keys, the scalar walk --------------------------------- */
+
+INLINE void
+keys_scalar(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys)
+{
+	for (uint32_t p = 0; p < n; p++)
+		for (uint32_t k = 0; k < rt->nd; k++)
+			keys[p * rt->nd + k] = acl_load_dim(data[p], &rt->src[k]);
+}
+
 
 /* Where packet p's walk starts: the tree's root table (acl_int.h). */
 INLINE uint32_t
@@ -260,21 +276,15 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 	      uint32_t categories, uint32_t ncat, int w)
 {
 	uint32_t nd = rt->nd;
-	uint32_t keys[CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
+	uint32_t keys[ACL_KEYT ? 1 : CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
 	uint32_t keyt[ACL_KEYT ? CHUNK * ACL_MAX_DIMS : 1] __attribute__((aligned(64)));  /* keyt[d * CHUNK + p] */
 	uint32_t leaf[ACL_MAX_TREES * CHUNK], lr[ACL_MAX_TREES * CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
 
 	for (uint32_t base = 0; base < n; base += CHUNK) {
 		uint32_t cn = n - base < CHUNK ? n - base : CHUNK;
 
+		acl_keys(rt, data + base, cn, keys, keyt);
 		for (uint32_t p = 0; p < cn; p++) {
-			const uint8_t *d = data[base + p];
-
-			for (uint32_t k = 0; k < nd; k++) {
-				keys[p * nd + k] = acl_load_dim(d, &rt->src[k]);
-				if (ACL_KEYT)
-					keyt[k * CHUNK + p] = keys[p * nd + k];
-			}
 			for (uint32_t c = 0; c < ncat; c++) {
 				brank[p * VPK_ACL_MAX_CATEGORIES + c] = UINT32_MAX;
 				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
@@ -308,7 +318,8 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				q[nq] = p;
 				nq += worst >= lr[t * CHUNK + p];
 			}
-			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, keys, nd, ncat, brank, bud, w,
+			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, ACL_KEYT ? keyt : keys, ACL_KEYT ? 1 : nd,
+				    ncat, brank, bud, w,
 				    rt->dead);
 		}
 		for (uint32_t p = 0; p < cn; p++) {

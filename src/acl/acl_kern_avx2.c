@@ -106,6 +106,13 @@ walk_avx2(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t
 	}
 }
 
+INLINE void
+acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, uint32_t *keyt)
+{
+	(void)keyt;
+	keys_scalar(rt, data, n, keys);
+}
+
 INLINE int
 acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
 	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)

@@ -60,6 +60,41 @@ acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *
 	return mt & match16(x, lo, sp, m, w);
 }
 
+/* The keys of 16 packets per dimension: one 32-bit gather per packet ending
+ * at the field's last byte (it never reads before the packet's data nor past
+ * the field), byte-swapped, cut to the field's width. A field ending within
+ * the first 3 bytes is read byte by byte. */
+INLINE void
+acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, uint32_t *keyt)
+{
+	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
+
+	(void)keys;
+	for (uint32_t k = 0; k < rt->nd; k++) {
+		const struct acl_dimsrc *s = &rt->src[k];
+		uint32_t end = s->off + s->size;
+		__m512i off = _mm512_set1_epi64((long long)end - 4);
+		__m512i mask = _mm512_set1_epi32(s->size >= 4 ? -1 : (int)((1u << 8 * s->size) - 1));
+
+		if (end < 4) {
+			for (uint32_t p = 0; p < n; p++)
+				keyt[k * CHUNK + p] = acl_load_dim(data[p], s);
+			continue;
+		}
+		for (uint32_t p = 0; p < n; p += 16) {
+			__mmask16 m = n - p >= 16 ? 0xffff : (__mmask16)((1u << (n - p)) - 1);
+			__m512i a0 = _mm512_add_epi64(_mm512_maskz_loadu_epi64((__mmask8)m, data + p), off);
+			__m512i a1 = _mm512_add_epi64(_mm512_maskz_loadu_epi64((__mmask8)(m >> 8), data + p + 8), off);
+			__m256i g0 = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), (__mmask8)m, a0, NULL, 1);
+			__m256i g1 = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), (__mmask8)(m >> 8), a1, NULL, 1);
+			__m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(g0), g1, 1);
+
+			v = _mm512_and_si512(_mm512_shuffle_epi8(v, bswap), mask);
+			_mm512_mask_storeu_epi32(keyt + k * CHUNK + p, m, v);
+		}
+	}
+}
+
 /*
  * x32 walk: 2 x 16 lanes of zmm. A node is one 64-bit gather (thr, info),
  * split into threshold and info lanes with two permutes; with up to
@@ -98,12 +133,12 @@ key16(__m512i info, __mmask16 m, const uint32_t *keys, const uint32_t *keyt, uin
 						    keyt + k * CHUNK + p);
 		return v;
 	}
-	__m512i row = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-									    12, 13, 14, 15),
-							  _mm512_set1_epi32((int)p)),
-					 _mm512_set1_epi32((int)nd));
+	__m512i col = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+				       _mm512_set1_epi32((int)p));
 
-	return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, _mm512_add_epi32(row, d), keys, 4);
+	(void)keys;
+	return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m,
+					   _mm512_add_epi32(col, _mm512_slli_epi32(d, 6 /* CHUNK */)), keyt, 4);
 }
 
 /* One level for the 16 lanes in *m: gather their nodes, retire the lanes
@@ -202,9 +237,9 @@ walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *k
 
 /* x16: 2 x 8 lanes of ymm with AVX-512VL masks. */
 INLINE void
-walk_x16(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t n, uint32_t *leaf)
+walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t n, uint32_t *leaf)
 {
-	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keys;
+	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keyt;
 
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
@@ -212,15 +247,14 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t 
 	for (uint32_t p = 0; p < n; p += 16) {
 		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
 		__mmask8 aa = (__mmask8)((1u << na) - 1), ab = (__mmask8)((1u << nb) - 1);
-		__m256i ba = _mm256_mullo_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32((int)p)),
-						_mm256_set1_epi32((int)nd));
-		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32((int)(8 * nd)));
+		__m256i ba = _mm256_add_epi32(lane, _mm256_set1_epi32((int)p));
+		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32(8));
 		__m256i xa, xb;
 		__m256i ia = _mm256_setzero_si256(), ib = ia;
 		uint32_t st[16];
 
 		for (uint32_t i = 0; i < 16; i++)
-			st[i] = i < na + nb ? walk_start(tr, keys, nd, p + i) : 0;
+			st[i] = i < na + nb ? tr->rtab[(keyt[tr->rdim * CHUNK + p + i] >> tr->rshift) & ACL_RTAB_MASK] : 0;
 		xa = _mm256_loadu_si256((const __m256i *)st);
 		xb = _mm256_loadu_si256((const __m256i *)(st + 8));
 		while (aa | ab) {
@@ -231,9 +265,9 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t 
 			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 8);
 			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 8);
 			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
-					_mm256_add_epi32(ba, _mm256_and_si256(ia, k31)), kp, 4);
+					_mm256_add_epi32(ba, _mm256_slli_epi32(_mm256_and_si256(ia, k31), 6)), kp, 4);
 			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
-					_mm256_add_epi32(bb, _mm256_and_si256(ib, k31)), kp, 4);
+					_mm256_add_epi32(bb, _mm256_slli_epi32(_mm256_and_si256(ib, k31), 6)), kp, 4);
 			__m256i ca = _mm256_srli_epi32(ia, 5), cb = _mm256_srli_epi32(ib, 5);
 
 			ca = _mm256_mask_add_epi32(ca, _mm256_cmpge_epu32_mask(ka, ta), ca, one);
@@ -257,7 +291,7 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 	int gl = rt->ntrees <= LEAF_GATHER_TREES;
 
 	if (w == 256) {
-		walk_x16(&rt->tree[t], keys, nd, n, lf);
+		walk_x16(&rt->tree[t], keyt, n, lf);
 		return 0;
 	}
 	/* two trees at a time (the second one's leaves are prefetched in the next round) */
