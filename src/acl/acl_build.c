@@ -565,6 +565,8 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 			last = true;
 		}
 
+		if (tab[pl].max_boxes != 0 && n > tab[pl].max_boxes && !last)
+			continue;
 		b.nnodes = b.nleaves = b.max_depth = 0;
 		b.nlent = 0;
 		memset(b.spill, 0, (size_t)n);

@@ -17,14 +17,16 @@
  * copies would run away (docs/acl.md, "plans"). Leaves of up to 64 rules
  * between the 32- and 128-rule plans: where the first is abandoned, the
  * 64-rule plan scans fewer blocks per packet for 1.1-1.8x the leaf entries
- * (acl 4096: 131 -> 113 cycles, fw2 10k: 147 -> 128).
+ * (acl 4096: 131 -> 113 cycles, fw2 10k: 147 -> 128). Only on sets of up to
+ * max_boxes boxes (0: any): where it is abandoned too (acl, IPv6 10k) the
+ * attempt doubled the build time.
  */
 struct plan {
-	unsigned max_trees, repl4, big, max_copies, spill;
+	unsigned max_trees, repl4, big, max_copies, spill, max_boxes;
 };
 static const struct plan plans[] = {
 	{ 1, 6, 32, 16, 0 },
-	{ 1, 6, 64, 24, 0 },
+	{ 1, 6, 64, 24, 0, 8192 },
 	{ 1, 6, 128, 24, 0 },
 	{ 1, 6, 256, 30, 0 },
 	{ 1, 6, 1024, 12, 0 },
