@@ -196,12 +196,31 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 
 /* ---- packet-major keys, the scalar walk --------------------------------- */
 
+/* A field is read as the 32-bit big-endian word ending at its last byte, cut
+ * to its width (never before the buffer's start: fields ending in the first 3
+ * bytes are read byte by byte). */
 INLINE void
 keys_scalar(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys)
 {
+	uint32_t nd = rt->nd, off[ACL_MAX_DIMS], mask[ACL_MAX_DIMS];
+
+	for (uint32_t k = 0; k < nd; k++) {
+		if (rt->src[k].off + rt->src[k].size < 4) {
+			for (uint32_t p = 0; p < n; p++)
+				for (uint32_t j = 0; j < nd; j++)
+					keys[p * nd + j] = acl_load_dim(data[p], &rt->src[j]);
+			return;
+		}
+		off[k] = rt->src[k].off + rt->src[k].size - 4;
+		mask[k] = rt->src[k].size >= 4 ? UINT32_MAX : (1u << 8 * rt->src[k].size) - 1;
+	}
 	for (uint32_t p = 0; p < n; p++)
-		for (uint32_t k = 0; k < rt->nd; k++)
-			keys[p * rt->nd + k] = acl_load_dim(data[p], &rt->src[k]);
+		for (uint32_t k = 0; k < nd; k++) {
+			uint32_t w;
+
+			memcpy(&w, data[p] + off[k], 4);
+			keys[p * nd + k] = __builtin_bswap32(w) & mask[k];
+		}
 }
 
 
