@@ -21,14 +21,14 @@
  * bucket per node instance, i.e. per worker (rate and burst in
  * struct vpk_icmp_conf, refilled from the monotonic clock once per frame).
  * A packet whose TTL expired on its way to one of the router's own
- * addresses is not an error: it goes to ip4-local / ip6-local.
+ * addresses is not an error: it goes on as if its TTL were good (ie_local()).
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "graph/nodes/icmp_nodes.h"
 
-enum { IE_NEXT_LOOKUP, IE_NEXT_DROP, IE_NEXT_LOCAL, IE_N_NEXT };
+enum { IE_NEXT_LOOKUP, IE_NEXT_DROP, IE_NEXT_LOCAL, IE_NEXT_BYPASS, IE_N_NEXT };
 enum {
 	IE_ERR_TIME, IE_ERR_UNREACH, IE_ERR_PARAM, IE_ERR_LOCAL, IE_ERR_RATE, IE_ERR_ABOUT_ICMP,
 	IE_ERR_FRAG, IE_ERR_NOT_UNICAST, IE_ERR_NO_SRC, IE_ERR_HEADROOM, IE_ERR_MALFORMED, IE_N_ERROR
@@ -68,6 +68,20 @@ ie_sent(uint8_t type, bool is6)
 	return IE_ERR_UNREACH;
 }
 
+/*
+ * A packet for one of our own addresses whose TTL / hop limit ran out is
+ * not an error (TTL applies to forwarded packets only): it takes the path
+ * ip4-input / ip6-input give every packet, the tunnel bypass when the graph
+ * has one (a VxLAN packet to our VTEP is decapsulated), and reaches
+ * ip4-local / ip6-local through the lookup's host route; without a bypass
+ * it goes to ip4-local / ip6-local directly.
+ */
+static inline __attribute__((always_inline)) uint16_t
+ie_local(const struct vpk_node_rt *rt)
+{
+	return vpk_node_has_next(rt, IE_NEXT_BYPASS) ? IE_NEXT_BYPASS : IE_NEXT_LOCAL;
+}
+
 static inline __attribute__((always_inline)) bool
 ie_take(struct ie_ctx *x)
 {
@@ -92,7 +106,7 @@ ie4_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	tlen = tlen < hlen ? hlen : tlen > left ? left : tlen;
 	if (type == 11 && ic_is_local(x->c, h + 16, false)) {
 		vpk_node_count_error(rt, IE_ERR_LOCAL, 1);
-		return IE_NEXT_LOCAL;
+		return ie_local(rt);
 	}
 	/* source: not 0/8, 127/8, multicast, class E, broadcast; destination: not multicast / broadcast */
 	if (h[12] == 0 || h[12] == 127 || h[12] >= 224 || h[16] >= 224)
@@ -160,7 +174,7 @@ ie6_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	tlen = tlen > left ? left : tlen;
 	if (type == 3 && ic_is_local(x->c, h + 24, true)) {
 		vpk_node_count_error(rt, IE_ERR_LOCAL, 1);
-		return IE_NEXT_LOCAL;
+		return ie_local(rt);
 	}
 	{
 		static const uint8_t unspec[16];
@@ -236,8 +250,8 @@ VPK_NODE_FN_OBJ(ip6_icmp_error, VPK_FN(ip6_icmp_error_fn));
 #if VPK_VEC_BITS == 0
 #include <errno.h>
 
-static const char *const ie4_next[] = { "ip4-lookup", "error-drop", "ip4-local" };
-static const char *const ie6_next[] = { "ip6-lookup", "error-drop", "ip6-local" };
+static const char *const ie4_next[] = { "ip4-lookup", "error-drop", "ip4-local", "ip4-tunnel-bypass" };
+static const char *const ie6_next[] = { "ip6-lookup", "error-drop", "ip6-local", "ip6-tunnel-bypass" };
 static const char *const ie_errors[] = {
 	"time exceeded sent",
 	"destination unreachable sent",
