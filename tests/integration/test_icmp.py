@@ -212,3 +212,51 @@ def test_ipv6_unknown_next_header_to_router(run_vpk, tmp_path):
     assert len(out) == 1 and err(errs, "ip6-local", "parameter problem") == 1
     q, ptr = check_ip6_icmp(out[0], A6, SRC6, 4, 1)
     assert struct.unpack("!I", ptr)[0] == 6 and q == bytes(f)[14:]     # the IPv6 header's Next Header
+
+
+ACL4 = "@0.0.0.0/0 4.3.2.0/24 0 : 65535 53 : 53 17/0xff\n"
+ACL6 = "@::/0 2001:db8:4::/48 0 : 65535 53 : 53 17/0xff\n"
+
+
+def test_acl_deny_unreachable(run_vpk, tmp_path):
+    (tmp_path / "r4").write_text(ACL4)
+    (tmp_path / "r6").write_text(ACL6)
+    acl = f"acl load {tmp_path / 'r4'}\nacl load {tmp_path / 'r6'} ipv6\n"
+    denied = Ether(dst=MAC0) / IP(src=SRC4, dst="4.3.2.1", id=5) / UDP(sport=1000, dport=53) / Raw(b"d" * 30)
+    allowed = pkt4()                                                # dport 33435: permitted, forwarded
+    denied6 = Ether(dst=MAC0) / IPv6(src=SRC6, dst="2001:db8:4::1") / UDP(sport=1000, dport=53) / Raw(b"6" * 30)
+    frames = [denied, allowed, denied6]
+    # default: a deny is a silent drop
+    out, errs = run(run_vpk, tmp_path, ADDRS + acl, frames, name="drop")
+    assert len(out) == 1 and out[0][IP].dst == "4.3.2.1" and bytes(out[0])[14 + 9] == 17
+    assert err(errs, "ip4-acl", "denied") == 1 and err(errs, "ip6-acl", "denied") == 1
+    assert err(errs, "ip4-icmp-error", "unreachable sent") == 0
+    # acl deny icmp-unreachable: type 3 code 13 / ICMPv6 1/1 from the receiving interface's address
+    out, errs = run(run_vpk, tmp_path, ADDRS + acl + "acl deny icmp-unreachable\n", frames, name="icmp")
+    assert len(out) == 3, errs
+    o4 = [p for p in out if p.haslayer(IP) and bytes(p)[14 + 9] == 1]
+    o6 = [p for p in out if p.haslayer(IPv6)]
+    assert len(o4) == 1 and len(o6) == 1
+    q = check_ip4_icmp(o4[0], A4, SRC4, 3, 13)
+    assert q == bytes(denied)[14:]                                  # the whole datagram quoted
+    assert bytes(o4[0])[14 + 24:14 + 28] == b"\0\0\0\0"             # unused word
+    q, unused = check_ip6_icmp(o6[0], A6, SRC6, 1, 1)
+    assert q == bytes(denied6)[14:] and unused == b"\0\0\0\0"
+    assert err(errs, "ip4-acl", "denied") == 1 and err(errs, "ip6-acl", "denied") == 1
+    assert err(errs, "ip4-icmp-error", "destination unreachable sent") == 1
+    assert err(errs, "ip6-icmp-error", "destination unreachable sent") == 1
+    # rate-limited and counted like every ICMP error
+    many = [denied] * 20
+    out, errs = run(run_vpk, tmp_path, ADDRS + acl + "acl deny icmp-unreachable\nicmp rate-limit 1 burst 3\n",
+                    many, name="rate")
+    sent = err(errs, "ip4-icmp-error", "destination unreachable sent")
+    assert 3 <= sent <= 5 and len(out) == sent
+    assert err(errs, "ip4-icmp-error", "rate limited") == 20 - sent
+    assert err(errs, "ip4-acl", "denied") == 20
+
+
+def test_acl_deny_config_errors(run_vpk, tmp_path):
+    cfg = tmp_path / "c.conf"
+    cfg.write_text("acl deny reject\n")
+    p = run_vpk("fwd", "--config", str(cfg))
+    assert p.returncode != 0 and "acl deny drop|icmp-unreachable" in p.stderr and "c.conf" in p.stderr
