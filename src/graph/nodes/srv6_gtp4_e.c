@@ -132,11 +132,8 @@ static uint32_t
 VPK_FN(srv6_end_m_gtp4_e_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_gtp4e_conf *c = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ge_one(rt, c, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, ge_one(rt, c, b[i]));
 	return n;
 }
 VPK_NODE_FN_OBJ(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn));

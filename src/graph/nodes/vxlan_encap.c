@@ -31,18 +31,6 @@
 enum { VE_NEXT_LOOKUP, VE_NEXT_DROP, VE_N_NEXT };
 enum { VE_ERR_ENCAP, VE_ERR_HEADROOM, VE_ERR_TUNNEL, VE_N_ERROR };
 
-/* One's complement sum of @len bytes as big-endian 16-bit words, added to @s. */
-static inline __attribute__((always_inline)) uint32_t
-ve_sum(uint32_t s, const uint8_t *p, uint32_t len)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		s += (uint32_t)p[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
 
 static inline __attribute__((always_inline)) uint32_t
 ve_fnv(uint32_t h, const uint8_t *p, uint32_t n)
@@ -175,8 +163,8 @@ ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *
 	h[54] = (uint8_t)t->vni;
 	h[55] = 0;
 	/* pseudo-header (RFC 8200 §8.1): addresses, upper-layer length, next header */
-	s = ve_sum(0, h + 8, 32) + 16 + ilen + 17;
-	s = ve_sum(s, h + 40, 16 + ilen);
+	s = vpk_csum_add(0, h + 8, 32) + 16 + ilen + 17;
+	s = vpk_csum_fold(vpk_csum_add(s, h + 40, 16 + ilen));
 	cs = (uint16_t)~s;
 	tn_wr16be(h + 46, cs ? cs : 0xffff);
 	b->data_off = (uint16_t)o;
@@ -191,11 +179,8 @@ static uint32_t
 VPK_FN(vxlan6_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ve6_one(rt, c, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, ve6_one(rt, c, b[i]));
 	return n;
 }
 VPK_NODE_FN_OBJ(vxlan6_encap, VPK_FN(vxlan6_encap_fn));
@@ -204,11 +189,8 @@ static uint32_t
 VPK_FN(vxlan4_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ve_one(rt, c, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, ve_one(rt, c, b[i]));
 	return n;
 }
 VPK_NODE_FN_OBJ(vxlan4_encap, VPK_FN(vxlan4_encap_fn));
