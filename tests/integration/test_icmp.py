@@ -4,15 +4,14 @@ Packets are built with scapy; replies are judged byte by byte: checksums
 recomputed here, quoted lengths per RFC 792 / RFC 1812 §4.3.2.3 (IPv4: up to
 576 bytes in all) and RFC 4443 §2.4 (c) (IPv6: up to 1280 bytes).
 """
-import json
 import struct
 
-from scapy.all import ICMP, IP, UDP, Ether, IPv6, Raw, rdpcap  # noqa: E402
+from scapy.all import ICMP, IP, UDP, Ether, IPv6, Raw  # noqa: E402
 from scapy.layers.inet6 import IPv6ExtHdrSegmentRouting
-from scapy.utils import PcapWriter
 
-MAC0 = "02:00:00:00:00:01"
-NEIGH = "02:aa:00:00:00:01"
+from test_tunnels import MAC0, err
+from test_tunnels import run as tunnels_run
+
 A4 = "192.0.2.1"            # eth0 (the receiving interface)
 B4 = "198.51.100.1"         # eth1
 A6 = "2001:db8:1::1"
@@ -23,26 +22,9 @@ ADDRS = (f"ip address eth0 {A4}/24\nip address eth1 {B4}/24\nip address eth0 {A6
 
 
 def run(run_vpk, tmp_path, conf, frames, name="r"):
-    inp, out = tmp_path / f"{name}_in.pcap", tmp_path / f"{name}_out.pcap"
-    w = PcapWriter(str(inp), linktype=1, sync=True)
-    for f in frames:
-        w.write(bytes(f))
-    w.close()
-    cfg = tmp_path / f"{name}.conf"
-    cfg.write_text(f"interface eth0 mac {MAC0} in {inp}\n"
-                   f"interface eth1 mac 02:00:00:00:01:01 out {out}\n"
-                   f"neighbor 1 {NEIGH} dev eth1\nroute add 4.3.2.0/24 via 1\nroute add 2001:db8:4::/48 via 1\n"
-                   + conf)
-    p = run_vpk("fwd", "--config", str(cfg), "--json")
-    assert p.returncode == 0, p.stderr
-    r = json.loads(p.stdout)["runs"][0]
-    errs = {(e["node"], e["reason"]): e["count"] for e in r["errors"]}
-    outp = rdpcap(str(out)) if out.exists() and out.stat().st_size > 24 else []
-    return outp, errs
-
-
-def err(errs, node, sub):
-    return sum(c for (n, r), c in errs.items() if n == node and sub in r)
+    out, errs, _ = tunnels_run(run_vpk, tmp_path, conf, frames, name=name,
+                               routes="route add 4.3.2.0/24 via 1\nroute add 2001:db8:4::/48 via 1\n")
+    return out, errs
 
 
 def csum(b):

@@ -34,7 +34,11 @@ def vx4(inner=None, src=REMOTE, dst=LOCAL, vni=0x12345, flags=0x08, dport=4789, 
             UDP(sport=4789, dport=dport, chksum=0) / Raw(bytes(v)) / inner)
 
 
-def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r"):
+ROUTES = "route add 4.3.2.0/24 via 1\nroute add 2.2.2.0/24 via 1\nroute add 172.16.0.0/12 via 1\n"
+
+
+def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r", routes=ROUTES):
+    """Forward @frames from a pcap on eth0 with @conf; return (packets out of eth1, errors, their bytes)."""
     inp, out = tmp_path / f"{name}_in.pcap", tmp_path / f"{name}_out.pcap"
     w = PcapWriter(str(inp), linktype=1, sync=True)
     for f in frames:
@@ -43,9 +47,7 @@ def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r"):
     cfg = tmp_path / f"{name}.conf"
     cfg.write_text(f"interface eth0 mac {MAC0} in {inp}\n"
                    f"interface eth1 mac 02:00:00:00:01:01 out {out}\n"
-                   f"neighbor 1 {NEIGH} dev eth1\n"
-                   "route add 4.3.2.0/24 via 1\nroute add 2.2.2.0/24 via 1\n"
-                   "route add 172.16.0.0/12 via 1\n" + conf)
+                   f"neighbor 1 {NEIGH} dev eth1\n" + routes + conf)
     p = run_vpk("fwd", "--config", str(cfg), "--json", *extra, env=env)
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)["runs"][0]

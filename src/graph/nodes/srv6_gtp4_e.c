@@ -120,10 +120,7 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 		o[42] = (uint8_t)(((args >> 1) & 1) << 6 | args >> 2);  /* RQI, QFI */
 		o[43] = 0;                      /* no further extension */
 	}
-	b->data_off = (uint16_t)(io - hl);
-	b->len = (uint16_t)(hl + ilen);
-	b->total_len = b->len;
-	tn_set_l3l4(b, b->data_off, b->data_off + 20u, 17);
+	tn_set_outer_udp(b, io - hl, 20, io + ilen);
 	vpk_node_count_error(rt, GE_ERR_OK, 1);
 	return GE_NEXT_LOOKUP4;
 }
