@@ -4,13 +4,16 @@
  * graph: the input is an IPv4 or IPv6 packet (first byte: the kind) whose
  * header is made valid enough to reach them (to one of the router's
  * addresses, with TTL / hop limit 1, or to a destination without a route),
- * then the fuzz bytes as header fields and payload. Every usable variant
+ * then the fuzz bytes as header fields and payload; UDP to the unrouted
+ * destinations is denied by an ACL rule with deny_icmp. Every usable variant
  * must produce the same output bytes and counters, and every buffer must be
  * back in the pool. The rate limit is set so high that it never decides.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <vpk/acl.h>
+#include <vpk/acl_file.h>
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
 #include <vpk/graph.h>
@@ -38,12 +41,34 @@ static const struct vpk_icmp_addr addr[2] = {
 	{ 0, 1, 64, { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } },
 };
 static const struct vpk_icmp_conf icc = { addr, 2, 100000000, 1000000 };
+/* UDP to the unrouted destinations of kinds 3 and 6 is denied by a rule and answered
+ * "administratively prohibited"; other protocols there meet "no route". */
+static const int32_t action[2] = { VPK_ACL_ACT_PERMIT, VPK_ACL_ACT_DENY };
+static struct vpk_acl_node_conf anc[2] = {
+	{ .action = action, .n_action = 2, .no_match = VPK_ACL_ACT_PERMIT, .deny_icmp = true },
+	{ .action = action, .n_action = 2, .no_match = VPK_ACL_ACT_PERMIT, .deny_icmp = true },
+};
+
+static struct vpk_acl *
+make_acl(const struct vpk_acl5_rule *r, bool ipv6)
+{
+	struct vpk_acl_field_def defs[11];
+	uint32_t nf = vpk_acl5_layout(ipv6, defs);
+	struct vpk_acl_conf c = { .num_fields = nf, .defs = defs, .num_categories = 1 };
+	uint8_t rule[VPK_ACL_RULE_SIZE(11)];
+	struct vpk_acl *a;
+
+	vpk_acl5_to_rules(r, 1, ipv6, 1, rule);
+	if (vpk_acl_create(&c, &a) != 0 || vpk_acl_add_rules(a, rule, 1) != 0 || vpk_acl_build(a) != 0)
+		abort();
+	return a;
+}
 
 static void
 setup(void)
 {
 	static const char *const nodes[] = {
-		"ethernet-input", "ip4-input", "ip6-input", "ip4-lookup", "ip6-lookup", "ip4-rewrite",
+		"ethernet-input", "ip4-input", "ip6-input", "ip4-acl", "ip6-acl", "ip4-lookup", "ip6-lookup", "ip4-rewrite",
 		"ip6-rewrite", "ip4-icmp-error", "ip6-icmp-error", "ip4-local", "ip6-local", "interface-output",
 		"error-drop", NULL
 	};
@@ -54,13 +79,21 @@ setup(void)
 	struct vpk_fib6_conf f6 = { .nh_size = 4, .num_tbl8 = 64, .max_routes = 16 };
 	const uint8_t p6[16] = { 0x20, 0x01, 0x0d, 0xb8 };
 
+	const struct vpk_acl5_rule r4 = { .dst = { 172, 31 }, .dst_len = 16, .proto = 17, .proto_mask = 0xff,
+					  .sport_hi = 65535, .dport_hi = 65535, .port = -1 };
+	const struct vpk_acl5_rule r6 = { .dst = { 0x30 }, .dst_len = 8, .proto = 17, .proto_mask = 0xff,
+					  .sport_hi = 65535, .dport_hi = 65535, .port = -1 };
+
 	if (vpk_pool_create(&pc, &pool) != 0 || vpk_fib_create(&fc, &fib4) != 0 || vpk_fib6_create(&f6, &fib6) != 0)
 		abort();
+	anc[0].acl = make_acl(&r4, false);
+	anc[1].acl = make_acl(&r6, true);
 	if (vpk_fib_add(fib4, 0x0a000000u, 8, 1) != 0 || vpk_fib_add(fib4, 0xc0000201u, 32, VPK_NH_LOCAL) != 0 ||
 	    vpk_fib6_add(fib6, p6, 32, 1) != 0 || vpk_fib6_add(fib6, addr[1].addr, 128, VPK_NH_LOCAL) != 0)
 		abort();
 	for (unsigned v = 0; v < NV; v++) {
 		struct vpk_node_conf nc[] = {
+			{ "ip4-acl", &anc[0], 0, NULL }, { "ip6-acl", &anc[1], 0, NULL },
 			{ "ip4-lookup", fib4, 0, NULL }, { "ip6-lookup", fib6, 0, NULL },
 			{ "ip4-rewrite", (void *)&adjt, 0, NULL }, { "ip6-rewrite", (void *)&adjt, 0, NULL },
 			{ "ip4-icmp-error", (void *)&icc, 0, NULL }, { "ip6-icmp-error", (void *)&icc, 0, NULL },
