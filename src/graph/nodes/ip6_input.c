@@ -119,6 +119,7 @@ ip6_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t fwd)
 		if (ip6_walk(b, h, plen + 40) != IP6_N_ERROR) {
 			b->l4_off = (uint16_t)(b->l3_off + 40);
 			b->l4_proto = 59;
+			b->l3_n_ext = 0;
 		}
 		vpk_node_count_error(rt, IP6_ERR_HOPS, 1);
 		vpk_icmp_error_set(b, 3, 0, 0);
