@@ -61,4 +61,49 @@ fz_same(const struct fz_out *oa, struct vpk_graph *a, const struct fz_out *ob, s
 		}
 }
 
+/* Write the IPv4 header checksum of the @hlen-byte header @h into h[10..11]. */
+static inline void
+fz_ip4_csum_set(uint8_t *h, unsigned hlen)
+{
+	uint32_t s = 0;
+
+	for (unsigned k = 0; k < hlen; k += 2)
+		if (k != 10)
+			s += (uint32_t)(h[k] << 8 | h[k + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	h[10] = (uint8_t)(~s >> 8);
+	h[11] = (uint8_t)~s;
+}
+
+/*
+ * Frame @f (@len bytes) into ethernet-input of each of the @n_g graphs, one
+ * at a time: abort() unless every graph sends and counts what graph 0 does
+ * and gives every buffer back to @pool.
+ */
+static inline void
+fz_run_all(struct vpk_pool *pool, struct vpk_graph *const *g, struct fz_out *outs, unsigned n_g,
+	   const uint8_t *f, size_t len)
+{
+	for (unsigned v = 0; v < n_g; v++) {
+		uint32_t bi;
+		struct vpk_buf *b;
+
+		outs[v].n = 0;
+		outs[v].pkts = 0;
+		if (vpk_pool_alloc_burst(pool, &bi, 1) != 1)
+			abort();
+		b = vpk_buf_from_idx(vpk_pool_base(pool), bi);
+		memcpy(vpk_buf_data(b), f, len);
+		b->len = (uint16_t)len;
+		b->total_len = b->len;
+		vpk_graph_clear_stats(g[v]);
+		vpk_graph_inject(g[v], "ethernet-input", &bi, 1);
+		vpk_graph_run_once(g[v]);
+		if (vpk_pool_in_use(pool) != 0)
+			abort();        /* a buffer was lost or not yet dispatched */
+		fz_same(&outs[v], g[v], &outs[0], g[0]);
+	}
+}
+
 #endif

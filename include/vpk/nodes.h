@@ -10,8 +10,10 @@
  *   node             next arcs                              conf
  *   ethernet-input   ip4-input, ip6-input, error-drop       struct vpk_eth_input_conf (NULL: take every frame)
  *   ip4-input        ip4-acl, ip4-lookup, error-drop        -  (ip4-acl used when in the graph)
- *   ip4-acl          ip4-lookup, ip4-rewrite, error-drop    struct vpk_acl_node_conf
- *   ip6-acl          ip6-lookup, ip6-rewrite, error-drop    struct vpk_acl_node_conf
+ *   ip4-acl          ip4-lookup, ip4-rewrite, error-drop,   struct vpk_acl_node_conf
+ *                    ip4-icmp-error
+ *   ip6-acl          ip6-lookup, ip6-rewrite, error-drop,   struct vpk_acl_node_conf
+ *                    ip6-icmp-error
  *   ip6-input        ip6-acl, ip6-lookup, error-drop        -
  *   ip4-lookup       ip4-rewrite, error-drop                struct vpk_fib (next hop 0 = no route)
  *   ip6-lookup       ip6-rewrite, error-drop                struct vpk_fib6 (next hop 0 = no route)
@@ -147,6 +149,13 @@ struct vpk_acl_node_conf {
 	uint32_t n_action;
 	int32_t no_match;               /**< Action when no rule matches (userdata 0). */
 	enum vpk_acl_frag_policy frag_policy;
+	/** A packet denied by a rule (action VPK_ACL_ACT_DENY) is also answered with
+	 *  ICMP Destination Unreachable, "communication administratively
+	 *  prohibited" (IPv4 type 3 code 13, RFC 1812 §5.2.7.1; ICMPv6 type 1
+	 *  code 1, RFC 4443 §3.1), through ip4-icmp-error / ip6-icmp-error when
+	 *  the graph has them (rate-limited and counted there, vpk/icmp.h).
+	 *  Packets that match no rule are dropped silently whatever @p no_match. */
+	bool deny_icmp;
 };
 
 #ifdef __cplusplus

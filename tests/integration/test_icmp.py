@@ -4,15 +4,14 @@ Packets are built with scapy; replies are judged byte by byte: checksums
 recomputed here, quoted lengths per RFC 792 / RFC 1812 §4.3.2.3 (IPv4: up to
 576 bytes in all) and RFC 4443 §2.4 (c) (IPv6: up to 1280 bytes).
 """
-import json
 import struct
 
-from scapy.all import ICMP, IP, UDP, Ether, IPv6, Raw, rdpcap  # noqa: E402
+from scapy.all import ICMP, IP, UDP, Ether, IPv6, Raw  # noqa: E402
 from scapy.layers.inet6 import IPv6ExtHdrSegmentRouting
-from scapy.utils import PcapWriter
 
-MAC0 = "02:00:00:00:00:01"
-NEIGH = "02:aa:00:00:00:01"
+from test_tunnels import MAC0, err
+from test_tunnels import run as tunnels_run
+
 A4 = "192.0.2.1"            # eth0 (the receiving interface)
 B4 = "198.51.100.1"         # eth1
 A6 = "2001:db8:1::1"
@@ -23,26 +22,9 @@ ADDRS = (f"ip address eth0 {A4}/24\nip address eth1 {B4}/24\nip address eth0 {A6
 
 
 def run(run_vpk, tmp_path, conf, frames, name="r"):
-    inp, out = tmp_path / f"{name}_in.pcap", tmp_path / f"{name}_out.pcap"
-    w = PcapWriter(str(inp), linktype=1, sync=True)
-    for f in frames:
-        w.write(bytes(f))
-    w.close()
-    cfg = tmp_path / f"{name}.conf"
-    cfg.write_text(f"interface eth0 mac {MAC0} in {inp}\n"
-                   f"interface eth1 mac 02:00:00:00:01:01 out {out}\n"
-                   f"neighbor 1 {NEIGH} dev eth1\nroute add 4.3.2.0/24 via 1\nroute add 2001:db8:4::/48 via 1\n"
-                   + conf)
-    p = run_vpk("fwd", "--config", str(cfg), "--json")
-    assert p.returncode == 0, p.stderr
-    r = json.loads(p.stdout)["runs"][0]
-    errs = {(e["node"], e["reason"]): e["count"] for e in r["errors"]}
-    outp = rdpcap(str(out)) if out.exists() and out.stat().st_size > 24 else []
-    return outp, errs
-
-
-def err(errs, node, sub):
-    return sum(c for (n, r), c in errs.items() if n == node and sub in r)
+    out, errs, _ = tunnels_run(run_vpk, tmp_path, conf, frames, name=name,
+                               routes="route add 4.3.2.0/24 via 1\nroute add 2001:db8:4::/48 via 1\n")
+    return out, errs
 
 
 def csum(b):
@@ -212,3 +194,51 @@ def test_ipv6_unknown_next_header_to_router(run_vpk, tmp_path):
     assert len(out) == 1 and err(errs, "ip6-local", "parameter problem") == 1
     q, ptr = check_ip6_icmp(out[0], A6, SRC6, 4, 1)
     assert struct.unpack("!I", ptr)[0] == 6 and q == bytes(f)[14:]     # the IPv6 header's Next Header
+
+
+ACL4 = "@0.0.0.0/0 4.3.2.0/24 0 : 65535 53 : 53 17/0xff\n"
+ACL6 = "@::/0 2001:db8:4::/48 0 : 65535 53 : 53 17/0xff\n"
+
+
+def test_acl_deny_unreachable(run_vpk, tmp_path):
+    (tmp_path / "r4").write_text(ACL4)
+    (tmp_path / "r6").write_text(ACL6)
+    acl = f"acl load {tmp_path / 'r4'}\nacl load {tmp_path / 'r6'} ipv6\n"
+    denied = Ether(dst=MAC0) / IP(src=SRC4, dst="4.3.2.1", id=5) / UDP(sport=1000, dport=53) / Raw(b"d" * 30)
+    allowed = pkt4()                                                # dport 33435: permitted, forwarded
+    denied6 = Ether(dst=MAC0) / IPv6(src=SRC6, dst="2001:db8:4::1") / UDP(sport=1000, dport=53) / Raw(b"6" * 30)
+    frames = [denied, allowed, denied6]
+    # default: a deny is a silent drop
+    out, errs = run(run_vpk, tmp_path, ADDRS + acl, frames, name="drop")
+    assert len(out) == 1 and out[0][IP].dst == "4.3.2.1" and bytes(out[0])[14 + 9] == 17
+    assert err(errs, "ip4-acl", "denied") == 1 and err(errs, "ip6-acl", "denied") == 1
+    assert err(errs, "ip4-icmp-error", "unreachable sent") == 0
+    # acl deny icmp-unreachable: type 3 code 13 / ICMPv6 1/1 from the receiving interface's address
+    out, errs = run(run_vpk, tmp_path, ADDRS + acl + "acl deny icmp-unreachable\n", frames, name="icmp")
+    assert len(out) == 3, errs
+    o4 = [p for p in out if p.haslayer(IP) and bytes(p)[14 + 9] == 1]
+    o6 = [p for p in out if p.haslayer(IPv6)]
+    assert len(o4) == 1 and len(o6) == 1
+    q = check_ip4_icmp(o4[0], A4, SRC4, 3, 13)
+    assert q == bytes(denied)[14:]                                  # the whole datagram quoted
+    assert bytes(o4[0])[14 + 24:14 + 28] == b"\0\0\0\0"             # unused word
+    q, unused = check_ip6_icmp(o6[0], A6, SRC6, 1, 1)
+    assert q == bytes(denied6)[14:] and unused == b"\0\0\0\0"
+    assert err(errs, "ip4-acl", "denied") == 1 and err(errs, "ip6-acl", "denied") == 1
+    assert err(errs, "ip4-icmp-error", "destination unreachable sent") == 1
+    assert err(errs, "ip6-icmp-error", "destination unreachable sent") == 1
+    # rate-limited and counted like every ICMP error
+    many = [denied] * 20
+    out, errs = run(run_vpk, tmp_path, ADDRS + acl + "acl deny icmp-unreachable\nicmp rate-limit 1 burst 3\n",
+                    many, name="rate")
+    sent = err(errs, "ip4-icmp-error", "destination unreachable sent")
+    assert 3 <= sent <= 5 and len(out) == sent
+    assert err(errs, "ip4-icmp-error", "rate limited") == 20 - sent
+    assert err(errs, "ip4-acl", "denied") == 20
+
+
+def test_acl_deny_config_errors(run_vpk, tmp_path):
+    cfg = tmp_path / "c.conf"
+    cfg.write_text("acl deny reject\n")
+    p = run_vpk("fwd", "--config", str(cfg))
+    assert p.returncode != 0 and "acl deny drop|icmp-unreachable" in p.stderr and "c.conf" in p.stderr

@@ -34,7 +34,11 @@ def vx4(inner=None, src=REMOTE, dst=LOCAL, vni=0x12345, flags=0x08, dport=4789, 
             UDP(sport=4789, dport=dport, chksum=0) / Raw(bytes(v)) / inner)
 
 
-def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r"):
+ROUTES = "route add 4.3.2.0/24 via 1\nroute add 2.2.2.0/24 via 1\nroute add 172.16.0.0/12 via 1\n"
+
+
+def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r", routes=ROUTES):
+    """Forward @frames from a pcap on eth0 with @conf; return (packets out of eth1, errors, their bytes)."""
     inp, out = tmp_path / f"{name}_in.pcap", tmp_path / f"{name}_out.pcap"
     w = PcapWriter(str(inp), linktype=1, sync=True)
     for f in frames:
@@ -43,9 +47,7 @@ def run(run_vpk, tmp_path, conf, frames, *extra, env=None, name="r"):
     cfg = tmp_path / f"{name}.conf"
     cfg.write_text(f"interface eth0 mac {MAC0} in {inp}\n"
                    f"interface eth1 mac 02:00:00:00:01:01 out {out}\n"
-                   f"neighbor 1 {NEIGH} dev eth1\n"
-                   "route add 4.3.2.0/24 via 1\nroute add 2.2.2.0/24 via 1\n"
-                   "route add 172.16.0.0/12 via 1\n" + conf)
+                   f"neighbor 1 {NEIGH} dev eth1\n" + routes + conf)
     p = run_vpk("fwd", "--config", str(cfg), "--json", *extra, env=env)
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)["runs"][0]
@@ -470,3 +472,28 @@ def test_vxlan6_encap_round_trip(run_vpk, tmp_path):
     out2, errs2, _ = run(run_vpk, tmp_path, conf2, [back], name="back6")
     assert err(errs2, "vxlan6-input", "decapsulated") == 1
     assert out2[0][IP].dst == "9.9.1.1" and bytes(out2[0][UDP]) == bytes(sent[UDP])
+
+
+def test_vxlan_ttl1_to_own_vtep_address(run_vpk, tmp_path):
+    """TTL / hop limit 1 is checked for forwarded packets only: VxLAN to a VTEP address that is
+    also an `ip address` of the router is decapsulated; other UDP to that address still gets
+    port unreachable, and a transit packet with TTL 1 still gets time exceeded."""
+    v6 = "2001:db8::1"
+    conf = (VX_CONF + f"vxlan tunnel src {v6} dst 2001:db8::2 vni 77 decap-next l2\n"
+            f"ip address eth0 {LOCAL}/24\nip address eth0 {v6}/64\n")
+    f4 = vx4()
+    f4[IP].ttl = 1
+    f6 = (Ether(dst=MAC0) / IPv6(src="2001:db8::2", dst=v6, hlim=1) / UDP(sport=5, dport=4789, chksum=0) /
+          VXLAN(vni=77, flags=0x08) / inner_frame(n=1))
+    other_udp = Ether(dst=MAC0) / IP(src=REMOTE, dst=LOCAL, ttl=1) / UDP(sport=9, dport=53) / Raw(b"q" * 8)
+    transit = Ether(dst=MAC0) / IP(src=REMOTE, dst="4.3.2.9", ttl=1) / UDP(sport=9, dport=53) / Raw(b"t" * 8)
+    out, errs, raw = run(run_vpk, tmp_path, conf, [f4, f6, other_udp, transit])
+    assert err(errs, "vxlan4-input", "decapsulated") == 1
+    assert err(errs, "vxlan6-input", "decapsulated") == 1
+    inner = sorted(bytes(p[UDP]) for p in out if p.haslayer(UDP) and not p.haslayer("ICMP"))
+    assert inner == sorted([bytes(inner_frame()[UDP]), bytes(inner_frame(n=1)[UDP])])
+    icmp = sorted((bytes(p)[14 + 20], bytes(p)[14 + 21]) for p in out if p.haslayer("ICMP"))
+    assert icmp == [(3, 3), (11, 0)]                     # port unreachable, time exceeded
+    assert err(errs, "ip4-local", "port unreachable") == 1
+    assert err(errs, "ip4-icmp-error", "own address") == 2
+    assert err(errs, "ip6-icmp-error", "own address") == 1

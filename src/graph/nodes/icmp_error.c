@@ -21,14 +21,14 @@
  * bucket per node instance, i.e. per worker (rate and burst in
  * struct vpk_icmp_conf, refilled from the monotonic clock once per frame).
  * A packet whose TTL expired on its way to one of the router's own
- * addresses is not an error: it goes to ip4-local / ip6-local.
+ * addresses is not an error: it goes on as if its TTL were good (ie_local()).
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "graph/nodes/icmp_nodes.h"
 
-enum { IE_NEXT_LOOKUP, IE_NEXT_DROP, IE_NEXT_LOCAL, IE_N_NEXT };
+enum { IE_NEXT_LOOKUP, IE_NEXT_DROP, IE_NEXT_LOCAL, IE_NEXT_BYPASS, IE_N_NEXT };
 enum {
 	IE_ERR_TIME, IE_ERR_UNREACH, IE_ERR_PARAM, IE_ERR_LOCAL, IE_ERR_RATE, IE_ERR_ABOUT_ICMP,
 	IE_ERR_FRAG, IE_ERR_NOT_UNICAST, IE_ERR_NO_SRC, IE_ERR_HEADROOM, IE_ERR_MALFORMED, IE_N_ERROR
@@ -57,15 +57,19 @@ ie_refill(struct ie_ctx *x)
 	x->last_ns = now;
 }
 
-/* Counter of a sent error of @type. */
+
+/*
+ * A packet for one of our own addresses whose TTL / hop limit ran out is
+ * not an error (TTL applies to forwarded packets only): it takes the path
+ * ip4-input / ip6-input give every packet, the tunnel bypass when the graph
+ * has one (a VxLAN packet to our VTEP is decapsulated), and reaches
+ * ip4-local / ip6-local through the lookup's host route; without a bypass
+ * it goes to ip4-local / ip6-local directly.
+ */
 static inline __attribute__((always_inline)) uint16_t
-ie_sent(uint8_t type, bool is6)
+ie_local(const struct vpk_node_rt *rt)
 {
-	if (type == (is6 ? 3 : 11))
-		return IE_ERR_TIME;
-	if (type == (is6 ? 4 : 12))
-		return IE_ERR_PARAM;
-	return IE_ERR_UNREACH;
+	return vpk_node_has_next(rt, IE_NEXT_BYPASS) ? IE_NEXT_BYPASS : IE_NEXT_LOCAL;
 }
 
 static inline __attribute__((always_inline)) bool
@@ -77,13 +81,50 @@ ie_take(struct ie_ctx *x)
 	return true;
 }
 
+/*
+ * Whether an error about @b may be sent: an address of the family to send
+ * it from (*src), headroom for the new IP + ICMP headers and the Ethernet
+ * header, and a token. IE_N_ERROR if so, else the IE_ERR_* why not.
+ */
+static inline __attribute__((always_inline)) uint16_t
+ie_admit(struct ie_ctx *x, const struct vpk_buf *b, bool is6, const uint8_t **src)
+{
+	*src = ic_src(x->c, b->rx_if, is6);
+	if (*src == NULL)
+		return IE_ERR_NO_SRC;
+	if (b->l3_off < (is6 ? 48u : 28u) + 14)
+		return IE_ERR_HEADROOM;
+	if (!ie_take(x))
+		return IE_ERR_RATE;
+	return IE_N_ERROR;
+}
+
+/* @b is now the error of @type built at @no (IP + ICMP headers, then @qlen quoted bytes): count it, send it. */
+static inline __attribute__((always_inline)) uint16_t
+ie_sent(struct vpk_node_rt *rt, struct vpk_buf *b, uint32_t no, uint32_t qlen, uint8_t type, bool is6)
+{
+	uint32_t iphl = is6 ? 40 : 20;
+
+	b->data_off = (uint16_t)no;
+	b->len = (uint16_t)(iphl + 8 + qlen);
+	b->total_len = b->len;
+	b->l3_off = (uint16_t)no;
+	b->l4_off = (uint16_t)(no + iphl);
+	b->l4_proto = is6 ? 58 : 1;
+	b->l3_n_ext = 0;
+	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
+	vpk_node_count_error(rt, type == (is6 ? 3 : 11) ? IE_ERR_TIME : type == (is6 ? 4 : 12) ? IE_ERR_PARAM
+				 : IE_ERR_UNREACH, 1);
+	return IE_NEXT_LOOKUP;
+}
+
 static inline __attribute__((always_inline)) uint16_t
 ie4_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 {
 	uint8_t *h = vpk_buf_area(b) + b->l3_off, *o, type, code;
 	uint32_t left = vpk_l3_left(b), hlen, tlen, qlen, no;
 	const uint8_t *src;
-	uint16_t ptr;
+	uint16_t ptr, why;
 
 	vpk_icmp_error_get(b, &type, &code, &ptr);
 	if (left < 20 || (hlen = (h[0] & 15u) * 4) < 20 || hlen > left)
@@ -92,7 +133,7 @@ ie4_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	tlen = tlen < hlen ? hlen : tlen > left ? left : tlen;
 	if (type == 11 && ic_is_local(x->c, h + 16, false)) {
 		vpk_node_count_error(rt, IE_ERR_LOCAL, 1);
-		return IE_NEXT_LOCAL;
+		return ie_local(rt);
 	}
 	/* source: not 0/8, 127/8, multicast, class E, broadcast; destination: not multicast / broadcast */
 	if (h[12] == 0 || h[12] == 127 || h[12] >= 224 || h[16] >= 224)
@@ -105,13 +146,8 @@ ie4_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 		if (t == 3 || t == 4 || t == 5 || t == 11 || t == 12)
 			return vpk_node_drop(rt, b, IE_ERR_ABOUT_ICMP, IE_NEXT_DROP);
 	}
-	src = ic_src(x->c, b->rx_if, false);
-	if (src == NULL)
-		return vpk_node_drop(rt, b, IE_ERR_NO_SRC, IE_NEXT_DROP);
-	if (b->l3_off < 28 + 14)
-		return vpk_node_drop(rt, b, IE_ERR_HEADROOM, IE_NEXT_DROP);
-	if (!ie_take(x))
-		return vpk_node_drop(rt, b, IE_ERR_RATE, IE_NEXT_DROP);
+	if ((why = ie_admit(x, b, false, &src)) != IE_N_ERROR)
+		return vpk_node_drop(rt, b, why, IE_NEXT_DROP);
 	qlen = tlen < IE4_MAX - 28 ? tlen : IE4_MAX - 28;
 	no = b->l3_off - 28u;
 	o = vpk_buf_area(b) + no;
@@ -125,23 +161,14 @@ ie4_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	ic_wr16(o + 10, 0);
 	memcpy(o + 12, src, 4);
 	memcpy(o + 16, h + 12, 4);              /* the invoking packet's source */
-	ic_wr16(o + 10, (uint16_t)~ic_fold(ic_sum(0, o, 20)));
+	ic_wr16(o + 10, (uint16_t)~vpk_csum_fold(vpk_csum_add(0, o, 20)));
 	o[20] = type;
 	o[21] = code;
 	memset(o + 22, 0, 6);
 	if (type == 12)
 		o[24] = (uint8_t)ptr;
-	ic_wr16(o + 22, (uint16_t)~ic_fold(ic_sum(0, o + 20, 8 + qlen)));
-	b->data_off = (uint16_t)no;
-	b->len = (uint16_t)(28 + qlen);
-	b->total_len = b->len;
-	b->l3_off = (uint16_t)no;
-	b->l4_off = (uint16_t)(no + 20);
-	b->l4_proto = 1;
-	b->l3_n_ext = 0;
-	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
-	vpk_node_count_error(rt, ie_sent(type, false), 1);
-	return IE_NEXT_LOOKUP;
+	ic_wr16(o + 22, (uint16_t)~vpk_csum_fold(vpk_csum_add(0, o + 20, 8 + qlen)));
+	return ie_sent(rt, b, no, qlen, type, false);
 }
 
 static inline __attribute__((always_inline)) uint16_t
@@ -150,7 +177,7 @@ ie6_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	uint8_t *h = vpk_buf_area(b) + b->l3_off, *o, type, code, nh;
 	uint32_t left = vpk_l3_left(b), tlen, qlen, no, off, nh_at;
 	const uint8_t *src;
-	uint16_t ptr;
+	uint16_t ptr, why;
 	bool frag;
 
 	vpk_icmp_error_get(b, &type, &code, &ptr);
@@ -160,7 +187,7 @@ ie6_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	tlen = tlen > left ? left : tlen;
 	if (type == 3 && ic_is_local(x->c, h + 24, true)) {
 		vpk_node_count_error(rt, IE_ERR_LOCAL, 1);
-		return IE_NEXT_LOCAL;
+		return ie_local(rt);
 	}
 	{
 		static const uint8_t unspec[16];
@@ -170,13 +197,8 @@ ie6_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	}
 	if (ic_ip6_upper(h, tlen, &off, &nh, &nh_at, &frag) && nh == 58 && off < tlen && h[off] < 128)
 		return vpk_node_drop(rt, b, IE_ERR_ABOUT_ICMP, IE_NEXT_DROP);
-	src = ic_src(x->c, b->rx_if, true);
-	if (src == NULL)
-		return vpk_node_drop(rt, b, IE_ERR_NO_SRC, IE_NEXT_DROP);
-	if (b->l3_off < 48 + 14)
-		return vpk_node_drop(rt, b, IE_ERR_HEADROOM, IE_NEXT_DROP);
-	if (!ie_take(x))
-		return vpk_node_drop(rt, b, IE_ERR_RATE, IE_NEXT_DROP);
+	if ((why = ie_admit(x, b, true, &src)) != IE_N_ERROR)
+		return vpk_node_drop(rt, b, why, IE_NEXT_DROP);
 	qlen = tlen < IE6_MAX - 48 ? tlen : IE6_MAX - 48;
 	no = b->l3_off - 48u;
 	o = vpk_buf_area(b) + no;
@@ -193,51 +215,38 @@ ie6_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	if (type == 4)
 		ic_wr16(o + 46, ptr);
 	ic_wr16(o + 42, (uint16_t)~ic_sum6(o + 8, o + 24, o + 40, 8 + qlen));
-	b->data_off = (uint16_t)no;
-	b->len = (uint16_t)(48 + qlen);
-	b->total_len = b->len;
-	b->l3_off = (uint16_t)no;
-	b->l4_off = (uint16_t)(no + 40);
-	b->l4_proto = 58;
-	b->l3_n_ext = 0;
-	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
-	vpk_node_count_error(rt, ie_sent(type, true), 1);
-	return IE_NEXT_LOOKUP;
+	return ie_sent(rt, b, no, qlen, type, true);
+}
+
+static inline __attribute__((always_inline)) uint32_t
+ie_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, bool is6)
+{
+	struct ie_ctx *x = vpk_node_ctx(rt);
+
+	ie_refill(x);
+	VPK_NODE_EACH(rt, bi, n, i, is6 ? ie6_one(rt, x, b[i]) : ie4_one(rt, x, b[i]));
+	return n;
 }
 
 static uint32_t
 VPK_FN(ip4_icmp_error_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	struct ie_ctx *x = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
-
-	ie_refill(x);
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ie4_one(rt, x, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return ie_frame(rt, b, bi, n, false);
 }
 VPK_NODE_FN_OBJ(ip4_icmp_error, VPK_FN(ip4_icmp_error_fn));
 
 static uint32_t
 VPK_FN(ip6_icmp_error_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	struct ie_ctx *x = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
-
-	ie_refill(x);
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ie6_one(rt, x, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return ie_frame(rt, b, bi, n, true);
 }
 VPK_NODE_FN_OBJ(ip6_icmp_error, VPK_FN(ip6_icmp_error_fn));
 
 #if VPK_VEC_BITS == 0
 #include <errno.h>
 
-static const char *const ie4_next[] = { "ip4-lookup", "error-drop", "ip4-local" };
-static const char *const ie6_next[] = { "ip6-lookup", "error-drop", "ip6-local" };
+static const char *const ie4_next[] = { "ip4-lookup", "error-drop", "ip4-local", "ip4-tunnel-bypass" };
+static const char *const ie6_next[] = { "ip6-lookup", "error-drop", "ip6-local", "ip6-tunnel-bypass" };
 static const char *const ie_errors[] = {
 	"time exceeded sent",
 	"destination unreachable sent",

@@ -6,25 +6,6 @@
 #include "graph/nodes/icmp_error.h"
 #include "graph/nodes/nodes.h"
 
-/* One's complement sum of @len bytes as big-endian 16-bit words, added to @s (not folded). */
-static inline __attribute__((always_inline)) uint32_t
-ic_sum(uint32_t s, const uint8_t *p, uint32_t len)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		s += (uint32_t)p[len - 1] << 8;
-	return s;
-}
-
-static inline __attribute__((always_inline)) uint16_t
-ic_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 static inline __attribute__((always_inline)) void
 ic_wr16(uint8_t *p, uint16_t v)
 {
@@ -36,11 +17,11 @@ ic_wr16(uint8_t *p, uint16_t v)
 static inline __attribute__((always_inline)) uint16_t
 ic_sum6(const uint8_t *src, const uint8_t *dst, const uint8_t *m, uint32_t len)
 {
-	uint32_t s = ic_sum(0, src, 16);
+	uint32_t s = vpk_csum_add(0, src, 16);
 
-	s = ic_sum(s, dst, 16);
+	s = vpk_csum_add(s, dst, 16);
 	s += (len >> 16) + (len & 0xffff) + 58;
-	return ic_fold(ic_sum(s, m, len));
+	return vpk_csum_fold(vpk_csum_add(s, m, len));
 }
 
 /* An address of the router of family @is6 equal to @a? */

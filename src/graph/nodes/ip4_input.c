@@ -29,12 +29,27 @@ extern const struct ip4_csum_impl VPK_FN(ip4_csum);
 
 static const uint8_t zero_hdr[60];      /* IHL 0: fails the checksum check, read safely */
 
+/* l4_off, l4_proto and the fragment flags of a packet whose header passed the checks. */
+static inline __attribute__((always_inline)) void
+ip4_set_l4(struct vpk_buf *b, const uint8_t *h, uint32_t hlen)
+{
+	uint16_t fo;
+
+	b->l4_off = (uint16_t)(b->l3_off + hlen);
+	b->l4_proto = h[9];
+	b->l3_n_ext = 0;
+	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
+	memcpy(&fo, h + 6, 2);          /* network order, tested as loaded (x86-64 is little-endian) */
+	if (__builtin_expect((fo & __builtin_bswap16(0x3fff)) != 0, 0))        /* MF or an offset */
+		b->flags |= (uint16_t)(VPK_BUF_F_FRAG |
+				       (fo & __builtin_bswap16(0x1fff) ? VPK_BUF_F_FRAG_LATER : 0));
+}
+
 static inline __attribute__((always_inline)) uint16_t
 ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd)
 {
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
 	uint32_t left = vpk_l3_left(b), hlen, tlen;
-	uint16_t fo;
 
 	/* The common packet in one test: a good checksum means the header was
 	 * wholly in the frame (else the kernel saw the zero header), so h[] is
@@ -57,26 +72,22 @@ ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd
 		return vpk_node_drop(rt, b, IP4_ERR_LENGTH, IP4_NEXT_DROP);
 	if (!csum_ok)
 		return vpk_node_drop(rt, b, IP4_ERR_CSUM, IP4_NEXT_DROP);
-	if (h[8] <= 1) {
-		if (!vpk_node_has_next(rt, IP4_NEXT_ICMP))
-			return vpk_node_drop(rt, b, IP4_ERR_TTL, IP4_NEXT_DROP);
-		vpk_node_count_error(rt, IP4_ERR_TTL, 1);
-		vpk_icmp_error_set(b, 11, 0, 0);
-		return IP4_NEXT_ICMP;
-	}
 	if (tlen < left) {                      /* Ethernet padding */
 		b->len = (uint16_t)(b->len - (left - tlen));
 		b->total_len = b->len;
 	}
+	if (h[8] <= 1) {
+		if (!vpk_node_has_next(rt, IP4_NEXT_ICMP))
+			return vpk_node_drop(rt, b, IP4_ERR_TTL, IP4_NEXT_DROP);
+		/* With its L4 fields: ip4-icmp-error sends a packet for one of our
+		 * own addresses on to the tunnel bypass / ip4-local instead. */
+		ip4_set_l4(b, h, hlen);
+		vpk_node_count_error(rt, IP4_ERR_TTL, 1);
+		vpk_icmp_error_set(b, 11, 0, 0);
+		return IP4_NEXT_ICMP;
+	}
 good:
-	b->l4_off = (uint16_t)(b->l3_off + hlen);
-	b->l4_proto = h[9];
-	b->l3_n_ext = 0;
-	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
-	memcpy(&fo, h + 6, 2);          /* network order, tested as loaded (x86-64 is little-endian) */
-	if (__builtin_expect((fo & __builtin_bswap16(0x3fff)) != 0, 0))        /* MF or an offset */
-		b->flags |= (uint16_t)(VPK_BUF_F_FRAG |
-				       (fo & __builtin_bswap16(0x1fff) ? VPK_BUF_F_FRAG_LATER : 0));
+	ip4_set_l4(b, h, hlen);
 	return fwd;
 }
 

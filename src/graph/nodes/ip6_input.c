@@ -106,16 +106,24 @@ ip6_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t fwd)
 	plen = vpk_rd16be(h + 4);
 	if (plen + 40 > left)
 		return vpk_node_drop(rt, b, IP6_ERR_LENGTH, IP6_NEXT_DROP);
-	if (h[7] <= 1) {        /* ICMPv6 Time Exceeded through ip6-icmp-error when in the graph */
-		if (!vpk_node_has_next(rt, IP6_NEXT_ICMP))
-			return vpk_node_drop(rt, b, IP6_ERR_HOPS, IP6_NEXT_DROP);
-		vpk_node_count_error(rt, IP6_ERR_HOPS, 1);
-		vpk_icmp_error_set(b, 3, 0, 0);
-		return IP6_NEXT_ICMP;
-	}
 	if (plen + 40 < left) {
 		b->len = (uint16_t)(b->len - (left - plen - 40));
 		b->total_len = b->len;
+	}
+	if (h[7] <= 1) {        /* ICMPv6 Time Exceeded through ip6-icmp-error when in the graph */
+		if (!vpk_node_has_next(rt, IP6_NEXT_ICMP))
+			return vpk_node_drop(rt, b, IP6_ERR_HOPS, IP6_NEXT_DROP);
+		/* With its L4 fields (ip6-icmp-error sends a packet for one of our
+		 * own addresses on to the tunnel bypass / ip6-local); a bad chain:
+		 * "no next header", which nothing past ip6-input takes for UDP. */
+		if (ip6_walk(b, h, plen + 40) != IP6_N_ERROR) {
+			b->l4_off = (uint16_t)(b->l3_off + 40);
+			b->l4_proto = 59;
+			b->l3_n_ext = 0;
+		}
+		vpk_node_count_error(rt, IP6_ERR_HOPS, 1);
+		vpk_icmp_error_set(b, 3, 0, 0);
+		return IP6_NEXT_ICMP;
 	}
 	if (h[6] == 6 || h[6] == 17 || h[6] == 58) {    /* no extension headers: the usual case */
 		b->l4_off = (uint16_t)(b->l3_off + 40);

@@ -5,8 +5,9 @@
  * src, dst, sport, dport = 16 bytes; IPv6: 40 bytes), classify the frame in
  * one vpk_acl_classify_bulk() call (the classifier's own SIMD variant does
  * the work) and act on the matching rule's userdata: permit (go on to the
- * FIB), deny (drop, counted), or forward to an adjacency (l3fwd-acl "R"
- * rules, bypassing the FIB).
+ * FIB), deny (drop, counted; with conf->deny_icmp an ICMP "administratively
+ * prohibited" through ip4/ip6-icmp-error), or forward to an adjacency
+ * (l3fwd-acl "R" rules, bypassing the FIB).
  *
  * The tuple is the one the destination will act on: protocol and L4 offset
  * come from ip4/ip6-input's walk of the header chain (vpk_buf::l4_proto,
@@ -20,9 +21,10 @@
  * is classified whole on conf->acl first, then the fragments again.
  */
 #include <vpk/acl.h>
+#include "graph/nodes/icmp_error.h"
 #include "graph/nodes/nodes.h"
 
-enum { ACL_NEXT_LOOKUP, ACL_NEXT_REWRITE, ACL_NEXT_DROP, ACL_N_NEXT };
+enum { ACL_NEXT_LOOKUP, ACL_NEXT_REWRITE, ACL_NEXT_DROP, ACL_NEXT_ICMP, ACL_N_NEXT };
 enum {
 	ACL_ERR_DENIED, ACL_ERR_NO_MATCH, ACL_ERR_PERMITTED, ACL_ERR_FORWARDED, ACL_ERR_L4_SHORT,
 	ACL_ERR_FRAG_OVERLAP, ACL_ERR_FRAG_POLICY, ACL_N_ERROR
@@ -111,7 +113,7 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 	uint32_t res[VPK_FRAME_SIZE];
 	uint16_t next[VPK_FRAME_SIZE], kind[VPK_FRAME_SIZE];
 	uint64_t permitted = 0, forwarded = 0;
-	bool odd = false;
+	bool odd = false, icmp = c->deny_icmp && vpk_node_has_next(rt, ACL_NEXT_ICMP);
 
 	for (uint32_t i = 0; i < n; i++) {
 		kind[i] = (uint16_t)tuple(b[i], tuples + i * stride, is_ip6);
@@ -139,6 +141,10 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 			b[i]->adj = (uint32_t)act;
 			next[i] = ACL_NEXT_REWRITE;
 			forwarded++;
+		} else if (res[i] != 0 && icmp) {        /* denied: administratively prohibited */
+			vpk_node_count_error(rt, ACL_ERR_DENIED, 1);
+			vpk_icmp_error_set(b[i], is_ip6 ? 1 : 3, is_ip6 ? 1 : 13, 0);
+			next[i] = ACL_NEXT_ICMP;
 		} else {
 			next[i] = vpk_node_drop(rt, b[i], res[i] == 0 ? ACL_ERR_NO_MATCH : ACL_ERR_DENIED,
 						ACL_NEXT_DROP);
@@ -167,8 +173,8 @@ VPK_FN(ip6_acl_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uin
 VPK_NODE_FN_OBJ(ip6_acl, VPK_FN(ip6_acl_fn));
 
 #if VPK_VEC_BITS == 0
-static const char *const acl4_next[] = { "ip4-lookup", "ip4-rewrite", "error-drop" };
-static const char *const acl6_next[] = { "ip6-lookup", "ip6-rewrite", "error-drop" };
+static const char *const acl4_next[] = { "ip4-lookup", "ip4-rewrite", "error-drop", "ip4-icmp-error" };
+static const char *const acl6_next[] = { "ip6-lookup", "ip6-rewrite", "error-drop", "ip6-icmp-error" };
 static const char *const acl_errors[] = {
 	"denied by rule",
 	"no rule matched (dropped)",

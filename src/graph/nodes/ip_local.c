@@ -36,6 +36,18 @@ lo_error(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t cnt, uint8_t type, 
 	return LO_NEXT_ICMP;
 }
 
+/* A packet for us that is not ICMP: UDP port unreachable, TCP dropped, else protocol unreachable
+ * (IPv6: parameter problem pointing at the next header byte @nh_at). */
+static inline __attribute__((always_inline)) uint16_t
+lo_not_icmp(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t proto, bool is6, uint16_t nh_at)
+{
+	if (proto == 17)
+		return lo_error(rt, b, LO_ERR_PORT_UNREACH, is6 ? 1 : 3, is6 ? 4 : 3, 0);
+	if (proto == 6)
+		return vpk_node_drop(rt, b, LO_ERR_TCP, LO_NEXT_DROP);
+	return is6 ? lo_error(rt, b, LO_ERR_PROTO_UNREACH, 4, 1, nh_at) : lo_error(rt, b, LO_ERR_PROTO_UNREACH, 3, 2, 0);
+}
+
 static inline __attribute__((always_inline)) uint16_t
 lo4_one(struct vpk_node_rt *rt, struct vpk_buf *b)
 {
@@ -49,23 +61,19 @@ lo4_one(struct vpk_node_rt *rt, struct vpk_buf *b)
 		return vpk_node_drop(rt, b, LO_ERR_TRUNC, LO_NEXT_DROP);
 	if (vpk_rd16be(h + 6) & 0x3fff)
 		return vpk_node_drop(rt, b, LO_ERR_FRAG, LO_NEXT_DROP);
-	if (h[9] == 17)
-		return lo_error(rt, b, LO_ERR_PORT_UNREACH, 3, 3, 0);
-	if (h[9] == 6)
-		return vpk_node_drop(rt, b, LO_ERR_TCP, LO_NEXT_DROP);
 	if (h[9] != 1)
-		return lo_error(rt, b, LO_ERR_PROTO_UNREACH, 3, 2, 0);
+		return lo_not_icmp(rt, b, h[9], false, 0);
 	m = h + hlen;
 	ilen = tlen - hlen;
 	if (ilen < 8)
 		return vpk_node_drop(rt, b, LO_ERR_TRUNC, LO_NEXT_DROP);
-	if (ic_fold(ic_sum(0, m, ilen)) != 0xffff)
+	if (vpk_csum_fold(vpk_csum_add(0, m, ilen)) != 0xffff)
 		return vpk_node_drop(rt, b, LO_ERR_CSUM, LO_NEXT_DROP);
 	if (m[0] != 8 || m[1] != 0)
 		return vpk_node_drop(rt, b, LO_ERR_ICMP_OTHER, LO_NEXT_DROP);
 	m[0] = 0;
 	ic_wr16(m + 2, 0);
-	ic_wr16(m + 2, (uint16_t)~ic_fold(ic_sum(0, m, ilen)));
+	ic_wr16(m + 2, (uint16_t)~vpk_csum_fold(vpk_csum_add(0, m, ilen)));
 	memcpy(a, h + 12, 4);
 	memcpy(h + 12, h + 16, 4);
 	memcpy(h + 16, a, 4);
@@ -73,7 +81,7 @@ lo4_one(struct vpk_node_rt *rt, struct vpk_buf *b)
 	ic_wr16(h + 6, 0x4000);         /* DF */
 	h[8] = 64;
 	ic_wr16(h + 10, 0);
-	ic_wr16(h + 10, (uint16_t)~ic_fold(ic_sum(0, h, hlen)));
+	ic_wr16(h + 10, (uint16_t)~vpk_csum_fold(vpk_csum_add(0, h, hlen)));
 	b->len = (uint16_t)(b->l3_off + tlen - b->data_off);
 	b->total_len = b->len;
 	b->l4_off = (uint16_t)(b->l3_off + hlen);
@@ -95,12 +103,8 @@ lo6_one(struct vpk_node_rt *rt, struct vpk_buf *b)
 		return vpk_node_drop(rt, b, frag ? LO_ERR_FRAG : LO_ERR_TRUNC, LO_NEXT_DROP);
 	if (frag)
 		return vpk_node_drop(rt, b, LO_ERR_FRAG, LO_NEXT_DROP);
-	if (nh == 17)
-		return lo_error(rt, b, LO_ERR_PORT_UNREACH, 1, 4, 0);
-	if (nh == 6)
-		return vpk_node_drop(rt, b, LO_ERR_TCP, LO_NEXT_DROP);
 	if (nh != 58)
-		return lo_error(rt, b, LO_ERR_PROTO_UNREACH, 4, 1, (uint16_t)nh_at);
+		return lo_not_icmp(rt, b, nh, true, (uint16_t)nh_at);
 	m = h + off;
 	ilen = tlen - off;
 	if (ilen < 8)
@@ -133,27 +137,24 @@ lo6_one(struct vpk_node_rt *rt, struct vpk_buf *b)
 	return LO_NEXT_LOOKUP;
 }
 
+static inline __attribute__((always_inline)) uint32_t
+lo_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, bool is6)
+{
+	VPK_NODE_EACH(rt, bi, n, i, is6 ? lo6_one(rt, b[i]) : lo4_one(rt, b[i]));
+	return n;
+}
+
 static uint32_t
 VPK_FN(ip4_local_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	uint16_t next[VPK_FRAME_SIZE];
-
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = lo4_one(rt, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return lo_frame(rt, b, bi, n, false);
 }
 VPK_NODE_FN_OBJ(ip4_local, VPK_FN(ip4_local_fn));
 
 static uint32_t
 VPK_FN(ip6_local_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	uint16_t next[VPK_FRAME_SIZE];
-
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = lo6_one(rt, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
-	return n;
+	return lo_frame(rt, b, bi, n, true);
 }
 VPK_NODE_FN_OBJ(ip6_local, VPK_FN(ip6_local_fn));
 

@@ -20,6 +20,37 @@ vpk_rd16be(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/* One's complement sum of @len bytes as big-endian 16-bit words, added to @s (not folded). */
+static inline __attribute__((always_inline)) uint32_t
+vpk_csum_add(uint32_t s, const uint8_t *p, uint32_t len)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		s += (uint32_t)p[len - 1] << 8;
+	return s;
+}
+
+static inline __attribute__((always_inline)) uint16_t
+vpk_csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/*
+ * The plain frame loop of a node: the next arc of packet @i is @expr
+ * (evaluated in packet order), then one enqueue of the whole frame.
+ */
+#define VPK_NODE_EACH(rt, bi, n, i, expr)                                       \
+	do {                                                                    \
+		uint16_t vpk_next_[VPK_FRAME_SIZE];                             \
+		for (uint32_t i = 0; i < (n); i++)                              \
+			vpk_next_[i] = (expr);                                  \
+		vpk_node_enqueue_to_next((rt), (bi), vpk_next_, (n));           \
+	} while (0)
+
 /* Drop packet @b for reason @code: record it in the buffer and the counter; return the drop arc. */
 static inline __attribute__((always_inline)) uint16_t
 vpk_node_drop(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t code, uint16_t drop_arc)

@@ -120,10 +120,7 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 		o[42] = (uint8_t)(((args >> 1) & 1) << 6 | args >> 2);  /* RQI, QFI */
 		o[43] = 0;                      /* no further extension */
 	}
-	b->data_off = (uint16_t)(io - hl);
-	b->len = (uint16_t)(hl + ilen);
-	b->total_len = b->len;
-	tn_set_l3l4(b, b->data_off, b->data_off + 20u, 17);
+	tn_set_outer_udp(b, io - hl, 20, io + ilen);
 	vpk_node_count_error(rt, GE_ERR_OK, 1);
 	return GE_NEXT_LOOKUP4;
 }
@@ -132,11 +129,8 @@ static uint32_t
 VPK_FN(srv6_end_m_gtp4_e_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_gtp4e_conf *c = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ge_one(rt, c, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, ge_one(rt, c, b[i]));
 	return n;
 }
 VPK_NODE_FN_OBJ(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn));

@@ -32,6 +32,14 @@ enum { BP4_NEXT_ACL, BP4_NEXT_LOOKUP, BP4_NEXT_VXLAN, BP4_NEXT_GTP4D, BP4_NEXT_E
        BP4_NEXT_ENCAP6, BP4_N_NEXT };
 enum { BP6_NEXT_ACL, BP6_NEXT_LOOKUP, BP6_NEXT_VXLAN, BP6_NEXT_GTP4E, BP6_NEXT_DROP, BP6_N_NEXT };
 
+/* UDP to the VxLAN port, not a fragment, its UDP header in the frame: for vxlan4/6-input. */
+static inline __attribute__((always_inline)) bool
+bp_vxlan(const struct vpk_tunnel_bypass_conf *c, const struct vpk_buf *b, const uint8_t *h, uint32_t hlen)
+{
+	return c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) && vpk_l3_left(b) >= hlen + 8 &&
+	       vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT);
+}
+
 static inline __attribute__((always_inline)) uint16_t
 bp4_one(const struct bp_ctx *x, struct vpk_buf *b, uint16_t fwd, bool vx_in)
 {
@@ -39,9 +47,7 @@ bp4_one(const struct bp_ctx *x, struct vpk_buf *b, uint16_t fwd, bool vx_in)
 	const uint8_t *h = vpk_buf_area(b) + b->l3_off;
 	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off), da = tn_rd32be(h + 16), i;
 
-	if (vx_in && c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) &&
-	    vpk_l3_left(b) >= hlen + 8 &&
-	    vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
+	if (vx_in && bp_vxlan(c, b, h, hlen))
 		return BP4_NEXT_VXLAN;
 	if (x->gtp4d.n_plen != 0 && (i = tn_lpm_find(&x->gtp4d, (uint64_t)da << 32)) != EP_NONE) {
 		tn_set_index(b, i);
@@ -58,13 +64,10 @@ static uint32_t
 VPK_FN(ip4_tunnel_bypass_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct bp_ctx *x = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 	uint16_t fwd = vpk_node_has_next(rt, BP4_NEXT_ACL) ? BP4_NEXT_ACL : BP4_NEXT_LOOKUP;
 	bool vx_in = vpk_node_has_next(rt, BP4_NEXT_VXLAN);     /* no IPv4 tunnels: no decap */
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = bp4_one(x, b[i], fwd, vx_in);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, bp4_one(x, b[i], fwd, vx_in));
 	return n;
 }
 VPK_NODE_FN_OBJ(ip4_tunnel_bypass, VPK_FN(ip4_tunnel_bypass_fn));
@@ -77,9 +80,7 @@ bp6_one(const struct bp_ctx *x, struct vpk_buf *b, uint16_t fwd, bool vx_in)
 	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off), i;
 	uint64_t da;
 
-	if (vx_in && c->vxlan != NULL && b->l4_proto == 17 && !(b->flags & VPK_BUF_F_FRAG) &&
-	    vpk_l3_left(b) >= hlen + 8 &&
-	    vpk_rd16be(h + hlen + 2) == (c->vxlan->port ? c->vxlan->port : VPK_VXLAN_PORT))
+	if (vx_in && bp_vxlan(c, b, h, hlen))
 		return BP6_NEXT_VXLAN;
 	if (x->gtp4e.n_plen == 0)
 		return fwd;
@@ -95,13 +96,10 @@ static uint32_t
 VPK_FN(ip6_tunnel_bypass_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct bp_ctx *x = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 	uint16_t fwd = vpk_node_has_next(rt, BP6_NEXT_ACL) ? BP6_NEXT_ACL : BP6_NEXT_LOOKUP;
 	bool vx_in = vpk_node_has_next(rt, BP6_NEXT_VXLAN);
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = bp6_one(x, b[i], fwd, vx_in);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, bp6_one(x, b[i], fwd, vx_in));
 	return n;
 }
 VPK_NODE_FN_OBJ(ip6_tunnel_bypass, VPK_FN(ip6_tunnel_bypass_fn));

@@ -72,6 +72,16 @@ tn_set_l3l4(struct vpk_buf *b, uint32_t l3, uint32_t l4, uint8_t proto)
 	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
 }
 
+/* @b now starts with a new outer IPv4/IPv6 header of @hl bytes at @o, UDP after it, up to @end. */
+static inline __attribute__((always_inline)) void
+tn_set_outer_udp(struct vpk_buf *b, uint32_t o, uint32_t hl, uint32_t end)
+{
+	b->data_off = (uint16_t)o;
+	b->len = (uint16_t)(end - o);
+	b->total_len = b->len;
+	tn_set_l3l4(b, o, o + hl, 17);
+}
+
 /* One's complement checksum of an IPv4 header (network-order result in host bytes). */
 static inline __attribute__((always_inline)) uint16_t
 tn_ip4_csum(const uint8_t *h, unsigned hlen)

@@ -31,18 +31,6 @@
 enum { VE_NEXT_LOOKUP, VE_NEXT_DROP, VE_N_NEXT };
 enum { VE_ERR_ENCAP, VE_ERR_HEADROOM, VE_ERR_TUNNEL, VE_N_ERROR };
 
-/* One's complement sum of @len bytes as big-endian 16-bit words, added to @s. */
-static inline __attribute__((always_inline)) uint32_t
-ve_sum(uint32_t s, const uint8_t *p, uint32_t len)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		s += (uint32_t)p[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
 
 static inline __attribute__((always_inline)) uint32_t
 ve_fnv(uint32_t h, const uint8_t *p, uint32_t n)
@@ -94,6 +82,23 @@ ve_untag(uint8_t *a, uint32_t l2, uint32_t end)
 	return l2;
 }
 
+/* UDP (checksum 0) + VXLAN header at @u for tunnel @t, before the @ilen-byte inner frame @inner. */
+static inline __attribute__((always_inline)) void
+ve_udp_vxlan(uint8_t *u, const struct vpk_vxlan_conf *c, const struct vpk_vxlan_tunnel *t, const uint8_t *inner,
+	     uint32_t ilen)
+{
+	tn_wr16be(u, ve_sport(inner, ilen));
+	tn_wr16be(u + 2, c->port ? c->port : VPK_VXLAN_PORT);
+	tn_wr16be(u + 4, (uint16_t)(16 + ilen));
+	tn_wr16be(u + 6, 0);
+	u[8] = 0x08;
+	u[9] = u[10] = u[11] = 0;
+	u[12] = (uint8_t)(t->vni >> 16);
+	u[13] = (uint8_t)(t->vni >> 8);
+	u[14] = (uint8_t)t->vni;
+	u[15] = 0;
+}
+
 static inline __attribute__((always_inline)) uint16_t
 ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b)
 {
@@ -122,20 +127,8 @@ ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b
 	memcpy(h + 16, t->dst, 4);
 	cs = tn_ip4_csum(h, 20);
 	tn_wr16be(h + 10, cs);
-	tn_wr16be(h + 20, ve_sport(a + b->l2_off, ilen));
-	tn_wr16be(h + 22, c->port ? c->port : VPK_VXLAN_PORT);
-	tn_wr16be(h + 24, (uint16_t)(16 + ilen));
-	tn_wr16be(h + 26, 0);
-	h[28] = 0x08;
-	h[29] = h[30] = h[31] = 0;
-	h[32] = (uint8_t)(t->vni >> 16);
-	h[33] = (uint8_t)(t->vni >> 8);
-	h[34] = (uint8_t)t->vni;
-	h[35] = 0;
-	b->data_off = (uint16_t)o;
-	b->len = (uint16_t)(end - o);
-	b->total_len = b->len;
-	tn_set_l3l4(b, o, o + 20, 17);
+	ve_udp_vxlan(h + 20, c, t, a + b->l2_off, ilen);
+	tn_set_outer_udp(b, o, 20, end);
 	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
 	return VE_NEXT_LOOKUP;
 }
@@ -164,25 +157,13 @@ ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *
 	h[7] = 64;
 	memcpy(h + 8, t->src, 16);
 	memcpy(h + 24, t->dst, 16);
-	tn_wr16be(h + 40, ve_sport(a + b->l2_off, ilen));
-	tn_wr16be(h + 42, c->port ? c->port : VPK_VXLAN_PORT);
-	tn_wr16be(h + 44, (uint16_t)(16 + ilen));
-	tn_wr16be(h + 46, 0);
-	h[48] = 0x08;
-	h[49] = h[50] = h[51] = 0;
-	h[52] = (uint8_t)(t->vni >> 16);
-	h[53] = (uint8_t)(t->vni >> 8);
-	h[54] = (uint8_t)t->vni;
-	h[55] = 0;
+	ve_udp_vxlan(h + 40, c, t, a + b->l2_off, ilen);
 	/* pseudo-header (RFC 8200 §8.1): addresses, upper-layer length, next header */
-	s = ve_sum(0, h + 8, 32) + 16 + ilen + 17;
-	s = ve_sum(s, h + 40, 16 + ilen);
+	s = vpk_csum_add(0, h + 8, 32) + 16 + ilen + 17;
+	s = vpk_csum_fold(vpk_csum_add(s, h + 40, 16 + ilen));
 	cs = (uint16_t)~s;
 	tn_wr16be(h + 46, cs ? cs : 0xffff);
-	b->data_off = (uint16_t)o;
-	b->len = (uint16_t)(end - o);
-	b->total_len = b->len;
-	tn_set_l3l4(b, o, o + 40, 17);
+	tn_set_outer_udp(b, o, 40, end);
 	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
 	return VE_NEXT_LOOKUP;
 }
@@ -191,11 +172,8 @@ static uint32_t
 VPK_FN(vxlan6_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ve6_one(rt, c, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, ve6_one(rt, c, b[i]));
 	return n;
 }
 VPK_NODE_FN_OBJ(vxlan6_encap, VPK_FN(vxlan6_encap_fn));
@@ -204,11 +182,8 @@ static uint32_t
 VPK_FN(vxlan4_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
-	uint16_t next[VPK_FRAME_SIZE];
 
-	for (uint32_t i = 0; i < n; i++)
-		next[i] = ve_one(rt, c, b[i]);
-	vpk_node_enqueue_to_next(rt, bi, next, n);
+	VPK_NODE_EACH(rt, bi, n, i, ve_one(rt, c, b[i]));
 	return n;
 }
 VPK_NODE_FN_OBJ(vxlan4_encap, VPK_FN(vxlan4_encap_fn));

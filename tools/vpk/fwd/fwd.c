@@ -429,7 +429,27 @@ cmd_acl_fragments(struct vpk_fwd *f, int argc, char **argv, bool apply, char *er
 	return 0;
 }
 
-/* acl load FILE [ipv6] | acl fragments portless|drop */
+/* acl deny drop|icmp-unreachable */
+static int
+cmd_acl_deny(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	bool icmp;
+
+	if (argc == 3 && strcmp(argv[2], "drop") == 0)
+		icmp = false;
+	else if (argc == 3 && strcmp(argv[2], "icmp-unreachable") == 0)
+		icmp = true;
+	else
+		return vpk_errf(err, len, -EINVAL, "usage: acl deny drop|icmp-unreachable");
+	if (apply) {
+		f->acl_deny_icmp = icmp;
+		f->acl4.nc.deny_icmp = icmp;
+		f->acl6.nc.deny_icmp = icmp;
+	}
+	return 0;
+}
+
+/* acl load FILE [ipv6] | acl fragments portless|drop | acl deny drop|icmp-unreachable */
 static int
 cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
@@ -441,9 +461,12 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 
 	if (argc >= 2 && strcmp(argv[1], "fragments") == 0)
 		return cmd_acl_fragments(f, argc, argv, apply, err, len);
+	if (argc >= 2 && strcmp(argv[1], "deny") == 0)
+		return cmd_acl_deny(f, argc, argv, apply, err, len);
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
 	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
-		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6] | acl fragments portless|drop");
+		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6] | acl fragments portless|drop | "
+				"acl deny drop|icmp-unreachable");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
 	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_AUTO, 0, &r, &n, why, sizeof(why));

@@ -25,6 +25,8 @@
  *     route del PREFIX/LEN
  *     acl load FILE [ipv6]                 (ClassBench or l3fwd-acl rules; see below)
  *     acl fragments portless|drop          (non-first fragments: see vpk_acl_frag_policy)
+ *     acl deny drop|icmp-unreachable       (denied packets: also ICMP "administratively prohibited",
+ *                                          with an `ip address`: vpk_acl_node_conf::deny_icmp)
  *     show runtime | show errors | show node NAME    (printed after the run)
  *     linux-sync [netns NAME] [table N|main] [rcvbuf BYTES]   (the kernel's routes: fwd_linux.c)
  *     # comment

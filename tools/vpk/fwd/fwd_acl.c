@@ -114,6 +114,7 @@ fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bo
 	a.nc.acl = a.acl;
 	a.nc.acl_frag = a.acl_frag;
 	a.nc.frag_policy = f->acl_frag_policy;
+	a.nc.deny_icmp = f->acl_deny_icmp;
 	a.nc.action = a.action;
 	a.nc.n_action = n + 1;
 	a.nc.no_match = a.action[0];

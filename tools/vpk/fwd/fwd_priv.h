@@ -76,6 +76,7 @@ struct vpk_fwd {
 	size_t n_ifs;
 	struct fwd_acl acl4, acl6;
 	enum vpk_acl_frag_policy acl_frag_policy;       /* `acl fragments` */
+	bool acl_deny_icmp;                             /* `acl deny icmp-unreachable` */
 	void *tunnels;                  /* owned by the tunnel feature (fwd_tunnel*.c) */
 	void *icmp;                     /* owned by the ICMP feature (fwd_icmp.c) */
 	void *live;                     /* owned by the live-interface feature */
