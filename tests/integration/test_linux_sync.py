@@ -72,7 +72,8 @@ class Vpk:
         out = {}
         for fam in ("ipv4", "ipv6"):
             for r in self.json("show", "fib")[fam]:
-                out[str(ipaddress.ip_network(r["prefix"]))] = r.get("gateway", "?")
+                if not r.get("local"):      # the interfaces' own addresses: the kernel's local table
+                    out[str(ipaddress.ip_network(r["prefix"]))] = r.get("gateway", "?")
         return out
 
     def stop(self):
@@ -147,7 +148,16 @@ def test_start_dump_and_small_changes(vpk_bin, tmp_path, netns):
         assert "10.80.0.0/16" not in v.fib()
         st = v.json("show", "linux-sync")
         assert st["route_adds"] >= 4 and st["route_dels"] >= 1
-        assert any(a["address"] == "10.9.0.1/24" and a["dev"] == "ctlv0" for a in st["addresses"])
+        assert any(a["address"] == "10.9.0.1/24" and a["dev"] == "ctlv0" and a["local"] for a in st["addresses"])
+        # The interface's addresses are the router's own: host routes to "local".
+        assert v.json("show", "fib", "10.9.0.1/32")["ipv4"][0]["local"]
+        assert v.json("show", "fib", "2001:db8:9::1/128")["ipv6"][0]["local"]
+        sh("ip", "-n", netns, "addr", "del", "10.9.0.1/24", "dev", "ctlv0")
+        deadline = time.time() + 10
+        while v.json("show", "fib", "10.9.0.1/32")["ipv4"] and time.time() < deadline:
+            time.sleep(0.1)
+        assert not v.json("show", "fib", "10.9.0.1/32")["ipv4"]
+        assert not any(a["address"] == "10.9.0.1/24" for a in v.json("show", "linux-sync")["addresses"])
     finally:
         v.stop()
 
@@ -346,5 +356,87 @@ protocol static bulk {{ ipv4;
             assert t.echo_ok() == 0
         finally:
             sh("ip", "netns", "exec", t.r, "birdc", "-s", bsock, "down", check=False)
+    finally:
+        t.close()
+
+
+PING = """
+import socket, struct, sys, time
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.bind((sys.argv[1], 0))
+s.settimeout(0.3)
+got = 0
+for i in range(10):
+    m = struct.pack("!BBHHH", 8, 0, 0, 0x7670, i) + b"vpkping!"
+    s.sendto(m[:2] + struct.pack("!H", csum(m)) + m[4:], (sys.argv[2], 0))
+    end = time.time() + 0.3
+    while time.time() < end:
+        try:
+            d, peer = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        h = (d[0] & 15) * 4
+        if peer[0] == sys.argv[2] and d[h] == 0 and struct.unpack("!HH", d[h + 4:h + 8]) == (0x7670, i):
+            got += 1
+            break
+print(got)
+"""
+
+
+def test_kernel_address_is_local(vpk_bin, tmp_path):
+    """An address the kernel adds to one of vpk's interfaces is the router's own: vpk answers pings to it
+    (the kernel is told to ignore them), and stops when the kernel deletes it."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    t = Routed()
+    try:
+        sh("ip", "-n", t.r, "route", "add", "10.10.0.0/16", "via", "10.1.0.2")
+        sh("ip", "netns", "exec", t.r, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        wait_equal(v, t.r)
+
+        def ping():
+            return int(sh("ip", "netns", "exec", t.h1, "python3", "-c", PING, "10.10.0.1", "10.99.0.1").stdout)
+
+        def local():
+            return [r for r in v.json("show", "fib", "10.99.0.1/32")["ipv4"] if r.get("local")]
+
+        def answered():
+            return sum(e["count"] for e in v.json("show", "errors")["errors"]
+                       if e["node"] == "ip4-local" and "echo" in e["reason"])
+
+        assert ping() == 0 and not local()
+        sh("ip", "-n", t.r, "addr", "add", "10.99.0.1/32", "dev", "ctlr2")
+        deadline = time.time() + 10
+        while not local():
+            assert time.time() < deadline, "the kernel's new address did not become local"
+            time.sleep(0.1)
+        before = answered()
+        assert ping() >= 8, "vpk did not answer pings to the kernel's address"
+        assert answered() - before >= 8
+        sh("ip", "-n", t.r, "addr", "del", "10.99.0.1/32", "dev", "ctlr2")
+        deadline = time.time() + 10
+        while local():
+            assert time.time() < deadline, "the deleted address stayed local"
+            time.sleep(0.1)
+        assert ping() == 0
     finally:
         t.close()

@@ -123,6 +123,13 @@ ctl_sync(struct vpk_fwd *f)
 }
 
 void
+fwd_ctl_sync(struct vpk_fwd *f)
+{
+	if (f->ctl != NULL)
+		ctl_sync(f);
+}
+
+void
 fwd_ctl_reader(struct vpk_fwd *f, unsigned id, bool online)
 {
 	struct fwd_ctl *c = f->ctl;
@@ -254,7 +261,7 @@ fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 int
 fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len)
 {
-	static const char *const live_ok[] = { "route", "neighbor", "acl", "show" };
+	static const char *const live_ok[] = { "route", "neighbor", "acl", "show", "ip", "icmp" };
 
 	if (f->ctl == NULL || !fwd_ctl_has_graphs(f))
 		return 0;
@@ -262,5 +269,5 @@ fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len)
 		if (strcmp(cmd, live_ok[i]) == 0)
 			return 0;
 	return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs "
-			"(live: route, neighbor, acl)", cmd);
+			"(live: route, neighbor, acl, ip address, icmp)", cmd);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <vpk/icmp.h>
 #include "common/json.h"
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_priv.h"
@@ -215,7 +216,9 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 		json_obj(o->j, NULL);
 		json_str(o->j, "prefix", prefix);
 		json_u64(o->j, "via", nh);
-		if (ls) {
+		if (nh == VPK_NH_LOCAL) {
+			json_bool(o->j, "local", true);
+		} else if (ls) {
 			json_str(o->j, "gateway", gw);
 			json_str(o->j, "dev", dev);
 		} else if (ifname[0] != '\0') {
@@ -226,6 +229,8 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 	}
 	if (nh == 0)
 		fprintf(o->out, "%-44s drop\n", prefix);
+	else if (nh == VPK_NH_LOCAL)
+		fprintf(o->out, "%-44s local\n", prefix);
 	else if (ls)
 		fprintf(o->out, "%-44s via %llu%s%s dev %s\n", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
 			gw, dev);

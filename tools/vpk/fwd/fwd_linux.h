@@ -41,6 +41,8 @@ struct ls_addr {
 	int ifindex;
 	uint8_t fam, plen, ip[16];
 	bool seen;                      /* named by the dump of a resync */
+	bool local;                     /* one of the router's addresses now (fwd_icmp.c) */
+	uint32_t vpk_if;                /* on this vpk interface */
 };
 
 struct ls_stats {

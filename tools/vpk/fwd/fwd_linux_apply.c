@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vpk/icmp.h>
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_linux.h"
 
@@ -426,6 +427,33 @@ apply_link(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 			nh_refresh(ls, id);
 }
 
+/* Make kernel address @x one of the router's own (add) or take it back; x->local says whether it is. */
+static void
+addr_local(struct fwd_lsync *ls, struct ls_addr *x, bool add)
+{
+	struct vpk_icmp_addr a = { .is_ip6 = x->fam == AF_INET6, .plen = x->plen };
+	int ifx = vpk_if_of(ls, x->ifindex);
+	char err[160];
+
+	if (add == x->local || (add && ifx < 0))
+		return;                 /* no change, or not on one of vpk's interfaces */
+	memcpy(a.addr, x->ip, 16);
+	a.if_index = add ? (uint32_t)ifx : x->vpk_if;
+	if (fwd_icmp_addr_set(ls->f, &a, !add, err, sizeof(err)) == 0) {
+		x->local = add;
+		x->vpk_if = a.if_index;
+	} else if (add) {
+		ls->st.errors++;        /* the same address on two interfaces, or 256 addresses already */
+	} else {
+		x->local = false;       /* taken already (a route over its host route) */
+	}
+}
+
+/*
+ * An address of one of vpk's interfaces (same name, or its live device) is
+ * local: a host route to VPK_NH_LOCAL and a source of ICMP errors, as the
+ * `ip address` line makes it (fwd_icmp.c); removed with the kernel's address.
+ */
 static void
 apply_addr(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 {
@@ -443,12 +471,17 @@ apply_addr(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 		if (ls->addrs[i].ifindex == x.ifindex && ls->addrs[i].fam == x.fam && memcmp(ls->addrs[i].ip, x.ip, 16) == 0)
 			break;
 	if (nh->nlmsg_type == RTM_DELADDR) {
-		if (i < ls->n_addrs)
+		if (i < ls->n_addrs) {
+			addr_local(ls, &ls->addrs[i], false);
 			ls->addrs[i] = ls->addrs[--ls->n_addrs];
+		}
 	} else if (i < ls->n_addrs) {
-		ls->addrs[i] = x;
+		ls->addrs[i].plen = x.plen;
+		ls->addrs[i].seen = true;
+		addr_local(ls, &ls->addrs[i], true);
 	} else if (ls->n_addrs < LS_MAX_ADDRS) {
 		ls->addrs[ls->n_addrs++] = x;
+		addr_local(ls, &ls->addrs[i], true);
 	}
 	ls->st.addr++;
 }
@@ -579,10 +612,12 @@ ls_resync_end(struct fwd_lsync *ls, bool apply)
 		}
 	}
 	for (size_t i = 0; apply && i < ls->n_addrs;)
-		if (!ls->addrs[i].seen)
+		if (!ls->addrs[i].seen) {
+			addr_local(ls, &ls->addrs[i], false);
 			ls->addrs[i] = ls->addrs[--ls->n_addrs];
-		else
+		} else {
 			i++;
+		}
 	if (s != NULL)
 		free(s->k);
 	free(s);

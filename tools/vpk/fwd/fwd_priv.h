@@ -206,6 +206,11 @@ void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 /* fwd_icmp.c */
 extern const struct fwd_cmd fwd_cmd_ip, fwd_cmd_icmp;
 int fwd_icmp_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+/* An address of the router added (del false) or removed, live when the graphs run: what
+ * `ip address [del]` and linux-sync do. check: could it be done (0 or -errno, @err set)? */
+struct vpk_icmp_addr;
+int fwd_icmp_addr_check(struct vpk_fwd *f, const struct vpk_icmp_addr *a, bool del, char *err, size_t len);
+int fwd_icmp_addr_set(struct vpk_fwd *f, const struct vpk_icmp_addr *a, bool del, char *err, size_t len);
 void fwd_icmp_free(struct vpk_fwd *f);
 
 /* fwd_l2.c: VLAN sub-interfaces, router L2 input, egress tags */
@@ -280,6 +285,8 @@ fwd_ctl_tick(struct vpk_fwd *f, unsigned id, struct vpk_graph *g)
 }
 /* Change neighbor @id (adj NULL: remove it); graphs see the old or the new entry. 0 or -ENOMEM. */
 int fwd_ctl_set_adj(struct vpk_fwd *f, uint32_t id, const struct vpk_adj *adj, uint32_t ifx);
+/* Wait until every graph thread passed a quiescent state (what was unpublished may be freed). */
+void fwd_ctl_sync(struct vpk_fwd *f);
 /* `acl load` while graphs may run: the node contexts are swapped whole. */
 int fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 			 char *err, size_t len);
