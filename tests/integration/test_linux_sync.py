@@ -72,7 +72,9 @@ class Vpk:
         out = {}
         for fam in ("ipv4", "ipv6"):
             for r in self.json("show", "fib")[fam]:
-                if not r.get("local"):      # the interfaces' own addresses: the kernel's local table
+                # The interfaces' own addresses (the kernel's local table) and on-link hosts (its
+                # neighbour table) are not in the kernel's main table.
+                if not r.get("local") and not r.get("host"):
                     out[str(ipaddress.ip_network(r["prefix"]))] = r.get("gateway", "?")
         return out
 
@@ -166,6 +168,7 @@ def test_100k_routes_add_replace_delete(vpk_bin, tmp_path, netns):
     v = Vpk(vpk_bin, tmp_path, netns)
     try:
         wait_equal(v, netns)
+        hops = v.json("show", "linux-sync")["next_hops"]
         batch(netns, [f"route add {v4_prefix(i)} via 10.9.0.2" for i in range(N_ROUTES)]
               + [f"route add 2001:db8:100:{i:x}::/64 via 2001:db8:9::2" for i in range(1000)])
         k = wait_equal(v, netns)
@@ -178,7 +181,7 @@ def test_100k_routes_add_replace_delete(vpk_bin, tmp_path, netns):
         k = wait_equal(v, netns)
         assert len(k) < 10
         # Next hops no route uses any more are given back.
-        assert not [n for n in v.json("show", "neighbors")["neighbors"] if n.get("gateway") == "10.9.0.3"]
+        assert v.json("show", "linux-sync")["next_hops"] == hops
     finally:
         v.stop()
 
@@ -413,8 +416,8 @@ def test_kernel_address_is_local(vpk_bin, tmp_path):
         v = V()
         wait_equal(v, t.r)
 
-        def ping():
-            return int(sh("ip", "netns", "exec", t.h1, "python3", "-c", PING, "10.10.0.1", "10.99.0.1").stdout)
+        def ping(src="10.10.0.1", dst="10.99.0.1"):
+            return int(sh("ip", "netns", "exec", t.h1, "python3", "-c", PING, src, dst).stdout)
 
         def local():
             return [r for r in v.json("show", "fib", "10.99.0.1/32")["ipv4"] if r.get("local")]
@@ -438,5 +441,9 @@ def test_kernel_address_is_local(vpk_bin, tmp_path):
             assert time.time() < deadline, "the deleted address stayed local"
             time.sleep(0.1)
         assert ping() == 0
+        # On the link: the interface's own address answers a host of the link, reached through the
+        # host route vpk made from the kernel's neighbour entry (10.1.0.2, permanent).
+        assert v.json("show", "fib", "10.1.0.2/32")["ipv4"][0]["host"]
+        assert ping("10.1.0.2", "10.1.0.1") >= 8
     finally:
         t.close()

@@ -208,6 +208,12 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 	char gw[64] = "", dev[32] = "";
 	bool ls = nh != 0 && fwd_linux_nh(o->f, (uint32_t)nh, gw, sizeof(gw), dev, sizeof(dev));
 	const char *ifname = "";
+	char host[80];
+	bool is_host;
+
+	/* linux-sync's route to an on-link host: ADDR/32 (/128) through the host itself */
+	snprintf(host, sizeof(host), "%s/%u", gw, strchr(gw, ':') != NULL ? 128 : 32);
+	is_host = ls && gw[0] != '\0' && strcmp(host, prefix) == 0;
 
 	if (!ls && nh != 0 && nh <= o->f->conf.max_neighbors && o->f->adj[nh].valid)
 		ifname = o->f->ifs[o->f->adj_if[nh]].name;
@@ -221,6 +227,8 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 		} else if (ls) {
 			json_str(o->j, "gateway", gw);
 			json_str(o->j, "dev", dev);
+			if (is_host)
+				json_bool(o->j, "host", true);
 		} else if (ifname[0] != '\0') {
 			json_str(o->j, "interface", ifname);
 		}
@@ -232,8 +240,8 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 	else if (nh == VPK_NH_LOCAL)
 		fprintf(o->out, "%-44s local\n", prefix);
 	else if (ls)
-		fprintf(o->out, "%-44s via %llu%s%s dev %s\n", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
-			gw, dev);
+		fprintf(o->out, "%-44s via %llu%s%s dev %s%s\n", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
+			gw, dev, is_host ? " (neighbour)" : "");
 	else
 		fprintf(o->out, "%-44s via %llu%s%s\n", prefix, (unsigned long long)nh, ifname[0] ? " interface " : "",
 			ifname);

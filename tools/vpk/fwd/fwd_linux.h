@@ -29,6 +29,7 @@ struct ls_neigh {
 	int ifindex;
 	bool valid;                     /* reachable, stale, delay, probe, permanent */
 	bool seen;                      /* named by the dump of a resync */
+	bool host;                      /* its host route is installed (on-link host) */
 	struct ls_neigh *next;
 };
 

@@ -13,7 +13,10 @@
  *    and output from vpk's interface. Otherwise packets are dropped and
  *    counted as "no adjacency" (VPP's incomplete adjacency).
  *  - On-link routes (no gateway) get an ID per interface whose adjacency
- *    stays incomplete: vpk does not resolve hosts itself.
+ *    stays incomplete; the hosts on the link are reached through host
+ *    routes made from the kernel's neighbour table (neigh_host()). vpk does
+ *    not resolve addresses itself: a host without a kernel neighbour entry
+ *    is dropped as "no adjacency".
  *  - Blackhole, unreachable and prohibit routes share one ID that never
  *    gets an adjacency: dropped.
  *  - ECMP (RTA_MULTIPATH): the first next hop is installed (one next hop
@@ -353,6 +356,43 @@ apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
 }
 
+/*
+ * On-link hosts: a usable kernel neighbour on one of vpk's interfaces gets a
+ * host route (/32, /128) through its own adjacency, unless a route of that
+ * exact prefix is there already (the kernel's, or a local address). It goes
+ * when the neighbour stops being usable.
+ */
+static void
+neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
+{
+	uint8_t len = e->fam == AF_INET ? 32 : 128;
+	uint64_t old;
+	uint32_t id;
+
+	want = want && e->valid && vpk_if_of(ls, e->ifindex) >= 0;
+	if (want && e->host) {
+		set_remove(ls->stale, e->fam, len, e->ip);      /* a resync keeps it */
+		return;
+	}
+	if (want) {
+		if (fib_get(ls->f, e->fam, e->ip, len, &old) == 0 || (id = nh_get(ls, e->fam, e->ip, e->ifindex, false)) == 0)
+			return;
+		if (fib_set(ls->f, e->fam, e->ip, len, id, true) != 0) {
+			nh_put(ls, id);
+			ls->st.errors++;
+			return;
+		}
+		e->host = true;
+		return;
+	}
+	if (!e->host)
+		return;
+	e->host = false;
+	id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
+	if (id != 0 && fib_get(ls->f, e->fam, e->ip, len, &old) == 0 && old == id && fib_set(ls->f, e->fam, e->ip, len, 0, false) == 0)
+		nh_put(ls, id);
+}
+
 static void
 apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 {
@@ -372,6 +412,7 @@ apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	e = *slot;
 	if (nh->nlmsg_type == RTM_DELNEIGH) {
 		if (e != NULL) {
+			neigh_host(ls, e, false);
 			*slot = e->next;
 			free(e);
 		}
@@ -397,6 +438,8 @@ apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	id = nh_find(ls, nd->ndm_family, ip, nd->ndm_ifindex, false);
 	if (id != 0)
 		nh_refresh(ls, id);
+	if (nh->nlmsg_type != RTM_DELNEIGH)
+		neigh_host(ls, e, true);
 }
 
 static void
@@ -605,6 +648,8 @@ ls_resync_end(struct fwd_lsync *ls, bool apply)
 				continue;
 			}
 			*p = e->next;
+			e->valid = false;
+			neigh_host(ls, e, false);
 			id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
 			free(e);
 			if (id != 0)
