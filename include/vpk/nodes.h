@@ -75,6 +75,7 @@ struct vpk_eth_if {
 	uint8_t mcast[VPK_ETH_MAX_MCAST][6];    /**< Subscribed multicast destinations. */
 	uint16_t first_sub;             /**< This port's sub-interfaces: subs[first_sub .. +n_sub). */
 	uint16_t n_sub;
+	uint8_t down;                   /**< 1: administratively down: every frame dropped and counted. */
 };
 
 /** ethernet-input: one VLAN sub-interface (802.1Q, or 802.1ad / QinQ with two tags). */

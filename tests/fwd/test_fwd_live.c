@@ -9,7 +9,8 @@
  * permit or deny a packet wrongly, so the denied and forwarded counts must
  * be exactly what one rule set gives. The control thread also adds and
  * deletes an address of the router and changes the ICMP rate while packets
- * whose TTL expires keep the ip4-icmp-error node reading that state. Under
+ * whose TTL expires keep the ip4-icmp-error node reading that state, and
+ * takes an interface no packet uses down and up. Under
  * ASan a table freed before the workers moved on is a use after free; under
  * TSan a state written in place while a worker reads it is a data race.
  */
@@ -69,6 +70,10 @@ control(void *p)
 		snprintf(line, sizeof(line), "icmp rate-limit %u", 1000 + a->addrs % 7);
 		if (a->rc == 0)
 			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
+		/* ethernet-input's and interface-output's contexts, swapped whole (interface c carries nothing). */
+		snprintf(line, sizeof(line), "interface c %s", a->addrs % 2 ? "up" : "down");
+		if (a->rc == 0 && (a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err))) == -ENOTSUP)
+			a->rc = 0;              /* the graphs are not built yet */
 		a->addrs++;
 	}
 	return NULL;
@@ -118,7 +123,7 @@ run_once(unsigned workers, const char *pa, const char *pb)
 	static uint8_t pkts[N_TMPL][64];
 	uint16_t lens[N_TMPL];
 	const uint8_t *pp[N_TMPL];
-	const char *cfg[] = { "interface a", "interface b out discard", "neighbor 1 02:00:00:00:00:09 dev b",
+	const char *cfg[] = { "interface a", "interface b out discard", "interface c out discard", "neighbor 1 02:00:00:00:00:09 dev b",
 			      "neighbor 2 02:00:00:00:00:0a dev b", "route add 10.0.0.0/8 via 1",
 			      "ip address a 192.0.2.1/24" };
 	struct ctl_arg a = { .path_a = pa, .path_b = pb };

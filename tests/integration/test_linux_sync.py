@@ -447,3 +447,54 @@ def test_kernel_address_is_local(vpk_bin, tmp_path):
         assert ping("10.1.0.2", "10.1.0.1") >= 8
     finally:
         t.close()
+
+
+def test_interface_down_up_live(vpk_bin, tmp_path):
+    """`vpk ctl interface NAME down` stops vpk receiving and sending on it while it forwards; `up` brings
+    it back. Routes come from the kernel (linux-sync), which does not forward itself."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    t = Routed()
+    try:
+        sh("ip", "-n", t.r, "route", "add", "10.10.0.0/16", "via", "10.1.0.2")
+        sh("ip", "-n", t.r, "route", "add", "10.20.0.0/16", "via", "10.2.0.2")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        echo = t.spawn(t.h2, "python3", "-c", ECHO_SERVER, "10.20.0.1")
+        assert echo.stdout.readline().strip() == "ready"
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        wait_equal(v, t.r)
+
+        def state():
+            return {i["name"]: i for i in v.json("show", "interface")["interfaces"]}
+
+        def ctl(*cmd):
+            p = subprocess.run([vpk_bin, "ctl", "--socket", sock, *cmd], capture_output=True, text=True, timeout=30)
+            assert p.returncode == 0, p.stderr
+
+        assert t.echo_ok() >= 8
+        ctl("interface", "ctlr2", "down")
+        assert state()["ctlr2"]["state"] == "down"
+        assert t.echo_ok() == 0                 # requests are not sent out of ctlr2
+        assert state()["ctlr2"]["tx_admin_down"] >= 10
+        ctl("interface", "ctlr1", "down")
+        ctl("interface", "ctlr2", "up")
+        assert t.echo_ok() == 0                 # requests are not taken in on ctlr1
+        errs = v.json("show", "errors")["errors"]
+        assert sum(e["count"] for e in errs if "administratively down" in e["reason"]) >= 10
+        ctl("interface", "ctlr1", "up")
+        assert t.echo_ok() >= 8
+        assert state()["ctlr1"]["state"] == "up" and state()["ctlr2"]["state"] == "up"
+    finally:
+        t.close()

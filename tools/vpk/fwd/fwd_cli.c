@@ -40,7 +40,9 @@ static const char *const help_text =
 	"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 	"  neighbor ID MAC dev IFACE | neighbor del ID\n"
 	"  acl load FILE [ipv6] | acl fragments portless|drop\n"
-	"  (interface, vxlan, sr, run-limit: configuration file only, before the start)\n";
+	"  ip address [del] IFACE ADDR/LEN | icmp rate-limit PPS [burst N]\n"
+	"  interface NAME up|down\n"
+	"  (other interface lines, vxlan, sr, run-limit: configuration file only, before the start)\n";
 
 int
 fwd_cli_exec(struct vpk_fwd *f, const char *line, FILE *out)

@@ -259,15 +259,30 @@ fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 }
 
 int
-fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len)
+fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t len)
 {
 	static const char *const live_ok[] = { "route", "neighbor", "acl", "show", "ip", "icmp" };
+	static const struct {
+		const char *cmd, *why;
+	} why[] = {
+		{ "vxlan", "vxlan4/6-input and ip4/ip6-tunnel-bypass build their tunnel tables when the graphs "
+			   "are built" },
+		{ "sr", "srv6-gtp4-d builds its SRv6 header templates when the graphs are built" },
+		{ "interface", "ports are opened and ethernet-input configured when the run starts "
+			       "(live: interface NAME up|down)" },
+	};
+	const char *cmd = argv[0];
 
 	if (f->ctl == NULL || !fwd_ctl_has_graphs(f))
 		return 0;
 	for (size_t i = 0; i < sizeof(live_ok) / sizeof(live_ok[0]); i++)
 		if (strcmp(cmd, live_ok[i]) == 0)
 			return 0;
+	if (strcmp(cmd, "interface") == 0 && argc == 3 && (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
+		return 0;
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if (strcmp(cmd, why[i].cmd) == 0)
+			return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs: %s", cmd, why[i].why);
 	return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs "
-			"(live: route, neighbor, acl, ip address, icmp)", cmd);
+			"(live: route, neighbor, acl, ip address, icmp, interface NAME up|down)", cmd);
 }

@@ -77,12 +77,14 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 		json_obj(&j, NULL);
 		json_arr(&j, "interfaces");
 	} else {
-		fprintf(out, "%-16s %5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx", "MAC", "Device", "rx packets",
-			"tx packets", "drops");
+		fprintf(out, "%-16s %5s %-5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx", "State", "MAC", "Device",
+			"rx packets", "tx packets", "drops");
 	}
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		const struct fwd_if *x = &f->ifs[i];
 		char mac[18];
+		uint64_t down_drops;
+		bool down = fwd_if_down(f, i, &down_drops);
 
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", x->mac[0], x->mac[1], x->mac[2],
 			 x->mac[3], x->mac[4], x->mac[5]);
@@ -96,12 +98,14 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 			json_u64(&j, "tx", x->tx);
 			json_u64(&j, "rx_drop", x->rx_drop);
 			json_u64(&j, "tx_drop", x->tx_drop + x->tx_no_output);
+			json_str(&j, "state", down ? "down" : "up");
+			json_u64(&j, "tx_admin_down", down_drops);
 			json_end(&j);
 		} else {
-			fprintf(out, "%-16s %5zu %-17s %-12s %14llu %14llu %12llu\n", x->name, i, mac,
-				x->live != NULL ? x->live : x->in_path != NULL ? "pcap" : "-",
+			fprintf(out, "%-16s %5zu %-5s %-17s %-12s %14llu %14llu %12llu\n", x->name, i, down ? "down" : "up",
+				mac, x->live != NULL ? x->live : x->in_path != NULL ? "pcap" : "-",
 				(unsigned long long)x->rx, (unsigned long long)x->tx,
-				(unsigned long long)(x->rx_drop + x->tx_drop + x->tx_no_output));
+				(unsigned long long)(x->rx_drop + x->tx_drop + x->tx_no_output + down_drops));
 		}
 	}
 	if (json) {

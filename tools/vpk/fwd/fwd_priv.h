@@ -84,6 +84,7 @@ struct vpk_fwd {
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	struct fwd_ctl *ctl;            /* live changes while running (fwd_cli_live.c), NULL: off */
 	void *lsync;                    /* owned by linux-sync (fwd_linux*.c) */
+	void *ifstate;                  /* owned by `interface NAME up|down` (fwd_live_if.c) */
 	/* workers (fwd_workers.c) */
 	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
 	unsigned n_wgraphs;
@@ -291,7 +292,15 @@ void fwd_ctl_sync(struct vpk_fwd *f);
 int fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 			 char *err, size_t len);
 /* A command that cannot change while the graphs run: the error, else 0. */
-int fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len);
+int fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t len);
+
+/* fwd_live_if.c: `interface NAME up|down` while the graphs run */
+int fwd_if_state_cmd(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
+/* Interface @i is administratively down; *tx_drops: frames not sent because of it. */
+bool fwd_if_down(const struct vpk_fwd *f, size_t i, uint64_t *tx_drops);
+void fwd_if_state_free(struct vpk_fwd *f);
+/* fwd_l2.c: ethernet-input's configuration as built for the run (NULL: none). */
+const struct vpk_eth_input_conf *fwd_l2_conf(const struct vpk_fwd *f);
 
 /* fwd_linux.c: `linux-sync [netns NAME] [table N]` */
 extern const struct fwd_cmd fwd_cmd_linux_sync;
