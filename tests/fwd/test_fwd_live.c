@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Live changes under traffic: while vpk_fwd_run() forwards in-memory
- * traffic (one worker on this thread's graph, then two worker threads), a
+ * traffic (one worker on this thread's graph, then two worker threads,
+ * then two workers and a wide worker: --wide-cores), a
  * control thread replaces the IPv4 ACL again and again with two rule sets
  * that give every packet the same verdict through different rules and
  * actions, and adds and deletes routes that no packet uses. A worker that
@@ -117,9 +118,9 @@ build_packets(uint8_t pkts[N_TMPL][64], uint16_t lens[N_TMPL], unsigned *n_denie
 }
 
 static void
-run_once(unsigned workers, const char *pa, const char *pb)
+run_once(unsigned workers, const char *wide, const char *pa, const char *pb)
 {
-	struct vpk_fwd_conf conf = { .workers = workers, .n_bufs = 8192 };
+	struct vpk_fwd_conf conf = { .workers = workers, .n_bufs = 8192, .wide_cores = wide };
 	static uint8_t pkts[N_TMPL][64];
 	uint16_t lens[N_TMPL];
 	const uint8_t *pp[N_TMPL];
@@ -157,8 +158,8 @@ run_once(unsigned workers, const char *pa, const char *pb)
 		fwd += fwd_node_error(g, "interface-output", 0);
 		te += fwd_node_error(g, "ip4-icmp-error", 0) + fwd_node_error(g, "ip4-icmp-error", 4);
 	}
-	printf("workers %u: %u ACL swaps, %u route changes, %u address changes during %llu packets\n", workers,
-	       a.swaps, a.routes, a.addrs, (unsigned long long)total);
+	printf("workers %u%s: %u ACL swaps, %u route changes, %u address changes during %llu packets\n", workers,
+	       wide != NULL ? " + wide" : "", a.swaps, a.routes, a.addrs, (unsigned long long)total);
 	CHECK(a.swaps >= 2, "the control thread did not get to swap (%u)", a.swaps);
 	CHECK(denied == (uint64_t)n_denied * REPEAT, "denied %llu, want %llu", (unsigned long long)denied,
 	      (unsigned long long)n_denied * REPEAT);
@@ -183,8 +184,10 @@ main(void)
 	CHECK(write(fb, rules_b, strlen(rules_b)) == (ssize_t)strlen(rules_b), "write");
 	close(fa);
 	close(fb);
-	run_once(1, pa, pb);
-	run_once(2, pa, pb);
+	run_once(1, NULL, pa, pb);
+	run_once(2, NULL, pa, pb);
+	/* Core specialization: the wide worker (ACL and lookups) is a QSBR reader as well. */
+	run_once(2, "1", pa, pb);
 	unlink(pa);
 	unlink(pb);
 	return check_finish();

@@ -32,8 +32,8 @@ struct fwd_ctl {
 	pthread_mutex_t lock;
 	struct vpk_qsbr *q;
 	_Atomic uint64_t clear_gen;
-	uint64_t seen_gen[FWD_MAX_WORKERS];
-	_Atomic bool online[FWD_MAX_WORKERS];
+	uint64_t seen_gen[FWD_MAX_GRAPHS];     /* workers, then wide workers (their graphs' order) */
+	_Atomic bool online[FWD_MAX_GRAPHS];
 	double t_clear;                 /* CLOCK_MONOTONIC seconds of the last clear (or run start) */
 };
 
@@ -54,13 +54,11 @@ fwd_ctl_enable(struct vpk_fwd *f)
 
 	if (f->ctl != NULL)
 		return 0;
-	if (f->conf.wide_cores != NULL)
-		return -ENOTSUP;        /* wide-core workers are not QSBR readers */
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	rc = vpk_qsbr_create(FWD_MAX_WORKERS, &c->q);
-	for (unsigned i = 0; rc == 0 && i < FWD_MAX_WORKERS; i++)
+	rc = vpk_qsbr_create(FWD_MAX_GRAPHS, &c->q);
+	for (unsigned i = 0; rc == 0 && i < FWD_MAX_GRAPHS; i++)
 		rc = vpk_qsbr_thread_register(c->q, i);
 	if (rc == 0)
 		rc = vpk_fib_attach_qsbr(f->fib4, c->q, false);
@@ -134,7 +132,7 @@ fwd_ctl_reader(struct vpk_fwd *f, unsigned id, bool online)
 {
 	struct fwd_ctl *c = f->ctl;
 
-	if (c == NULL || id >= FWD_MAX_WORKERS)
+	if (c == NULL || id >= FWD_MAX_GRAPHS)
 		return;
 	if (online) {
 		c->seen_gen[id] = atomic_load(&c->clear_gen);

@@ -307,8 +307,6 @@ parse_args(struct vpk_fwd *f, int argc, char **argv, struct fwd_lsync *ls, char 
 	}
 	if (f->lsync != NULL)
 		return vpk_errf(err, len, -EEXIST, "linux-sync: already configured");
-	if (f->conf.wide_cores != NULL)
-		return vpk_errf(err, len, -ENOTSUP, "linux-sync: not with --wide-cores (live changes need QSBR readers)");
 	return 0;
 }
 

@@ -328,9 +328,12 @@ wide_main(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET((int)ww->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);     /* best effort */
+	fwd_ctl_reader(ws->wk[0].f, ws->n + ww->id, true);             /* live changes: a QSBR reader too */
 	for (;;) {
 		uint32_t n = vpk_graph_run_once(ww->g);
 		bool all_done = true;
+
+		fwd_ctl_tick(ws->wk[0].f, ws->n + ww->id, ww->g);
 
 		if (n != 0 || vpk_graph_busy(ww->g))
 			continue;
@@ -342,6 +345,7 @@ wide_main(void *arg)
 			break;
 		sched_yield();
 	}
+	fwd_ctl_reader(ws->wk[0].f, ws->n + ww->id, false);
 	vpk_pool_cache_flush(ws->wk[0].f->pool);
 	return NULL;
 }
