@@ -46,6 +46,8 @@ struct vpk_adj {
 	uint8_t src_mac[6];     /**< Our MAC on tx_if. */
 	uint32_t tx_if;         /**< Output interface. */
 	uint8_t valid;          /**< 0: no neighbor known (packets dropped, counted). */
+	uint8_t n_paths;        /**< > 0: equal-cost multipath: the packet's flow hash picks one of the
+				     n_paths entries that follow this one (the rest of it is unused). */
 };
 
 /** Adjacencies indexed by the next-hop value a FIB lookup returns. Read-only while graphs run. */

@@ -68,6 +68,12 @@ class Vpk:
         assert p.returncode == 0, p.stderr
         return json.loads(p.stdout)
 
+    def ctl_text(self, *cmd):
+        p = subprocess.run([self.vpk, "ctl", "--socket", self.sock, *cmd], capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
     def fib(self):
         out = {}
         for fam in ("ipv4", "ipv6"):
@@ -144,6 +150,17 @@ def test_start_dump_and_small_changes(vpk_bin, tmp_path, netns):
                       "route add 2001:db8:77::/48 via 2001:db8:9::5", "route del 10.50.0.0/16"])
         k = wait_equal(v, netns)
         assert k["10.70.0.0/16"] == "drop" and "10.50.0.0/16" not in k and k["0.0.0.0/0"] == "10.9.0.3"
+        # ECMP: every path, in the kernel's order; the first is the route's gateway.
+        sh("ip", "-n", netns, "route", "add", "10.90.0.0/16", "nexthop", "via", "10.9.0.2", "nexthop", "via",
+           "10.9.0.3")
+        wait_equal(v, netns)
+        r = v.json("show", "fib", "10.90.0.0/16")["ipv4"][0]
+        assert [p["gateway"] for p in r["paths"]] == ["10.9.0.2", "10.9.0.3"] and r["gateway"] == "10.9.0.2"
+        assert "ecmp 2: 10.9.0.2 dev ctlv0, 10.9.0.3 dev ctlv0" in v.ctl_text("show", "fib", "10.90.0.0/16")
+        sh("ip", "-n", netns, "route", "replace", "10.90.0.0/16", "via", "10.9.0.3")
+        wait_equal(v, netns)
+        assert "paths" not in v.json("show", "fib", "10.90.0.0/16")["ipv4"][0]
+        sh("ip", "-n", netns, "route", "del", "10.90.0.0/16")
         # A route of another table is not ours.
         sh("ip", "-n", netns, "route", "add", "10.80.0.0/16", "via", "10.9.0.2", "table", "100")
         time.sleep(0.3)
@@ -496,5 +513,73 @@ def test_interface_down_up_live(vpk_bin, tmp_path):
         ctl("interface", "ctlr1", "up")
         assert t.echo_ok() >= 8
         assert state()["ctlr1"]["state"] == "up" and state()["ctlr2"]["state"] == "up"
+    finally:
+        t.close()
+
+
+CAPTURE = """
+import json, socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.bind((sys.argv[1], 0))
+s.settimeout(0.2)
+print("ready", flush=True)
+seen, end = {}, time.time() + float(sys.argv[2])
+while time.time() < end:
+    try:
+        f = s.recv(2048)
+    except socket.timeout:
+        continue
+    if len(f) >= 42 and f[30:34] == socket.inet_aton("10.30.0.1") and f[23] == 17:
+        sport = struct.unpack("!H", f[34:36])[0]
+        seen.setdefault(sport, set()).add(f[0:6].hex(":"))
+print(json.dumps({k: sorted(v) for k, v in seen.items()}))
+"""
+
+SEND_FLOWS = """
+import socket
+for rep in range(3):
+    for i in range(64):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.SOL_SOCKET, 11, 1)
+        s.bind(("10.10.0.1", 40000 + i))
+        s.sendto(b"ecmp", ("10.30.0.1", 5000))
+        s.close()
+"""
+
+
+def test_ecmp_flows_spread_and_stick(vpk_bin, tmp_path):
+    """A multipath kernel route: vpk sends each flow always to the same path and uses both paths."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    t = Routed()
+    try:
+        other = "02:ec:00:00:00:03"
+        sh("ip", "-n", t.r, "neigh", "add", "10.2.0.3", "lladdr", other, "dev", "ctlr2", "nud", "permanent")
+        sh("ip", "-n", t.r, "route", "add", "10.30.0.0/16", "nexthop", "via", "10.2.0.2", "nexthop", "via", "10.2.0.3")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        wait_equal(v, t.r)
+        assert len(v.json("show", "fib", "10.30.0.0/16")["ipv4"][0]["paths"]) == 2
+        cap = t.spawn(t.h2, "python3", "-c", CAPTURE, "ctlh2", "4")
+        assert cap.stdout.readline().strip() == "ready"
+        sh("ip", "netns", "exec", t.h1, "python3", "-c", SEND_FLOWS)
+        seen = json.loads(cap.communicate(timeout=30)[0])
+        assert len(seen) >= 60, f"only {len(seen)} of 64 flows came through"
+        assert all(len(macs) == 1 for macs in seen.values()), "a flow changed paths"
+        used = {macs[0] for macs in seen.values()}
+        assert used == {t.mac(t.h2, "ctlh2"), other}, used
     finally:
         t.close()

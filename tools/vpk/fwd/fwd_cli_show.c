@@ -206,6 +206,33 @@ struct fib_out {
 	uint64_t n;
 };
 
+/* The paths of an ECMP group linux-sync made: a "paths" array, or " ecmp N: GW dev D, ..." */
+static void
+fib_paths(struct fib_out *o, uint32_t nh)
+{
+	char gw[64], dev[32];
+	unsigned n = fwd_linux_path(o->f, nh, 0, gw, sizeof(gw), dev, sizeof(dev));
+
+	if (n == 0)
+		return;
+	if (o->j != NULL)
+		json_arr(o->j, "paths");
+	else
+		fprintf(o->out, " ecmp %u:", n);
+	for (unsigned i = 0; i < n && fwd_linux_path(o->f, nh, i, gw, sizeof(gw), dev, sizeof(dev)) != 0; i++) {
+		if (o->j != NULL) {
+			json_obj(o->j, NULL);
+			json_str(o->j, "gateway", gw);
+			json_str(o->j, "dev", dev);
+			json_end(o->j);
+		} else {
+			fprintf(o->out, "%s %s dev %s", i ? "," : "", gw, dev);
+		}
+	}
+	if (o->j != NULL)
+		json_end(o->j);
+}
+
 static void
 fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 {
@@ -233,6 +260,7 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 			json_str(o->j, "dev", dev);
 			if (is_host)
 				json_bool(o->j, "host", true);
+			fib_paths(o, (uint32_t)nh);
 		} else if (ifname[0] != '\0') {
 			json_str(o->j, "interface", ifname);
 		}
@@ -244,8 +272,8 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 	else if (nh == VPK_NH_LOCAL)
 		fprintf(o->out, "%-44s local\n", prefix);
 	else if (ls)
-		fprintf(o->out, "%-44s via %llu%s%s dev %s%s\n", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
-			gw, dev, is_host ? " (neighbour)" : "");
+		fprintf(o->out, "%-44s via %llu%s%s dev %s%s", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
+			gw, dev, is_host ? " (neighbour)" : ""), fib_paths(o, (uint32_t)nh), fputc('\n', o->out);
 	else
 		fprintf(o->out, "%-44s via %llu%s%s\n", prefix, (unsigned long long)nh, ifname[0] ? " interface " : "",
 			ifname);

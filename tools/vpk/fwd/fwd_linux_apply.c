@@ -19,8 +19,9 @@
  *    is dropped as "no adjacency".
  *  - Blackhole, unreachable and prohibit routes share one ID that never
  *    gets an adjacency: dropped.
- *  - ECMP (RTA_MULTIPATH): the first next hop is installed (one next hop
- *    per prefix in vpk's FIB).
+ *  - ECMP (RTA_MULTIPATH, up to LS_MAX_PATHS paths): the prefix's next hop
+ *    is a group ID whose adjacency has n_paths set, followed by one ID per
+ *    path (fwd_linux_ecmp.c); ip4/ip6-rewrite pick a path by flow hash.
  *  - One route per prefix: routes that differ only in metric or TOS are not
  *    told apart; the last change the kernel announced wins.
  */
@@ -36,66 +37,8 @@
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_linux.h"
 
-#define NH_BUCKETS 4096u
-#define NEIGH_BUCKETS 4096u
-
-/* ---- a set of prefixes (resync) ---- */
-struct ls_key {
-	uint8_t fam, len, used;         /* used: 0 empty, 1 in, 2 removed */
-	uint8_t ip[16];
-};
-
-struct ls_set {
-	struct ls_key *k;
-	size_t cap, n;
-};
-
-static uint32_t
-key_hash(uint8_t fam, uint8_t len, const uint8_t ip[16])
-{
-	uint32_t h = 2166136261u ^ fam ^ (uint32_t)len << 8;
-
-	for (int i = 0; i < 16; i++)
-		h = (h ^ ip[i]) * 16777619u;
-	return h;
-}
-
-static int
-set_add(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16])
-{
-	if (2 * (s->n + 1) > s->cap) {
-		struct ls_set g = { .cap = s->cap ? 2 * s->cap : 1024 };
-
-		g.k = calloc(g.cap, sizeof(*g.k));
-		if (g.k == NULL)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->k[i].used == 1)
-				set_add(&g, s->k[i].fam, s->k[i].len, s->k[i].ip);
-		free(s->k);
-		*s = g;
-	}
-	for (size_t i = key_hash(fam, len, ip) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (s->k[i].used == 0) {
-			s->k[i] = (struct ls_key){ fam, len, 1, { 0 } };
-			memcpy(s->k[i].ip, ip, 16);
-			s->n++;
-			return 0;
-		}
-	}
-}
-
-static void
-set_remove(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16])
-{
-	if (s == NULL || s->cap == 0)
-		return;
-	for (size_t i = key_hash(fam, len, ip) & (s->cap - 1); s->k[i].used != 0; i = (i + 1) & (s->cap - 1))
-		if (s->k[i].used == 1 && s->k[i].fam == fam && s->k[i].len == len && memcmp(s->k[i].ip, ip, 16) == 0) {
-			s->k[i].used = 2;
-			return;
-		}
-}
+#define NH_BUCKETS LS_NH_BUCKETS
+#define NEIGH_BUCKETS LS_NEIGH_BUCKETS
 
 /* ---- links, neighbours ---- */
 const char *
@@ -125,7 +68,7 @@ vpk_if_of(const struct fwd_lsync *ls, int ifindex)
 static struct ls_neigh **
 neigh_slot(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], int ifindex)
 {
-	struct ls_neigh **p = &ls->neigh[key_hash(fam, (uint8_t)ifindex, ip) % NEIGH_BUCKETS];
+	struct ls_neigh **p = &ls->neigh[ls_hash(fam, (uint8_t)ifindex, ip) % NEIGH_BUCKETS];
 
 	for (; *p != NULL; p = &(*p)->next)
 		if ((*p)->fam == fam && (*p)->ifindex == ifindex && memcmp((*p)->ip, ip, 16) == 0)
@@ -137,7 +80,7 @@ neigh_slot(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], int ifindex)
 static uint32_t
 nh_bucket(uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
 {
-	return key_hash(fam, (uint8_t)(drop ? 255 : ifindex), gw) % NH_BUCKETS;
+	return ls_hash(fam, (uint8_t)(drop ? 255 : ifindex), gw) % NH_BUCKETS;
 }
 
 static uint32_t
@@ -146,7 +89,8 @@ nh_find(const struct fwd_lsync *ls, uint8_t fam, const uint8_t gw[16], int ifind
 	for (uint32_t id = ls->nh_hash[nh_bucket(fam, gw, ifindex, drop)]; id != 0; id = ls->nh[id].next) {
 		const struct ls_nh *n = &ls->nh[id];
 
-		if (n->fam == fam && n->drop == drop && (drop || (n->ifindex == ifindex && memcmp(n->gw, gw, 16) == 0)))
+		if (n->fam == fam && n->drop == drop && n->n_paths == 0 &&
+		    (drop || (n->ifindex == ifindex && memcmp(n->gw, gw, 16) == 0)))
 			return id;
 	}
 	return 0;
@@ -162,6 +106,10 @@ nh_refresh(struct fwd_lsync *ls, uint32_t id)
 	static const uint8_t zero[16];
 	int ifx = n->drop ? -1 : vpk_if_of(ls, n->ifindex);
 
+	if (n->n_paths != 0) {
+		a.n_paths = n->n_paths;         /* the paths' own adjacencies follow it */
+		return memcmp(&a, &f->adj[id], sizeof(a)) == 0 ? 0 : fwd_ctl_set_adj(f, id, &a, 0);
+	}
 	if (ifx >= 0 && memcmp(n->gw, zero, 16) != 0) {
 		const struct ls_neigh *e = *neigh_slot(ls, n->fam, n->gw, n->ifindex);
 
@@ -177,29 +125,56 @@ nh_refresh(struct fwd_lsync *ls, uint32_t id)
 	return fwd_ctl_set_adj(f, id, a.valid ? &a : NULL, ifx >= 0 ? (uint32_t)ifx : 0);
 }
 
+int
+ls_nh_refresh(struct fwd_lsync *ls, uint32_t id)
+{
+	return nh_refresh(ls, id);
+}
+
+static bool
+id_free(const struct fwd_lsync *ls, uint32_t c)
+{
+	return ls->nh[c].fam == 0 && !ls->f->adj[c].valid && ls->f->adj[c].n_paths == 0;
+}
+
+uint32_t
+ls_ids_alloc(struct fwd_lsync *ls, uint32_t count)
+{
+	uint32_t max = ls->f->conf.max_neighbors, run = 0;
+
+	if (count > 1) {
+		for (uint32_t c = max; c >= 1; c--)
+			if ((run = id_free(ls, c) ? run + 1 : 0) == count)
+				return c;
+		return 0;
+	}
+	/* Down from the last one taken, wrapping: configured neighbors sit at the bottom. */
+	for (uint32_t k = 0; k < max; k++) {
+		uint32_t c = (ls->nh_next_free - 1 + max - k) % max + 1;
+
+		if (id_free(ls, c)) {
+			ls->nh_next_free = c > 1 ? c - 1 : max;
+			return c;
+		}
+	}
+	return 0;
+}
+
 /* The ID of this next hop, one more reference; 0 when every ID is taken. */
 static uint32_t
 nh_get(struct fwd_lsync *ls, uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
 {
-	uint32_t id = nh_find(ls, fam, gw, ifindex, drop), max = ls->f->conf.max_neighbors, b;
+	uint32_t id = nh_find(ls, fam, gw, ifindex, drop), b;
 
 	if (id != 0) {
 		ls->nh[id].refs++;
 		return id;
 	}
-	/* Down from the last one taken, wrapping: configured neighbors sit at the bottom. */
-	for (uint32_t k = 0; k < max && id == 0; k++) {
-		uint32_t c = (ls->nh_next_free - 1 + max - k) % max + 1;
-
-		if (ls->nh[c].fam == 0 && !ls->f->adj[c].valid)
-			id = c;
-	}
-	if (id == 0)
+	if ((id = ls_ids_alloc(ls, 1)) == 0)
 		return 0;
-	ls->nh_next_free = id > 1 ? id - 1 : max;
 	b = nh_bucket(fam, gw, ifindex, drop);
 	ls->nh[id] = (struct ls_nh){ .fam = fam, .drop = drop, .ifindex = drop ? 0 : ifindex, .refs = 1,
-				     .next = ls->nh_hash[b] };
+				     .next = ls->nh_hash[b], .bucket = b };
 	if (!drop)
 		memcpy(ls->nh[id].gw, gw, 16);
 	ls->nh_hash[b] = id;
@@ -211,21 +186,24 @@ static void
 nh_put(struct fwd_lsync *ls, uint32_t id)
 {
 	struct ls_nh *n = &ls->nh[id];
+	unsigned paths = n->n_paths;
 	uint32_t *p;
 
-	if (id == 0 || n->fam == 0 || --n->refs > 0)
+	if (id == 0 || n->fam == 0 || n->member || --n->refs > 0)
 		return;
-	for (p = &ls->nh_hash[nh_bucket(n->fam, n->gw, n->ifindex, n->drop)]; *p != 0 && *p != id; p = &ls->nh[*p].next)
+	for (p = &ls->nh_hash[n->bucket]; *p != 0 && *p != id; p = &ls->nh[*p].next)
 		;
 	if (*p == id)
 		*p = n->next;
 	memset(n, 0, sizeof(*n));
-	if (ls->f->adj[id].valid)
+	if (ls->f->adj[id].valid || ls->f->adj[id].n_paths != 0)
 		fwd_ctl_set_adj(ls->f, id, NULL, 0);
+	if (paths != 0)
+		ls_grp_release(ls, id, paths);
 }
 
-static bool
-nh_owned(const struct fwd_lsync *ls, uint64_t nh)
+bool
+ls_nh_owned(const struct fwd_lsync *ls, uint64_t nh)
 {
 	return nh != 0 && nh <= ls->f->conf.max_neighbors && ls->nh[nh].fam != 0;
 }
@@ -255,7 +233,7 @@ route_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len)
 {
 	uint64_t old;
 
-	if (fib_get(ls->f, fam, ip, len, &old) != 0 || !nh_owned(ls, old))
+	if (fib_get(ls->f, fam, ip, len, &old) != 0 || !ls_nh_owned(ls, old))
 		return;                 /* not ours (a configured route) or already gone */
 	if (fib_set(ls->f, fam, ip, len, 0, false) == 0) {
 		nh_put(ls, (uint32_t)old);
@@ -263,11 +241,10 @@ route_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len)
 	}
 }
 
+/* Point the prefix at next hop @id (a reference the caller took; 0: none could be had). */
 static void
-route_add(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, const uint8_t gw[16],
-	  int oif, bool drop)
+route_set(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, uint32_t id)
 {
-	uint32_t id = nh_get(ls, fam, gw, oif, drop);
 	uint64_t old = 0;
 	bool had = fib_get(ls->f, fam, ip, len, &old) == 0;
 
@@ -276,10 +253,11 @@ route_add(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, 
 		ls->st.errors++;
 		return;
 	}
-	if (had && nh_owned(ls, old))
+	if (had && ls_nh_owned(ls, old))
 		nh_put(ls, (uint32_t)old);
 	ls->st.route_add++;
 }
+
 
 /* ---- messages ---- */
 struct attrs {
@@ -309,6 +287,40 @@ copy_addr(uint8_t out[16], const struct nlattr *a, uint8_t fam)
 		memcpy(out, mnl_attr_get_payload(a), want);
 }
 
+/*
+ * The paths of RTA_MULTIPATH into @p (at most LS_MAX_PATHS); the number of
+ * paths. Lengths are checked against the attribute before each is read.
+ */
+static unsigned
+multipath(const struct nlattr *mp, uint8_t fam, struct ls_path *p)
+{
+	const uint8_t *at = mnl_attr_get_payload(mp);
+	size_t left = mnl_attr_get_payload_len(mp);
+	unsigned n = 0;
+
+	while (left >= sizeof(struct rtnexthop) && n < LS_MAX_PATHS) {
+		const struct rtnexthop *rtnh = (const struct rtnexthop *)at;
+		size_t rl = rtnh->rtnh_len;
+
+		if (rl < sizeof(*rtnh) || rl > left)
+			break;
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].ifindex = rtnh->rtnh_ifindex;
+		if (rl > RTNH_ALIGN(sizeof(*rtnh))) {
+			const struct nlattr *a = (const struct nlattr *)(at + RTNH_ALIGN(sizeof(*rtnh)));
+			int alen = (int)(rl - RTNH_ALIGN(sizeof(*rtnh)));
+
+			for (; mnl_attr_ok(a, alen); a = mnl_attr_next(a), alen = (int)(rl - ((const uint8_t *)a - at)))
+				if (mnl_attr_get_type(a) == RTA_GATEWAY)
+					copy_addr(p[n].gw, a, fam);
+		}
+		n++;
+		left -= RTNH_ALIGN(rl) < left ? RTNH_ALIGN(rl) : left;
+		at += RTNH_ALIGN(rl);
+	}
+	return n;
+}
+
 static void
 apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 {
@@ -333,27 +345,29 @@ apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	/* Host bits beyond the length are zero in the kernel's routes already. */
 	if (nh->nlmsg_type == RTM_DELROUTE) {
 		route_del(ls, rm->rtm_family, dst, rm->rtm_dst_len);
-		set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+		ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
 		return;
 	}
 	if (t.a[RTA_OIF] != NULL)
 		oif = (int)mnl_attr_get_u32(t.a[RTA_OIF]);
 	if (t.a[RTA_GATEWAY] != NULL) {
 		copy_addr(gw, t.a[RTA_GATEWAY], rm->rtm_family);
-	} else if (t.a[RTA_MULTIPATH] != NULL && mnl_attr_get_payload_len(t.a[RTA_MULTIPATH]) >= sizeof(struct rtnexthop)) {
-		/* ECMP: the first next hop. */
-		const struct rtnexthop *rtnh = mnl_attr_get_payload(t.a[RTA_MULTIPATH]);
-		size_t alen = rtnh->rtnh_len > sizeof(*rtnh) ? rtnh->rtnh_len - sizeof(*rtnh) : 0;
-		const struct nlattr *a = (const struct nlattr *)((const uint8_t *)rtnh + RTNH_ALIGN(sizeof(*rtnh)));
+	} else if (t.a[RTA_MULTIPATH] != NULL && !drop) {
+		struct ls_path p[LS_MAX_PATHS];
+		unsigned n = multipath(t.a[RTA_MULTIPATH], rm->rtm_family, p);
 
-		oif = rtnh->rtnh_ifindex;
-		if (rtnh->rtnh_len <= mnl_attr_get_payload_len(t.a[RTA_MULTIPATH]))
-			for (; mnl_attr_ok(a, (int)alen); a = mnl_attr_next(a))
-				if (mnl_attr_get_type(a) == RTA_GATEWAY)
-					copy_addr(gw, a, rm->rtm_family);
+		if (n >= 2) {
+			route_set(ls, rm->rtm_family, dst, rm->rtm_dst_len, ls_grp_get(ls, rm->rtm_family, p, n));
+			ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+			return;
+		}
+		if (n == 1) {
+			memcpy(gw, p[0].gw, 16);
+			oif = p[0].ifindex;
+		}
 	}
-	route_add(ls, rm->rtm_family, dst, rm->rtm_dst_len, gw, oif, drop);
-	set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+	route_set(ls, rm->rtm_family, dst, rm->rtm_dst_len, nh_get(ls, rm->rtm_family, gw, oif, drop));
+	ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
 }
 
 /*
@@ -371,7 +385,7 @@ neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
 
 	want = want && e->valid && vpk_if_of(ls, e->ifindex) >= 0;
 	if (want && e->host) {
-		set_remove(ls->stale, e->fam, len, e->ip);      /* a resync keeps it */
+		ls_set_remove(ls->stale, e->fam, len, e->ip);      /* a resync keeps it */
 		return;
 	}
 	if (want) {
@@ -438,6 +452,7 @@ apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	id = nh_find(ls, nd->ndm_family, ip, nd->ndm_ifindex, false);
 	if (id != 0)
 		nh_refresh(ls, id);
+	ls_grp_neigh(ls, nd->ndm_family, ip, nd->ndm_ifindex);
 	if (nh->nlmsg_type != RTM_DELNEIGH)
 		neigh_host(ls, e, true);
 }
@@ -583,51 +598,6 @@ ls_fini(struct fwd_lsync *ls)
 	free(ls->stale);
 }
 
-struct walk_arg {
-	struct fwd_lsync *ls;
-	int rc;
-};
-
-static int
-stale4(void *arg, uint32_t ip, uint8_t depth, uint64_t nh)
-{
-	struct walk_arg *w = arg;
-	uint8_t a[16] = { (uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip };
-
-	if (nh_owned(w->ls, nh))
-		w->rc = set_add(w->ls->stale, AF_INET, depth, a);
-	return w->rc;
-}
-
-static int
-stale6(void *arg, const uint8_t ip[16], uint8_t depth, uint64_t nh)
-{
-	struct walk_arg *w = arg;
-
-	if (nh_owned(w->ls, nh))
-		w->rc = set_add(w->ls->stale, AF_INET6, depth, ip);
-	return w->rc;
-}
-
-int
-ls_resync_begin(struct fwd_lsync *ls)
-{
-	struct walk_arg w = { ls, 0 };
-
-	ls->stale = calloc(1, sizeof(*ls->stale));
-	if (ls->stale == NULL)
-		return -ENOMEM;
-	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
-		for (struct ls_neigh *e = ls->neigh[b]; e != NULL; e = e->next)
-			e->seen = false;
-	for (size_t i = 0; i < ls->n_addrs; i++)
-		ls->addrs[i].seen = false;
-	vpk_fib_walk(ls->f->fib4, stale4, &w);
-	if (w.rc == 0)
-		vpk_fib6_walk(ls->f->fib6, stale6, &w);
-	return w.rc;
-}
-
 void
 ls_resync_end(struct fwd_lsync *ls, bool apply)
 {
@@ -651,9 +621,10 @@ ls_resync_end(struct fwd_lsync *ls, bool apply)
 			e->valid = false;
 			neigh_host(ls, e, false);
 			id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
-			free(e);
 			if (id != 0)
 				nh_refresh(ls, id);
+			ls_grp_neigh(ls, e->fam, e->ip, e->ifindex);
+			free(e);
 		}
 	}
 	for (size_t i = 0; apply && i < ls->n_addrs;)

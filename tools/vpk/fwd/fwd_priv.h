@@ -308,6 +308,9 @@ void fwd_linux_free(struct vpk_fwd *f);
 /* Gateway ("10.0.0.1", "fe80::1", "" when the prefix is on the link) and
  * kernel interface of a neighbor ID linux-sync made; false for any other. */
 bool fwd_linux_nh(const struct vpk_fwd *f, uint32_t id, char *gw, size_t gw_len, char *dev, size_t dev_len);
+/* Path @i of ECMP group @id (gateway, kernel interface): the group's number of paths, 0: not a group. */
+unsigned fwd_linux_path(const struct vpk_fwd *f, uint32_t id, unsigned i, char *gw, size_t gw_len, char *dev,
+			size_t dev_len);
 /* linux-sync state for `show linux-sync` (text or JSON): 0, or -ENOENT when off. */
 int fwd_linux_show(const struct vpk_fwd *f, bool json, FILE *out);
 
