@@ -100,7 +100,7 @@ static int
 if_state(struct vpk_fwd *f, char **argv, bool apply, char *err, size_t len)
 {
 	struct fwd_ifstate *s = f->ifstate;
-	const struct vpk_eth_input_conf *base = fwd_l2_conf(f);
+	const struct vpk_eth_input_conf *base;
 	struct ifs_pub *p, *old;
 	size_t i;
 
@@ -111,7 +111,7 @@ if_state(struct vpk_fwd *f, char **argv, bool apply, char *err, size_t len)
 	if (f->ctl == NULL || !fwd_ctl_has_graphs(f))
 		return vpk_errf(err, len, -ENOTSUP, "interface %s %s: only while the forwarder runs with live changes "
 				"(vpk ctl); before the start, leave a down interface out", argv[1], argv[2]);
-	if (base == NULL)
+	if ((base = fwd_l2_conf(f)) == NULL)
 		return vpk_errf(err, len, -ENOTSUP, "interface %s %s: the running graph has no ethernet-input "
 				"configuration", argv[1], argv[2]);
 	if (!apply)
