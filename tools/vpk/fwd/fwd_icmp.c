@@ -7,13 +7,16 @@
  *   ip address IFACE ADDR/LEN        an address of the router on IFACE (IPv4 or IPv6):
  *                                    a FIB host route ADDR/32 (/128) to VPK_NH_LOCAL,
  *                                    the source of ICMP errors for packets from IFACE
+ *   ip address del IFACE ADDR/LEN    the address and its host route go
  *   icmp rate-limit PPS [burst N]    ICMP errors per second per worker (default 1000,
  *                                    burst 100; 0: none sent, all counted)
  *
- * Without an address nothing changes: packets with an expired TTL or no
- * route are dropped and counted, as before. An address lasts as long as its
- * host route: a failed configuration file (undo journal) or a `route` line
- * over ADDR/32 (/128) takes it away.
+ * Without an address (and without live changes) nothing changes: packets
+ * with an expired TTL or no route are dropped and counted, as before. An
+ * address lasts as long as its host route: a failed configuration file
+ * (undo journal) or a `route` line over ADDR/32 (/128) takes it away. All
+ * three lines work while the graphs run (vpk ctl, linux-sync's kernel
+ * addresses: fwd_icmp_addr_set()); see icmp_begin() for how.
  */
 #include <arpa/inet.h>
 #include <errno.h>
