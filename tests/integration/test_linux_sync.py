@@ -374,6 +374,9 @@ protocol static bulk {{ ipv4;
             k = wait_equal(v, t.r, timeout=60)
             assert "10.20.0.0/16" not in k
             assert t.echo_ok() == 0
+            # The kernel learnt the hosts behind h1 and h2 from their ARP requests (sent from their
+            # loopback addresses): not on a link of r, so no host routes for them.
+            assert not v.json("show", "fib", "10.20.0.1/32")["ipv4"]
         finally:
             sh("ip", "netns", "exec", t.r, "birdc", "-s", bsock, "down", check=False)
     finally:

@@ -241,6 +241,16 @@ route_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len)
 	}
 }
 
+static void neigh_hosts_of(struct fwd_lsync *ls, uint8_t fam, int ifindex);
+
+static bool
+ls_nh_is_onlink(const struct ls_nh *n)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(n->gw, zero, 16) == 0;
+}
+
 /* Point the prefix at next hop @id (a reference the caller took; 0: none could be had). */
 static void
 route_set(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, uint32_t id)
@@ -256,6 +266,8 @@ route_set(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, 
 	if (had && ls_nh_owned(ls, old))
 		nh_put(ls, (uint32_t)old);
 	ls->st.route_add++;
+	if (ls->nh[id].n_paths == 0 && !ls->nh[id].drop && ls_nh_is_onlink(&ls->nh[id]))
+		neigh_hosts_of(ls, ls->nh[id].fam, ls->nh[id].ifindex);
 }
 
 
@@ -370,11 +382,32 @@ apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
 }
 
+/* Does an on-link route of the neighbour's interface (no gateway) cover it? */
+static bool
+on_link(const struct fwd_lsync *ls, const struct ls_neigh *e)
+{
+	static const uint8_t zero[16];
+	uint64_t nh = 0;
+
+	if (e->fam == AF_INET) {
+		uint32_t v4 = (uint32_t)e->ip[0] << 24 | (uint32_t)e->ip[1] << 16 | (uint32_t)e->ip[2] << 8 | e->ip[3];
+
+		vpk_fib_lookup_bulk(ls->f->fib4, &v4, &nh, 1);
+	} else {
+		vpk_fib6_lookup_bulk(ls->f->fib6, (const uint8_t (*)[16])e->ip, &nh, 1);
+	}
+	return ls_nh_owned(ls, nh) && ls->nh[nh].n_paths == 0 && !ls->nh[nh].drop &&
+	       ls->nh[nh].ifindex == e->ifindex && memcmp(ls->nh[nh].gw, zero, 16) == 0;
+}
+
 /*
- * On-link hosts: a usable kernel neighbour on one of vpk's interfaces gets a
- * host route (/32, /128) through its own adjacency, unless a route of that
- * exact prefix is there already (the kernel's, or a local address). It goes
- * when the neighbour stops being usable.
+ * On-link hosts: a usable kernel neighbour on one of vpk's interfaces that
+ * an on-link route of that interface covers gets a host route (/32, /128)
+ * through its own adjacency, unless a route of that exact prefix is there
+ * already (the kernel's, or a local address). It goes when the neighbour
+ * stops being usable. (The kernel also keeps entries for hosts that are
+ * not on the link, e.g. from ARP requests sent from a loopback address:
+ * those get none.)
  */
 static void
 neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
@@ -383,7 +416,7 @@ neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
 	uint64_t old;
 	uint32_t id;
 
-	want = want && e->valid && vpk_if_of(ls, e->ifindex) >= 0;
+	want = want && e->valid && vpk_if_of(ls, e->ifindex) >= 0 && (e->host || on_link(ls, e));
 	if (want && e->host) {
 		ls_set_remove(ls->stale, e->fam, len, e->ip);      /* a resync keeps it */
 		return;
@@ -405,6 +438,16 @@ neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
 	id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
 	if (id != 0 && fib_get(ls->f, e->fam, e->ip, len, &old) == 0 && old == id && fib_set(ls->f, e->fam, e->ip, len, 0, false) == 0)
 		nh_put(ls, id);
+}
+
+/* An on-link route of @ifindex came: the neighbours it covers get their host routes. */
+static void
+neigh_hosts_of(struct fwd_lsync *ls, uint8_t fam, int ifindex)
+{
+	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
+		for (struct ls_neigh *e = ls->neigh[b]; e != NULL; e = e->next)
+			if (e->fam == fam && e->ifindex == ifindex && !e->host)
+				neigh_host(ls, e, true);
 }
 
 static void
