@@ -29,7 +29,11 @@
 
 #define N_TMPL 72                       /* the last N_TTL have TTL 1 */
 #define N_TTL 8
+#ifdef VPK_DEBUG
+#define REPEAT 10000                    /* sanitizer builds: several times slower */
+#else
 #define REPEAT 40000
+#endif
 
 /* Set A: one deny rule. Set B: a permit ('R') rule first, then the deny:
  * the same verdicts, but A's classifier with B's actions permits denied

@@ -280,7 +280,8 @@ fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t
 		return 0;
 	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
 		if (strcmp(cmd, why[i].cmd) == 0)
-			return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs: %s", cmd, why[i].why);
+			return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs: %s", cmd,
+					why[i].why);
 	return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs "
 			"(live: route, neighbor, acl, ip address, icmp, interface NAME up|down)", cmd);
 }

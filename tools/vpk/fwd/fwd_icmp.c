@@ -176,7 +176,8 @@ fwd_icmp_addr_check(struct vpk_fwd *f, const struct vpk_icmp_addr *a, bool del, 
 	if (s != NULL && s->conf.n_addr == ICMP_MAX_ADDR)
 		return vpk_errf(err, len, -ENOSPC, "ip address: at most %u addresses", ICMP_MAX_ADDR);
 	if (f->ctl != NULL && fwd_ctl_has_graphs(f) &&
-	    vpk_graph_node_index(f->graph != NULL ? f->graph : f->wgraphs[0], a->is_ip6 ? "ip6-local" : "ip4-local") < 0)
+	    vpk_graph_node_index(f->graph != NULL ? f->graph : f->wgraphs[0],
+				 a->is_ip6 ? "ip6-local" : "ip4-local") < 0)
 		return vpk_errf(err, len, -ENOTSUP, "ip address: the running graph has no ICMP nodes");
 	return 0;
 }

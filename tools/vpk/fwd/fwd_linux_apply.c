@@ -422,7 +422,8 @@ neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
 		return;
 	}
 	if (want) {
-		if (fib_get(ls->f, e->fam, e->ip, len, &old) == 0 || (id = nh_get(ls, e->fam, e->ip, e->ifindex, false)) == 0)
+		if (fib_get(ls->f, e->fam, e->ip, len, &old) == 0 ||
+		    (id = nh_get(ls, e->fam, e->ip, e->ifindex, false)) == 0)
 			return;
 		if (fib_set(ls->f, e->fam, e->ip, len, id, true) != 0) {
 			nh_put(ls, id);
@@ -436,7 +437,8 @@ neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
 		return;
 	e->host = false;
 	id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
-	if (id != 0 && fib_get(ls->f, e->fam, e->ip, len, &old) == 0 && old == id && fib_set(ls->f, e->fam, e->ip, len, 0, false) == 0)
+	if (id != 0 && fib_get(ls->f, e->fam, e->ip, len, &old) == 0 && old == id &&
+	    fib_set(ls->f, e->fam, e->ip, len, 0, false) == 0)
 		nh_put(ls, id);
 }
 
