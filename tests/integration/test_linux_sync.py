@@ -81,7 +81,8 @@ class Vpk:
                 # The interfaces' own addresses (the kernel's local table) and on-link hosts (its
                 # neighbour table) are not in the kernel's main table.
                 if not r.get("local") and not r.get("host"):
-                    out[str(ipaddress.ip_network(r["prefix"]))] = r.get("gateway", "?")
+                    gw = tuple(sorted(p["gateway"] for p in r["paths"])) if "paths" in r else r.get("gateway", "?")
+                    out[str(ipaddress.ip_network(r["prefix"]))] = gw
         return out
 
     def stop(self):
@@ -101,6 +102,8 @@ def kernel_fib(ns):
             net = str(ipaddress.ip_network(dst, strict=False))
             if r.get("type") in ("blackhole", "unreachable", "prohibit"):
                 gw = "drop"
+            elif len(r.get("nexthops", [])) > 1:      # ECMP: the set of paths
+                gw = tuple(sorted(h.get("gateway", "") for h in r["nexthops"]))
             else:
                 gw = r.get("gateway") or (r["nexthops"][0].get("gateway", "") if "nexthops" in r else "")
             out[net] = None if net in out else gw
@@ -161,6 +164,20 @@ def test_start_dump_and_small_changes(vpk_bin, tmp_path, netns):
         wait_equal(v, netns)
         assert "paths" not in v.json("show", "fib", "10.90.0.0/16")["ipv4"][0]
         sh("ip", "-n", netns, "route", "del", "10.90.0.0/16")
+        # IPv6 keeps multipath routes as siblings: a path is added and deleted on its own.
+        sh("ip", "-n", netns, "-6", "route", "add", "2001:db8:90::/48", "nexthop", "via", "2001:db8:9::2",
+           "nexthop", "via", "2001:db8:9::3")
+        sh("ip", "-n", netns, "-6", "route", "append", "2001:db8:90::/48", "via", "2001:db8:9::4")
+        k = wait_equal(v, netns)
+        assert k["2001:db8:90::/48"] == ("2001:db8:9::2", "2001:db8:9::3", "2001:db8:9::4")
+        sh("ip", "-n", netns, "-6", "route", "del", "2001:db8:90::/48", "via", "2001:db8:9::2")
+        k = wait_equal(v, netns)
+        assert k["2001:db8:90::/48"] == ("2001:db8:9::3", "2001:db8:9::4")
+        sh("ip", "-n", netns, "-6", "route", "del", "2001:db8:90::/48", "via", "2001:db8:9::3")
+        k = wait_equal(v, netns)
+        assert k["2001:db8:90::/48"] == "2001:db8:9::4"
+        assert "paths" not in v.json("show", "fib", "2001:db8:90::/48")["ipv6"][0]
+        sh("ip", "-n", netns, "-6", "route", "del", "2001:db8:90::/48")
         # A route of another table is not ours.
         sh("ip", "-n", netns, "route", "add", "10.80.0.0/16", "via", "10.9.0.2", "table", "100")
         time.sleep(0.3)

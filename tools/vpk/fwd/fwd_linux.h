@@ -122,8 +122,12 @@ bool ls_nh_owned(const struct fwd_lsync *ls, uint64_t nh);
 /* The lowest of @count free consecutive neighbor IDs (count 1: any free one), 0: none. */
 uint32_t ls_ids_alloc(struct fwd_lsync *ls, uint32_t count);
 int ls_nh_refresh(struct fwd_lsync *ls, uint32_t id);
-/* fwd_linux_ecmp.c: the group of these @n paths (n >= 2), one more reference; 0: no IDs left. */
+/* fwd_linux_ecmp.c: the paths of RTA_MULTIPATH into @p (LS_MAX_PATHS room); their number. */
+unsigned ls_multipath(const struct nlattr *mp, uint8_t fam, struct ls_path *p);
+/* The group of these @n paths (n >= 2), one more reference; 0: no IDs left. */
 uint32_t ls_grp_get(struct fwd_lsync *ls, uint8_t fam, const struct ls_path *p, unsigned n);
+/* The paths of group @id into @out (LS_MAX_PATHS room); their number. */
+unsigned ls_grp_paths(const struct fwd_lsync *ls, uint32_t id, struct ls_path *out);
 /* Clear the @n path IDs above group @id (its header is cleared already). */
 void ls_grp_release(struct fwd_lsync *ls, uint32_t id, unsigned n);
 /* A kernel neighbour changed: refresh the group paths through it. */

@@ -300,37 +300,31 @@ copy_addr(uint8_t out[16], const struct nlattr *a, uint8_t fam)
 }
 
 /*
- * The paths of RTA_MULTIPATH into @p (at most LS_MAX_PATHS); the number of
- * paths. Lengths are checked against the attribute before each is read.
+ * IPv6 keeps the paths of a multipath route as sibling routes: deleting one
+ * path (`ip -6 route del P via G`) is announced as that path's deletion.
+ * When the prefix's next hop is a group holding (@gw_a, @oif), the prefix
+ * keeps the other paths. @return false when it is not such a group (the
+ * prefix is deleted).
  */
-static unsigned
-multipath(const struct nlattr *mp, uint8_t fam, struct ls_path *p)
+static bool
+path_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t dst[16], uint8_t len, const struct nlattr *gw_a, int oif)
 {
-	const uint8_t *at = mnl_attr_get_payload(mp);
-	size_t left = mnl_attr_get_payload_len(mp);
-	unsigned n = 0;
+	struct ls_path p[LS_MAX_PATHS];
+	uint8_t gw[16];
+	uint64_t cur;
+	unsigned n, k = 0;
 
-	while (left >= sizeof(struct rtnexthop) && n < LS_MAX_PATHS) {
-		const struct rtnexthop *rtnh = (const struct rtnexthop *)at;
-		size_t rl = rtnh->rtnh_len;
-
-		if (rl < sizeof(*rtnh) || rl > left)
-			break;
-		memset(&p[n], 0, sizeof(p[n]));
-		p[n].ifindex = rtnh->rtnh_ifindex;
-		if (rl > RTNH_ALIGN(sizeof(*rtnh))) {
-			const struct nlattr *a = (const struct nlattr *)(at + RTNH_ALIGN(sizeof(*rtnh)));
-			int alen = (int)(rl - RTNH_ALIGN(sizeof(*rtnh)));
-
-			for (; mnl_attr_ok(a, alen); a = mnl_attr_next(a), alen = (int)(rl - ((const uint8_t *)a - at)))
-				if (mnl_attr_get_type(a) == RTA_GATEWAY)
-					copy_addr(p[n].gw, a, fam);
-		}
-		n++;
-		left -= RTNH_ALIGN(rl) < left ? RTNH_ALIGN(rl) : left;
-		at += RTNH_ALIGN(rl);
-	}
-	return n;
+	if (fib_get(ls->f, fam, dst, len, &cur) != 0 || !ls_nh_owned(ls, cur) || ls->nh[cur].n_paths < 2)
+		return false;
+	copy_addr(gw, gw_a, fam);
+	n = ls_grp_paths(ls, (uint32_t)cur, p);
+	for (unsigned i = 0; i < n; i++)
+		if (memcmp(p[i].gw, gw, 16) != 0 || (oif != 0 && p[i].ifindex != oif))
+			p[k++] = p[i];
+	if (k == n || k == 0)
+		return false;
+	route_set(ls, fam, dst, len, k == 1 ? nh_get(ls, fam, p[0].gw, p[0].ifindex, false) : ls_grp_get(ls, fam, p, k));
+	return true;
 }
 
 static void
@@ -355,18 +349,19 @@ apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	}
 	copy_addr(dst, t.a[RTA_DST], rm->rtm_family);
 	/* Host bits beyond the length are zero in the kernel's routes already. */
+	if (t.a[RTA_OIF] != NULL)
+		oif = (int)mnl_attr_get_u32(t.a[RTA_OIF]);
 	if (nh->nlmsg_type == RTM_DELROUTE) {
-		route_del(ls, rm->rtm_family, dst, rm->rtm_dst_len);
+		if (t.a[RTA_GATEWAY] == NULL || !path_del(ls, rm->rtm_family, dst, rm->rtm_dst_len, t.a[RTA_GATEWAY], oif))
+			route_del(ls, rm->rtm_family, dst, rm->rtm_dst_len);
 		ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
 		return;
 	}
-	if (t.a[RTA_OIF] != NULL)
-		oif = (int)mnl_attr_get_u32(t.a[RTA_OIF]);
 	if (t.a[RTA_GATEWAY] != NULL) {
 		copy_addr(gw, t.a[RTA_GATEWAY], rm->rtm_family);
 	} else if (t.a[RTA_MULTIPATH] != NULL && !drop) {
 		struct ls_path p[LS_MAX_PATHS];
-		unsigned n = multipath(t.a[RTA_MULTIPATH], rm->rtm_family, p);
+		unsigned n = ls_multipath(t.a[RTA_MULTIPATH], rm->rtm_family, p);
 
 		if (n >= 2) {
 			route_set(ls, rm->rtm_family, dst, rm->rtm_dst_len, ls_grp_get(ls, rm->rtm_family, p, n));

@@ -13,9 +13,44 @@
  * same paths in the same order share a group.
  */
 #include <arpa/inet.h>
+#include <libmnl/libmnl.h>
 #include <string.h>
 
 #include "fwd/fwd_linux.h"
+
+/*
+ * The paths of RTA_MULTIPATH into @p (at most LS_MAX_PATHS); the number of
+ * paths. Lengths are checked against the attribute before each is read.
+ */
+unsigned
+ls_multipath(const struct nlattr *mp, uint8_t fam, struct ls_path *p)
+{
+	const uint8_t *at = mnl_attr_get_payload(mp);
+	size_t left = mnl_attr_get_payload_len(mp), want = fam == AF_INET ? 4 : 16;
+	unsigned n = 0;
+
+	while (left >= sizeof(struct rtnexthop) && n < LS_MAX_PATHS) {
+		const struct rtnexthop *rtnh = (const struct rtnexthop *)at;
+		size_t rl = rtnh->rtnh_len;
+
+		if (rl < sizeof(*rtnh) || rl > left)
+			break;
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].ifindex = rtnh->rtnh_ifindex;
+		if (rl > RTNH_ALIGN(sizeof(*rtnh))) {
+			const struct nlattr *a = (const struct nlattr *)(at + RTNH_ALIGN(sizeof(*rtnh)));
+			int alen = (int)(rl - RTNH_ALIGN(sizeof(*rtnh)));
+
+			for (; mnl_attr_ok(a, alen); a = mnl_attr_next(a), alen = (int)(rl - ((const uint8_t *)a - at)))
+				if (mnl_attr_get_type(a) == RTA_GATEWAY && mnl_attr_get_payload_len(a) >= want)
+					memcpy(p[n].gw, mnl_attr_get_payload(a), want);
+		}
+		n++;
+		left -= RTNH_ALIGN(rl) < left ? RTNH_ALIGN(rl) : left;
+		at += RTNH_ALIGN(rl);
+	}
+	return n;
+}
 
 static uint32_t
 grp_bucket(uint8_t fam, const struct ls_path *p, unsigned n)
@@ -76,6 +111,18 @@ ls_grp_release(struct fwd_lsync *ls, uint32_t id, unsigned n)
 			fwd_ctl_set_adj(ls->f, id + i, NULL, 0);
 	}
 	ls->n_groups--;
+}
+
+unsigned
+ls_grp_paths(const struct fwd_lsync *ls, uint32_t id, struct ls_path *out)
+{
+	unsigned n = ls->nh[id].n_paths;
+
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(out[i].gw, ls->nh[id + 1 + i].gw, 16);
+		out[i].ifindex = ls->nh[id + 1 + i].ifindex;
+	}
+	return n;
 }
 
 void
