@@ -23,6 +23,8 @@
  */
 #include <stdint.h>
 
+#include <vpk/isa.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,6 +47,18 @@ struct vpk_icmp_conf {
 	uint32_t rate;          /**< ICMP errors per second per worker (token bucket refill); 0: none sent. */
 	uint32_t burst;         /**< Bucket size (errors that may leave back to back). */
 };
+
+struct vpk_graph;
+
+/**
+ * Give the ICMP nodes of graph @p g a new conf while the graph may run on
+ * another thread: each node takes it whole at its next frame (its rate
+ * limiter keeps its tokens). Keep the old conf valid until the graph's
+ * thread has passed a quiescent state (include/vpk/qsbr.h). Which packets
+ * reach ip4-local / ip6-local is decided by the FIB (VPK_NH_LOCAL routes).
+ * @return 0, or -EINVAL (@p g has no ICMP node, or @p conf is NULL).
+ */
+VPK_API int vpk_icmp_set_conf(struct vpk_graph *g, const struct vpk_icmp_conf *conf);
 
 #ifdef __cplusplus
 }

@@ -48,6 +48,8 @@ struct vpk_adj {
 	uint8_t src_mac[6];     /**< Our MAC on tx_if. */
 	uint32_t tx_if;         /**< Output interface. */
 	uint8_t valid;          /**< 0: no neighbor known (packets dropped, counted). */
+	uint8_t n_paths;        /**< > 0: equal-cost multipath: the packet's flow hash picks one of the
+				     n_paths entries that follow this one (the rest of it is unused). */
 };
 
 /** Adjacencies indexed by the next-hop value a FIB lookup returns. Read-only while graphs run. */
@@ -77,6 +79,7 @@ struct vpk_eth_if {
 	uint8_t mcast[VPK_ETH_MAX_MCAST][6];    /**< Subscribed multicast destinations. */
 	uint16_t first_sub;             /**< This port's sub-interfaces: subs[first_sub .. +n_sub). */
 	uint16_t n_sub;
+	uint8_t down;                   /**< 1: administratively down: every frame dropped and counted. */
 };
 
 /** ethernet-input: one VLAN sub-interface (802.1Q, or 802.1ad / QinQ with two tags). */

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Live changes under traffic: while vpk_fwd_run() forwards in-memory
- * traffic (one worker on this thread's graph, then two worker threads), a
+ * traffic (one worker on this thread's graph, then two worker threads,
+ * then two workers and a wide worker: --wide-cores), a
  * control thread replaces the IPv4 ACL again and again with two rule sets
  * that give every packet the same verdict through different rules and
  * actions, and adds and deletes routes that no packet uses. A worker that
  * saw half a change (one set's classifier with the other's actions) would
  * permit or deny a packet wrongly, so the denied and forwarded counts must
- * be exactly what one rule set gives. Under ASan a table freed before the
- * workers moved on is a use after free.
+ * be exactly what one rule set gives. The control thread also adds and
+ * deletes an address of the router and changes the ICMP rate while packets
+ * whose TTL expires keep the ip4-icmp-error node reading that state, and
+ * takes an interface no packet uses down and up. Under
+ * ASan a table freed before the workers moved on is a use after free; under
+ * TSan a state written in place while a worker reads it is a data race.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,8 +27,13 @@
 #include "fwd/fwd_priv.h"
 #include "lib/check.h"
 
-#define N_TMPL 64
+#define N_TMPL 72                       /* the last N_TTL have TTL 1 */
+#define N_TTL 8
+#ifdef VPK_DEBUG
+#define REPEAT 10000                    /* sanitizer builds: several times slower */
+#else
 #define REPEAT 40000
+#endif
 
 /* Set A: one deny rule. Set B: a permit ('R') rule first, then the deny:
  * the same verdicts, but A's classifier with B's actions permits denied
@@ -36,7 +46,7 @@ struct ctl_arg {
 	struct vpk_fwd *f;
 	const char *path_a, *path_b;
 	_Atomic bool stop;
-	unsigned swaps, routes;
+	unsigned swaps, routes, addrs;
 	int rc;
 	char err[256];
 };
@@ -57,6 +67,19 @@ control(void *p)
 		if (a->rc == 0)
 			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
 		a->routes++;
+		/* The router's addresses and ICMP rate: the ICMP nodes' state, swapped whole. */
+		snprintf(line, sizeof(line), "ip address %sa 198.51.100.%u/32", a->addrs % 2 ? "del " : "",
+			 (a->addrs / 2) % 200 + 1);
+		if (a->rc == 0)
+			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
+		snprintf(line, sizeof(line), "icmp rate-limit %u", 1000 + a->addrs % 7);
+		if (a->rc == 0)
+			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
+		/* ethernet-input's and interface-output's contexts, swapped whole (interface c carries nothing). */
+		snprintf(line, sizeof(line), "interface c %s", a->addrs % 2 ? "up" : "down");
+		if (a->rc == 0 && (a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err))) == -ENOTSUP)
+			a->rc = 0;              /* the graphs are not built yet */
+		a->addrs++;
 	}
 	return NULL;
 }
@@ -67,14 +90,14 @@ build_packets(uint8_t pkts[N_TMPL][64], uint16_t lens[N_TMPL], unsigned *n_denie
 	*n_denied = 0;
 	for (unsigned i = 0; i < N_TMPL; i++) {
 		uint8_t *p = pkts[i];
-		uint16_t dport = (uint16_t)(500 + i * 30);   /* 500 .. 2390 */
+		uint16_t dport = (uint16_t)(500 + i * 30);   /* 500 .. 2630 */
 
 		memset(p, 0, 64);
 		memcpy(p, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x99\x08\x00", 14);
 		p[14] = 0x45;
 		p[16] = 0;
 		p[17] = 46;                             /* IPv4 total length: 20 + 8 + 18 */
-		p[22] = 64;
+		p[22] = i < N_TMPL - N_TTL ? 64 : 1;
 		p[23] = 17;
 		memcpy(p + 26, (uint8_t[]){ 172, 16, (uint8_t)i, 1 }, 4);
 		memcpy(p + 30, (uint8_t[]){ 10, 0, 0, 1 }, 4);
@@ -94,23 +117,24 @@ build_packets(uint8_t pkts[N_TMPL][64], uint16_t lens[N_TMPL], unsigned *n_denie
 			p[25] = (uint8_t)~s;
 		}
 		lens[i] = 60;
-		*n_denied += dport >= 1000 && dport <= 1999;
+		*n_denied += i < N_TMPL - N_TTL && dport >= 1000 && dport <= 1999;
 	}
 }
 
 static void
-run_once(unsigned workers, const char *pa, const char *pb)
+run_once(unsigned workers, const char *wide, const char *pa, const char *pb)
 {
-	struct vpk_fwd_conf conf = { .workers = workers, .n_bufs = 8192 };
+	struct vpk_fwd_conf conf = { .workers = workers, .n_bufs = 8192, .wide_cores = wide };
 	static uint8_t pkts[N_TMPL][64];
 	uint16_t lens[N_TMPL];
 	const uint8_t *pp[N_TMPL];
-	const char *cfg[] = { "interface a", "interface b out discard", "neighbor 1 02:00:00:00:00:09 dev b",
-			      "neighbor 2 02:00:00:00:00:0a dev b", "route add 10.0.0.0/8 via 1" };
+	const char *cfg[] = { "interface a", "interface b out discard", "interface c out discard", "neighbor 1 02:00:00:00:00:09 dev b",
+			      "neighbor 2 02:00:00:00:00:0a dev b", "route add 10.0.0.0/8 via 1",
+			      "ip address a 192.0.2.1/24" };
 	struct ctl_arg a = { .path_a = pa, .path_b = pb };
 	struct vpk_fwd_run_stats st;
 	unsigned n_denied;
-	uint64_t total = (uint64_t)N_TMPL * REPEAT, denied = 0, fwd = 0;
+	uint64_t total = (uint64_t)N_TMPL * REPEAT, expired = (uint64_t)N_TTL * REPEAT, denied = 0, fwd = 0, te = 0;
 	pthread_t th;
 	char err[256], line[512];
 	int rc;
@@ -136,14 +160,18 @@ run_once(unsigned workers, const char *pa, const char *pb)
 
 		denied += fwd_node_error(g, "ip4-acl", 0);
 		fwd += fwd_node_error(g, "interface-output", 0);
+		te += fwd_node_error(g, "ip4-icmp-error", 0) + fwd_node_error(g, "ip4-icmp-error", 4);
 	}
-	printf("workers %u: %u ACL swaps, %u route changes during %llu packets\n", workers, a.swaps, a.routes,
-	       (unsigned long long)total);
+	printf("workers %u%s: %u ACL swaps, %u route changes, %u address changes during %llu packets\n", workers,
+	       wide != NULL ? " + wide" : "", a.swaps, a.routes, a.addrs, (unsigned long long)total);
 	CHECK(a.swaps >= 2, "the control thread did not get to swap (%u)", a.swaps);
 	CHECK(denied == (uint64_t)n_denied * REPEAT, "denied %llu, want %llu", (unsigned long long)denied,
 	      (unsigned long long)n_denied * REPEAT);
-	CHECK(fwd == total - (uint64_t)n_denied * REPEAT, "forwarded %llu, want %llu", (unsigned long long)fwd,
-	      (unsigned long long)(total - (uint64_t)n_denied * REPEAT));
+	CHECK(fwd == total - expired - (uint64_t)n_denied * REPEAT, "forwarded %llu, want %llu",
+	      (unsigned long long)fwd, (unsigned long long)(total - expired - (uint64_t)n_denied * REPEAT));
+	/* Each expired packet: a time exceeded sent, or not sent beyond the rate. */
+	CHECK(te == expired, "time exceeded %llu (sent + rate limited), want %llu", (unsigned long long)te,
+	      (unsigned long long)expired);
 	CHECK(vpk_fwd_bufs_in_use(a.f) == 0, "buffers leaked");
 	vpk_fwd_destroy(a.f);
 }
@@ -160,8 +188,10 @@ main(void)
 	CHECK(write(fb, rules_b, strlen(rules_b)) == (ssize_t)strlen(rules_b), "write");
 	close(fa);
 	close(fb);
-	run_once(1, pa, pb);
-	run_once(2, pa, pb);
+	run_once(1, NULL, pa, pb);
+	run_once(2, NULL, pa, pb);
+	/* Core specialization: the wide worker (ACL and lookups) is a QSBR reader as well. */
+	run_once(2, "1", pa, pb);
 	unlink(pa);
 	unlink(pb);
 	return check_finish();

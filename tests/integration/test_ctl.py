@@ -182,6 +182,18 @@ def test_runtime_errors_interface_after_a_run(vpk_bin, tmp_path):
         f.ctl("route", "add", "10.77.0.0/16", "via", "1")
         p = f.ctl("interface", "c", check=False)
         assert p.returncode == 1 and "cannot change while the forwarder runs" in p.stderr
+        # Refusals say why, in one line.
+        p = f.ctl("vxlan", "tunnel", "src", "10.0.0.1", "dst", "10.0.0.2", "vni", "5", check=False)
+        assert p.returncode == 1 and "build their tunnel tables when the graphs are built" in p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1
+        p = f.ctl("sr", "policy", "bsid", "c1::1", "segments", "c2::1", check=False)
+        assert p.returncode == 1 and "srv6-gtp4-d" in p.stderr
+        # Interface state does change live.
+        f.ctl("interface", "b", "down")
+        ifs = {i["name"]: i for i in f.json("show", "interface")["interfaces"]}
+        assert ifs["b"]["state"] == "down" and ifs["a"]["state"] == "up"
+        f.ctl("interface", "b", "up")
+        assert {i["name"]: i for i in f.json("show", "interface")["interfaces"]}["b"]["state"] == "up"
         # acl load replaces the (empty) ACL stage live
         rules = tmp_path / "r.acl"
         rules.write_text("@0.0.0.0/0 10.1.0.0/16 0 : 65535 53 : 53 17/0xff\n")

@@ -68,11 +68,21 @@ class Vpk:
         assert p.returncode == 0, p.stderr
         return json.loads(p.stdout)
 
+    def ctl_text(self, *cmd):
+        p = subprocess.run([self.vpk, "ctl", "--socket", self.sock, *cmd], capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
     def fib(self):
         out = {}
         for fam in ("ipv4", "ipv6"):
             for r in self.json("show", "fib")[fam]:
-                out[str(ipaddress.ip_network(r["prefix"]))] = r.get("gateway", "?")
+                # The interfaces' own addresses (the kernel's local table) and on-link hosts (its
+                # neighbour table) are not in the kernel's main table.
+                if not r.get("local") and not r.get("host"):
+                    gw = tuple(sorted(p["gateway"] for p in r["paths"])) if "paths" in r else r.get("gateway", "?")
+                    out[str(ipaddress.ip_network(r["prefix"]))] = gw
         return out
 
     def stop(self):
@@ -92,6 +102,8 @@ def kernel_fib(ns):
             net = str(ipaddress.ip_network(dst, strict=False))
             if r.get("type") in ("blackhole", "unreachable", "prohibit"):
                 gw = "drop"
+            elif len(r.get("nexthops", [])) > 1:      # ECMP: the set of paths
+                gw = tuple(sorted(h.get("gateway", "") for h in r["nexthops"]))
             else:
                 gw = r.get("gateway") or (r["nexthops"][0].get("gateway", "") if "nexthops" in r else "")
             out[net] = None if net in out else gw
@@ -141,13 +153,47 @@ def test_start_dump_and_small_changes(vpk_bin, tmp_path, netns):
                       "route add 2001:db8:77::/48 via 2001:db8:9::5", "route del 10.50.0.0/16"])
         k = wait_equal(v, netns)
         assert k["10.70.0.0/16"] == "drop" and "10.50.0.0/16" not in k and k["0.0.0.0/0"] == "10.9.0.3"
+        # ECMP: every path, in the kernel's order; the first is the route's gateway.
+        sh("ip", "-n", netns, "route", "add", "10.90.0.0/16", "nexthop", "via", "10.9.0.2", "nexthop", "via",
+           "10.9.0.3")
+        wait_equal(v, netns)
+        r = v.json("show", "fib", "10.90.0.0/16")["ipv4"][0]
+        assert [p["gateway"] for p in r["paths"]] == ["10.9.0.2", "10.9.0.3"] and r["gateway"] == "10.9.0.2"
+        assert "ecmp 2: 10.9.0.2 dev ctlv0, 10.9.0.3 dev ctlv0" in v.ctl_text("show", "fib", "10.90.0.0/16")
+        sh("ip", "-n", netns, "route", "replace", "10.90.0.0/16", "via", "10.9.0.3")
+        wait_equal(v, netns)
+        assert "paths" not in v.json("show", "fib", "10.90.0.0/16")["ipv4"][0]
+        sh("ip", "-n", netns, "route", "del", "10.90.0.0/16")
+        # IPv6 keeps multipath routes as siblings: a path is added and deleted on its own.
+        sh("ip", "-n", netns, "-6", "route", "add", "2001:db8:90::/48", "nexthop", "via", "2001:db8:9::2",
+           "nexthop", "via", "2001:db8:9::3")
+        sh("ip", "-n", netns, "-6", "route", "append", "2001:db8:90::/48", "via", "2001:db8:9::4")
+        k = wait_equal(v, netns)
+        assert k["2001:db8:90::/48"] == ("2001:db8:9::2", "2001:db8:9::3", "2001:db8:9::4")
+        sh("ip", "-n", netns, "-6", "route", "del", "2001:db8:90::/48", "via", "2001:db8:9::2")
+        k = wait_equal(v, netns)
+        assert k["2001:db8:90::/48"] == ("2001:db8:9::3", "2001:db8:9::4")
+        sh("ip", "-n", netns, "-6", "route", "del", "2001:db8:90::/48", "via", "2001:db8:9::3")
+        k = wait_equal(v, netns)
+        assert k["2001:db8:90::/48"] == "2001:db8:9::4"
+        assert "paths" not in v.json("show", "fib", "2001:db8:90::/48")["ipv6"][0]
+        sh("ip", "-n", netns, "-6", "route", "del", "2001:db8:90::/48")
         # A route of another table is not ours.
         sh("ip", "-n", netns, "route", "add", "10.80.0.0/16", "via", "10.9.0.2", "table", "100")
         time.sleep(0.3)
         assert "10.80.0.0/16" not in v.fib()
         st = v.json("show", "linux-sync")
         assert st["route_adds"] >= 4 and st["route_dels"] >= 1
-        assert any(a["address"] == "10.9.0.1/24" and a["dev"] == "ctlv0" for a in st["addresses"])
+        assert any(a["address"] == "10.9.0.1/24" and a["dev"] == "ctlv0" and a["local"] for a in st["addresses"])
+        # The interface's addresses are the router's own: host routes to "local".
+        assert v.json("show", "fib", "10.9.0.1/32")["ipv4"][0]["local"]
+        assert v.json("show", "fib", "2001:db8:9::1/128")["ipv6"][0]["local"]
+        sh("ip", "-n", netns, "addr", "del", "10.9.0.1/24", "dev", "ctlv0")
+        deadline = time.time() + 10
+        while v.json("show", "fib", "10.9.0.1/32")["ipv4"] and time.time() < deadline:
+            time.sleep(0.1)
+        assert not v.json("show", "fib", "10.9.0.1/32")["ipv4"]
+        assert not any(a["address"] == "10.9.0.1/24" for a in v.json("show", "linux-sync")["addresses"])
     finally:
         v.stop()
 
@@ -156,6 +202,7 @@ def test_100k_routes_add_replace_delete(vpk_bin, tmp_path, netns):
     v = Vpk(vpk_bin, tmp_path, netns)
     try:
         wait_equal(v, netns)
+        hops = v.json("show", "linux-sync")["next_hops"]
         batch(netns, [f"route add {v4_prefix(i)} via 10.9.0.2" for i in range(N_ROUTES)]
               + [f"route add 2001:db8:100:{i:x}::/64 via 2001:db8:9::2" for i in range(1000)])
         k = wait_equal(v, netns)
@@ -168,7 +215,7 @@ def test_100k_routes_add_replace_delete(vpk_bin, tmp_path, netns):
         k = wait_equal(v, netns)
         assert len(k) < 10
         # Next hops no route uses any more are given back.
-        assert not [n for n in v.json("show", "neighbors")["neighbors"] if n.get("gateway") == "10.9.0.3"]
+        assert v.json("show", "linux-sync")["next_hops"] == hops
     finally:
         v.stop()
 
@@ -344,7 +391,215 @@ protocol static bulk {{ ipv4;
             k = wait_equal(v, t.r, timeout=60)
             assert "10.20.0.0/16" not in k
             assert t.echo_ok() == 0
+            # The kernel learnt the hosts behind h1 and h2 from their ARP requests (sent from their
+            # loopback addresses): not on a link of r, so no host routes for them.
+            assert not v.json("show", "fib", "10.20.0.1/32")["ipv4"]
         finally:
             sh("ip", "netns", "exec", t.r, "birdc", "-s", bsock, "down", check=False)
+    finally:
+        t.close()
+
+
+PING = """
+import socket, struct, sys, time
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.bind((sys.argv[1], 0))
+s.settimeout(0.3)
+got = 0
+for i in range(10):
+    m = struct.pack("!BBHHH", 8, 0, 0, 0x7670, i) + b"vpkping!"
+    s.sendto(m[:2] + struct.pack("!H", csum(m)) + m[4:], (sys.argv[2], 0))
+    end = time.time() + 0.3
+    while time.time() < end:
+        try:
+            d, peer = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        h = (d[0] & 15) * 4
+        if peer[0] == sys.argv[2] and d[h] == 0 and struct.unpack("!HH", d[h + 4:h + 8]) == (0x7670, i):
+            got += 1
+            break
+print(got)
+"""
+
+
+def test_kernel_address_is_local(vpk_bin, tmp_path):
+    """An address the kernel adds to one of vpk's interfaces is the router's own: vpk answers pings to it
+    (the kernel is told to ignore them), and stops when the kernel deletes it."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    t = Routed()
+    try:
+        sh("ip", "-n", t.r, "route", "add", "10.10.0.0/16", "via", "10.1.0.2")
+        sh("ip", "netns", "exec", t.r, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        wait_equal(v, t.r)
+
+        def ping(src="10.10.0.1", dst="10.99.0.1"):
+            return int(sh("ip", "netns", "exec", t.h1, "python3", "-c", PING, src, dst).stdout)
+
+        def local():
+            return [r for r in v.json("show", "fib", "10.99.0.1/32")["ipv4"] if r.get("local")]
+
+        def answered():
+            return sum(e["count"] for e in v.json("show", "errors")["errors"]
+                       if e["node"] == "ip4-local" and "echo" in e["reason"])
+
+        assert ping() == 0 and not local()
+        sh("ip", "-n", t.r, "addr", "add", "10.99.0.1/32", "dev", "ctlr2")
+        deadline = time.time() + 10
+        while not local():
+            assert time.time() < deadline, "the kernel's new address did not become local"
+            time.sleep(0.1)
+        before = answered()
+        assert ping() >= 8, "vpk did not answer pings to the kernel's address"
+        assert answered() - before >= 8
+        sh("ip", "-n", t.r, "addr", "del", "10.99.0.1/32", "dev", "ctlr2")
+        deadline = time.time() + 10
+        while local():
+            assert time.time() < deadline, "the deleted address stayed local"
+            time.sleep(0.1)
+        assert ping() == 0
+        # On the link: the interface's own address answers a host of the link, reached through the
+        # host route vpk made from the kernel's neighbour entry (10.1.0.2, permanent).
+        assert v.json("show", "fib", "10.1.0.2/32")["ipv4"][0]["host"]
+        assert ping("10.1.0.2", "10.1.0.1") >= 8
+    finally:
+        t.close()
+
+
+def test_interface_down_up_live(vpk_bin, tmp_path):
+    """`vpk ctl interface NAME down` stops vpk receiving and sending on it while it forwards; `up` brings
+    it back. Routes come from the kernel (linux-sync), which does not forward itself."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    t = Routed()
+    try:
+        sh("ip", "-n", t.r, "route", "add", "10.10.0.0/16", "via", "10.1.0.2")
+        sh("ip", "-n", t.r, "route", "add", "10.20.0.0/16", "via", "10.2.0.2")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        echo = t.spawn(t.h2, "python3", "-c", ECHO_SERVER, "10.20.0.1")
+        assert echo.stdout.readline().strip() == "ready"
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        wait_equal(v, t.r)
+
+        def state():
+            return {i["name"]: i for i in v.json("show", "interface")["interfaces"]}
+
+        def ctl(*cmd):
+            p = subprocess.run([vpk_bin, "ctl", "--socket", sock, *cmd], capture_output=True, text=True, timeout=30)
+            assert p.returncode == 0, p.stderr
+
+        assert t.echo_ok() >= 8
+        ctl("interface", "ctlr2", "down")
+        assert state()["ctlr2"]["state"] == "down"
+        assert t.echo_ok() == 0                 # requests are not sent out of ctlr2
+        assert state()["ctlr2"]["tx_admin_down"] >= 10
+        ctl("interface", "ctlr1", "down")
+        ctl("interface", "ctlr2", "up")
+        assert t.echo_ok() == 0                 # requests are not taken in on ctlr1
+        errs = v.json("show", "errors")["errors"]
+        assert sum(e["count"] for e in errs if "administratively down" in e["reason"]) >= 10
+        ctl("interface", "ctlr1", "up")
+        assert t.echo_ok() >= 8
+        assert state()["ctlr1"]["state"] == "up" and state()["ctlr2"]["state"] == "up"
+    finally:
+        t.close()
+
+
+CAPTURE = """
+import json, socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.bind((sys.argv[1], 0))
+s.settimeout(0.2)
+print("ready", flush=True)
+seen, end = {}, time.time() + float(sys.argv[2])
+while time.time() < end:
+    try:
+        f = s.recv(2048)
+    except socket.timeout:
+        continue
+    if len(f) >= 42 and f[30:34] == socket.inet_aton("10.30.0.1") and f[23] == 17:
+        sport = struct.unpack("!H", f[34:36])[0]
+        seen.setdefault(sport, set()).add(f[0:6].hex(":"))
+print(json.dumps({k: sorted(v) for k, v in seen.items()}))
+"""
+
+SEND_FLOWS = """
+import socket
+for rep in range(3):
+    for i in range(64):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.SOL_SOCKET, 11, 1)
+        s.bind(("10.10.0.1", 40000 + i))
+        s.sendto(b"ecmp", ("10.30.0.1", 5000))
+        s.close()
+"""
+
+
+def test_ecmp_flows_spread_and_stick(vpk_bin, tmp_path):
+    """A multipath kernel route: vpk sends each flow always to the same path and uses both paths."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    t = Routed()
+    try:
+        other = "02:ec:00:00:00:03"
+        sh("ip", "-n", t.r, "neigh", "add", "10.2.0.3", "lladdr", other, "dev", "ctlr2", "nud", "permanent")
+        sh("ip", "-n", t.r, "route", "add", "10.30.0.0/16", "nexthop", "via", "10.2.0.2", "nexthop", "via", "10.2.0.3")
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        v = V()
+        wait_equal(v, t.r)
+        assert len(v.json("show", "fib", "10.30.0.0/16")["ipv4"][0]["paths"]) == 2
+        cap = t.spawn(t.h2, "python3", "-c", CAPTURE, "ctlh2", "4")
+        assert cap.stdout.readline().strip() == "ready"
+        sh("ip", "netns", "exec", t.h1, "python3", "-c", SEND_FLOWS)
+        seen = json.loads(cap.communicate(timeout=30)[0])
+        assert len(seen) >= 60, f"only {len(seen)} of 64 flows came through"
+        assert all(len(macs) == 1 for macs in seen.values()), "a flow changed paths"
+        used = {macs[0] for macs in seen.values()}
+        assert used == {t.mac(t.h2, "ctlh2"), other}, used
     finally:
         t.close()

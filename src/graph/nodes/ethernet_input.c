@@ -20,7 +20,7 @@
 enum { ETH_NEXT_IP4, ETH_NEXT_IP6, ETH_NEXT_DROP, ETH_N_NEXT };
 enum {
 	ETH_ERR_SHORT, ETH_ERR_UNKNOWN_TYPE, ETH_ERR_TOO_MANY_TAGS, ETH_ERR_NOT_OURS, ETH_ERR_NO_SUB,
-	ETH_N_ERROR
+	ETH_ERR_DOWN, ETH_N_ERROR
 };
 
 static inline __attribute__((always_inline)) bool
@@ -146,6 +146,8 @@ eth_one_l2(struct vpk_node_rt *rt, const struct vpk_eth_input_conf *c, struct vp
 	if (b->rx_if != *last) {
 		if (b->rx_if >= c->n_if)
 			return eth_one(rt, b);
+		if (c->ifs[b->rx_if].down)      /* never cached in *last: each of its frames comes here */
+			return vpk_node_drop(rt, b, ETH_ERR_DOWN, ETH_NEXT_DROP);
 		*last = b->rx_if;
 		memcpy(mx, c->ifs[*last].mac, 8);
 	}
@@ -190,6 +192,7 @@ static const char *const eth_errors[] = {
 	"more than two VLAN tags",
 	"destination MAC is another host's (not ours, broadcast or subscribed multicast)",
 	"VLAN tag(s) of no sub-interface",
+	"port is administratively down",
 };
 
 static int

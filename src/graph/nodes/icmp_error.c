@@ -41,6 +41,7 @@ struct ie_ctx {
 	const struct vpk_icmp_conf *c;
 	double tokens;
 	uint64_t last_ns;
+	const struct vpk_icmp_conf *next_c;     /* vpk_icmp_set_conf(): c from the next frame on */
 };
 
 static inline __attribute__((always_inline)) void
@@ -49,6 +50,7 @@ ie_refill(struct ie_ctx *x)
 	struct timespec ts;
 	uint64_t now;
 
+	x->c = __atomic_load_n(&x->next_c, __ATOMIC_ACQUIRE);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	x->tokens += (double)(now - x->last_ns) * 1e-9 * x->c->rate;
@@ -278,6 +280,7 @@ ie_init(struct vpk_node_rt *rt, void *conf)
 	if (x == NULL)
 		return -ENOMEM;
 	x->c = conf != NULL ? conf : &ie_none;
+	x->next_c = x->c;
 	x->tokens = x->c->burst;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	x->last_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -291,6 +294,24 @@ ie_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_
 	(void)rt;
 	snprintf(out, len, "icmp error type %u code %u%s", b->opaque[VPK_ICMP_OPQ], b->opaque[VPK_ICMP_OPQ + 1],
 		 b->error ? " not sent" : "");
+}
+
+int
+vpk_icmp_set_conf(struct vpk_graph *g, const struct vpk_icmp_conf *conf)
+{
+	static const char *const names[] = { "ip4-icmp-error", "ip6-icmp-error" };
+	int found = 0;
+
+	for (size_t k = 0; conf != NULL && k < 2; k++) {
+		int i = vpk_graph_node_index(g, names[k]);
+		struct ie_ctx *x = i >= 0 ? g->nodes[i].ctx : NULL;
+
+		if (x != NULL) {
+			__atomic_store_n(&x->next_c, conf, __ATOMIC_RELEASE);
+			found++;
+		}
+	}
+	return found > 0 ? 0 : -EINVAL;
 }
 
 VPK_NODE_VARIANTS(ip4_icmp_error);

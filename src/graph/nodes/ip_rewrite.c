@@ -7,7 +7,9 @@
  * updates the IPv4 checksum incrementally (RFC 1624 eqn. 3:
  * HC' = ~(~HC + ~m + m'), exact including the 0x0000/0xffff case), sets
  * tx_if and hands the packet to interface-output. An adjacency out of range
- * or without a known neighbor is dropped with its own counter.
+ * or without a known neighbor is dropped with its own counter. An ECMP
+ * adjacency (n_paths > 0) stands for the n_paths entries after it: the
+ * packet's flow hash picks one (rw_flow_hash()).
  *
  * ip4-input/ip6-input already dropped TTL <= 1, so the decrement never
  * reaches 0 here.
@@ -32,6 +34,30 @@ csum_update16(uint16_t csum, uint16_t old_w, uint16_t new_w)
 	return (uint16_t)~s;
 }
 
+/*
+ * Flow hash of an ECMP adjacency (vpk_adj::n_paths): source and destination
+ * addresses, and the ports of TCP / UDP / SCTP unless the packet is a
+ * fragment (every fragment of a packet takes the same path), folded and
+ * mixed (multiplicative hashing). Every packet of a flow takes one path.
+ */
+static inline __attribute__((always_inline)) uint32_t
+rw_flow_hash(struct vpk_buf *b, const uint8_t *l3, uint32_t end, bool is_ip6)
+{
+	uint32_t h = 0, w;
+	const uint8_t *a = l3 + (is_ip6 ? 8 : 12);
+
+	for (unsigned i = 0; i < (is_ip6 ? 8u : 2u); i++) {
+		memcpy(&w, a + 4 * i, 4);
+		h = (h ^ w) * 0x9e3779b1u;
+	}
+	if ((b->l4_proto == 6 || b->l4_proto == 17 || b->l4_proto == 132) && !(b->flags & VPK_BUF_F_FRAG) &&
+	    (uint32_t)b->l4_off + 4 <= end) {
+		memcpy(&w, vpk_buf_area(b) + b->l4_off, 4);
+		h = (h ^ w) * 0x9e3779b1u;
+	}
+	return h ^ (h >> 16);
+}
+
 static inline __attribute__((always_inline)) uint16_t
 rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table *t, struct vpk_buf *b, bool is_ip6)
 {
@@ -42,6 +68,13 @@ rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table *t, struct vpk_bu
 	if (b->adj >= t->n)
 		return vpk_node_drop(rt, b, RW_ERR_NO_ADJ, RW_NEXT_DROP);
 	a = &t->adj[b->adj];
+	if (__builtin_expect(a->n_paths != 0, 0)) {
+		uint32_t k = b->adj + 1 + rw_flow_hash(b, l3, end, is_ip6) % a->n_paths;
+
+		if (k >= t->n)
+			return vpk_node_drop(rt, b, RW_ERR_NO_ADJ, RW_NEXT_DROP);
+		a = &t->adj[k];
+	}
 	if (!a->valid)
 		return vpk_node_drop(rt, b, RW_ERR_NO_NEIGHBOR, RW_NEXT_DROP);
 	if (is_ip6) {

@@ -81,7 +81,8 @@ ctl_one(const char *path, const char *line, bool quiet_ok)
 static const char *const words[] = {
 	"show", "clear", "route", "neighbor", "acl", "help", "runtime", "errors", "interface", "node",
 	"trace", "fib", "neighbors", "linux-sync", "verbose", "--json", "add", "del", "via", "load",
-	"fragments", "portless", "drop", "ipv6", "dev", "quit", NULL,
+	"fragments", "portless", "drop", "ipv6", "dev", "quit", "ip", "address", "icmp", "rate-limit", "up",
+	"down", NULL,
 };
 
 static char *

@@ -112,6 +112,7 @@ static const fwd_free_hook free_hooks[] = {
 	fwd_tunnel_free,
 	fwd_icmp_free,
 	fwd_ctl_free,
+	fwd_if_state_free,
 	fwd_l2_free,
 	fwd_stats_free,
 };
@@ -206,6 +207,9 @@ cmd_interface(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, s
 	uint32_t loops = 0;
 	int opts[FWD_MAX_IF_OPTS], n_opts = 0;  /* argv indices of the L2 and queue options */
 	int rc;
+
+	if (argc == 3 && (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
+		return fwd_if_state_cmd(f, argc, argv, apply, err, len);
 
 	if (argc < 2)
 		goto usage;
@@ -558,7 +562,7 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 		return vpk_errf(err, len, -EINVAL, "more than %d words", MAX_ARGS);
 	if (argc == 0)
 		return 0;
-	if (fwd_ctl_refuse(f, argv[0], err, len) != 0)
+	if (fwd_ctl_refuse(f, argc, argv, err, len) != 0)
 		return -EBUSY;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[0], cmds[i].name) == 0)

@@ -29,6 +29,8 @@
  *                                          with an `ip address`: vpk_acl_node_conf::deny_icmp)
  *     show runtime | show errors | show node NAME    (printed after the run)
  *     linux-sync [netns NAME] [table N|main] [rcvbuf BYTES]   (the kernel's routes: fwd_linux.c)
+ *     ip address [del] IFACE ADDR/LEN      (the router's own addresses: fwd_icmp.c)
+ *     interface NAME up|down               (while the graphs run only: fwd_live_if.c)
  *     # comment
  *
  * ACL rules (dpdk-test-acl / l3fwd formats, first matching rule in file

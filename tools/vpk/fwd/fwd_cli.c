@@ -40,7 +40,9 @@ static const char *const help_text =
 	"  route add PREFIX/LEN via ID | route del PREFIX/LEN\n"
 	"  neighbor ID MAC dev IFACE | neighbor del ID\n"
 	"  acl load FILE [ipv6] | acl fragments portless|drop\n"
-	"  (interface, vxlan, sr, run-limit: configuration file only, before the start)\n";
+	"  ip address [del] IFACE ADDR/LEN | icmp rate-limit PPS [burst N]\n"
+	"  interface NAME up|down\n"
+	"  (other interface lines, vxlan, sr, run-limit: configuration file only, before the start)\n";
 
 int
 fwd_cli_exec(struct vpk_fwd *f, const char *line, FILE *out)
@@ -214,8 +216,7 @@ fwd_cli_start(struct vpk_fwd *f, const char *path, struct fwd_cli **out, char *e
 		return vpk_errf(err, len, -ENAMETOOLONG, "control socket %s: path too long", path);
 	rc = fwd_ctl_enable(f);
 	if (rc != 0)
-		return vpk_errf(err, len, rc, "control socket: %s", rc == -ENOTSUP ? "not with --wide-cores"
-										    : strerror(-rc));
+		return vpk_errf(err, len, rc, "control socket: %s", strerror(-rc));
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
@@ -275,9 +276,7 @@ fwd_cli_prepare(struct vpk_fwd *f, char *err, size_t len)
 	int rc = fwd_ctl_enable(f);
 
 	if (rc != 0)
-		return vpk_errf(err, len, rc, "control socket: %s",
-				rc == -ENOTSUP ? "not with --wide-cores (wide workers do not report quiescent states)"
-					       : strerror(-rc));
+		return vpk_errf(err, len, rc, "control socket: %s", strerror(-rc));
 	for (int v6 = 0; v6 < 2 && !f->conf.l3fwd_acl; v6++) {
 		struct fwd_acl *a = v6 ? &f->acl6 : &f->acl4;
 		char why[256];

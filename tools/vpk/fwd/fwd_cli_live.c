@@ -32,8 +32,8 @@ struct fwd_ctl {
 	pthread_mutex_t lock;
 	struct vpk_qsbr *q;
 	_Atomic uint64_t clear_gen;
-	uint64_t seen_gen[FWD_MAX_WORKERS];
-	_Atomic bool online[FWD_MAX_WORKERS];
+	uint64_t seen_gen[FWD_MAX_GRAPHS];     /* workers, then wide workers (their graphs' order) */
+	_Atomic bool online[FWD_MAX_GRAPHS];
 	double t_clear;                 /* CLOCK_MONOTONIC seconds of the last clear (or run start) */
 };
 
@@ -54,13 +54,11 @@ fwd_ctl_enable(struct vpk_fwd *f)
 
 	if (f->ctl != NULL)
 		return 0;
-	if (f->conf.wide_cores != NULL)
-		return -ENOTSUP;        /* wide-core workers are not QSBR readers */
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	rc = vpk_qsbr_create(FWD_MAX_WORKERS, &c->q);
-	for (unsigned i = 0; rc == 0 && i < FWD_MAX_WORKERS; i++)
+	rc = vpk_qsbr_create(FWD_MAX_GRAPHS, &c->q);
+	for (unsigned i = 0; rc == 0 && i < FWD_MAX_GRAPHS; i++)
 		rc = vpk_qsbr_thread_register(c->q, i);
 	if (rc == 0)
 		rc = vpk_fib_attach_qsbr(f->fib4, c->q, false);
@@ -123,11 +121,18 @@ ctl_sync(struct vpk_fwd *f)
 }
 
 void
+fwd_ctl_sync(struct vpk_fwd *f)
+{
+	if (f->ctl != NULL)
+		ctl_sync(f);
+}
+
+void
 fwd_ctl_reader(struct vpk_fwd *f, unsigned id, bool online)
 {
 	struct fwd_ctl *c = f->ctl;
 
-	if (c == NULL || id >= FWD_MAX_WORKERS)
+	if (c == NULL || id >= FWD_MAX_GRAPHS)
 		return;
 	if (online) {
 		c->seen_gen[id] = atomic_load(&c->clear_gen);
@@ -252,15 +257,31 @@ fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 }
 
 int
-fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len)
+fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t len)
 {
-	static const char *const live_ok[] = { "route", "neighbor", "acl", "show" };
+	static const char *const live_ok[] = { "route", "neighbor", "acl", "show", "ip", "icmp" };
+	static const struct {
+		const char *cmd, *why;
+	} why[] = {
+		{ "vxlan", "vxlan4/6-input and ip4/ip6-tunnel-bypass build their tunnel tables when the graphs "
+			   "are built" },
+		{ "sr", "srv6-gtp4-d builds its SRv6 header templates when the graphs are built" },
+		{ "interface", "ports are opened and ethernet-input configured when the run starts "
+			       "(live: interface NAME up|down)" },
+	};
+	const char *cmd = argv[0];
 
 	if (f->ctl == NULL || !fwd_ctl_has_graphs(f))
 		return 0;
 	for (size_t i = 0; i < sizeof(live_ok) / sizeof(live_ok[0]); i++)
 		if (strcmp(cmd, live_ok[i]) == 0)
 			return 0;
+	if (strcmp(cmd, "interface") == 0 && argc == 3 && (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
+		return 0;
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if (strcmp(cmd, why[i].cmd) == 0)
+			return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs: %s", cmd,
+					why[i].why);
 	return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs "
-			"(live: route, neighbor, acl)", cmd);
+			"(live: route, neighbor, acl, ip address, icmp, interface NAME up|down)", cmd);
 }

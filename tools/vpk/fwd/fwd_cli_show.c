@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <vpk/icmp.h>
 #include "common/json.h"
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_priv.h"
@@ -76,12 +77,14 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 		json_obj(&j, NULL);
 		json_arr(&j, "interfaces");
 	} else {
-		fprintf(out, "%-16s %5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx", "MAC", "Device", "rx packets",
-			"tx packets", "drops");
+		fprintf(out, "%-16s %5s %-5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx", "State", "MAC", "Device",
+			"rx packets", "tx packets", "drops");
 	}
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		const struct fwd_if *x = &f->ifs[i];
 		char mac[18];
+		uint64_t down_drops;
+		bool down = fwd_if_down(f, i, &down_drops);
 
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", x->mac[0], x->mac[1], x->mac[2],
 			 x->mac[3], x->mac[4], x->mac[5]);
@@ -95,12 +98,14 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 			json_u64(&j, "tx", x->tx);
 			json_u64(&j, "rx_drop", x->rx_drop);
 			json_u64(&j, "tx_drop", x->tx_drop + x->tx_no_output);
+			json_str(&j, "state", down ? "down" : "up");
+			json_u64(&j, "tx_admin_down", down_drops);
 			json_end(&j);
 		} else {
-			fprintf(out, "%-16s %5zu %-17s %-12s %14llu %14llu %12llu\n", x->name, i, mac,
-				x->live != NULL ? x->live : x->in_path != NULL ? "pcap" : "-",
+			fprintf(out, "%-16s %5zu %-5s %-17s %-12s %14llu %14llu %12llu\n", x->name, i, down ? "down" : "up",
+				mac, x->live != NULL ? x->live : x->in_path != NULL ? "pcap" : "-",
 				(unsigned long long)x->rx, (unsigned long long)x->tx,
-				(unsigned long long)(x->rx_drop + x->tx_drop + x->tx_no_output));
+				(unsigned long long)(x->rx_drop + x->tx_drop + x->tx_no_output + down_drops));
 		}
 	}
 	if (json) {
@@ -201,12 +206,45 @@ struct fib_out {
 	uint64_t n;
 };
 
+/* The paths of an ECMP group linux-sync made: a "paths" array, or " ecmp N: GW dev D, ..." */
+static void
+fib_paths(struct fib_out *o, uint32_t nh)
+{
+	char gw[64], dev[32];
+	unsigned n = fwd_linux_path(o->f, nh, 0, gw, sizeof(gw), dev, sizeof(dev));
+
+	if (n == 0)
+		return;
+	if (o->j != NULL)
+		json_arr(o->j, "paths");
+	else
+		fprintf(o->out, " ecmp %u:", n);
+	for (unsigned i = 0; i < n && fwd_linux_path(o->f, nh, i, gw, sizeof(gw), dev, sizeof(dev)) != 0; i++) {
+		if (o->j != NULL) {
+			json_obj(o->j, NULL);
+			json_str(o->j, "gateway", gw);
+			json_str(o->j, "dev", dev);
+			json_end(o->j);
+		} else {
+			fprintf(o->out, "%s %s dev %s", i ? "," : "", gw, dev);
+		}
+	}
+	if (o->j != NULL)
+		json_end(o->j);
+}
+
 static void
 fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 {
 	char gw[64] = "", dev[32] = "";
 	bool ls = nh != 0 && fwd_linux_nh(o->f, (uint32_t)nh, gw, sizeof(gw), dev, sizeof(dev));
 	const char *ifname = "";
+	char host[80];
+	bool is_host;
+
+	/* linux-sync's route to an on-link host: ADDR/32 (/128) through the host itself */
+	snprintf(host, sizeof(host), "%s/%u", gw, strchr(gw, ':') != NULL ? 128 : 32);
+	is_host = ls && gw[0] != '\0' && strcmp(host, prefix) == 0;
 
 	if (!ls && nh != 0 && nh <= o->f->conf.max_neighbors && o->f->adj[nh].valid)
 		ifname = o->f->ifs[o->f->adj_if[nh]].name;
@@ -215,9 +253,14 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 		json_obj(o->j, NULL);
 		json_str(o->j, "prefix", prefix);
 		json_u64(o->j, "via", nh);
-		if (ls) {
+		if (nh == VPK_NH_LOCAL) {
+			json_bool(o->j, "local", true);
+		} else if (ls) {
 			json_str(o->j, "gateway", gw);
 			json_str(o->j, "dev", dev);
+			if (is_host)
+				json_bool(o->j, "host", true);
+			fib_paths(o, (uint32_t)nh);
 		} else if (ifname[0] != '\0') {
 			json_str(o->j, "interface", ifname);
 		}
@@ -226,9 +269,11 @@ fib_entry(struct fib_out *o, const char *prefix, uint64_t nh)
 	}
 	if (nh == 0)
 		fprintf(o->out, "%-44s drop\n", prefix);
+	else if (nh == VPK_NH_LOCAL)
+		fprintf(o->out, "%-44s local\n", prefix);
 	else if (ls)
-		fprintf(o->out, "%-44s via %llu%s%s dev %s\n", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
-			gw, dev);
+		fprintf(o->out, "%-44s via %llu%s%s dev %s%s", prefix, (unsigned long long)nh, gw[0] ? " gateway " : "",
+			gw, dev, is_host ? " (neighbour)" : ""), fib_paths(o, (uint32_t)nh), fputc('\n', o->out);
 	else
 		fprintf(o->out, "%-44s via %llu%s%s\n", prefix, (unsigned long long)nh, ifname[0] ? " interface " : "",
 			ifname);

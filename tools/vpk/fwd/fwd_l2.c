@@ -248,6 +248,14 @@ fwd_l2_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
 	return 0;
 }
 
+const struct vpk_eth_input_conf *
+fwd_l2_conf(const struct vpk_fwd *f)
+{
+	const struct fwd_l2 *l = f->l2;
+
+	return l != NULL ? &l->c : NULL;
+}
+
 uint32_t
 fwd_l2_egress(struct vpk_fwd *f, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 {

@@ -307,8 +307,6 @@ parse_args(struct vpk_fwd *f, int argc, char **argv, struct fwd_lsync *ls, char 
 	}
 	if (f->lsync != NULL)
 		return vpk_errf(err, len, -EEXIST, "linux-sync: already configured");
-	if (f->conf.wide_cores != NULL)
-		return vpk_errf(err, len, -ENOTSUP, "linux-sync: not with --wide-cores (live changes need QSBR readers)");
 	return 0;
 }
 
@@ -417,8 +415,9 @@ fwd_linux_show(const struct vpk_fwd *f, bool json, FILE *out)
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(ls->addrs[i].fam, ls->addrs[i].ip, a, sizeof(a));
-		fprintf(out, json ? "%s\n    {\"dev\": \"%s\", \"address\": \"%s/%u\"}" : " %s%s %s/%u", i && json ? "," : "",
-			ls_link_name(ls, ls->addrs[i].ifindex), a, ls->addrs[i].plen);
+		fprintf(out, json ? "%s\n    {\"dev\": \"%s\", \"address\": \"%s/%u\", \"local\": %s}" : " %s%s %s/%u%s",
+			i && json ? "," : "", ls_link_name(ls, ls->addrs[i].ifindex), a, ls->addrs[i].plen,
+			json ? (ls->addrs[i].local ? "true" : "false") : (ls->addrs[i].local ? " (local)" : ""));
 	}
 	fputs(json ? "\n  ]\n}\n" : "\n", out);
 	return 0;

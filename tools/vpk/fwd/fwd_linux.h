@@ -21,7 +21,31 @@ struct ls_nh {
 	int ifindex;
 	uint32_t refs;                  /* routes using it */
 	uint32_t next;                  /* hash chain (IDs), 0: end */
+	uint32_t bucket;                /* its hash chain */
+	uint8_t n_paths;                /* > 0: an ECMP group; its paths are the next n_paths IDs */
+	bool member;                    /* a path of the group just below it (not in a hash chain) */
 };
+
+/* A set of prefixes (fwd_linux_resync.c). */
+struct ls_key {
+	uint8_t fam, len, used;         /* used: 0 empty, 1 in, 2 removed */
+	uint8_t ip[16];
+};
+
+struct ls_set {
+	struct ls_key *k;
+	size_t cap, n;
+};
+
+/* A path of a multipath route. */
+struct ls_path {
+	uint8_t gw[16];
+	int ifindex;
+};
+
+#define LS_NH_BUCKETS 4096u
+#define LS_NEIGH_BUCKETS 4096u
+#define LS_MAX_PATHS 16u
 
 /* A kernel neighbour (ARP / ND entry). */
 struct ls_neigh {
@@ -29,6 +53,7 @@ struct ls_neigh {
 	int ifindex;
 	bool valid;                     /* reachable, stale, delay, probe, permanent */
 	bool seen;                      /* named by the dump of a resync */
+	bool host;                      /* its host route is installed (on-link host) */
 	struct ls_neigh *next;
 };
 
@@ -41,6 +66,8 @@ struct ls_addr {
 	int ifindex;
 	uint8_t fam, plen, ip[16];
 	bool seen;                      /* named by the dump of a resync */
+	bool local;                     /* one of the router's addresses now (fwd_icmp.c) */
+	uint32_t vpk_if;                /* on this vpk interface */
 };
 
 struct ls_stats {
@@ -63,10 +90,11 @@ struct fwd_lsync {
 	int stop_pipe[2];
 	pthread_t th;
 	bool started;
-	uint32_t *nh_hash;              /* 4096 buckets of neighbor IDs */
+	uint32_t *nh_hash;              /* LS_NH_BUCKETS buckets of neighbor IDs */
+	uint32_t n_groups;              /* ECMP groups in use */
 	struct ls_nh *nh;               /* by neighbor ID (1..max_neighbors) */
 	uint32_t nh_next_free;          /* allocation scans down from here */
-	struct ls_neigh *neigh[4096];
+	struct ls_neigh *neigh[LS_NEIGH_BUCKETS];
 	struct ls_link links[LS_MAX_LINKS];
 	size_t n_links;
 	struct ls_addr addrs[LS_MAX_ADDRS];
@@ -86,5 +114,23 @@ void ls_fini(struct fwd_lsync *ls);
 int ls_resync_begin(struct fwd_lsync *ls);
 void ls_resync_end(struct fwd_lsync *ls, bool apply);
 const char *ls_link_name(const struct fwd_lsync *ls, int ifindex);
+uint32_t ls_hash(uint8_t fam, uint8_t len, const uint8_t ip[16]);
+int ls_set_add(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16]);
+void ls_set_remove(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16]);
+/* @nh is a next hop linux-sync gave out (a route of its own). */
+bool ls_nh_owned(const struct fwd_lsync *ls, uint64_t nh);
+/* The lowest of @count free consecutive neighbor IDs (count 1: any free one), 0: none. */
+uint32_t ls_ids_alloc(struct fwd_lsync *ls, uint32_t count);
+int ls_nh_refresh(struct fwd_lsync *ls, uint32_t id);
+/* fwd_linux_ecmp.c: the paths of RTA_MULTIPATH into @p (LS_MAX_PATHS room); their number. */
+unsigned ls_multipath(const struct nlattr *mp, uint8_t fam, struct ls_path *p);
+/* The group of these @n paths (n >= 2), one more reference; 0: no IDs left. */
+uint32_t ls_grp_get(struct fwd_lsync *ls, uint8_t fam, const struct ls_path *p, unsigned n);
+/* The paths of group @id into @out (LS_MAX_PATHS room); their number. */
+unsigned ls_grp_paths(const struct fwd_lsync *ls, uint32_t id, struct ls_path *out);
+/* Clear the @n path IDs above group @id (its header is cleared already). */
+void ls_grp_release(struct fwd_lsync *ls, uint32_t id, unsigned n);
+/* A kernel neighbour changed: refresh the group paths through it. */
+void ls_grp_neigh(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], int ifindex);
 
 #endif

@@ -13,11 +13,15 @@
  *    and output from vpk's interface. Otherwise packets are dropped and
  *    counted as "no adjacency" (VPP's incomplete adjacency).
  *  - On-link routes (no gateway) get an ID per interface whose adjacency
- *    stays incomplete: vpk does not resolve hosts itself.
+ *    stays incomplete; the hosts on the link are reached through host
+ *    routes made from the kernel's neighbour table (neigh_host()). vpk does
+ *    not resolve addresses itself: a host without a kernel neighbour entry
+ *    is dropped as "no adjacency".
  *  - Blackhole, unreachable and prohibit routes share one ID that never
  *    gets an adjacency: dropped.
- *  - ECMP (RTA_MULTIPATH): the first next hop is installed (one next hop
- *    per prefix in vpk's FIB).
+ *  - ECMP (RTA_MULTIPATH, up to LS_MAX_PATHS paths): the prefix's next hop
+ *    is a group ID whose adjacency has n_paths set, followed by one ID per
+ *    path (fwd_linux_ecmp.c); ip4/ip6-rewrite pick a path by flow hash.
  *  - One route per prefix: routes that differ only in metric or TOS are not
  *    told apart; the last change the kernel announced wins.
  */
@@ -29,69 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vpk/icmp.h>
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_linux.h"
 
-#define NH_BUCKETS 4096u
-#define NEIGH_BUCKETS 4096u
-
-/* ---- a set of prefixes (resync) ---- */
-struct ls_key {
-	uint8_t fam, len, used;         /* used: 0 empty, 1 in, 2 removed */
-	uint8_t ip[16];
-};
-
-struct ls_set {
-	struct ls_key *k;
-	size_t cap, n;
-};
-
-static uint32_t
-key_hash(uint8_t fam, uint8_t len, const uint8_t ip[16])
-{
-	uint32_t h = 2166136261u ^ fam ^ (uint32_t)len << 8;
-
-	for (int i = 0; i < 16; i++)
-		h = (h ^ ip[i]) * 16777619u;
-	return h;
-}
-
-static int
-set_add(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16])
-{
-	if (2 * (s->n + 1) > s->cap) {
-		struct ls_set g = { .cap = s->cap ? 2 * s->cap : 1024 };
-
-		g.k = calloc(g.cap, sizeof(*g.k));
-		if (g.k == NULL)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->k[i].used == 1)
-				set_add(&g, s->k[i].fam, s->k[i].len, s->k[i].ip);
-		free(s->k);
-		*s = g;
-	}
-	for (size_t i = key_hash(fam, len, ip) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (s->k[i].used == 0) {
-			s->k[i] = (struct ls_key){ fam, len, 1, { 0 } };
-			memcpy(s->k[i].ip, ip, 16);
-			s->n++;
-			return 0;
-		}
-	}
-}
-
-static void
-set_remove(struct ls_set *s, uint8_t fam, uint8_t len, const uint8_t ip[16])
-{
-	if (s == NULL || s->cap == 0)
-		return;
-	for (size_t i = key_hash(fam, len, ip) & (s->cap - 1); s->k[i].used != 0; i = (i + 1) & (s->cap - 1))
-		if (s->k[i].used == 1 && s->k[i].fam == fam && s->k[i].len == len && memcmp(s->k[i].ip, ip, 16) == 0) {
-			s->k[i].used = 2;
-			return;
-		}
-}
+#define NH_BUCKETS LS_NH_BUCKETS
+#define NEIGH_BUCKETS LS_NEIGH_BUCKETS
 
 /* ---- links, neighbours ---- */
 const char *
@@ -121,7 +68,7 @@ vpk_if_of(const struct fwd_lsync *ls, int ifindex)
 static struct ls_neigh **
 neigh_slot(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], int ifindex)
 {
-	struct ls_neigh **p = &ls->neigh[key_hash(fam, (uint8_t)ifindex, ip) % NEIGH_BUCKETS];
+	struct ls_neigh **p = &ls->neigh[ls_hash(fam, (uint8_t)ifindex, ip) % NEIGH_BUCKETS];
 
 	for (; *p != NULL; p = &(*p)->next)
 		if ((*p)->fam == fam && (*p)->ifindex == ifindex && memcmp((*p)->ip, ip, 16) == 0)
@@ -133,7 +80,7 @@ neigh_slot(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], int ifindex)
 static uint32_t
 nh_bucket(uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
 {
-	return key_hash(fam, (uint8_t)(drop ? 255 : ifindex), gw) % NH_BUCKETS;
+	return ls_hash(fam, (uint8_t)(drop ? 255 : ifindex), gw) % NH_BUCKETS;
 }
 
 static uint32_t
@@ -142,7 +89,8 @@ nh_find(const struct fwd_lsync *ls, uint8_t fam, const uint8_t gw[16], int ifind
 	for (uint32_t id = ls->nh_hash[nh_bucket(fam, gw, ifindex, drop)]; id != 0; id = ls->nh[id].next) {
 		const struct ls_nh *n = &ls->nh[id];
 
-		if (n->fam == fam && n->drop == drop && (drop || (n->ifindex == ifindex && memcmp(n->gw, gw, 16) == 0)))
+		if (n->fam == fam && n->drop == drop && n->n_paths == 0 &&
+		    (drop || (n->ifindex == ifindex && memcmp(n->gw, gw, 16) == 0)))
 			return id;
 	}
 	return 0;
@@ -158,6 +106,10 @@ nh_refresh(struct fwd_lsync *ls, uint32_t id)
 	static const uint8_t zero[16];
 	int ifx = n->drop ? -1 : vpk_if_of(ls, n->ifindex);
 
+	if (n->n_paths != 0) {
+		a.n_paths = n->n_paths;         /* the paths' own adjacencies follow it */
+		return memcmp(&a, &f->adj[id], sizeof(a)) == 0 ? 0 : fwd_ctl_set_adj(f, id, &a, 0);
+	}
 	if (ifx >= 0 && memcmp(n->gw, zero, 16) != 0) {
 		const struct ls_neigh *e = *neigh_slot(ls, n->fam, n->gw, n->ifindex);
 
@@ -173,29 +125,56 @@ nh_refresh(struct fwd_lsync *ls, uint32_t id)
 	return fwd_ctl_set_adj(f, id, a.valid ? &a : NULL, ifx >= 0 ? (uint32_t)ifx : 0);
 }
 
+int
+ls_nh_refresh(struct fwd_lsync *ls, uint32_t id)
+{
+	return nh_refresh(ls, id);
+}
+
+static bool
+id_free(const struct fwd_lsync *ls, uint32_t c)
+{
+	return ls->nh[c].fam == 0 && !ls->f->adj[c].valid && ls->f->adj[c].n_paths == 0;
+}
+
+uint32_t
+ls_ids_alloc(struct fwd_lsync *ls, uint32_t count)
+{
+	uint32_t max = ls->f->conf.max_neighbors, run = 0;
+
+	if (count > 1) {
+		for (uint32_t c = max; c >= 1; c--)
+			if ((run = id_free(ls, c) ? run + 1 : 0) == count)
+				return c;
+		return 0;
+	}
+	/* Down from the last one taken, wrapping: configured neighbors sit at the bottom. */
+	for (uint32_t k = 0; k < max; k++) {
+		uint32_t c = (ls->nh_next_free - 1 + max - k) % max + 1;
+
+		if (id_free(ls, c)) {
+			ls->nh_next_free = c > 1 ? c - 1 : max;
+			return c;
+		}
+	}
+	return 0;
+}
+
 /* The ID of this next hop, one more reference; 0 when every ID is taken. */
 static uint32_t
 nh_get(struct fwd_lsync *ls, uint8_t fam, const uint8_t gw[16], int ifindex, bool drop)
 {
-	uint32_t id = nh_find(ls, fam, gw, ifindex, drop), max = ls->f->conf.max_neighbors, b;
+	uint32_t id = nh_find(ls, fam, gw, ifindex, drop), b;
 
 	if (id != 0) {
 		ls->nh[id].refs++;
 		return id;
 	}
-	/* Down from the last one taken, wrapping: configured neighbors sit at the bottom. */
-	for (uint32_t k = 0; k < max && id == 0; k++) {
-		uint32_t c = (ls->nh_next_free - 1 + max - k) % max + 1;
-
-		if (ls->nh[c].fam == 0 && !ls->f->adj[c].valid)
-			id = c;
-	}
-	if (id == 0)
+	if ((id = ls_ids_alloc(ls, 1)) == 0)
 		return 0;
-	ls->nh_next_free = id > 1 ? id - 1 : max;
 	b = nh_bucket(fam, gw, ifindex, drop);
 	ls->nh[id] = (struct ls_nh){ .fam = fam, .drop = drop, .ifindex = drop ? 0 : ifindex, .refs = 1,
-				     .next = ls->nh_hash[b] };
+				     .next = ls->nh_hash[b], .bucket = b };
 	if (!drop)
 		memcpy(ls->nh[id].gw, gw, 16);
 	ls->nh_hash[b] = id;
@@ -207,21 +186,24 @@ static void
 nh_put(struct fwd_lsync *ls, uint32_t id)
 {
 	struct ls_nh *n = &ls->nh[id];
+	unsigned paths = n->n_paths;
 	uint32_t *p;
 
-	if (id == 0 || n->fam == 0 || --n->refs > 0)
+	if (id == 0 || n->fam == 0 || n->member || --n->refs > 0)
 		return;
-	for (p = &ls->nh_hash[nh_bucket(n->fam, n->gw, n->ifindex, n->drop)]; *p != 0 && *p != id; p = &ls->nh[*p].next)
+	for (p = &ls->nh_hash[n->bucket]; *p != 0 && *p != id; p = &ls->nh[*p].next)
 		;
 	if (*p == id)
 		*p = n->next;
 	memset(n, 0, sizeof(*n));
-	if (ls->f->adj[id].valid)
+	if (ls->f->adj[id].valid || ls->f->adj[id].n_paths != 0)
 		fwd_ctl_set_adj(ls->f, id, NULL, 0);
+	if (paths != 0)
+		ls_grp_release(ls, id, paths);
 }
 
-static bool
-nh_owned(const struct fwd_lsync *ls, uint64_t nh)
+bool
+ls_nh_owned(const struct fwd_lsync *ls, uint64_t nh)
 {
 	return nh != 0 && nh <= ls->f->conf.max_neighbors && ls->nh[nh].fam != 0;
 }
@@ -251,7 +233,7 @@ route_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len)
 {
 	uint64_t old;
 
-	if (fib_get(ls->f, fam, ip, len, &old) != 0 || !nh_owned(ls, old))
+	if (fib_get(ls->f, fam, ip, len, &old) != 0 || !ls_nh_owned(ls, old))
 		return;                 /* not ours (a configured route) or already gone */
 	if (fib_set(ls->f, fam, ip, len, 0, false) == 0) {
 		nh_put(ls, (uint32_t)old);
@@ -259,11 +241,20 @@ route_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len)
 	}
 }
 
-static void
-route_add(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, const uint8_t gw[16],
-	  int oif, bool drop)
+static void neigh_hosts_of(struct fwd_lsync *ls, uint8_t fam, int ifindex);
+
+static bool
+ls_nh_is_onlink(const struct ls_nh *n)
 {
-	uint32_t id = nh_get(ls, fam, gw, oif, drop);
+	static const uint8_t zero[16];
+
+	return memcmp(n->gw, zero, 16) == 0;
+}
+
+/* Point the prefix at next hop @id (a reference the caller took; 0: none could be had). */
+static void
+route_set(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, uint32_t id)
+{
 	uint64_t old = 0;
 	bool had = fib_get(ls->f, fam, ip, len, &old) == 0;
 
@@ -272,10 +263,13 @@ route_add(struct fwd_lsync *ls, uint8_t fam, const uint8_t ip[16], uint8_t len, 
 		ls->st.errors++;
 		return;
 	}
-	if (had && nh_owned(ls, old))
+	if (had && ls_nh_owned(ls, old))
 		nh_put(ls, (uint32_t)old);
 	ls->st.route_add++;
+	if (ls->nh[id].n_paths == 0 && !ls->nh[id].drop && ls_nh_is_onlink(&ls->nh[id]))
+		neigh_hosts_of(ls, ls->nh[id].fam, ls->nh[id].ifindex);
 }
+
 
 /* ---- messages ---- */
 struct attrs {
@@ -305,6 +299,34 @@ copy_addr(uint8_t out[16], const struct nlattr *a, uint8_t fam)
 		memcpy(out, mnl_attr_get_payload(a), want);
 }
 
+/*
+ * IPv6 keeps the paths of a multipath route as sibling routes: deleting one
+ * path (`ip -6 route del P via G`) is announced as that path's deletion.
+ * When the prefix's next hop is a group holding (@gw_a, @oif), the prefix
+ * keeps the other paths. @return false when it is not such a group (the
+ * prefix is deleted).
+ */
+static bool
+path_del(struct fwd_lsync *ls, uint8_t fam, const uint8_t dst[16], uint8_t len, const struct nlattr *gw_a, int oif)
+{
+	struct ls_path p[LS_MAX_PATHS];
+	uint8_t gw[16];
+	uint64_t cur;
+	unsigned n, k = 0;
+
+	if (fib_get(ls->f, fam, dst, len, &cur) != 0 || !ls_nh_owned(ls, cur) || ls->nh[cur].n_paths < 2)
+		return false;
+	copy_addr(gw, gw_a, fam);
+	n = ls_grp_paths(ls, (uint32_t)cur, p);
+	for (unsigned i = 0; i < n; i++)
+		if (memcmp(p[i].gw, gw, 16) != 0 || (oif != 0 && p[i].ifindex != oif))
+			p[k++] = p[i];
+	if (k == n || k == 0)
+		return false;
+	route_set(ls, fam, dst, len, k == 1 ? nh_get(ls, fam, p[0].gw, p[0].ifindex, false) : ls_grp_get(ls, fam, p, k));
+	return true;
+}
+
 static void
 apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 {
@@ -327,29 +349,102 @@ apply_route(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	}
 	copy_addr(dst, t.a[RTA_DST], rm->rtm_family);
 	/* Host bits beyond the length are zero in the kernel's routes already. */
-	if (nh->nlmsg_type == RTM_DELROUTE) {
-		route_del(ls, rm->rtm_family, dst, rm->rtm_dst_len);
-		set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
-		return;
-	}
 	if (t.a[RTA_OIF] != NULL)
 		oif = (int)mnl_attr_get_u32(t.a[RTA_OIF]);
+	if (nh->nlmsg_type == RTM_DELROUTE) {
+		if (t.a[RTA_GATEWAY] == NULL || !path_del(ls, rm->rtm_family, dst, rm->rtm_dst_len, t.a[RTA_GATEWAY], oif))
+			route_del(ls, rm->rtm_family, dst, rm->rtm_dst_len);
+		ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+		return;
+	}
 	if (t.a[RTA_GATEWAY] != NULL) {
 		copy_addr(gw, t.a[RTA_GATEWAY], rm->rtm_family);
-	} else if (t.a[RTA_MULTIPATH] != NULL && mnl_attr_get_payload_len(t.a[RTA_MULTIPATH]) >= sizeof(struct rtnexthop)) {
-		/* ECMP: the first next hop. */
-		const struct rtnexthop *rtnh = mnl_attr_get_payload(t.a[RTA_MULTIPATH]);
-		size_t alen = rtnh->rtnh_len > sizeof(*rtnh) ? rtnh->rtnh_len - sizeof(*rtnh) : 0;
-		const struct nlattr *a = (const struct nlattr *)((const uint8_t *)rtnh + RTNH_ALIGN(sizeof(*rtnh)));
+	} else if (t.a[RTA_MULTIPATH] != NULL && !drop) {
+		struct ls_path p[LS_MAX_PATHS];
+		unsigned n = ls_multipath(t.a[RTA_MULTIPATH], rm->rtm_family, p);
 
-		oif = rtnh->rtnh_ifindex;
-		if (rtnh->rtnh_len <= mnl_attr_get_payload_len(t.a[RTA_MULTIPATH]))
-			for (; mnl_attr_ok(a, (int)alen); a = mnl_attr_next(a))
-				if (mnl_attr_get_type(a) == RTA_GATEWAY)
-					copy_addr(gw, a, rm->rtm_family);
+		if (n >= 2) {
+			route_set(ls, rm->rtm_family, dst, rm->rtm_dst_len, ls_grp_get(ls, rm->rtm_family, p, n));
+			ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+			return;
+		}
+		if (n == 1) {
+			memcpy(gw, p[0].gw, 16);
+			oif = p[0].ifindex;
+		}
 	}
-	route_add(ls, rm->rtm_family, dst, rm->rtm_dst_len, gw, oif, drop);
-	set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+	route_set(ls, rm->rtm_family, dst, rm->rtm_dst_len, nh_get(ls, rm->rtm_family, gw, oif, drop));
+	ls_set_remove(ls->stale, rm->rtm_family, rm->rtm_dst_len, dst);
+}
+
+/* Does an on-link route of the neighbour's interface (no gateway) cover it? */
+static bool
+on_link(const struct fwd_lsync *ls, const struct ls_neigh *e)
+{
+	static const uint8_t zero[16];
+	uint64_t nh = 0;
+
+	if (e->fam == AF_INET) {
+		uint32_t v4 = (uint32_t)e->ip[0] << 24 | (uint32_t)e->ip[1] << 16 | (uint32_t)e->ip[2] << 8 | e->ip[3];
+
+		vpk_fib_lookup_bulk(ls->f->fib4, &v4, &nh, 1);
+	} else {
+		vpk_fib6_lookup_bulk(ls->f->fib6, (const uint8_t (*)[16])e->ip, &nh, 1);
+	}
+	return ls_nh_owned(ls, nh) && ls->nh[nh].n_paths == 0 && !ls->nh[nh].drop &&
+	       ls->nh[nh].ifindex == e->ifindex && memcmp(ls->nh[nh].gw, zero, 16) == 0;
+}
+
+/*
+ * On-link hosts: a usable kernel neighbour on one of vpk's interfaces that
+ * an on-link route of that interface covers gets a host route (/32, /128)
+ * through its own adjacency, unless a route of that exact prefix is there
+ * already (the kernel's, or a local address). It goes when the neighbour
+ * stops being usable. (The kernel also keeps entries for hosts that are
+ * not on the link, e.g. from ARP requests sent from a loopback address:
+ * those get none.)
+ */
+static void
+neigh_host(struct fwd_lsync *ls, struct ls_neigh *e, bool want)
+{
+	uint8_t len = e->fam == AF_INET ? 32 : 128;
+	uint64_t old;
+	uint32_t id;
+
+	want = want && e->valid && vpk_if_of(ls, e->ifindex) >= 0 && (e->host || on_link(ls, e));
+	if (want && e->host) {
+		ls_set_remove(ls->stale, e->fam, len, e->ip);      /* a resync keeps it */
+		return;
+	}
+	if (want) {
+		if (fib_get(ls->f, e->fam, e->ip, len, &old) == 0 ||
+		    (id = nh_get(ls, e->fam, e->ip, e->ifindex, false)) == 0)
+			return;
+		if (fib_set(ls->f, e->fam, e->ip, len, id, true) != 0) {
+			nh_put(ls, id);
+			ls->st.errors++;
+			return;
+		}
+		e->host = true;
+		return;
+	}
+	if (!e->host)
+		return;
+	e->host = false;
+	id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
+	if (id != 0 && fib_get(ls->f, e->fam, e->ip, len, &old) == 0 && old == id &&
+	    fib_set(ls->f, e->fam, e->ip, len, 0, false) == 0)
+		nh_put(ls, id);
+}
+
+/* An on-link route of @ifindex came: the neighbours it covers get their host routes. */
+static void
+neigh_hosts_of(struct fwd_lsync *ls, uint8_t fam, int ifindex)
+{
+	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
+		for (struct ls_neigh *e = ls->neigh[b]; e != NULL; e = e->next)
+			if (e->fam == fam && e->ifindex == ifindex && !e->host)
+				neigh_host(ls, e, true);
 }
 
 static void
@@ -371,6 +466,7 @@ apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	e = *slot;
 	if (nh->nlmsg_type == RTM_DELNEIGH) {
 		if (e != NULL) {
+			neigh_host(ls, e, false);
 			*slot = e->next;
 			free(e);
 		}
@@ -396,6 +492,9 @@ apply_neigh(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	id = nh_find(ls, nd->ndm_family, ip, nd->ndm_ifindex, false);
 	if (id != 0)
 		nh_refresh(ls, id);
+	ls_grp_neigh(ls, nd->ndm_family, ip, nd->ndm_ifindex);
+	if (nh->nlmsg_type != RTM_DELNEIGH)
+		neigh_host(ls, e, true);
 }
 
 static void
@@ -426,6 +525,33 @@ apply_link(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 			nh_refresh(ls, id);
 }
 
+/* Make kernel address @x one of the router's own (add) or take it back; x->local says whether it is. */
+static void
+addr_local(struct fwd_lsync *ls, struct ls_addr *x, bool add)
+{
+	struct vpk_icmp_addr a = { .is_ip6 = x->fam == AF_INET6, .plen = x->plen };
+	int ifx = vpk_if_of(ls, x->ifindex);
+	char err[160];
+
+	if (add == x->local || (add && ifx < 0))
+		return;                 /* no change, or not on one of vpk's interfaces */
+	memcpy(a.addr, x->ip, 16);
+	a.if_index = add ? (uint32_t)ifx : x->vpk_if;
+	if (fwd_icmp_addr_set(ls->f, &a, !add, err, sizeof(err)) == 0) {
+		x->local = add;
+		x->vpk_if = a.if_index;
+	} else if (add) {
+		ls->st.errors++;        /* the same address on two interfaces, or 256 addresses already */
+	} else {
+		x->local = false;       /* taken already (a route over its host route) */
+	}
+}
+
+/*
+ * An address of one of vpk's interfaces (same name, or its live device) is
+ * local: a host route to VPK_NH_LOCAL and a source of ICMP errors, as the
+ * `ip address` line makes it (fwd_icmp.c); removed with the kernel's address.
+ */
 static void
 apply_addr(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 {
@@ -443,12 +569,17 @@ apply_addr(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 		if (ls->addrs[i].ifindex == x.ifindex && ls->addrs[i].fam == x.fam && memcmp(ls->addrs[i].ip, x.ip, 16) == 0)
 			break;
 	if (nh->nlmsg_type == RTM_DELADDR) {
-		if (i < ls->n_addrs)
+		if (i < ls->n_addrs) {
+			addr_local(ls, &ls->addrs[i], false);
 			ls->addrs[i] = ls->addrs[--ls->n_addrs];
+		}
 	} else if (i < ls->n_addrs) {
-		ls->addrs[i] = x;
+		ls->addrs[i].plen = x.plen;
+		ls->addrs[i].seen = true;
+		addr_local(ls, &ls->addrs[i], true);
 	} else if (ls->n_addrs < LS_MAX_ADDRS) {
 		ls->addrs[ls->n_addrs++] = x;
+		addr_local(ls, &ls->addrs[i], true);
 	}
 	ls->st.addr++;
 }
@@ -507,51 +638,6 @@ ls_fini(struct fwd_lsync *ls)
 	free(ls->stale);
 }
 
-struct walk_arg {
-	struct fwd_lsync *ls;
-	int rc;
-};
-
-static int
-stale4(void *arg, uint32_t ip, uint8_t depth, uint64_t nh)
-{
-	struct walk_arg *w = arg;
-	uint8_t a[16] = { (uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip };
-
-	if (nh_owned(w->ls, nh))
-		w->rc = set_add(w->ls->stale, AF_INET, depth, a);
-	return w->rc;
-}
-
-static int
-stale6(void *arg, const uint8_t ip[16], uint8_t depth, uint64_t nh)
-{
-	struct walk_arg *w = arg;
-
-	if (nh_owned(w->ls, nh))
-		w->rc = set_add(w->ls->stale, AF_INET6, depth, ip);
-	return w->rc;
-}
-
-int
-ls_resync_begin(struct fwd_lsync *ls)
-{
-	struct walk_arg w = { ls, 0 };
-
-	ls->stale = calloc(1, sizeof(*ls->stale));
-	if (ls->stale == NULL)
-		return -ENOMEM;
-	for (size_t b = 0; b < NEIGH_BUCKETS; b++)
-		for (struct ls_neigh *e = ls->neigh[b]; e != NULL; e = e->next)
-			e->seen = false;
-	for (size_t i = 0; i < ls->n_addrs; i++)
-		ls->addrs[i].seen = false;
-	vpk_fib_walk(ls->f->fib4, stale4, &w);
-	if (w.rc == 0)
-		vpk_fib6_walk(ls->f->fib6, stale6, &w);
-	return w.rc;
-}
-
 void
 ls_resync_end(struct fwd_lsync *ls, bool apply)
 {
@@ -572,17 +658,22 @@ ls_resync_end(struct fwd_lsync *ls, bool apply)
 				continue;
 			}
 			*p = e->next;
+			e->valid = false;
+			neigh_host(ls, e, false);
 			id = nh_find(ls, e->fam, e->ip, e->ifindex, false);
-			free(e);
 			if (id != 0)
 				nh_refresh(ls, id);
+			ls_grp_neigh(ls, e->fam, e->ip, e->ifindex);
+			free(e);
 		}
 	}
 	for (size_t i = 0; apply && i < ls->n_addrs;)
-		if (!ls->addrs[i].seen)
+		if (!ls->addrs[i].seen) {
+			addr_local(ls, &ls->addrs[i], false);
 			ls->addrs[i] = ls->addrs[--ls->n_addrs];
-		else
+		} else {
 			i++;
+		}
 	if (s != NULL)
 		free(s->k);
 	free(s);

@@ -85,6 +85,7 @@ struct vpk_fwd {
 	struct fwd_undo *undo;          /* journal while vpk_fwd_exec_file() applies (fwd_undo.c) */
 	struct fwd_ctl *ctl;            /* live changes while running (fwd_cli_live.c), NULL: off */
 	void *lsync;                    /* owned by linux-sync (fwd_linux*.c) */
+	void *ifstate;                  /* owned by `interface NAME up|down` (fwd_live_if.c) */
 	/* workers (fwd_workers.c) */
 	struct vpk_graph *wgraphs[FWD_MAX_GRAPHS];      /* workers, then wide workers */
 	unsigned n_wgraphs;
@@ -207,6 +208,11 @@ void fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 /* fwd_icmp.c */
 extern const struct fwd_cmd fwd_cmd_ip, fwd_cmd_icmp;
 int fwd_icmp_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+/* An address of the router added (del false) or removed, live when the graphs run: what
+ * `ip address [del]` and linux-sync do. check: could it be done (0 or -errno, @err set)? */
+struct vpk_icmp_addr;
+int fwd_icmp_addr_check(struct vpk_fwd *f, const struct vpk_icmp_addr *a, bool del, char *err, size_t len);
+int fwd_icmp_addr_set(struct vpk_fwd *f, const struct vpk_icmp_addr *a, bool del, char *err, size_t len);
 void fwd_icmp_free(struct vpk_fwd *f);
 
 /* fwd_l2.c: VLAN sub-interfaces, router L2 input, egress tags */
@@ -281,11 +287,21 @@ fwd_ctl_tick(struct vpk_fwd *f, unsigned id, struct vpk_graph *g)
 }
 /* Change neighbor @id (adj NULL: remove it); graphs see the old or the new entry. 0 or -ENOMEM. */
 int fwd_ctl_set_adj(struct vpk_fwd *f, uint32_t id, const struct vpk_adj *adj, uint32_t ifx);
+/* Wait until every graph thread passed a quiescent state (what was unpublished may be freed). */
+void fwd_ctl_sync(struct vpk_fwd *f);
 /* `acl load` while graphs may run: the node contexts are swapped whole. */
 int fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 			 char *err, size_t len);
 /* A command that cannot change while the graphs run: the error, else 0. */
-int fwd_ctl_refuse(const struct vpk_fwd *f, const char *cmd, char *err, size_t len);
+int fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t len);
+
+/* fwd_live_if.c: `interface NAME up|down` while the graphs run */
+int fwd_if_state_cmd(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len);
+/* Interface @i is administratively down; *tx_drops: frames not sent because of it. */
+bool fwd_if_down(const struct vpk_fwd *f, size_t i, uint64_t *tx_drops);
+void fwd_if_state_free(struct vpk_fwd *f);
+/* fwd_l2.c: ethernet-input's configuration as built for the run (NULL: none). */
+const struct vpk_eth_input_conf *fwd_l2_conf(const struct vpk_fwd *f);
 
 /* fwd_linux.c: `linux-sync [netns NAME] [table N]` */
 extern const struct fwd_cmd fwd_cmd_linux_sync;
@@ -293,6 +309,9 @@ void fwd_linux_free(struct vpk_fwd *f);
 /* Gateway ("10.0.0.1", "fe80::1", "" when the prefix is on the link) and
  * kernel interface of a neighbor ID linux-sync made; false for any other. */
 bool fwd_linux_nh(const struct vpk_fwd *f, uint32_t id, char *gw, size_t gw_len, char *dev, size_t dev_len);
+/* Path @i of ECMP group @id (gateway, kernel interface): the group's number of paths, 0: not a group. */
+unsigned fwd_linux_path(const struct vpk_fwd *f, uint32_t id, unsigned i, char *gw, size_t gw_len, char *dev,
+			size_t dev_len);
 /* linux-sync state for `show linux-sync` (text or JSON): 0, or -ENOENT when off. */
 int fwd_linux_show(const struct vpk_fwd *f, bool json, FILE *out);
 

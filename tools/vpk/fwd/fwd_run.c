@@ -52,17 +52,21 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 	bool locked;
 	int rc;
 
-	locked = fwd_ctl_lock(f);       /* the control threads see the graphs built or none */
+	/* The control threads see the graphs built or none, and the variants and
+	 * interfaces (ethernet-input's configuration) prepared whole. */
+	locked = fwd_ctl_lock(f);
 	fwd_drop_graphs(f);
-	fwd_ctl_unlock(f, locked);
 	f->io_rc = 0;
 	f->io_err[0] = '\0';
 	f->rr = 0;
 	f->traffic_done = 0;
 	rc = select_variants(f, err, len);
-	if (rc != 0)
+	if (rc != 0) {
+		fwd_ctl_unlock(f, locked);
 		return rc;
+	}
 	rc = fwd_io_open(f, !mem, err, len);
+	fwd_ctl_unlock(f, locked);
 	if (rc != 0) {
 		fwd_io_close(f, &rc, NULL, 0);
 		return rc;

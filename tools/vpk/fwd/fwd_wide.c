@@ -257,6 +257,7 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 	struct fwd_wide *wd;
 	unsigned ring = f->conf.wide_ring ? f->conf.wide_ring : 64;
 	char why[160];
+	bool locked;
 	int rc;
 
 	pthread_once(&reg_once, do_register);
@@ -307,6 +308,7 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 			return vpk_errf(err, len, -ENOMEM, "out of memory");
 	}
 	/* Shared objects used by nodes that stay on the normal workers run narrow too. */
+	locked = fwd_ctl_lock(f);       /* live changes replace the ACLs */
 	if (!is_wide(wd, "ip4-lookup"))
 		vpk_fib_select(f->fib4, best_narrow(vpk_fib_impls(vpk_fib_get_type(f->fib4))));
 	if (!is_wide(wd, "ip6-lookup"))
@@ -315,6 +317,7 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 		vpk_acl_set_impl(f->acl4.acl, best_narrow(vpk_acl_impls()));
 	if (!is_wide(wd, "ip6-acl") && f->acl6.acl != NULL)
 		vpk_acl_set_impl(f->acl6.acl, best_narrow(vpk_acl_impls()));
+	fwd_ctl_unlock(f, locked);
 	return 0;
 }
 
@@ -328,9 +331,12 @@ wide_main(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET((int)ww->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);     /* best effort */
+	fwd_ctl_reader(ws->wk[0].f, ws->n + ww->id, true);             /* live changes: a QSBR reader too */
 	for (;;) {
 		uint32_t n = vpk_graph_run_once(ww->g);
 		bool all_done = true;
+
+		fwd_ctl_tick(ws->wk[0].f, ws->n + ww->id, ww->g);
 
 		if (n != 0 || vpk_graph_busy(ww->g))
 			continue;
@@ -342,6 +348,7 @@ wide_main(void *arg)
 			break;
 		sched_yield();
 	}
+	fwd_ctl_reader(ws->wk[0].f, ws->n + ww->id, false);
 	vpk_pool_cache_flush(ws->wk[0].f->pool);
 	return NULL;
 }
@@ -351,7 +358,8 @@ int
 fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 {
 	struct fwd_wide *wd = ws->wide;
-	int rc;
+	bool locked;
+	int rc = 0;
 
 	for (unsigned w = 0; w < ws->n; w++) {
 		struct fwd_wk *wk = &ws->wk[w];
@@ -364,7 +372,9 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 				return vpk_errf(err, len, rc, "cannot hand off node %s", wd->names[i]);
 		}
 	}
-	for (unsigned k = 0; k < wd->n_cpus; k++) {
+	rc = 0;
+	locked = fwd_ctl_lock(f);       /* the control threads see each wide graph built or not */
+	for (unsigned k = 0; k < wd->n_cpus && rc == 0; k++) {
 		struct fwd_wwk *ww = &wd->ww[k];
 		struct vpk_graph *g;
 
@@ -374,7 +384,7 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 		ww->cur = -1;
 		rc = fwd_build_graph(f, wide_input_name, ww, NULL, NULL, ws->n + k, &ww->g, err, len);
 		if (rc != 0)
-			return rc;
+			break;
 		g = ww->g;
 		f->wgraphs[f->n_wgraphs++] = g;
 		/* Every normal graph has the same nodes in the same order: map by name. */
@@ -399,6 +409,9 @@ fwd_wide_start(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len)
 				vpk_graph_set_remote(g, st.name, to_home, ww);
 		}
 	}
+	fwd_ctl_unlock(f, locked);
+	if (rc != 0)
+		return rc;
 	for (unsigned k = 0; k < wd->n_cpus; k++) {
 		if (pthread_create(&wd->ww[k].th, NULL, wide_main, &wd->ww[k]) != 0)
 			return vpk_errf(err, len, -EAGAIN, "cannot start wide worker %u", k);
