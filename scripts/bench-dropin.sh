@@ -13,6 +13,7 @@
 #                         hugetlbfs is mounted and 3 GiB of pages are free, else "--no-huge -m 4096"
 #   VPK_BENCH_BITWIDTH    --force-max-simd-bitwidth for both sides (default: the EAL's own)
 #   QUICK=1               10k ACL rules only, IPv4 table only, REPS=3 (a smoke run)
+#   VPK_BENCH_PREFIX      the EAL's --file-prefix (default vpk-rte-bench-PID)
 #
 # ACL: `vpk gen acl --profile acl` sets of 10 000 and 100 000 rules, 100 000 packets,
 # --iter=4. "setup" is the wall time of a run (EAL init + reading + rte_acl_build + the
@@ -45,9 +46,10 @@ eal_for() {     # MiB the tool needs
 	fi
 }
 bw=${VPK_BENCH_BITWIDTH:+--force-max-simd-bitwidth=$VPK_BENCH_BITWIDTH}
-common="$bw --no-pci -l 0 --file-prefix vpk-rte-bench --log-level=lib.eal:error"
+prefix=${VPK_BENCH_PREFIX:-vpk-rte-bench-$$}
+common="$bw --no-pci -l 0 --file-prefix $prefix --log-level=lib.eal:error"
 w=$(mktemp -d)
-trap 'rm -rf "$w" /run/dpdk/vpk-rte-bench' EXIT     # EAL leaves its runtime directory behind
+trap 'rm -rf "$w" "/run/dpdk/$prefix"' EXIT     # EAL leaves its runtime directory behind
 
 run() {         # OUT LIB CMD...: one run, stdout+stderr to OUT, "wall rss" appended
 	local out=$1 lib=$2
