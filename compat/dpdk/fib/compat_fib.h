@@ -77,6 +77,12 @@ int compat_fib_add(struct compat_fib *f, const void *ip, uint8_t depth, uint64_t
 int compat_fib_del(struct compat_fib *f, const void *ip, uint8_t depth);
 /* The RIB, filled first if it is not yet (rte_fib_get_rib()). */
 void *compat_fib_rib(struct compat_fib *f);
+/* rte_fib_get_dp(): the vpk FIB, the FIB itself for DUMMY (as DPDK); NULL for NULL. */
+void *compat_fib_dp(struct compat_fib *f);
+/* The fields every dataplane set-up fills; @p routes the vpk RIB's capacity (2 * max_routes). */
+void compat_fib_init_common(struct compat_fib *f, bool dummy, uint64_t def_nh, int max_routes, uint32_t *routes);
+/* rte_fib*_select_lookup()'s result, printed with VPK_RTE_STATS=1; returns @p rc. */
+int compat_fib_selected(const struct compat_fib *f, int type, int rc);
 
 typedef int (*compat_select_fn)(void *obj, const char *variant);
 

@@ -186,3 +186,30 @@ compat_fib_del(struct compat_fib *f, const void *ip, uint8_t depth)
 	}
 	return f->ops->rib_del(f->rib, ip, depth);
 }
+
+void *
+compat_fib_dp(struct compat_fib *f)
+{
+	if (f == NULL)
+		return NULL;
+	return f->dummy ? (void *)f : f->vf;
+}
+
+void
+compat_fib_init_common(struct compat_fib *f, bool dummy, uint64_t def_nh, int max_routes, uint32_t *routes)
+{
+	uint64_t r = 2ull * (uint64_t)max_routes;
+
+	f->def_nh = def_nh;
+	f->dummy = dummy;
+	*routes = (uint32_t)RTE_MIN(r, (uint64_t)UINT32_MAX);
+}
+
+int
+compat_fib_selected(const struct compat_fib *f, int type, int rc)
+{
+	if (compat_fib_stats)
+		fprintf(stderr, "%s: %s: select_lookup(%d) = %d, lookup %s\n", f->ops->tag, f->name, type, rc,
+			f->ops->vpk_impl(f->vf));
+	return rc;
+}

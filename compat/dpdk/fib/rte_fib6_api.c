@@ -64,13 +64,10 @@ fib6_init(struct compat_fib *f, const void *arg)
 {
 	const struct rte_fib6_conf *conf = arg;
 	struct vpk_fib6_conf vc = { .type = VPK_FIB6_TYPE_DEFAULT, .isa = VPK_ISA_AUTO };
-	uint64_t routes = 2ull * (uint64_t)conf->max_routes;
 	struct vpk_fib6 *vf;
 	int rc;
 
-	f->def_nh = conf->default_nh;
-	f->dummy = conf->type == RTE_FIB6_DUMMY;
-	vc.max_routes = (uint32_t)RTE_MIN(routes, (uint64_t)UINT32_MAX);
+	compat_fib_init_common(f, conf->type == RTE_FIB6_DUMMY, conf->default_nh, conf->max_routes, &vc.max_routes);
 	vc.default_nh = conf->default_nh;
 	if (f->dummy) {
 		vc.nh_size = 8;
@@ -249,9 +246,7 @@ rte_fib6_lookup_bulk(struct rte_fib6 *fib, uint8_t ips[][RTE_FIB6_IPV6_ADDR_SIZE
 void *
 rte_fib6_get_dp(struct rte_fib6 *fib)
 {
-	if (fib == NULL)
-		return NULL;
-	return fib->c.dummy ? (void *)fib : fib->c.vf;
+	return compat_fib_dp(fib == NULL ? NULL : &fib->c);
 }
 
 struct rte_rib6 *
@@ -265,10 +260,5 @@ rte_fib6_select_lookup(struct rte_fib6 *fib, enum rte_fib6_lookup_type type)
 {
 	if (fib == NULL || fib->c.dummy)
 		return -EINVAL;
-	int rc = fib6_select(fib->c.vf, type);
-
-	if (compat_fib_stats)
-		fprintf(stderr, "vpk-rte-fib6: %s: select_lookup(%d) = %d, lookup %s\n", fib->c.name, (int)type, rc,
-			vpk_fib6_impl_name(fib->c.vf));
-	return rc;
+	return compat_fib_selected(&fib->c, (int)type, fib6_select(fib->c.vf, type));
 }

@@ -65,13 +65,10 @@ fib_init(struct compat_fib *f, const void *arg)
 {
 	const struct rte_fib_conf *conf = arg;
 	struct vpk_fib_conf vc = { .type = VPK_FIB_DIR24_8, .isa = VPK_ISA_AUTO };
-	uint64_t routes = 2ull * (uint64_t)conf->max_routes;
 	struct vpk_fib *vf;
 	int rc;
 
-	f->def_nh = conf->default_nh;
-	f->dummy = conf->type == RTE_FIB_DUMMY;
-	vc.max_routes = (uint32_t)RTE_MIN(routes, (uint64_t)UINT32_MAX);
+	compat_fib_init_common(f, conf->type == RTE_FIB_DUMMY, conf->default_nh, conf->max_routes, &vc.max_routes);
 	vc.default_nh = conf->default_nh;
 	if (f->dummy) {
 		vc.nh_size = 8;
@@ -257,9 +254,7 @@ rte_fib_lookup_bulk(struct rte_fib *fib, uint32_t *ips, uint64_t *next_hops, int
 void *
 rte_fib_get_dp(struct rte_fib *fib)
 {
-	if (fib == NULL)
-		return NULL;
-	return fib->c.dummy ? (void *)fib : fib->c.vf;
+	return compat_fib_dp(fib == NULL ? NULL : &fib->c);
 }
 
 struct rte_rib *
@@ -273,10 +268,5 @@ rte_fib_select_lookup(struct rte_fib *fib, enum rte_fib_lookup_type type)
 {
 	if (fib == NULL || fib->c.dummy)
 		return -EINVAL;
-	int rc = fib_select(fib->c.vf, type);
-
-	if (compat_fib_stats)
-		fprintf(stderr, "vpk-rte-fib: %s: select_lookup(%d) = %d, lookup %s\n", fib->c.name, (int)type, rc,
-			vpk_fib_impl_name(fib->c.vf));
-	return rc;
+	return compat_fib_selected(&fib->c, (int)type, fib_select(fib->c.vf, type));
 }
