@@ -116,19 +116,25 @@ import json, re, statistics, sys, os
 w, reps, eal, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 
 def parse(path, kind):
+    """One run's figures, or None (with the reason on stderr) when the tool printed none."""
     t = open(path, errors="replace").read()
     m = re.findall(r"bench-time: ([\d.]+) (\d+)", t)
-    d = {"wall_s": float(m[-1][0]), "max_rss_mib": int(m[-1][1]) / 1024}
-    if kind == "acl":
-        d["cycles_per_pkt"] = float(re.search(r"([\d.]+) cycles/pkt", t).group(1))
-    elif kind == "perf":
-        for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
-                         ("fib_delete_cycles", "Average FIB Delete")):
-            d[key] = float(re.search(pat + r": ([\d.]+) cycles", t).group(1))
-    else:
-        for phase in ("add", "lookup", "delete"):
-            v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
-            d["fib_%s_cycles" % phase] = sum(v) / len(v)
+    try:
+        d = {"wall_s": float(m[-1][0]), "max_rss_mib": int(m[-1][1]) / 1024}
+        if kind == "acl":
+            d["cycles_per_pkt"] = float(re.search(r"([\d.]+) cycles/pkt", t).group(1))
+        elif kind == "perf":
+            for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
+                             ("fib_delete_cycles", "Average FIB Delete")):
+                d[key] = float(re.search(pat + r": ([\d.]+) cycles", t).group(1))
+        else:
+            for phase in ("add", "lookup", "delete"):
+                v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
+                d["fib_%s_cycles" % phase] = sum(v) / len(v)
+    except (AttributeError, IndexError, ZeroDivisionError):
+        print("bench-dropin: %s: no figures; it ends with:\n%s" % (os.path.basename(path), t[-400:]),
+              file=sys.stderr)
+        return None
     return d
 
 out = {"tool": "scripts/bench-dropin.sh", "reps": reps, "eal": eal, "load_avg": os.getloadavg()[0],
@@ -138,10 +144,14 @@ for c in cases:
     sides = {}
     for side in ("dpdk", "vpk"):
         runs = [parse(os.path.join(w, "%s.%s.%d" % (stem, side, r)), kind) for r in range(1, reps + 1)]
-        sides[side] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
-        sides[side]["runs"] = runs
+        good = [r for r in runs if r is not None]
+        if not good:
+            sys.exit("bench-dropin: %s %s: no run printed figures" % (name, side))
+        sides[side] = {k: round(statistics.median(r[k] for r in good), 2) for k in good[0]}
+        sides[side]["runs"] = good
+        sides[side]["failed_runs"] = len(runs) - len(good)
     ratio = {k: round(sides["vpk"][k] / sides["dpdk"][k], 3) for k in sides["dpdk"]
-             if k != "runs" and sides["dpdk"][k]}
+             if k not in ("runs", "failed_runs") and sides["dpdk"][k]}
     key = ("acl-%dk" % (int(name) // 1000)) if kind == "acl" else name
     out[key] = {"dpdk": sides["dpdk"], "vpk": sides["vpk"], "ratio": ratio}
 print(json.dumps(out, indent=1))
