@@ -126,7 +126,7 @@ def parse(path, kind):
         elif kind == "perf":
             for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
                              ("fib_delete_cycles", "Average FIB Delete")):
-                d[key] = float(re.search(pat + r": ([\d.]+) cycles", t).group(1))
+                d[key] = float(re.search(pat + r": ([\d.eE+]+) cycles", t).group(1))  # %g: 1.2e+06
         else:
             for phase in ("add", "lookup", "delete"):
                 v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
