@@ -13,6 +13,7 @@
 #                         hugetlbfs is mounted and 3 GiB of pages are free, else "--no-huge -m 4096"
 #   VPK_BENCH_BITWIDTH    --force-max-simd-bitwidth for both sides (default: the EAL's own)
 #   QUICK=1               10k ACL rules only, IPv4 table only, REPS=3 (a smoke run)
+#   VPK_BENCH_PREFIX      the EAL's --file-prefix (default vpk-rte-bench-PID)
 #
 # ACL: `vpk gen acl --profile acl` sets of 10 000 and 100 000 rules, 100 000 packets,
 # --iter=4. "setup" is the wall time of a run (EAL init + reading + rte_acl_build + the
@@ -45,9 +46,10 @@ eal_for() {     # MiB the tool needs
 	fi
 }
 bw=${VPK_BENCH_BITWIDTH:+--force-max-simd-bitwidth=$VPK_BENCH_BITWIDTH}
-common="$bw --no-pci -l 0 --file-prefix vpk-rte-bench --log-level=lib.eal:error"
+prefix=${VPK_BENCH_PREFIX:-vpk-rte-bench-$$}
+common="$bw --no-pci -l 0 --file-prefix $prefix --log-level=lib.eal:error"
 w=$(mktemp -d)
-trap 'rm -rf "$w" /run/dpdk/vpk-rte-bench' EXIT     # EAL leaves its runtime directory behind
+trap 'rm -rf "$w" "/run/dpdk/$prefix"' EXIT     # EAL leaves its runtime directory behind
 
 run() {         # OUT LIB CMD...: one run, stdout+stderr to OUT, "wall rss" appended
 	local out=$1 lib=$2
@@ -114,19 +116,25 @@ import json, re, statistics, sys, os
 w, reps, eal, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 
 def parse(path, kind):
+    """One run's figures, or None (with the reason on stderr) when the tool printed none."""
     t = open(path, errors="replace").read()
     m = re.findall(r"bench-time: ([\d.]+) (\d+)", t)
-    d = {"wall_s": float(m[-1][0]), "max_rss_mib": int(m[-1][1]) / 1024}
-    if kind == "acl":
-        d["cycles_per_pkt"] = float(re.search(r"([\d.]+) cycles/pkt", t).group(1))
-    elif kind == "perf":
-        for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
-                         ("fib_delete_cycles", "Average FIB Delete")):
-            d[key] = float(re.search(pat + r": ([\d.]+) cycles", t).group(1))
-    else:
-        for phase in ("add", "lookup", "delete"):
-            v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
-            d["fib_%s_cycles" % phase] = sum(v) / len(v)
+    try:
+        d = {"wall_s": float(m[-1][0]), "max_rss_mib": int(m[-1][1]) / 1024}
+        if kind == "acl":
+            d["cycles_per_pkt"] = float(re.search(r"([\d.]+) cycles/pkt", t).group(1))
+        elif kind == "perf":
+            for key, pat in (("fib_add_cycles", "Average FIB Add"), ("fib_lookup_cycles", "BULK FIB Lookup"),
+                             ("fib_delete_cycles", "Average FIB Delete")):
+                d[key] = float(re.search(pat + r": ([\d.eE+]+) cycles", t).group(1))  # %g: 1.2e+06
+        else:
+            for phase in ("add", "lookup", "delete"):
+                v = [float(x) for x in re.findall(r"AVG FIB %s ([\d.]+)" % phase, t)]
+                d["fib_%s_cycles" % phase] = sum(v) / len(v)
+    except (AttributeError, IndexError, ZeroDivisionError):
+        print("bench-dropin: %s: no figures; it ends with:\n%s" % (os.path.basename(path), t[-400:]),
+              file=sys.stderr)
+        return None
     return d
 
 out = {"tool": "scripts/bench-dropin.sh", "reps": reps, "eal": eal, "load_avg": os.getloadavg()[0],
@@ -136,10 +144,14 @@ for c in cases:
     sides = {}
     for side in ("dpdk", "vpk"):
         runs = [parse(os.path.join(w, "%s.%s.%d" % (stem, side, r)), kind) for r in range(1, reps + 1)]
-        sides[side] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
-        sides[side]["runs"] = runs
+        good = [r for r in runs if r is not None]
+        if not good:
+            sys.exit("bench-dropin: %s %s: no run printed figures" % (name, side))
+        sides[side] = {k: round(statistics.median(r[k] for r in good), 2) for k in good[0]}
+        sides[side]["runs"] = good
+        sides[side]["failed_runs"] = len(runs) - len(good)
     ratio = {k: round(sides["vpk"][k] / sides["dpdk"][k], 3) for k in sides["dpdk"]
-             if k != "runs" and sides["dpdk"][k]}
+             if k not in ("runs", "failed_runs") and sides["dpdk"][k]}
     key = ("acl-%dk" % (int(name) // 1000)) if kind == "acl" else name
     out[key] = {"dpdk": sides["dpdk"], "vpk": sides["vpk"], "ratio": ratio}
 print(json.dumps(out, indent=1))

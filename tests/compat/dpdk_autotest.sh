@@ -4,7 +4,7 @@
 # counters (VPK_RTE_STATS=1) must show the calls named in REGEX with a non-zero count.
 #   dpdk_autotest.sh DPDK_TEST LIB TEST PREFIX REGEX
 set -u
-dpdk_test=$1 lib=$2 test=$3 prefix=$4 regex=$5
+dpdk_test=$1 lib=$2 test=$3 prefix=$4-$$ regex=$5   # per run: other checkouts may run it at once
 out=$(mktemp)
 # EAL leaves its runtime directory behind: remove it with the output.
 trap 'rm -f "$out"; rm -rf "/run/dpdk/$prefix"' EXIT

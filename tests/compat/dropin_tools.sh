@@ -14,7 +14,7 @@ set -u
 mode=$1 vpk=$2 lib=$3 data=${4:-}
 d=$(mktemp -d)
 # EAL leaves its runtime directories behind: removed with the scratch files.
-trap 'rm -rf "$d" /run/dpdk/vpk-rte-tacl /run/dpdk/vpk-rte-tfib' EXIT
+trap 'rm -rf "$d" /run/dpdk/vpk-rte-tacl-$$ /run/dpdk/vpk-rte-tfib-$$' EXIT
 eal="--no-huge -m 1024 --no-pci -l 0 --log-level=lib.eal:error"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -32,23 +32,23 @@ if [ "$mode" = acl ]; then
 			>/dev/null || fail "vpk gen acl --profile $prof"
 		args="--rulesf=$d/r --tracef=$d/t --tracenum=4000 --iter=1 --verbose=3 $v6"
 		for cat in 1 4; do
-			dpdk-test-acl $eal --file-prefix vpk-rte-tacl -- $args --bldcat=$cat --runcat=$cat >$d/dpdk 2>&1 ||
+			dpdk-test-acl $eal --file-prefix vpk-rte-tacl-$$ -- $args --bldcat=$cat --runcat=$cat >$d/dpdk 2>&1 ||
 				fail "dpdk-test-acl $prof"
 			grep "^$tag:" $d/dpdk | sort >$d/want
 			[ "$(wc -l <$d/want)" -eq $((4000 * cat)) ] || fail "dpdk-test-acl printed $(wc -l <$d/want) results"
 			for alg in scalar sse avx2 avx512x16 avx512x32 avx512x32@512; do
 				bw=""
 				case $alg in *@512) alg=${alg%@512}; bw="--force-max-simd-bitwidth=512" ;; esac
-				if ! dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl -- $args --bldcat=$cat \
+				if ! dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl-$$ -- $args --bldcat=$cat \
 					--runcat=$cat --alg=$alg >$d/dalg 2>&1; then
 					# DPDK refuses the algorithm here (CPU or max SIMD bitwidth): so must vpk.
-					LD_PRELOAD="$lib" dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl -- $args \
+					LD_PRELOAD="$lib" dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl-$$ -- $args \
 						--bldcat=$cat --runcat=$cat --alg=$alg >$d/vpk 2>&1 &&
 						fail "$prof alg=$alg $bw: DPDK refuses it, vpk ran"
 					echo "ok: $prof, alg=$alg $bw refused by both"
 					continue
 				fi
-				preloaded $d/vpk dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl -- $args \
+				preloaded $d/vpk dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl-$$ -- $args \
 					--bldcat=$cat --runcat=$cat --alg=$alg
 				grep "^$tag:" $d/vpk | sort >$d/got
 				cmp -s $d/want $d/got || { diff $d/want $d/got | head -5; fail "$prof cat=$cat alg=$alg differs"; }
@@ -70,11 +70,11 @@ else
 fi
 fibrun() {      # NAME ARGS...: DPDK alone, then preloaded; both must match librte_lpm
 	name=$1; shift
-	if ! dpdk-test-fib $eal --file-prefix vpk-rte-tfib -- "$@" >$d/dpdk 2>&1; then
+	if ! dpdk-test-fib $eal --file-prefix vpk-rte-tfib-$$ -- "$@" >$d/dpdk 2>&1; then
 		# DPDK cannot hold this table (e.g. 1-byte entries allow 127 tbl8 groups): vpk must
 		# refuse it with the same error.
 		why=$(grep -m1 "Can not" $d/dpdk) || { tail -n 3 $d/dpdk; fail "dpdk-test-fib $name"; }
-		if LD_PRELOAD="$lib" dpdk-test-fib $eal --file-prefix vpk-rte-tfib -- "$@" >$d/vpk 2>&1; then
+		if LD_PRELOAD="$lib" dpdk-test-fib $eal --file-prefix vpk-rte-tfib-$$ -- "$@" >$d/vpk 2>&1; then
 			# The one allowed difference: rte_fib6's trie reserves tbl8 groups for the worst
 			# case, vpk counts them exactly, so vpk may hold an IPv6 table DPDK refuses.
 			case "$name" in ipv6*) ;; *) fail "$name: DPDK fails ($why), vpk ran" ;; esac
@@ -88,7 +88,7 @@ fibrun() {      # NAME ARGS...: DPDK alone, then preloaded; both must match libr
 		return
 	fi
 	grep -q "FIB and LPM lookup returns same values" $d/dpdk || fail "DPDK's own FIB differs from LPM ($name)"
-	preloaded $d/vpk dpdk-test-fib $eal --file-prefix vpk-rte-tfib -- "$@"
+	preloaded $d/vpk dpdk-test-fib $eal --file-prefix vpk-rte-tfib-$$ -- "$@"
 	grep -q "FIB and LPM lookup returns same values" $d/vpk || { grep -m3 "FAIL\|Can not" $d/vpk; fail "$name differs"; }
 	echo "ok: $name ($src, $(wc -l <"$2") routes): same next hop as LPM for every address, with and without vpk"
 }

@@ -422,9 +422,12 @@ rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = { argv[0], "--no-huge", "-m", "1024", "--no-pci", "-l", "0", "--file-prefix", "vpk-rte-dtest",
+	char prefix[64], run[96];
+	char *eal[] = { argv[0], "--no-huge", "-m", "1024", "--no-pci", "-l", "0", "--file-prefix", prefix,
 			"--log-level=*:emerg", NULL };
 
+	/* Per process: other checkouts may run this test at the same time. */
+	snprintf(prefix, sizeof(prefix), "vpk-rte-dtest-%d", (int)getpid());
 	check_init("compat_acl_diff");
 	if (argc < 2 || load_vpk(argv[1]) < 0) {
 		fprintf(stderr, "usage: %s libvpk_rte_acl.so\n", argv[0]);
@@ -439,6 +442,7 @@ main(int argc, char **argv)
 		one_case(i, i % 3 == 2);
 	rte_eal_cleanup();
 	/* EAL leaves its runtime directory (config, memory arrays) behind. */
-	(void)nftw("/run/dpdk/vpk-rte-dtest", rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	snprintf(run, sizeof(run), "/run/dpdk/%s", prefix);
+	(void)nftw(run, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	return check_finish();
 }

@@ -1,29 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * librte_fib's IPv4 API (DPDK 22.11, DPDK_23) answered by vpk.
+ * librte_fib's IPv4 API (DPDK 22.11, DPDK_23) answered by vpk. The FIB
+ * object, updates and the lazily filled rte_rib are in fib_common.c.
  *
- * Each rte_fib holds a real rte_rib (librte_rib, named and sized as DPDK's:
- * max_nodes = 2 * max_routes, on socket_id), so rte_fib_get_rib() returns a
- * RIB that librte_rib's functions answer exactly as with DPDK, and a vpk FIB
- * that answers lookups. Every add and delete goes to both; the vpk FIB is
- * changed first, as DPDK's dataplane is, so its -ENOSPC (tbl8 groups: same
- * count, same rounding to 64) comes before the RIB is touched.
- *
- * RTE_FIB_DIR24_8: vpk's best layout for the entry width (vpk_fib_create()
- * with VPK_FIB_TYPE_DEFAULT). RTE_FIB_DUMMY (a RIB walk in DPDK): a vpk FIB
- * of 8-byte entries as well; a next hop above 2^63-1, or running out of its
- * groups, turns that FIB into RIB lookups like DPDK's.
+ * RTE_FIB_DIR24_8: vpk's bm16 layout for 1-, 2- and 4-byte next hops (it
+ * answers as DIR-24-8 does, counts tbl8 groups as DPDK does, and its table
+ * stays in cache where a DIR-24-8 one does not), DIR-24-8 for 8 bytes or
+ * more groups than bm16 allows. RTE_FIB_DUMMY (a RIB walk in DPDK): a vpk
+ * FIB of 8-byte entries as well; a next hop above 2^63-1, or running out of
+ * its groups, turns that FIB into RIB lookups like DPDK's.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cpuflags.h>
 #include <rte_errno.h>
 #include <rte_log.h>
-#include <rte_malloc.h>
 #include <rte_rib.h>
 #include <rte_fib.h>
 #include <rte_vect.h>
@@ -32,22 +25,13 @@
 
 #include "compat_fib.h"
 
-#define FIB_NAMESIZE 64                 /* RTE_FIB_NAMESIZE of rte_fib.c */
 #define DUMMY_TBL8   65536u
 
 struct rte_fib {
-	char name[FIB_NAMESIZE];
-	enum rte_fib_type type;
-	struct rte_rib *rib;
-	struct vpk_fib *vf;
-	uint64_t def_nh;
-	uint64_t max_nh;                /* DIR24_8: DPDK's get_max_nh(nh_sz) */
-	bool rib_only;                  /* DUMMY that vpk cannot hold: RIB lookups */
-	struct rte_fib *next;
+	struct compat_fib c;
 };
 
-static pthread_mutex_t fib_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rte_fib *fib_list;
+static struct compat_fib *fib_list;
 
 static int
 sel4(void *obj, const char *name)
@@ -57,45 +41,40 @@ sel4(void *obj, const char *name)
 
 /* The lookup DPDK would pick for @p type, as a vpk variant; -EINVAL where DPDK has none. */
 static int
-fib_select(struct rte_fib *fib, enum rte_fib_lookup_type type)
+fib_select(struct vpk_fib *vf, enum rte_fib_lookup_type type)
 {
-	const struct vpk_impl *const *impls = vpk_fib_impls(vpk_fib_get_type(fib->vf));
+	const struct vpk_impl *const *impls = vpk_fib_impls(vpk_fib_get_type(vf));
 	unsigned bw = rte_vect_get_max_simd_bitwidth();
 
 	switch (type) {
 	case RTE_FIB_LOOKUP_DEFAULT:
-		return compat_pick_variant(impls, fib->vf, sel4, 0, bw) == 0 ? 0 : -EINVAL;
+		return compat_pick_variant(impls, vf, sel4, 0, bw) == 0 ? 0 : -EINVAL;
 	case RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO:
 	case RTE_FIB_LOOKUP_DIR24_8_SCALAR_INLINE:
 	case RTE_FIB_LOOKUP_DIR24_8_SCALAR_UNI:
-		return vpk_fib_select(fib->vf, "scalar") == 0 ? 0 : -EINVAL;
+		return vpk_fib_select(vf, "scalar") == 0 ? 0 : -EINVAL;
 	case RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512:
-		if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) <= 0 || bw < RTE_VECT_SIMD_512)
-			return -EINVAL;
-		/* vpk's own cap may forbid 512-bit code: then its best below. */
-		if (compat_pick_variant(impls, fib->vf, sel4, 512, 512) == 0)
-			return 0;
-		return compat_pick_variant(impls, fib->vf, sel4, 0, 512) == 0 ? 0 : -EINVAL;
+		return compat_pick_avx512(impls, vf, sel4, rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0, bw);
 	default:
 		return -EINVAL;
 	}
 }
 
 static int
-fib_init_dataplane(struct rte_fib *fib, const struct rte_fib_conf *conf)
+fib_init(struct compat_fib *f, const void *arg)
 {
-	struct vpk_fib_conf vc = { .type = VPK_FIB_TYPE_DEFAULT, .isa = VPK_ISA_AUTO };
-	uint64_t routes = 2ull * (uint64_t)conf->max_routes;
+	const struct rte_fib_conf *conf = arg;
+	struct vpk_fib_conf vc = { .type = VPK_FIB_DIR24_8, .isa = VPK_ISA_AUTO };
+	struct vpk_fib *vf;
 	int rc;
 
-	vc.max_routes = (uint32_t)RTE_MIN(routes, (uint64_t)UINT32_MAX);
-	if (conf->type == RTE_FIB_DUMMY) {
-		vc.type = VPK_FIB_DIR24_8;
+	compat_fib_init_common(f, conf->type == RTE_FIB_DUMMY, conf->default_nh, conf->max_routes, &vc.max_routes);
+	vc.default_nh = conf->default_nh;
+	if (f->dummy) {
 		vc.nh_size = 8;
 		vc.num_tbl8 = DUMMY_TBL8;
-		vc.default_nh = conf->default_nh;
 		if (conf->default_nh > vpk_fib_max_nh(8)) {
-			fib->rib_only = true;
+			f->rib_only = true;
 			return 0;
 		}
 	} else {
@@ -103,33 +82,107 @@ fib_init_dataplane(struct rte_fib *fib, const struct rte_fib_conf *conf)
 
 		if (nh_sz > RTE_FIB_DIR24_8_8B)
 			return -EINVAL;
-		fib->max_nh = (1ull << (8 * (1u << nh_sz) - 1)) - 1;
-		if (conf->dir24_8.num_tbl8 == 0 || conf->dir24_8.num_tbl8 > fib->max_nh ||
-		    conf->default_nh > fib->max_nh)
+		f->max_nh = (1ull << (8 * (1u << nh_sz) - 1)) - 1;
+		if (conf->dir24_8.num_tbl8 == 0 || conf->dir24_8.num_tbl8 > f->max_nh || conf->default_nh > f->max_nh)
 			return -EINVAL;
 		vc.nh_size = 1u << nh_sz;
-		vc.default_nh = conf->default_nh;
 		vc.num_tbl8 = conf->dir24_8.num_tbl8;
-		if (vc.num_tbl8 > vpk_fib_max_tbl8(VPK_FIB_TYPE_DEFAULT, vc.nh_size))
-			vc.type = VPK_FIB_DIR24_8;
+		if (vc.nh_size <= 4 && vc.num_tbl8 <= vpk_fib_max_tbl8(VPK_FIB_BM16, vc.nh_size))
+			vc.type = VPK_FIB_BM16;
 		/* More than 2^23 groups (>= 4 GiB of tbl8 in DPDK) are not allocated: the limit is vpk's. */
 		vc.num_tbl8 = RTE_MIN(vc.num_tbl8, vpk_fib_max_tbl8(vc.type, vc.nh_size));
 	}
-	rc = vpk_fib_create(&vc, &fib->vf);
+	rc = vpk_fib_create(&vc, &vf);
 	if (rc < 0)
 		return rc;
-	fib_select(fib, RTE_FIB_LOOKUP_DEFAULT);
+	f->vf = vf;
+	fib_select(vf, RTE_FIB_LOOKUP_DEFAULT);
 	return 0;
 }
+
+static int
+vadd(void *vf, const void *ip, uint8_t depth, uint64_t nh)
+{
+	return vpk_fib_add(vf, *(const uint32_t *)ip, depth, nh);
+}
+
+static int
+vdel(void *vf, const void *ip, uint8_t depth)
+{
+	return vpk_fib_del(vf, *(const uint32_t *)ip, depth);
+}
+
+static void
+vfree(void *vf)
+{
+	vpk_fib_destroy(vf);
+}
+
+static const char *
+vtype(const void *vf)
+{
+	return vpk_fib_type_name(vf);
+}
+
+static const char *
+vimpl(const void *vf)
+{
+	return vpk_fib_impl_name(vf);
+}
+
+static int
+rset(void *rib, const void *ip, uint8_t depth, uint64_t nh)
+{
+	uint32_t a = *(const uint32_t *)ip;
+	struct rte_rib_node *node = rte_rib_lookup_exact(rib, a, depth);
+
+	if (node == NULL && (node = rte_rib_insert(rib, a, depth)) == NULL)
+		return -rte_errno;
+	return rte_rib_set_nh(node, nh);
+}
+
+static int
+rdel(void *rib, const void *ip, uint8_t depth)
+{
+	uint32_t a = *(const uint32_t *)ip;
+
+	if (rte_rib_lookup_exact(rib, a, depth) == NULL)
+		return -ENOENT;
+	rte_rib_remove(rib, a, depth);
+	return 0;
+}
+
+static void
+rfree(void *rib)
+{
+	rte_rib_free(rib);
+}
+
+static int
+replay_one(void *arg, uint32_t ip, uint8_t depth, uint64_t nh)
+{
+	struct compat_fib *f = arg;
+
+	return rset(f->rib, &ip, depth, nh);
+}
+
+static int
+replay(struct compat_fib *f)
+{
+	return vpk_fib_walk(f->vf, replay_one, f);
+}
+
+static const struct compat_fib_ops fib4_ops = {
+	.tag = "vpk-rte-fib", .mem_prefix = "FIB_", .cnt_create = COMPAT_FIB_CREATE, .cnt_add = COMPAT_FIB_ADD,
+	.vpk_max_nh = vpk_fib_max_nh, .vpk_add = vadd, .vpk_del = vdel, .vpk_free = vfree, .vpk_type = vtype, .vpk_impl = vimpl,
+	.rib_set = rset, .rib_del = rdel, .rib_free = rfree, .replay = replay,
+};
 
 struct rte_fib *
 rte_fib_create(const char *name, int socket_id, struct rte_fib_conf *conf)
 {
 	struct rte_rib_conf rib_conf;
 	struct rte_rib *rib;
-	struct rte_fib *fib = NULL, *f;
-	char mem_name[FIB_NAMESIZE];
-	int rc;
 
 	if (name == NULL || conf == NULL || conf->max_routes < 0 || conf->type > RTE_FIB_DIR24_8) {
 		rte_errno = EINVAL;
@@ -142,139 +195,36 @@ rte_fib_create(const char *name, int socket_id, struct rte_fib_conf *conf)
 		RTE_LOG(ERR, LPM, "Can not allocate RIB %s\n", name);
 		return NULL;
 	}
-	snprintf(mem_name, sizeof(mem_name), "FIB_%s", name);
-	pthread_mutex_lock(&fib_lock);
-	for (f = fib_list; f != NULL; f = f->next)
-		if (strncmp(name, f->name, FIB_NAMESIZE) == 0)
-			break;
-	if (f != NULL) {
-		rte_errno = EEXIST;
-		goto fail;
-	}
-	fib = rte_zmalloc_socket(mem_name, sizeof(*fib), RTE_CACHE_LINE_SIZE, socket_id);
-	if (fib == NULL) {
-		RTE_LOG(ERR, LPM, "FIB %s memory allocation failed\n", name);
-		rte_errno = ENOMEM;
-		goto fail;
-	}
-	snprintf(fib->name, sizeof(fib->name), "%s", name);
-	fib->rib = rib;
-	fib->type = conf->type;
-	fib->def_nh = conf->default_nh;
-	rc = fib_init_dataplane(fib, conf);
-	if (rc < 0) {
-		RTE_LOG(ERR, LPM, "FIB dataplane struct %s memory allocation failed with err %d\n", name, rc);
-		rte_errno = -rc;
-		rte_free(fib);
-		fib = NULL;
-		goto fail;
-	}
-	fib->next = fib_list;
-	fib_list = fib;
-	pthread_mutex_unlock(&fib_lock);
-	if (compat_fib_stats) {
-		compat_fib_count(COMPAT_FIB_CREATE, 1);
-		fprintf(stderr, "vpk-rte-fib: %s: %s, lookup %s\n", name, fib->rib_only ? "rib" : vpk_fib_type_name(fib->vf),
-			fib->rib_only ? "rib" : vpk_fib_impl_name(fib->vf));
-	}
-	return fib;
-fail:
-	pthread_mutex_unlock(&fib_lock);
-	rte_rib_free(rib);
-	return NULL;
+	return (struct rte_fib *)compat_fib_create(&fib4_ops, &fib_list, name, socket_id, sizeof(struct rte_fib), rib,
+						   fib_init, conf);
 }
 
 struct rte_fib *
 rte_fib_find_existing(const char *name)
 {
-	struct rte_fib *f = NULL;
-
-	pthread_mutex_lock(&fib_lock);
-	for (f = fib_list; name != NULL && f != NULL; f = f->next)
-		if (strncmp(name, f->name, FIB_NAMESIZE) == 0)
-			break;
-	if (name == NULL)
-		f = NULL;
-	pthread_mutex_unlock(&fib_lock);
-	if (f == NULL)
-		rte_errno = ENOENT;
-	return f;
+	return (struct rte_fib *)compat_fib_find(&fib_list, name);
 }
 
 void
 rte_fib_free(struct rte_fib *fib)
 {
-	struct rte_fib **pp;
-
-	if (fib == NULL)
-		return;
-	pthread_mutex_lock(&fib_lock);
-	for (pp = &fib_list; *pp != NULL && *pp != fib; pp = &(*pp)->next)
-		;
-	if (*pp != NULL)
-		*pp = fib->next;
-	pthread_mutex_unlock(&fib_lock);
-	vpk_fib_destroy(fib->vf);
-	rte_rib_free(fib->rib);
-	rte_free(fib);
+	compat_fib_free(&fib_list, fib == NULL ? NULL : &fib->c);
 }
 
 int
 rte_fib_add(struct rte_fib *fib, uint32_t ip, uint8_t depth, uint64_t next_hop)
 {
-	struct rte_rib_node *node;
-	bool in_vpk = false;
-	uint64_t old;
-	int rc;
-
 	if (fib == NULL || depth > RTE_FIB_MAXDEPTH)
 		return -EINVAL;
-	if (fib->type == RTE_FIB_DIR24_8 && next_hop > fib->max_nh)
-		return -EINVAL;
-	node = rte_rib_lookup_exact(fib->rib, ip, depth);
-	if (node != NULL && rte_rib_get_nh(node, &old) == 0 && old == next_hop)
-		return 0;
-	if (compat_fib_stats)
-		compat_fib_count(COMPAT_FIB_ADD, 1);
-	if (!fib->rib_only) {
-		if (fib->type == RTE_FIB_DUMMY && next_hop > vpk_fib_max_nh(8)) {
-			fib->rib_only = true;
-		} else {
-			rc = vpk_fib_add(fib->vf, ip, depth, next_hop);
-			if (rc < 0 && fib->type == RTE_FIB_DIR24_8)
-				return rc;
-			fib->rib_only = rc < 0;
-			in_vpk = rc == 0 && node == NULL;
-		}
-	}
-	if (node == NULL) {
-		node = rte_rib_insert(fib->rib, ip, depth);
-		if (node == NULL) {
-			rc = -rte_errno;
-			if (in_vpk)
-				vpk_fib_del(fib->vf, ip, depth);
-			return rc;
-		}
-	}
-	return rte_rib_set_nh(node, next_hop);
+	return compat_fib_add(&fib->c, &ip, depth, next_hop);
 }
 
 int
 rte_fib_delete(struct rte_fib *fib, uint32_t ip, uint8_t depth)
 {
-	int rc;
-
 	if (fib == NULL || depth > RTE_FIB_MAXDEPTH)
 		return -EINVAL;
-	if (rte_rib_lookup_exact(fib->rib, ip, depth) == NULL)
-		return -ENOENT;
-	if (!fib->rib_only) {
-		rc = vpk_fib_del(fib->vf, ip, depth);
-		if (rc < 0 && rc != -ENOENT)
-			return rc;
-	}
-	rte_rib_remove(fib->rib, ip, depth);
-	return 0;
+	return compat_fib_del(&fib->c, &ip, depth);
 }
 
 int
@@ -288,15 +238,15 @@ rte_fib_lookup_bulk(struct rte_fib *fib, uint32_t *ips, uint64_t *next_hops, int
 		compat_fib_count(COMPAT_FIB_LOOKUP_CALLS, 1);
 		compat_fib_count(COMPAT_FIB_LOOKUP_IPS, (uint64_t)n);
 	}
-	if (!fib->rib_only) {
-		vpk_fib_lookup_bulk(fib->vf, ips, next_hops, (size_t)n);
+	if (!fib->c.rib_only) {
+		vpk_fib_lookup_bulk(fib->c.vf, ips, next_hops, (size_t)n);
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
-		struct rte_rib_node *node = rte_rib_lookup(fib->rib, ips[i]);
+		struct rte_rib_node *node = rte_rib_lookup(fib->c.rib, ips[i]);
 
 		if (node == NULL || rte_rib_get_nh(node, &next_hops[i]) != 0)
-			next_hops[i] = fib->def_nh;
+			next_hops[i] = fib->c.def_nh;
 	}
 	return 0;
 }
@@ -304,26 +254,19 @@ rte_fib_lookup_bulk(struct rte_fib *fib, uint32_t *ips, uint64_t *next_hops, int
 void *
 rte_fib_get_dp(struct rte_fib *fib)
 {
-	if (fib == NULL)
-		return NULL;
-	return fib->type == RTE_FIB_DUMMY ? (void *)fib : (void *)fib->vf;
+	return compat_fib_dp(fib == NULL ? NULL : &fib->c);
 }
 
 struct rte_rib *
 rte_fib_get_rib(struct rte_fib *fib)
 {
-	return fib == NULL ? NULL : fib->rib;
+	return fib == NULL ? NULL : compat_fib_rib(&fib->c);
 }
 
 int
 rte_fib_select_lookup(struct rte_fib *fib, enum rte_fib_lookup_type type)
 {
-	if (fib == NULL || fib->type != RTE_FIB_DIR24_8)
+	if (fib == NULL || fib->c.dummy)
 		return -EINVAL;
-	int rc = fib_select(fib, type);
-
-	if (compat_fib_stats)
-		fprintf(stderr, "vpk-rte-fib: %s: select_lookup(%d) = %d, lookup %s\n", fib->name, (int)type, rc,
-			vpk_fib_impl_name(fib->vf));
-	return rc;
+	return compat_fib_selected(&fib->c, (int)type, fib_select(fib->c.vf, type));
 }

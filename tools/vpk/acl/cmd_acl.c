@@ -10,7 +10,11 @@
  *
  * One build (all variants share the runtime), then per variant --iter passes
  * over the trace in bursts of --tracestep; TSC cycles per packet are the
- * median over calls of cycles/call divided by the burst.
+ * median over calls of cycles/call divided by the burst. Where scripts parse
+ * dpdk-test-acl, it behaves as that tool: EAL arguments before "--" are
+ * ignored, every variant prints dpdk-test-acl's summary line (mean cycles
+ * over all calls) at any --verbose, and --verbose=2 or more prints each
+ * packet's result per category, packets numbered from 1.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +30,7 @@
 #include "bench.h"
 #include "common/json.h"
 #include "common/tool.h"
+#include "acl/eal_args.h"
 
 static int cmd_acl(int argc, char **argv);
 VPK_CMD(acl, "acl", "ACL build + classify benchmark and checker (dpdk-test-acl options and files)", cmd_acl);
@@ -122,6 +127,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 struct result {
 	const char *name;
 	double cyc_pkt, pps;
+	uint64_t total_cyc, pkts;       /* every call: dpdk-test-acl's summary */
 	uint64_t mismatches;
 	bool ran;
 };
@@ -143,7 +149,10 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 			uint64_t c0 = __rdtsc();
 
 			vpk_acl_classify_bulk(acl, ptrs + i, res + (size_t)i * cats, n, cats);
-			cyc[k++] = (__rdtsc() - c0) * 1024 / n;
+			c0 = __rdtsc() - c0;
+			r.total_cyc += c0;
+			r.pkts += n;
+			cyc[k++] = c0 * 1024 / n;
 		}
 		if (progress && bench_now_s() - last > 1.0) {
 			fprintf(stderr, "vpk acl: %s: iteration %llu of %llu\n", r.name,
@@ -159,8 +168,8 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 			uint32_t got = res[(size_t)i * cats + c];
 			uint32_t idx = got == 0 ? VPK_ACL5_NO_MATCH : got - 1;
 
-			if (o->verbose >= 3)
-				printf("ipv%d_5tuple: %u, category: %u, result: %u\n", o->ipv6 ? 6 : 4, i, c, idx);
+			if (o->verbose >= 2)      /* dpdk-test-acl's DUMP_PKT line */
+				printf("ipv%d_5tuple: %u, category: %u, result: %u\n", o->ipv6 ? 6 : 4, i + 1, c, idx);
 			if (o->verify && c < o->bldcat && (!p5[i].has_expected || p5[i].expected != idx))
 				r.mismatches++;
 		}
@@ -168,6 +177,162 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 	free(cyc);
 	free(res);
 	return r;
+}
+
+/* Rules (and the trace, with --tracef). 0 or an exit code. */
+static int
+load_inputs(const struct opts *o, struct vpk_acl5_rule **r5, uint32_t *nr, struct vpk_acl5_pkt **p5, uint32_t *np)
+{
+	char why[512];
+	int rc = vpk_acl5_load_rules(o->rulesf, o->ipv6, o->l3fwd ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
+				     (uint32_t)o->rulenum, r5, nr, why, sizeof(why));
+
+	if (rc < 0)
+		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
+	if (o->tracef != NULL) {
+		rc = vpk_acl5_load_trace(o->tracef, o->ipv6, (uint32_t)o->tracenum, p5, np, why, sizeof(why));
+		if (rc < 0)
+			return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
+	}
+	if (o->verify && o->tracef == NULL)
+		return vpk_fail(VPK_EXIT_USAGE, "acl: --verify needs --tracef with an expected column");
+	return VPK_EXIT_OK;
+}
+
+/* Whole names in the --alg comma list; "sse" means sse42. */
+static bool
+alg_wanted(const char *algs, const char *name)
+{
+	char list[256];
+	bool want = false;
+
+	if (algs == NULL)
+		return true;
+	snprintf(list, sizeof(list), "%s", algs);
+	for (char *sv, *t = strtok_r(list, ",", &sv); t; t = strtok_r(NULL, ",", &sv))
+		want |= strcmp(t, name) == 0 || (strcmp(t, "sse") == 0 && strcmp(name, "sse42") == 0);
+	return want;
+}
+
+/* Every wanted variant over the trace: results in res[], their count returned. */
+static unsigned
+run_algs(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_t np,
+	 const struct vpk_acl5_pkt *p5, double hz, struct result *res)
+{
+	unsigned nres = 0;
+
+	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL && np > 0 && nres < 8; im++) {
+		const char *name = (*im)->name;
+
+		if (!alg_wanted(o->algs, name))
+			continue;
+		if (vpk_acl_set_impl(acl, name) < 0) {
+			if (o->algs != NULL)
+				fprintf(stderr, "vpk acl: %s: %s\n", name, vpk_impl_why_not(*im) ? vpk_impl_why_not(*im) : "not usable");
+			continue;
+		}
+		res[nres++] = run_alg(acl, o, ptrs, np, p5, hz, !vpk_opts.json);
+	}
+	return nres;
+}
+
+static void
+report_json(const struct opts *o, uint32_t nr, uint32_t np, double tb, const struct vpk_acl_stats *st, double hz,
+	    const struct result *res, unsigned nres)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj(&j, NULL);
+	json_str(&j, "rulesf", o->rulesf);
+	json_u64(&j, "rules", nr);
+	json_str(&j, "layout", o->ipv6_8b ? "ipv6-8B" : o->ipv6 ? "ipv6-4B" : "ipv4");
+	json_str(&j, "tracef", o->tracef ? o->tracef : "");
+	json_u64(&j, "packets", np);
+	json_u64(&j, "tracestep", o->tracestep);
+	json_u64(&j, "bldcat", o->bldcat);
+	json_u64(&j, "runcat", o->runcat);
+	json_u64(&j, "iter", o->iter);
+	json_dbl(&j, "tsc_hz", hz);
+	json_obj(&j, "build");
+	json_dbl(&j, "seconds", tb);
+	json_u64(&j, "runtime_bytes", st->runtime_bytes);
+	json_u64(&j, "build_peak_bytes", st->build_peak_bytes);
+	json_u64(&j, "trees", st->trees);
+	json_u64(&j, "leaves", st->leaves);
+	json_u64(&j, "max_depth", st->max_depth);
+	json_u64(&j, "leaf_rules", st->leaf_rules);
+	json_end(&j);
+	json_arr(&j, "algs");
+	for (unsigned i = 0; i < nres; i++) {
+		json_obj(&j, NULL);
+		json_str(&j, "alg", res[i].name);
+		json_dbl(&j, "cycles_per_pkt", res[i].cyc_pkt);
+		json_dbl(&j, "pkts_per_sec", res[i].pps);
+		if (o->verify)
+			json_u64(&j, "mismatches", res[i].mismatches);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+	json_done(&j);
+}
+
+static void
+report_text(const struct opts *o, uint32_t nr, uint32_t np, double tb, const struct vpk_acl_stats *st, double hz,
+	    const struct result *res, unsigned nres)
+{
+	if (o->verbose >= 1) {
+		printf("rules: %u from %s%s; trace: %u packets from %s\n", nr, o->rulesf,
+		       o->ipv6_8b ? " (IPv6, 8-byte fields)" : o->ipv6 ? " (IPv6)" : "", np, o->tracef ? o->tracef : "-");
+		printf("build: %.3f s, runtime %zu bytes, build peak %zu bytes, %u trees, %u leaves, depth %u\n",
+		       tb, st->runtime_bytes, st->build_peak_bytes, st->trees, st->leaves, st->max_depth);
+	}
+	for (unsigned i = 0; i < nres; i++) {
+		double sec = (double)res[i].total_cyc / hz;
+
+		if (o->verbose >= 1) {
+			printf("%-10s burst %llu: %.1f cycles/pkt, %.2f Mpps", res[i].name,
+			       (unsigned long long)o->tracestep, res[i].cyc_pkt, res[i].pps / 1e6);
+			if (o->verify)
+				printf(", verify %s (%llu mismatches)", res[i].mismatches ? "FAILED" : "ok",
+				       (unsigned long long)res[i].mismatches);
+			putchar('\n');
+		}
+		/* dpdk-test-acl's summary line, printed at every --verbose as that tool does. */
+		printf("search_ip5tuples  @lcore 0: %llu iterations, %llu pkts, %llu categories, %llu cycles "
+		       "(%.2f sec), %.2f cycles/pkt, %.2f pkt/sec\n", (unsigned long long)o->iter,
+		       (unsigned long long)res[i].pkts, (unsigned long long)o->runcat,
+		       (unsigned long long)res[i].total_cyc, sec,
+		       res[i].pkts ? (double)res[i].total_cyc / (double)res[i].pkts : 0.0,
+		       sec > 0 ? (double)res[i].pkts / sec : 0.0);
+	}
+}
+
+/* Build the context from the rules: 0 or an exit code; *tb the build seconds. */
+static int
+build_acl(const struct opts *o, const struct vpk_acl_field_def *defs, uint32_t nf, const uint8_t *rules,
+	  uint32_t nr, struct vpk_acl **acl, double *tb)
+{
+	struct vpk_acl_conf conf = { .num_fields = nf, .defs = defs, .num_categories = (uint32_t)o->bldcat,
+				     .max_size = (size_t)o->maxsize };
+	int rc = vpk_acl_create(&conf, acl);
+	double t0;
+
+	if (rc == 0)
+		rc = vpk_acl_add_rules(*acl, rules, nr);
+	if (rc < 0)
+		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", *acl ? vpk_acl_last_error(*acl) : strerror(-rc));
+	if (nr >= 20000 && !vpk_opts.json)
+		fprintf(stderr, "vpk acl: building %u rules...\n", nr);
+	t0 = bench_now_s();
+	rc = vpk_acl_build(*acl);
+	*tb = bench_now_s() - t0;
+	if (rc < 0)
+		return vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc), vpk_acl_last_error(*acl));
+	if (*tb > 1.0 && !vpk_opts.json)
+		fprintf(stderr, "vpk acl: build took %.1f s\n", *tb);
+	return VPK_EXIT_OK;
 }
 
 static int
@@ -178,40 +343,27 @@ cmd_acl(int argc, char **argv)
 	struct vpk_acl5_pkt *p5 = NULL;
 	uint32_t nr = 0, np = 0, nf;
 	struct vpk_acl_field_def defs[11];
-	char why[512];
-	int rc = parse_opts(argc, argv, &o);
+	int rc = parse_opts(vpk_skip_eal_args("acl", argc, argv), argv, &o);
 
 	if (rc != 0)
 		return rc < 0 ? VPK_EXIT_OK : rc;
-	rc = vpk_acl5_load_rules(o.rulesf, o.ipv6, o.l3fwd ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
-				 (uint32_t)o.rulenum, &r5, &nr, why, sizeof(why));
-	if (rc < 0)
-		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
-	if (o.tracef != NULL) {
-		rc = vpk_acl5_load_trace(o.tracef, o.ipv6, (uint32_t)o.tracenum, &p5, &np, why, sizeof(why));
-		if (rc < 0) {
-			free(r5);
-			return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
-		}
-	}
-	if (o.verify && o.tracef == NULL) {
+	rc = load_inputs(&o, &r5, &nr, &p5, &np);
+	if (rc != VPK_EXIT_OK) {
 		free(r5);
-		return vpk_fail(VPK_EXIT_USAGE, "acl: --verify needs --tracef with an expected column");
+		free(p5);
+		return rc;
 	}
-
 	nf = o.ipv6_8b ? vpk_acl5_layout_ipv6_8b(defs) : vpk_acl5_layout(o.ipv6, defs);
 	uint8_t *rules = malloc((size_t)(nr ? nr : 1) * VPK_ACL_RULE_SIZE(nf));
 	uint32_t bs = vpk_acl5_buf_size(o.ipv6);
 	uint8_t *bufs = malloc((size_t)(np ? np : 1) * bs);
 	const uint8_t **ptrs = malloc((size_t)(np ? np : 1) * sizeof(*ptrs));
-	struct vpk_acl_conf conf = { .num_fields = nf, .defs = defs, .num_categories = (uint32_t)o.bldcat,
-				     .max_size = (size_t)o.maxsize };
 	struct vpk_acl *acl = NULL;
 	struct vpk_acl_stats st;
-	double t0, tb, hz;
+	double tb = 0, hz;
 	struct result res[8];
-	unsigned nres = 0;
-	int exit_code = VPK_EXIT_OK;
+	unsigned nres;
+	int exit_code;
 
 	if (o.ipv6_8b)
 		vpk_acl5_to_rules_ipv6_8b(r5, nr, 0xffff, rules);
@@ -221,114 +373,26 @@ cmd_acl(int argc, char **argv)
 		vpk_acl5_pkt_bytes(&p5[i], o.ipv6, bufs + (size_t)i * bs);
 		ptrs[i] = bufs + (size_t)i * bs;
 	}
-	rc = vpk_acl_create(&conf, &acl);
-	if (rc == 0)
-		rc = vpk_acl_add_rules(acl, rules, nr);
-	if (rc < 0) {
-		exit_code = vpk_fail(VPK_EXIT_USAGE, "acl: %s", acl ? vpk_acl_last_error(acl) : strerror(-rc));
+	exit_code = build_acl(&o, defs, nf, rules, nr, &acl, &tb);
+	if (exit_code != VPK_EXIT_OK)
 		goto out;
-	}
-	if (nr >= 20000 && !vpk_opts.json)
-		fprintf(stderr, "vpk acl: building %u rules...\n", nr);
-	t0 = bench_now_s();
-	rc = vpk_acl_build(acl);
-	tb = bench_now_s() - t0;
-	if (rc < 0) {
-		exit_code = vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc),
-				     vpk_acl_last_error(acl));
-		goto out;
-	}
-	if (tb > 1.0 && !vpk_opts.json)
-		fprintf(stderr, "vpk acl: build took %.1f s\n", tb);
 	vpk_acl_get_stats(acl, &st);
 	hz = bench_tsc_hz();
-
-	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL && np > 0; im++) {
-		const char *name = (*im)->name;
-
-		if (o.algs != NULL) {
-			/* Match whole names in the comma list; "sse" means sse42. */
-			char list[256];
-			bool want = false;
-
-			snprintf(list, sizeof(list), "%s", o.algs);
-			for (char *sv, *t = strtok_r(list, ",", &sv); t; t = strtok_r(NULL, ",", &sv))
-				want |= strcmp(t, name) == 0 || (strcmp(t, "sse") == 0 && strcmp(name, "sse42") == 0);
-			if (!want)
-				continue;
-		}
-		rc = vpk_acl_set_impl(acl, name);
-		if (rc < 0) {
-			if (o.algs != NULL)
-				fprintf(stderr, "vpk acl: %s: %s\n", name, vpk_impl_why_not(*im) ? vpk_impl_why_not(*im) : "not usable");
-			continue;
-		}
-		res[nres] = run_alg(acl, &o, ptrs, np, p5, hz, !vpk_opts.json);
-		if (o.verify && res[nres].mismatches)
-			exit_code = VPK_EXIT_FAIL;
-		nres++;
-	}
+	nres = run_algs(acl, &o, ptrs, np, p5, hz, res);
 	if (o.algs != NULL && nres == 0 && np > 0) {
 		exit_code = vpk_fail(VPK_EXIT_USAGE, "acl: no usable variant in --alg=%s", o.algs);
 		goto out;
 	}
-
-	if (vpk_opts.json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "rulesf", o.rulesf);
-		json_u64(&j, "rules", nr);
-		json_str(&j, "layout", o.ipv6_8b ? "ipv6-8B" : o.ipv6 ? "ipv6-4B" : "ipv4");
-		json_str(&j, "tracef", o.tracef ? o.tracef : "");
-		json_u64(&j, "packets", np);
-		json_u64(&j, "tracestep", o.tracestep);
-		json_u64(&j, "bldcat", o.bldcat);
-		json_u64(&j, "runcat", o.runcat);
-		json_u64(&j, "iter", o.iter);
-		json_dbl(&j, "tsc_hz", hz);
-		json_obj(&j, "build");
-		json_dbl(&j, "seconds", tb);
-		json_u64(&j, "runtime_bytes", st.runtime_bytes);
-		json_u64(&j, "build_peak_bytes", st.build_peak_bytes);
-		json_u64(&j, "trees", st.trees);
-		json_u64(&j, "leaves", st.leaves);
-		json_u64(&j, "max_depth", st.max_depth);
-		json_u64(&j, "leaf_rules", st.leaf_rules);
-		json_end(&j);
-		json_arr(&j, "algs");
-		for (unsigned i = 0; i < nres; i++) {
-			json_obj(&j, NULL);
-			json_str(&j, "alg", res[i].name);
-			json_dbl(&j, "cycles_per_pkt", res[i].cyc_pkt);
-			json_dbl(&j, "pkts_per_sec", res[i].pps);
-			if (o.verify)
-				json_u64(&j, "mismatches", res[i].mismatches);
-			json_end(&j);
+	if (vpk_opts.json)
+		report_json(&o, nr, np, tb, &st, hz, res, nres);
+	else
+		report_text(&o, nr, np, tb, &st, hz, res, nres);
+	for (unsigned i = 0; o.verify && i < nres; i++)
+		if (res[i].mismatches) {
+			fprintf(stderr, "vpk acl: %s: %llu results differ from the trace's expected column\n",
+				res[i].name, (unsigned long long)res[i].mismatches);
+			exit_code = VPK_EXIT_FAIL;
 		}
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	} else if (o.verbose >= 1) {
-		printf("rules: %u from %s%s; trace: %u packets from %s\n", nr, o.rulesf,
-		       o.ipv6_8b ? " (IPv6, 8-byte fields)" : o.ipv6 ? " (IPv6)" : "", np, o.tracef ? o.tracef : "-");
-		printf("build: %.3f s, runtime %zu bytes, build peak %zu bytes, %u trees, %u leaves, depth %u\n",
-		       tb, st.runtime_bytes, st.build_peak_bytes, st.trees, st.leaves, st.max_depth);
-		for (unsigned i = 0; i < nres; i++) {
-			printf("%-10s burst %llu: %.1f cycles/pkt, %.2f Mpps", res[i].name,
-			       (unsigned long long)o.tracestep, res[i].cyc_pkt, res[i].pps / 1e6);
-			if (o.verify)
-				printf(", verify %s (%llu mismatches)", res[i].mismatches ? "FAILED" : "ok",
-				       (unsigned long long)res[i].mismatches);
-			putchar('\n');
-		}
-	}
-	if (o.verify)
-		for (unsigned i = 0; i < nres; i++)
-			if (res[i].mismatches)
-				fprintf(stderr, "vpk acl: %s: %llu results differ from the trace's expected column\n",
-					res[i].name, (unsigned long long)res[i].mismatches);
 out:
 	vpk_acl_destroy(acl);
 	free(rules);

@@ -9,7 +9,11 @@
  * own trie walk, -a checks every variant against the first; --dpdk adds
  * rte_fib's lookup types (s1 s2 s3 v) on the same routes and addresses.
  * -6: the same for IPv6 (rte_fib6: s v); both families run one path over
- * fib_family.h.
+ * fib_family.h. Like dpdk-test-fib it takes DPDK's EAL arguments before
+ * "--" (ignored), and --dpdk-format prints that tool's lines instead of the
+ * report: "AVG FIB add N" for each tenth of the routes, as dpdk-test-fib
+ * times them, "AVG FIB lookup X" (the first variant's median), "AVG FIB
+ * delete N" per tenth.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +28,7 @@
 #include "fib/fib_report.h"
 #include "fib/fib_cmd.h"
 #include "common/tool.h"
+#include "acl/eal_args.h"
 
 static int cmd_fib(int argc, char **argv);
 VPK_CMD(fib, "fib", "FIB benchmark and checker (dpdk-test-fib options and formats)", cmd_fib);
@@ -32,13 +37,19 @@ static const char usage[] =
 	"usage: vpk fib [-f routes] [-t lookups] [-n routes] [-l lookups] [-d depth:N|P%,...]\n"
 	"               [-r pct-random] [-k in-table|random|skewed] [-c] [-a] [-s] [-6] [-b dir|bm16|trie|bm6]\n"
 	"               [-e 1|2|4|8] [-g tbl8] [-w routes-out] [-u lookups-out] [-v all|variant,...]\n"
-	"               [-R passes] [--dpdk] [--seed N] [--nh-max N] [--json]\n";
+	"               [-R passes] [--dpdk] [--dpdk-format] [--seed N] [--nh-max N] [--json]\n"
+	"       DPDK EAL arguments before -- are ignored (dpdk-test-fib command lines run unchanged)\n";
+
+/* --dpdk-format: dpdk-test-fib's output (its print_fract: the routes timed in tenths). */
+#define FRACT 10
+static bool dpdk_format;
 
 static int
 parse(int argc, char **argv, struct fib_opts *o)
 {
 	static const struct option lo[] = {
 		{ "dpdk", no_argument, NULL, 'D' }, { "seed", required_argument, NULL, 'S' },
+		{ "dpdk-format", no_argument, NULL, 'F' },
 		{ "nh-max", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	uint64_t v;
 	int c;
@@ -58,6 +69,7 @@ parse(int argc, char **argv, struct fib_opts *o)
 		case 'a': o->cmp_all = true; break;
 		case 's': o->shuffle = true; break;
 		case 'D': o->dpdk = true; break;
+		case 'F': dpdk_format = true; break;
 		case '6': o->v6 = true; break;
 		case 'b': o->layout = optarg; break;
 		case 'k':
@@ -107,7 +119,30 @@ struct fib_run {
 	size_t nrt, nips;
 	void *fib, *dfib;
 	double add_cyc, dpdk_add;
+	uint64_t add_frac[FRACT], del_frac[FRACT];     /* cycles per route of each tenth */
 };
+
+/* op(fib, rt, i) over every route in dpdk-test-fib's tenths: cycles per route of each in frac[]. */
+static int
+timed_tenths(struct fib_run *F, int (*op)(void *fib, const void *rt, size_t i), uint64_t *frac, size_t *bad)
+{
+	size_t i = 0;
+	int rc;
+
+	for (unsigned k = FRACT; k > 0; k--) {
+		size_t j, n = (F->nrt - i) / k;
+		uint64_t t0 = bench_tsc();
+
+		for (j = 0; j < n; j++)
+			if ((rc = op(F->fib, F->rt, i + j)) != 0 && bad != NULL) {
+				*bad = i + j;
+				return rc;
+			}
+		frac[FRACT - k] = n ? (bench_tsc() - t0) / n : 0;
+		i += n;
+	}
+	return 0;
+}
 
 /* -b, -e, -g against what the family's layouts take. */
 static int
@@ -196,13 +231,13 @@ build(struct fib_run *F)
 	if (rc != 0)
 		return vpk_fail(rc == -ENOTSUP ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fib: create: %s", strerror(-rc));
 	uint64_t t0 = bench_tsc();
-	for (size_t i = 0; i < F->nrt; i++)
-		if ((rc = fam->add(F->fib, F->rt, i)) != 0) {
-			char r[64];
-			fam->route_str(F->rt, i, r, sizeof(r));
-			return vpk_fail(VPK_EXIT_FAIL, "fib: route %zu (%s): %s%s", i + 1, r, strerror(-rc),
-					rc == -ENOSPC ? " (out of tbl8 groups: raise -g or -e)" : "");
-		}
+	size_t bad = 0;
+	if ((rc = timed_tenths(F, fam->add, F->add_frac, &bad)) != 0) {
+		char r[64];
+		fam->route_str(F->rt, bad, r, sizeof(r));
+		return vpk_fail(VPK_EXIT_FAIL, "fib: route %zu (%s): %s%s", bad + 1, r, strerror(-rc),
+				rc == -ENOSPC ? " (out of tbl8 groups: raise -g or -e)" : "");
+	}
 	F->add_cyc = F->nrt ? (double)(bench_tsc() - t0) / (double)F->nrt : 0;
 	if (!o->dpdk)
 		return 0;
@@ -279,6 +314,27 @@ runners(const struct fib_run *F, struct runner *run, size_t *nrun)
 	return 0;
 }
 
+/* dpdk-test-fib's lines; the lookup figure is the median of the first variant's passes. */
+static void
+print_dpdk_format(const struct fib_run *F, const double *passes)
+{
+	unsigned n = F->o->passes;
+	double c[1000];
+
+	memcpy(c, passes, n * sizeof(*c));
+	for (unsigned i = 1; i < n; i++)        /* insertion sort: -R is at most 1000 */
+		for (unsigned j = i; j > 0 && c[j - 1] > c[j]; j--) {
+			double t = c[j];
+			c[j] = c[j - 1];
+			c[j - 1] = t;
+		}
+	for (unsigned k = 0; k < FRACT; k++)
+		printf("AVG FIB add %llu\n", (unsigned long long)F->add_frac[k]);
+	printf("AVG FIB lookup %.1f\n", c[n / 2]);
+	for (unsigned k = 0; k < FRACT; k++)
+		printf("AVG FIB delete %llu\n", (unsigned long long)F->del_frac[k]);
+}
+
 /* Check (untimed), time the lookups (variants interleaved), delete (timed), report. */
 static int
 measure(struct fib_run *F)
@@ -328,8 +384,7 @@ measure(struct fib_run *F)
 	rep.rib = rib;
 	rep.dpdk_mem = F->dfib != NULL ? dpdk_heap_used() : 0;
 	uint64_t t0 = bench_tsc();
-	for (size_t i = 0; i < F->nrt; i++)
-		fam->del(F->fib, F->rt, i);
+	timed_tenths(F, fam->del, F->del_frac, NULL);
 	rep.del_cyc = F->nrt ? (double)(bench_tsc() - t0) / (double)F->nrt : 0;
 	if (F->dfib != NULL) {
 		t0 = bench_tsc();
@@ -342,7 +397,10 @@ measure(struct fib_run *F)
 		rows[r] = (struct fib_report_row){ run[r].name, run[r].c, run[r].ok };
 	rep.rows = rows;
 	rep.nrows = nrun;
-	fib_report_print(o, &rep);
+	if (dpdk_format && !vpk_opts.json)
+		print_dpdk_format(F, run[0].c);
+	else
+		fib_report_print(o, &rep);
 	if (ref_bad || all_bad)
 		code = vpk_fail(VPK_EXIT_FAIL, "fib: results differ (%zu from the reference, %zu variants)", ref_bad, all_bad);
 out:
@@ -357,7 +415,7 @@ static int
 cmd_fib(int argc, char **argv)
 {
 	struct fib_opts o;
-	int code = parse(argc, argv, &o);
+	int code = parse(vpk_skip_eal_args("fib", argc, argv), argv, &o);
 
 	if (code != 0)
 		return code < 0 ? VPK_EXIT_OK : code;
