@@ -56,7 +56,7 @@ usage(FILE *o)
 		"--queues N|all: one worker per receive queue (all: as many as the ports have); af_xdp: worker k\n"
 		"             has a socket on queue k of every port, and a port with more receive queues than\n"
 		"             vpk serves is an error (their packets would reach the kernel, unseen); af_packet:\n"
-		"             N fanout workers.\n");
+		"             N fanout workers; dpdk: worker k serves queue k of every device (RSS over N).\n");
 }
 
 /* What every worker shares. */
