@@ -1,6 +1,7 @@
 """vpk fwd --workers N on live ports: each worker reads its own queues (an
-af_packet socket in a PACKET_FANOUT hash group per worker), so both workers
-receive, per-queue counters show it, and no frame is lost. Network namespaces
+af_packet socket in a PACKET_FANOUT hash group per worker, or an af_xdp queue)
+and sends on its own queue of the output port, so both workers receive and
+send, per-queue counters show it, and no frame is lost. Network namespaces
 and veths are named "hports..." and deleted afterwards, also on failure.
 
     ns G: g0 <-> f0 :ns F (vpk fwd --workers 2): f1 <-> s0 :ns S (tcpdump)
@@ -58,6 +59,8 @@ def run_workers(vpk_bin, topo, tmp_path, io, sockets, send):
     q0 = ifs["eth0"]["queues"]
     assert [q["queue"] for q in q0] == [0, 1], q0             # one socket (queue) per worker
     assert all(q["rx"] > 0 for q in q0) and sum(q["rx"] for q in q0) == len(pkts), q0
+    q1 = ifs["eth1"]["queues"]                                # each worker sends on its own queue
+    assert all(q["tx"] > 0 for q in q1) and sum(q["tx"] for q in q1) == len(pkts), q1
     assert ifs["eth0"]["rx_drop"] == 0 and ifs["eth1"]["tx_drop"] == 0
     # Routed (MACs rewritten): every frame arrived once; workers may reorder flows.
     assert len(rdpcap(str(got))) == len(pkts)

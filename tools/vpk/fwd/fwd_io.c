@@ -538,7 +538,10 @@ fwd_if_rx_worker(struct vpk_fwd *f, struct fwd_if *in, unsigned w, unsigned nw, 
 	return 0;
 }
 
-/* Nothing to read for worker @w: flush its queues' transmissions and wait up to 1 ms for input. */
+/*
+ * Nothing to read for worker @w: flush its queues' transmissions (ports with
+ * a queue per worker: no other thread touches them) and wait up to 1 ms.
+ */
 void
 fwd_io_idle_worker(struct vpk_fwd *f, unsigned w, unsigned nw)
 {
@@ -548,11 +551,40 @@ fwd_io_idle_worker(struct vpk_fwd *f, unsigned w, unsigned nw)
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
 
-		for (unsigned q = w; x->io != NULL && x->live != NULL && q < x->n_q && n < FWD_MAX_IFS; q += nw)
+		for (unsigned q = w; x->io != NULL && x->live != NULL && q < x->n_q && n < FWD_MAX_IFS; q += nw) {
+			if (x->n_q >= nw)
+				vpk_io_flush(fwd_if_queue(x, q));
 			if (!x->rd_done && vpk_io_fd(fwd_if_queue(x, q)) >= 0)
 				pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(fwd_if_queue(x, q)), .events = POLLIN };
+		}
 	}
 	(void)poll(pfd, n, 1);
+}
+
+/*
+ * Worker @w of @nw sends on queue w of the output port when the port has a
+ * queue per worker: that queue (its socket, its af_xdp rings and ownership
+ * bits) is then only ever used by this worker, for input too, so no lock.
+ * @return false when the port has fewer queues (or is a file): the caller
+ * sends under the output lock through queue 0, which then no worker reads
+ * (workers read their own queues only where every worker has one).
+ */
+bool
+fwd_tx_worker(struct vpk_fwd *f, unsigned w, unsigned nw, uint32_t tx_if, const uint32_t *bi, uint32_t n)
+{
+	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL, *port;
+	uint32_t sent;
+
+	if (o == NULL)
+		return false;
+	port = o->parent != 0 ? &f->ifs[o->parent - 1] : o;
+	if (port->live == NULL || port->io == NULL || port->n_q < nw || w >= port->n_q)
+		return false;
+	if (o->parent != 0)
+		(void)fwd_l2_egress(f, tx_if, bi, n);  /* tagged, leaves on its port */
+	sent = vpk_io_tx_burst(fwd_if_queue(port, w), bi, n);  /* the port owns the buffers now */
+	__atomic_fetch_add(&o->tx, (uint64_t)sent, __ATOMIC_RELAXED);
+	return true;
 }
 
 static uint32_t

@@ -18,8 +18,10 @@
  *    by the same hash and each worker generates its own share
  *    ("rss-mem-input"), so the measurement has no dispatcher in it.
  *
- * Outputs are shared: interface-output's callback takes a lock around the
- * pcap writers (pcap files are not a fast path). Counters are per graph.
+ * Outputs: where workers read their own queues, worker w also sends on
+ * queue w of an output port that has a queue per worker (no lock: nothing
+ * else uses that queue); other outputs (pcap writers, ports with fewer
+ * queues) are sent under a lock. Counters are per graph.
  */
 #include <errno.h>
 #include <poll.h>
@@ -39,12 +41,17 @@ static const char ring_input_name[] = "ring-input";
 static const char rss_mem_input_name[] = "rss-mem-input";
 static const char queue_input_name[] = "queue-input";
 
+/* The worker the calling thread is, where workers read their own queues (-1: none). */
+static _Thread_local int tl_worker = -1;
+
 static void
 fwd_tx_locked(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 {
 	struct vpk_fwd *f = ctx;
 	struct fwd_wstate *ws = f->wstate;
 
+	if (tl_worker >= 0 && fwd_tx_worker(f, (unsigned)tl_worker, ws->n, tx_if, bi, n))
+		return;
 	pthread_mutex_lock(&ws->tx_lock);
 	fwd_tx(f, tx_if, bi, n);
 	pthread_mutex_unlock(&ws->tx_lock);
@@ -250,6 +257,7 @@ worker_main(void *arg)
 	CPU_SET((int)(fwd_wide_cpu_of(wk->f, wk->id) % (unsigned)(ncpu > 0 ? ncpu : 1)), &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  /* best effort */
 	fwd_ctl_reader(wk->f, wk->id, true);
+	tl_worker = wk->ws->direct ? (int)wk->id : -1;
 	for (;;) {
 		uint32_t n = vpk_graph_run_once(wk->g);
 
@@ -261,6 +269,7 @@ worker_main(void *arg)
 		else if (n == 0)
 			sched_yield();          /* pcap mode: the reader is behind */
 	}
+	tl_worker = -1;
 	fwd_ctl_reader(wk->f, wk->id, false);
 	vpk_pool_cache_flush(wk->f->pool);
 	atomic_store_explicit(&wk->finished, true, memory_order_release);
@@ -311,6 +320,8 @@ queues_per_worker(const struct vpk_fwd *f, unsigned n)
 {
 	size_t inputs = 0;
 
+	if (f->conf.wide_cores != NULL)
+		return false;           /* wide workers send too: every output under the lock */
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		const struct fwd_if *x = &f->ifs[i];
 
