@@ -132,8 +132,9 @@ vpk_io_rx_burst(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	got = p->ops->rx(p, idx, n);
 	if (got > 0) {
 		p->st.rx += (uint64_t)got;
-		for (int i = 0; i < got; i++)
-			p->st.rx_bytes += vpk_buf_from_idx(p->base, idx[i])->len;
+		if (!p->ops->counts_bytes)
+			for (int i = 0; i < got; i++)
+				p->st.rx_bytes += vpk_buf_from_idx(p->base, idx[i])->len;
 	}
 	return got;
 }
@@ -148,8 +149,9 @@ vpk_io_tx_burst(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 		uint32_t sent;
 		uint64_t bytes = 0;
 
-		for (uint32_t i = 0; i < m; i++)
-			bytes += vpk_buf_from_idx(p->base, idx[done + i])->total_len;
+		if (!p->ops->counts_bytes)
+			for (uint32_t i = 0; i < m; i++)
+				bytes += vpk_buf_from_idx(p->base, idx[done + i])->total_len;
 		sent = p->ops->tx(p, idx + done, m);
 		p->st.tx += sent;
 		p->st.tx_drop += m - sent;

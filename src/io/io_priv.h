@@ -21,6 +21,8 @@ struct io_ops {
 	int (*flush)(struct vpk_io_port *p);
 	bool (*link_up)(struct vpk_io_port *p);
 	void (*stats)(const struct vpk_io_port *p, struct vpk_io_stats *st);     /* add backend counters */
+	bool counts_bytes;      /* rx and tx add to st.rx_bytes / st.tx_bytes themselves (in their own
+				   per-packet loop, saving the generic one a pass over the metadata) */
 };
 
 struct vpk_io_port {

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/if_packet.h>
 
 #include "common/libvpk_internal.h"
 #include "fwd/fwd_priv.h"
@@ -290,6 +292,12 @@ open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *er
 	if (x->live != NULL && c->type == VPK_IO_AF_PACKET && x->queues_set)
 		return vpk_errf(err, len, -EINVAL, "interface %s: 'queues' is for io af_xdp (an af_packet socket "
 				"receives from every queue)", x->name);
+	if (x->live != NULL && c->type == VPK_IO_AF_PACKET && f->conf.workers > 1) {
+		/* One socket per worker in a PACKET_FANOUT group: the kernel spreads flows (hash). */
+		want = f->conf.workers < FWD_MAX_QUEUES ? f->conf.workers : FWD_MAX_QUEUES;
+		c->fanout_group = (uint16_t)((getpid() * 64 + (int)c->port_id) & 0xffff);
+		c->fanout_mode = PACKET_FANOUT_HASH;
+	}
 	if (x->live != NULL && c->type == VPK_IO_AF_XDP) {
 		rc = vpk_io_queue_count(x->live, &rxq, &txq, err, len);
 		if (rc != 0)
@@ -491,6 +499,92 @@ fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
 	}
 	in->rd_done = true;
 	return 0;
+}
+
+/*
+ * Worker @w of @nw reads the queues q of @in with q % nw == w (a fanout
+ * socket, an af_xdp or a dpdk queue each), one burst per call, in turn.
+ * Counters as fwd_if_rx(), added atomically: every worker counts.
+ */
+int
+fwd_if_rx_worker(struct vpk_fwd *f, struct fwd_if *in, unsigned w, unsigned nw, uint32_t *idx, uint32_t want)
+{
+	struct fwd_live *l = f->live;
+
+	if (in->io == NULL || !in->has_input || in->rd_done || in->n_q <= w)
+		return 0;
+	if (l != NULL) {
+		uint64_t rx = __atomic_load_n(&l->rx, __ATOMIC_RELAXED);
+
+		if (limits_met(f) || (l->packets > 0 && rx >= l->packets))
+			return 0;
+		if (l->packets > 0 && l->packets - rx < want)
+			want = (uint32_t)(l->packets - rx);
+	}
+	for (unsigned q = w; q < in->n_q; q += nw) {
+		int got = vpk_io_rx_burst(fwd_if_queue(in, q), idx, want);
+
+		if (got < 0) {
+			in->rd_done = true;     /* the interface went away */
+			return 0;
+		}
+		if (got > 0) {
+			__atomic_fetch_add(&in->rx, (uint64_t)got, __ATOMIC_RELAXED);
+			if (l != NULL)
+				__atomic_fetch_add(&l->rx, (uint64_t)got, __ATOMIC_RELAXED);
+			return got;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Nothing to read for worker @w: flush its queues' transmissions (ports with
+ * a queue per worker: no other thread touches them) and wait up to 1 ms.
+ */
+void
+fwd_io_idle_worker(struct vpk_fwd *f, unsigned w, unsigned nw)
+{
+	struct pollfd pfd[FWD_MAX_IFS];
+	nfds_t n = 0;
+
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		struct fwd_if *x = &f->ifs[i];
+
+		for (unsigned q = w; x->io != NULL && x->live != NULL && q < x->n_q && n < FWD_MAX_IFS; q += nw) {
+			if (x->n_q >= nw)
+				vpk_io_flush(fwd_if_queue(x, q));
+			if (!x->rd_done && vpk_io_fd(fwd_if_queue(x, q)) >= 0)
+				pfd[n++] = (struct pollfd){ .fd = vpk_io_fd(fwd_if_queue(x, q)), .events = POLLIN };
+		}
+	}
+	(void)poll(pfd, n, 1);
+}
+
+/*
+ * Worker @w of @nw sends on queue w of the output port when the port has a
+ * queue per worker: that queue (its socket, its af_xdp rings and ownership
+ * bits) is then only ever used by this worker, for input too, so no lock.
+ * @return false when the port has fewer queues (or is a file): the caller
+ * sends under the output lock through queue 0, which then no worker reads
+ * (workers read their own queues only where every worker has one).
+ */
+bool
+fwd_tx_worker(struct vpk_fwd *f, unsigned w, unsigned nw, uint32_t tx_if, const uint32_t *bi, uint32_t n)
+{
+	struct fwd_if *o = tx_if < f->n_ifs ? &f->ifs[tx_if] : NULL, *port;
+	uint32_t sent;
+
+	if (o == NULL)
+		return false;
+	port = o->parent != 0 ? &f->ifs[o->parent - 1] : o;
+	if (port->live == NULL || port->io == NULL || port->n_q < nw || w >= port->n_q)
+		return false;
+	if (o->parent != 0)
+		(void)fwd_l2_egress(f, tx_if, bi, n);  /* tagged, leaves on its port */
+	sent = vpk_io_tx_burst(fwd_if_queue(port, w), bi, n);  /* the port owns the buffers now */
+	__atomic_fetch_add(&o->tx, (uint64_t)sent, __ATOMIC_RELAXED);
+	return true;
 }
 
 static uint32_t

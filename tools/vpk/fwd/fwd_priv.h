@@ -141,6 +141,11 @@ int fwd_graph_add(struct fwd_graph *fg, const char *node, void *conf);
  * input or is done); end of file / interface gone marks it done, any other
  * error also becomes the run's first error (f->io_rc, f->io_err). */
 int fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want);
+/* fwd_io.c: the same for worker @w of @nw, from the queues q of @in with q % nw == w. */
+int fwd_if_rx_worker(struct vpk_fwd *f, struct fwd_if *in, unsigned w, unsigned nw, uint32_t *idx, uint32_t want);
+void fwd_io_idle_worker(struct vpk_fwd *f, unsigned w, unsigned nw);
+/* fwd_io.c: worker @w sends on its own queue of the output port; false: the port has none. */
+bool fwd_tx_worker(struct vpk_fwd *f, unsigned w, unsigned nw, uint32_t tx_if, const uint32_t *bi, uint32_t n);
 
 /* fwd_util.c: a decimal or 0x-hexadecimal number <= max into *out; 0 or -EINVAL. */
 int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);

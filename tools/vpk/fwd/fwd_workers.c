@@ -5,18 +5,26 @@
  * (addresses only for other IP traffic; non-IP to worker 0) indexes a
  * 128-entry indirection table whose entry i is worker i % n.
  *
- *  - pcap or live input: the calling thread reads the ports and hands each packet's
- *    buffer index to its worker over a single-producer/single-consumer ring
- *    (4096 entries); a full ring makes the reader wait, never drop
- *    (back-pressure). Workers run a "ring-input" node.
+ *  - live input where every input port has a queue per worker (af_packet:
+ *    one socket per worker in a PACKET_FANOUT hash group; af_xdp, dpdk:
+ *    `queues N` >= workers): worker w reads queues w, w + n, ... of every
+ *    port itself ("queue-input"), so the kernel's fanout or the NIC's RSS
+ *    spreads the flows and no thread hands packets on;
+ *  - otherwise (pcap files, fewer queues than workers): the calling thread
+ *    reads the ports and hands each packet's buffer index to its worker over
+ *    a single-producer/single-consumer ring (4096 entries); a full ring makes
+ *    the reader wait, never drop (back-pressure). Workers run "ring-input".
  *  - in-memory traffic (demo, benchmarks): templates are assigned to workers
  *    by the same hash and each worker generates its own share
  *    ("rss-mem-input"), so the measurement has no dispatcher in it.
  *
- * Outputs are shared: interface-output's callback takes a lock around the
- * pcap writers (pcap files are not a fast path). Counters are per graph.
+ * Outputs: where workers read their own queues, worker w also sends on
+ * queue w of an output port that has a queue per worker (no lock: nothing
+ * else uses that queue); other outputs (pcap writers, ports with fewer
+ * queues) are sent under a lock. Counters are per graph.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -31,6 +39,10 @@
 
 static const char ring_input_name[] = "ring-input";
 static const char rss_mem_input_name[] = "rss-mem-input";
+static const char queue_input_name[] = "queue-input";
+
+/* The worker the calling thread is, where workers read their own queues (-1: none). */
+static _Thread_local int tl_worker = -1;
 
 static void
 fwd_tx_locked(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
@@ -38,6 +50,8 @@ fwd_tx_locked(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 	struct vpk_fwd *f = ctx;
 	struct fwd_wstate *ws = f->wstate;
 
+	if (tl_worker >= 0 && fwd_tx_worker(f, (unsigned)tl_worker, ws->n, tx_if, bi, n))
+		return;
 	pthread_mutex_lock(&ws->tx_lock);
 	fwd_tx(f, tx_if, bi, n);
 	pthread_mutex_unlock(&ws->tx_lock);
@@ -168,7 +182,38 @@ rss_mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint3
 	return got;
 }
 
+/* This worker's own queues of every input port, one burst per call, ports in turn. */
+static uint32_t
+queue_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
+{
+	struct fwd_wk *wk = vpk_node_ctx(rt);
+	struct vpk_fwd *f = wk->f;
+	uint32_t idx[VPK_FRAME_SIZE];
+	void *base = vpk_node_pool_base(rt);
+
+	(void)b;
+	(void)bi;
+	(void)n;
+	for (size_t tries = 0; tries < f->n_ifs; tries++) {
+		struct fwd_if *in = &f->ifs[wk->rr];
+		int got;
+
+		wk->rr = (wk->rr + 1) % (unsigned)f->n_ifs;
+		got = fwd_if_rx_worker(f, in, wk->id, wk->ws->n, idx, 64);  /* as the one-worker input reads */
+		if (got <= 0)
+			continue;
+		for (int i = 0; i < got; i++)
+			if (!vpk_node_trace_mark(rt, vpk_buf_from_idx(base, idx[i])))
+				break;
+		wk->produced += (uint32_t)got;
+		vpk_node_enqueue_one(rt, idx, 0, (uint32_t)got);
+		return (uint32_t)got;
+	}
+	return 0;
+}
+
 FWD_INPUT_NODE(ring, ring_input_name, ring_input_fn, 1);
+FWD_INPUT_NODE(queue, queue_input_name, queue_input_fn, 1);
 FWD_INPUT_NODE(rmem, rss_mem_input_name, rss_mem_input_fn, 1);
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 static int reg_rc;
@@ -179,6 +224,8 @@ do_register(void)
 	reg_rc = vpk_node_register(&ring_reg);
 	if (reg_rc == 0)
 		reg_rc = vpk_node_register(&rmem_reg);
+	if (reg_rc == 0)
+		reg_rc = vpk_node_register(&queue_reg);
 }
 
 static bool
@@ -210,15 +257,19 @@ worker_main(void *arg)
 	CPU_SET((int)(fwd_wide_cpu_of(wk->f, wk->id) % (unsigned)(ncpu > 0 ? ncpu : 1)), &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  /* best effort */
 	fwd_ctl_reader(wk->f, wk->id, true);
+	tl_worker = wk->ws->direct ? (int)wk->id : -1;
 	for (;;) {
 		uint32_t n = vpk_graph_run_once(wk->g);
 
 		fwd_ctl_tick(wk->f, wk->id, wk->g);
 		if (n == 0 && worker_done(wk, a->mem))
 			break;
-		if (n == 0)
+		if (n == 0 && wk->ws->direct)
+			fwd_io_idle_worker(wk->f, wk->id, wk->ws->n);
+		else if (n == 0)
 			sched_yield();          /* pcap mode: the reader is behind */
 	}
+	tl_worker = -1;
 	fwd_ctl_reader(wk->f, wk->id, false);
 	vpk_pool_cache_flush(wk->f->pool);
 	atomic_store_explicit(&wk->finished, true, memory_order_release);
@@ -261,6 +312,36 @@ dispatch(struct vpk_fwd *f, struct fwd_wstate *ws)
 	}
 	vpk_pool_cache_flush(f->pool);
 	atomic_store_explicit(&ws->input_done, true, memory_order_release);
+}
+
+/* Every input is a live port with a queue for each of the @n workers. */
+static bool
+queues_per_worker(const struct vpk_fwd *f, unsigned n)
+{
+	size_t inputs = 0;
+
+	if (f->conf.wide_cores != NULL)
+		return false;           /* wide workers send too: every output under the lock */
+	for (size_t i = 0; i < f->n_ifs; i++) {
+		const struct fwd_if *x = &f->ifs[i];
+
+		if (x->io == NULL || !x->has_input)
+			continue;
+		if (x->live == NULL || x->n_q < n)
+			return false;
+		inputs++;
+	}
+	return inputs > 0;
+}
+
+/* The workers read their queues: wait until the inputs are done (limits, ports gone), ticking the stats. */
+static void
+watch_inputs(struct vpk_fwd *f)
+{
+	while (!fwd_io_inputs_done(f, false)) {
+		fwd_stats_tick(f);
+		poll(NULL, 0, 2);
+	}
 }
 
 /* Assign templates to workers by RSS; quotas split the total in proportion. */
@@ -311,6 +392,7 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 	memset(ws->wk, 0, (size_t)n * sizeof(*ws->wk));
 	ws->n = n;
 	atomic_store(&ws->input_done, false);
+	ws->direct = !mem && queues_per_worker(f, n);
 	rc = mem ? split_traffic(f, ws) : 0;
 	if (rc == 0 && f->conf.wide_cores != NULL) {
 		/* Core specialization: the normal workers' graphs stay within 256 bits. */
@@ -322,7 +404,8 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 		ws->wk[w].f = f;
 		ws->wk[w].ws = ws;
 		ws->wk[w].id = w;
-		rc = fwd_build_graph(f, mem ? rss_mem_input_name : ring_input_name, &ws->wk[w],
+		rc = fwd_build_graph(f, mem ? rss_mem_input_name : ws->direct ? queue_input_name : ring_input_name,
+				     &ws->wk[w],
 				     f->conf.wide_cores ? fwd_wide_return_name : NULL, &ws->wk[w], w,
 				     &f->wgraphs[w], err, len);
 		if (rc == 0) {
@@ -348,10 +431,13 @@ fwd_run_workers(struct vpk_fwd *f, bool mem, struct vpk_fwd_run_stats *st, char 
 		}
 		started[w] = true;
 	}
-	if (!mem)
+	if (!mem && !ws->direct) {
 		dispatch(f, ws);
-	else
+	} else {
+		if (!mem && rc == 0)
+			watch_inputs(f);
 		atomic_store(&ws->input_done, true);
+	}
 	for (unsigned w = 0; w < n; w++) {
 		if (started[w])
 			pthread_join(ws->wk[w].th, NULL);

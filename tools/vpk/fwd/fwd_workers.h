@@ -31,12 +31,14 @@ struct fwd_wk {
 	_Atomic uint64_t outstanding;   /* packets handed to the wide worker, not yet back */
 	_Atomic bool finished;          /* set when this worker has nothing left */
 	uint64_t handed, returned;
+	unsigned rr;                    /* queue-input: next port to read */
 };
 
 struct fwd_wstate {
 	pthread_mutex_t tx_lock;
 	struct vpk_rss *rss[4];         /* tuple lengths 12, 8, 36, 32 */
 	_Atomic bool input_done;
+	bool direct;                    /* workers read their own queues (queue-input), no dispatcher */
 	struct fwd_wk *wk;
 	unsigned n;
 	struct fwd_wide *wide;          /* NULL unless --wide-cores */

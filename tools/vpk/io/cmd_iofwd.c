@@ -18,21 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <linux/if_packet.h>
 
 #include <vpk/io.h>
 #include "bench.h"
 #include "common/json.h"
 #include "common/tool.h"
 #include "io/io_dpdk.h"
+#include "io/iofwd.h"
 
 static int cmd_iofwd(int argc, char **argv);
 VPK_CMD(iofwd, "iofwd", "testpmd-style io forwarding between live ports (af_packet, af_xdp) or pcap files",
 	cmd_iofwd);
 
-#define MAX_PORTS 8
-#define MAX_WORKERS 16
 
 static volatile sig_atomic_t stop;
 
@@ -59,15 +56,8 @@ usage(FILE *o)
 		"--queues N|all: one worker per receive queue (all: as many as the ports have); af_xdp: worker k\n"
 		"             has a socket on queue k of every port, and a port with more receive queues than\n"
 		"             vpk serves is an error (their packets would reach the kernel, unseen); af_packet:\n"
-		"             N fanout workers.\n");
+		"             N fanout workers; dpdk: worker k serves queue k of every device (RSS over N).\n");
 }
-
-struct port {
-	struct vpk_io_port *io;
-	const char *spec;
-	unsigned queue;
-	bool down;
-};
 
 /* What every worker shares. */
 struct shared {
@@ -86,6 +76,7 @@ struct worker {
 	struct port ports[MAX_PORTS];
 	unsigned long long rx, tx;
 	double t_first, t_last;
+	double cpu_s;                   /* this thread's CPU time (CLOCK_THREAD_CPUTIME_ID) */
 	pthread_t th;
 	atomic_bool done;
 };
@@ -162,73 +153,131 @@ txonly_burst(struct vpk_pool *pool, uint32_t *idx, uint32_t n, unsigned long lon
 	return (int)got;
 }
 
+static double
+thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Received packets may number @want more before --count is reached: the burst to ask for. */
+static uint32_t
+count_room(struct shared *sh, uint32_t want)
+{
+	unsigned long long total;
+
+	if (sh->count == 0)
+		return want;            /* no limit: the shared counter is not touched */
+	total = atomic_load_explicit(&sh->total_rx, memory_order_relaxed);
+	return sh->count - total < want ? (uint32_t)(sh->count - total) : want;
+}
+
+/*
+ * One pass over the ports: receive a burst on each, send it on the peer.
+ * @return packets forwarded; *live_in: ports still open for input.
+ */
+static unsigned long long
+forward_pass(struct worker *w, size_t *live_in)
+{
+	struct shared *sh = w->sh;
+	size_t n_ports = sh->n_ports;
+	uint32_t idx[VPK_IO_BURST_MAX];
+	unsigned long long pass = 0;
+
+	*live_in = 0;
+	for (size_t i = 0; i < n_ports; i++) {
+		size_t peer = n_ports == 1 ? 0 : (i ^ 1) < n_ports ? (i ^ 1) : i;
+		uint32_t want;
+		int got;
+
+		if (w->ports[i].down)
+			continue;
+		(*live_in)++;
+		want = count_room(sh, sh->burst);
+		if (want == 0)
+			break;
+		got = sh->txonly ? txonly_burst(sh->pool, idx, want, w->rx) : vpk_io_rx_burst(w->ports[i].io, idx, want);
+		if (got < 0) {
+			w->ports[i].down = true;        /* end of file or interface gone */
+			continue;
+		}
+		if (got == 0)
+			continue;
+		if (sh->count > 0)
+			atomic_fetch_add_explicit(&sh->total_rx, (unsigned)got, memory_order_relaxed);
+		w->rx += (unsigned)got;
+		w->tx += vpk_io_tx_burst(w->ports[sh->txonly ? i : peer].io, idx, (uint32_t)got);
+		pass += (unsigned)got;
+	}
+	return pass;
+}
+
+/* Nothing came: flush what waits to be sent and (unless --busy) wait up to 1 ms for input. */
+static void
+idle(struct worker *w)
+{
+	struct shared *sh = w->sh;
+	struct pollfd pfd[MAX_PORTS];
+	nfds_t nf = 0;
+
+	for (size_t i = 0; i < sh->n_ports; i++) {
+		vpk_io_flush(w->ports[i].io);
+		if (!sh->busy && vpk_io_fd(w->ports[i].io) >= 0)
+			pfd[nf++] = (struct pollfd){ .fd = vpk_io_fd(w->ports[i].io), .events = POLLIN };
+	}
+	if (nf > 0)
+		(void)poll(pfd, nf, 1);
+}
+
+/*
+ * The clock is read about every 1024 packets, when the ports go idle and at
+ * the end (t_last: when the last packets were forwarded), not per pass: a
+ * clock_gettime() per two bursts costs about a cycle per packet.
+ */
 static void *
 worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct shared *sh = w->sh;
-	size_t n_ports = sh->n_ports;
+	double c0 = thread_cpu_s();
+	bool unstamped = false;         /* packets forwarded since t_last was taken */
 
 	while (!stop) {
-		uint32_t idx[VPK_IO_BURST_MAX];
-		unsigned long long pass = 0, total;
-		size_t live_in = 0;
+		size_t live_in;
+		unsigned long long pass = forward_pass(w, &live_in);
 
-		for (size_t i = 0; i < n_ports; i++) {
-			size_t peer = n_ports == 1 ? 0 : (i ^ 1) < n_ports ? (i ^ 1) : i;
-			uint32_t want = sh->burst;
-			int got;
-
-			if (w->ports[i].down)
-				continue;
-			live_in++;
-			total = atomic_load(&sh->total_rx);
-			if (sh->count > 0 && sh->count - total < want)
-				want = (uint32_t)(sh->count - total);
-			if (want == 0)
-				break;
-			got = sh->txonly ? txonly_burst(sh->pool, idx, want, w->rx)
-					 : vpk_io_rx_burst(w->ports[i].io, idx, want);
-			if (got < 0) {
-				w->ports[i].down = true;        /* end of file or interface gone */
-				continue;
-			}
-			if (got == 0)
-				continue;
-			atomic_fetch_add(&sh->total_rx, (unsigned)got);
-			w->rx += (unsigned)got;
-			w->tx += vpk_io_tx_burst(w->ports[sh->txonly ? i : peer].io, idx, (uint32_t)got);
-			pass += (unsigned)got;
-		}
-		if (pass > 0) {
-			w->t_last = bench_now_s();
-			if (w->t_first == 0)
-				w->t_first = w->t_last;
-		}
+		if (pass > 0 && w->t_first == 0)
+			w->t_first = w->t_last = bench_now_s();
+		if (pass > 0)
+			unstamped = true;
 		if ((sh->count > 0 && atomic_load(&sh->total_rx) >= sh->count) || live_in == 0)
 			break;
 		if (pass == 0) {
-			struct pollfd pfd[MAX_PORTS];
-			nfds_t nf = 0;
+			double now = bench_now_s();
 
-			if (sh->duration > 0 && bench_now_s() - sh->t0 >= sh->duration)
+			if (unstamped)
+				w->t_last = now;
+			unstamped = false;
+			if (sh->duration > 0 && now - sh->t0 >= sh->duration)
 				break;
-			for (size_t i = 0; i < n_ports; i++) {
-				vpk_io_flush(w->ports[i].io);
-				if (!sh->busy && vpk_io_fd(w->ports[i].io) >= 0)
-					pfd[nf++] = (struct pollfd){ .fd = vpk_io_fd(w->ports[i].io), .events = POLLIN };
-			}
-			if (nf > 0)
-				(void)poll(pfd, nf, 1);
-		} else if (sh->duration > 0 && (w->rx & 0x3ff) < pass && bench_now_s() - sh->t0 >= sh->duration) {
-			break;
+			idle(w);
+		} else if ((w->rx & 0x3ff) < pass) {
+			w->t_last = bench_now_s();
+			unstamped = false;
+			if (sh->duration > 0 && w->t_last - sh->t0 >= sh->duration)
+				break;
 		}
 	}
+	if (unstamped)
+		w->t_last = bench_now_s();
 	for (int r = 0; r < 3; r++) {
-		for (size_t i = 0; i < n_ports; i++)
+		for (size_t i = 0; i < sh->n_ports; i++)
 			vpk_io_flush(w->ports[i].io);
 		poll(NULL, 0, 5);
 	}
+	w->cpu_s = thread_cpu_s() - c0;
 	atomic_store(&w->done, true);
 	return NULL;
 }
@@ -255,136 +304,22 @@ json_queues(struct json *j, struct worker *w, unsigned nw, size_t i)
 	json_end(j);
 }
 
-/*
- * How many queues to serve (one worker each). af_xdp binds a socket to one
- * queue: every receive queue of every live port must have one, or its
- * packets would go to the kernel unseen, so a port with more receive queues
- * than served is an error; so is one with fewer (worker k has a socket on
- * queue k of every port). af_packet sees every queue: N fanout workers.
- */
+/* The command line. */
+struct iofwd_opts {
+	const char *specs[MAX_PORTS];
+	size_t n_ports;
+	enum vpk_io_type type;
+	double period, duration;
+	uint64_t count;
+	unsigned burst, rx_ring, n_bufs, nw, queues;
+	bool busy, xdp_skb, txonly, queues_all;
+	enum vpk_io_xdp_mode xdp_mode;
+	const char *eal;
+};
+
+/* @return -1 to go on, or the exit code (usage printed or help shown). */
 static int
-plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all, unsigned *queues)
-{
-	uint32_t most = 0;
-	char err[VPK_IO_ERR_LEN];
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t rx, tx;
-		int rc;
-
-		if (strncmp(specs[i], "pcap:", 5) == 0) {
-			if (*queues > 1 || all)
-				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --queues: pcap ports cannot be shared by workers");
-			continue;
-		}
-		if (type == VPK_IO_DPDK) {              /* RSS over the queues configured: N, all: 1 */
-			if (*queues == 0)
-				*queues = 1;
-			return VPK_EXIT_OK;
-		}
-		rc = vpk_io_queue_count(specs[i], &rx, &tx, err, sizeof(err));
-		if (rc != 0)
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, err);
-		most = rx > most ? rx : most;
-	}
-	if (most == 0)
-		return VPK_EXIT_OK;
-	if (all)
-		*queues = most;
-	if (*queues > MAX_WORKERS)
-		return vpk_fail(VPK_EXIT_USAGE, "iofwd: %u queues: at most %d workers", *queues, MAX_WORKERS);
-	if (type != VPK_IO_AF_XDP)
-		return VPK_EXIT_OK;
-	if (*queues == 0)
-		*queues = 1;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t rx = 0, tx = 0;
-
-		if (strncmp(specs[i], "pcap:", 5) == 0 || vpk_io_queue_count(specs[i], &rx, &tx, NULL, 0) != 0)
-			continue;
-		if (rx > *queues)
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu (%s) has %u receive queues and vpk would serve "
-					"%u: packets on queues %u..%u would reach the kernel unseen; use --queues all "
-					"(or fewer channels: ethtool -L %s combined %u)", i, specs[i], rx, *queues,
-					*queues, rx - 1, specs[i], *queues);
-		if (rx < *queues)
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu (%s) has %u receive queues, fewer than the "
-					"%u served (--queues)", i, specs[i], rx, *queues);
-	}
-	return VPK_EXIT_OK;
-}
-
-/* pcap:IN[:OUT] ports: no output may be an input of the run (opening it truncates it). */
-static bool
-pcap_files_distinct(const char *const *specs, size_t n)
-{
-	for (size_t o = 0; o < n; o++) {
-		const char *out = strncmp(specs[o], "pcap:", 5) == 0 ? strchr(specs[o] + 5, ':') : NULL;
-
-		for (size_t i = 0; out != NULL && i < n; i++) {
-			char in[512];
-
-			if (strncmp(specs[i], "pcap:", 5) != 0)
-				continue;
-			snprintf(in, sizeof(in), "%s", specs[i] + 5);
-			in[strcspn(in, ":")] = '\0';
-			if (!vpk_opt_distinct("iofwd", "--port input", in, "--port output", out + 1))
-				return false;
-		}
-	}
-	return true;
-}
-
-/*
- * Open port @i (@spec) for worker @k of @nw: queue k for af_xdp and dpdk,
- * a fanout member with several af_packet workers; af_xdp refused falls
- * back to af_packet. @return VPK_EXIT_OK or the exit code (message printed).
- */
-static int
-open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct port *pt, const char *spec, size_t i,
-	  unsigned k, unsigned nw)
-{
-	struct vpk_io_conf ic = *base;
-	char path[512], err[VPK_IO_ERR_LEN];
-	int rc;
-
-	ic.port_id = (uint32_t)i;
-	ic.queue = ic.type == VPK_IO_AF_XDP || ic.type == VPK_IO_DPDK ? k : 0;
-	ic.n_queues = ic.type == VPK_IO_DPDK ? nw : 0;
-	if (nw > 1) {
-		/* One fanout group per port, one member per worker: the kernel spreads flows (hash). */
-		ic.fanout_group = (uint16_t)((getpid() * 8 + (int)i) & 0xffff);
-		ic.fanout_mode = PACKET_FANOUT_HASH;
-	}
-	pt->spec = spec;
-	pt->queue = ic.queue;
-	if (strncmp(spec, "pcap:", 5) == 0) {
-		char *colon;
-
-		snprintf(path, sizeof(path), "%s", spec + 5);
-		colon = strchr(path, ':');
-		if (colon != NULL)
-			*colon = '\0';
-		ic.type = VPK_IO_PCAP;
-		ic.rx_pcap = path[0] ? path : NULL;
-		ic.tx_pcap = colon != NULL ? colon + 1 : NULL;
-	} else {
-		ic.ifname = spec;
-	}
-	rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
-	if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
-		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
-		ic.type = VPK_IO_AF_PACKET;
-		rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
-	}
-	if (rc != 0)
-		return vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
-				"iofwd: port %zu: %s", i, err);
-	return VPK_EXIT_OK;
-}
-
-static int
-cmd_iofwd(int argc, char **argv)
+parse_opts(int argc, char **argv, struct iofwd_opts *o)
 {
 	static const struct option opts[] = {
 		{ "port", required_argument, NULL, 'p' },
@@ -405,82 +340,67 @@ cmd_iofwd(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *specs[MAX_PORTS];
-	static struct worker wk[MAX_WORKERS];
-	struct shared sh;
-	struct vpk_io_stats last[MAX_PORTS];
-	unsigned nw = 1, nw_run;
-	size_t n_ports = 0;
-	enum vpk_io_type type = VPK_IO_AF_PACKET;
-	double period = 0, duration = 0, t_first = 0, t_last = 0, t_stat, c0;
-	uint64_t count = 0;
-	unsigned long long total_rx = 0, total_tx = 0;
-	unsigned burst = 32, rx_ring = 0, n_bufs = 65536;
-	bool busy = false, xdp_skb = false, txonly = false, queues_all = false;
-	unsigned queues = 0;
-	enum vpk_io_xdp_mode xdp_mode = VPK_IO_XDP_AUTO;
-	const char *eal = "--no-huge -m 512 --no-pci --no-shconf --file-prefix vpk-iofwd";
-	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
-	struct vpk_pool *pool;
-	char err[VPK_IO_ERR_LEN];
-	int c, rc = VPK_EXIT_OK;
+	int c;
 
+	*o = (struct iofwd_opts){ .type = VPK_IO_AF_PACKET, .burst = 32, .n_bufs = 65536, .nw = 1,
+				  .xdp_mode = VPK_IO_XDP_AUTO,
+				  .eal = "--no-huge -m 512 --no-pci --no-shconf --file-prefix vpk-iofwd" };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		bool ok = true;
 
 		switch (c) {
 		case 'p':
-			if (n_ports == MAX_PORTS)
+			if (o->n_ports == MAX_PORTS)
 				return vpk_fail(VPK_EXIT_USAGE, "iofwd: at most %d ports", MAX_PORTS);
-			specs[n_ports++] = optarg;
+			o->specs[o->n_ports++] = optarg;
 			break;
 		case 'T':
-			if (vpk_io_type_parse(optarg, &type) != 0 || type == VPK_IO_PCAP || type == VPK_IO_AUTO)
+			if (vpk_io_type_parse(optarg, &o->type) != 0 || o->type == VPK_IO_PCAP || o->type == VPK_IO_AUTO)
 				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --io %s: want af_packet, af_xdp or dpdk", optarg);
 			break;
 		case 's':
-			ok = vpk_opt_f64("iofwd: --stats-period", optarg, 0, 1e6, &period);
+			ok = vpk_opt_f64("iofwd: --stats-period", optarg, 0, 1e6, &o->period);
 			break;
 		case 'd':
-			ok = vpk_opt_f64("iofwd: --duration", optarg, 0, 1e7, &duration);
+			ok = vpk_opt_f64("iofwd: --duration", optarg, 0, 1e7, &o->duration);
 			break;
 		case 'n':
-			ok = vpk_opt_u64("iofwd: --count", optarg, 0, UINT64_MAX, &count);
+			ok = vpk_opt_u64("iofwd: --count", optarg, 0, UINT64_MAX, &o->count);
 			break;
 		case 'b':
-			ok = vpk_opt_uint("iofwd: --burst", optarg, 1, VPK_IO_BURST_MAX, &burst);
+			ok = vpk_opt_uint("iofwd: --burst", optarg, 1, VPK_IO_BURST_MAX, &o->burst);
 			break;
 		case 'r':
-			ok = vpk_opt_uint("iofwd: --rx-ring", optarg, 0, 1u << 20, &rx_ring);
+			ok = vpk_opt_uint("iofwd: --rx-ring", optarg, 0, 1u << 20, &o->rx_ring);
 			break;
 		case 'B':
-			ok = vpk_opt_uint("iofwd: --bufs", optarg, 1024, 1u << 26, &n_bufs);
+			ok = vpk_opt_uint("iofwd: --bufs", optarg, 1024, 1u << 26, &o->n_bufs);
 			break;
 		case 'Y':
-			busy = true;
+			o->busy = true;
 			break;
 		case 'K':
-			xdp_skb = true;
+			o->xdp_skb = true;
 			break;
 		case 'X':
-			txonly = true;
+			o->txonly = true;
 			break;
 		case 'W':
-			ok = vpk_opt_uint("iofwd: --workers", optarg, 1, MAX_WORKERS, &nw);
+			ok = vpk_opt_uint("iofwd: --workers", optarg, 1, MAX_WORKERS, &o->nw);
 			break;
 		case 'Q':
-			queues_all = strcmp(optarg, "all") == 0;
-			ok = queues_all || vpk_opt_uint("iofwd: --queues", optarg, 1, MAX_WORKERS, &queues);
+			o->queues_all = strcmp(optarg, "all") == 0;
+			ok = o->queues_all || vpk_opt_uint("iofwd: --queues", optarg, 1, MAX_WORKERS, &o->queues);
 			break;
 		case 'E':
-			eal = optarg;
+			o->eal = optarg;
 			break;
 		case 'M':
 			if (strcmp(optarg, "zc") == 0)
-				xdp_mode = VPK_IO_XDP_ZEROCOPY;
+				o->xdp_mode = VPK_IO_XDP_ZEROCOPY;
 			else if (strcmp(optarg, "copy") == 0)
-				xdp_mode = VPK_IO_XDP_COPY;
+				o->xdp_mode = VPK_IO_XDP_COPY;
 			else if (strcmp(optarg, "auto") != 0)
 				return vpk_fail(VPK_EXIT_USAGE, "iofwd: --xdp-mode %s: want zc, copy or auto", optarg);
 			break;
@@ -494,65 +414,57 @@ cmd_iofwd(int argc, char **argv)
 		if (!ok)
 			return VPK_EXIT_USAGE;
 	}
-	if (optind < argc || n_ports == 0) {
+	if (optind < argc || o->n_ports == 0) {
 		usage(stderr);
 		return VPK_EXIT_USAGE;
 	}
-	if (period < 0 || duration < 0 || n_bufs < 1024)
+	return -1;
+}
+
+/* Workers and queues from the options; the EAL for dpdk. @return -1 to go on, or the exit code. */
+static int
+check_opts(struct iofwd_opts *o)
+{
+	char err[VPK_IO_ERR_LEN];
+	int rc;
+
+	if (o->period < 0 || o->duration < 0 || o->n_bufs < 1024)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: negative period/duration or --bufs below 1024");
-	if (type == VPK_IO_DPDK) {
-		if (io_dpdk_init(eal, err, sizeof(err)) != 0)
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: %s", err);
-	}
-	if (nw > 1 && type != VPK_IO_AF_PACKET)
+	if (o->nw > 1 && o->type != VPK_IO_AF_PACKET)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers needs --io af_packet (PACKET_FANOUT spreads the "
-				"packets; af_xdp: --queues N|all, one worker per queue)");
-	if ((queues > 0 || queues_all) && nw > 1)
+				"packets; af_xdp, dpdk: --queues N|all, one worker per queue)");
+	if ((o->queues > 0 || o->queues_all) && o->nw > 1)
 		return vpk_fail(VPK_EXIT_USAGE, "iofwd: --queues and --workers: give one (--queues N runs N workers)");
-	if (!txonly) {
-		rc = plan_queues(specs, n_ports, type, queues_all, &queues);
+	if (!o->txonly) {
+		rc = iofwd_plan_queues(o->specs, o->n_ports, o->type, o->queues_all, &o->queues);
 		if (rc != VPK_EXIT_OK)
 			return rc;
-		if (queues > 1)
-			nw = queues;
+		if (o->queues > 1)
+			o->nw = o->queues;
 	}
-	for (size_t i = 0; nw > 1 && i < n_ports; i++)
-		if (strncmp(specs[i], "pcap:", 5) == 0)
+	for (size_t i = 0; o->nw > 1 && i < o->n_ports; i++)
+		if (strncmp(o->specs[i], "pcap:", 5) == 0)
 			return vpk_fail(VPK_EXIT_USAGE, "iofwd: --workers: pcap ports cannot be shared by workers");
-	if (!pcap_files_distinct(specs, n_ports))
+	if (!iofwd_pcap_files_distinct(o->specs, o->n_ports))
 		return VPK_EXIT_USAGE;
-	pc.n_bufs = n_bufs;
-	rc = vpk_pool_create(&pc, &pool);
-	if (rc != 0)
-		return vpk_fail(VPK_EXIT_FAIL, "iofwd: cannot create a pool of %u buffers: %s", n_bufs, strerror(-rc));
-	memset(&sh, 0, sizeof(sh));
-	memset(last, 0, sizeof(last));
-	sh.pool = pool;
-	sh.n_ports = n_ports;
-	sh.burst = burst;
-	sh.busy = busy;
-	sh.txonly = txonly;
-	sh.count = count;
-	sh.duration = duration;
-	nw_run = nw;
-	for (unsigned k = 0; k < nw; k++) {
-		memset(&wk[k], 0, sizeof(wk[k]));
-		wk[k].sh = &sh;
-	}
-	{
-		const struct vpk_io_conf base = { .type = type, .rx_ring = rx_ring, .xdp_skb = xdp_skb,
-						  .xdp_mode = xdp_mode, .isa = vpk_opts.isa };
+	if (o->type == VPK_IO_DPDK && io_dpdk_init(o->eal, err, sizeof(err)) != 0)
+		return vpk_fail(VPK_EXIT_USAGE, "iofwd: %s", err);
+	return -1;
+}
 
-		for (unsigned k = 0; k < nw && rc == VPK_EXIT_OK; k++)
-			for (size_t i = 0; i < n_ports && rc == VPK_EXIT_OK; i++)
-				rc = open_port(pool, &base, &wk[k].ports[i], specs[i], i, k, nw);
-		if (rc != VPK_EXIT_OK)
-			goto out;
-	}
+/* Start the workers, print periodic statistics until all are done, join them. */
+static int
+run_workers(struct worker *wk, unsigned nw, struct shared *sh, const struct iofwd_opts *o)
+{
+	struct vpk_io_stats last[MAX_PORTS];
+	unsigned nw_run = nw;
+	double t_stat;
+	int rc = VPK_EXIT_OK;
+
+	memset(last, 0, sizeof(last));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	sh.t0 = t_stat = bench_now_s();
-	c0 = bench_cpu_s();
+	sh->t0 = t_stat = bench_now_s();
 	for (unsigned k = 0; k < nw; k++)
 		if (pthread_create(&wk[k].th, NULL, worker_main, &wk[k]) != 0) {
 			stop = 1;
@@ -570,94 +482,174 @@ cmd_iofwd(int argc, char **argv)
 			break;
 		poll(NULL, 0, 20);
 		t = bench_now_s();
-		if (period > 0 && t - t_stat >= period) {
-			fprintf(stderr, "iofwd: %.1f s\n", t - sh.t0);
-			print_stats(wk, nw, n_ports, last, t - t_stat, false);
+		if (o->period > 0 && t - t_stat >= o->period) {
+			fprintf(stderr, "iofwd: %.1f s\n", t - sh->t0);
+			print_stats(wk, nw, o->n_ports, last, t - t_stat, false);
 			t_stat = t;
 		}
 	}
-	for (unsigned k = 0; k < nw_run; k++) {
+	for (unsigned k = 0; k < nw_run; k++)
 		pthread_join(wk[k].th, NULL);
-		total_rx += wk[k].rx;
-		total_tx += wk[k].tx;
+	return rc;
+}
+
+/* Totals over the workers. */
+struct totals {
+	unsigned long long rx, tx;
+	double active, cpu, worker_cpu;
+};
+
+static void
+sum_workers(const struct worker *wk, unsigned nw, double cpu, struct totals *t)
+{
+	double t_first = 0, t_last = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (unsigned k = 0; k < nw; k++) {
+		t->rx += wk[k].rx;
+		t->tx += wk[k].tx;
+		t->worker_cpu += wk[k].cpu_s;
 		if (wk[k].t_first > 0 && (t_first == 0 || wk[k].t_first < t_first))
 			t_first = wk[k].t_first;
 		if (wk[k].t_last > t_last)
 			t_last = wk[k].t_last;
 	}
-	if (rc != VPK_EXIT_OK)
-		goto out;
-	{
-		double cpu = bench_cpu_s() - c0, active = t_last - t_first;
-		struct json j;
+	t->active = t_last - t_first;
+	t->cpu = cpu;
+}
 
-		if (vpk_opts.json) {
-			json_init(&j, stdout);
-			json_obj(&j, NULL);
-			json_str(&j, "command", "iofwd");
-			json_arr(&j, "ports");
-			for (size_t i = 0; i < n_ports; i++) {
-				struct vpk_io_stats s;
+/* The JSON report up to the buffer count (written after the ports close). */
+static void
+json_report(struct json *j, struct worker *wk, unsigned nw, size_t n_ports, const struct totals *t)
+{
+	json_init(j, stdout);
+	json_obj(j, NULL);
+	json_str(j, "command", "iofwd");
+	json_arr(j, "ports");
+	for (size_t i = 0; i < n_ports; i++) {
+		struct vpk_io_stats s;
 
-				port_stats(wk, nw, i, &s);
-				json_obj(&j, NULL);
-				json_str(&j, "port", wk[0].ports[i].spec);
-				json_str(&j, "backend", vpk_io_type_name(wk[0].ports[i].io));
-				json_str(&j, "desc_impl", vpk_io_impl_name(wk[0].ports[i].io));
-				json_str(&j, "mode", vpk_io_mode(wk[0].ports[i].io));
-				json_u64(&j, "rx", s.rx);
-				json_u64(&j, "tx", s.tx);
-				json_u64(&j, "rx_drop", s.rx_drop);
-				json_u64(&j, "rx_nobuf", s.rx_nobuf);
-				json_u64(&j, "tx_drop", s.tx_drop);
-				json_bool(&j, "link_gone", wk[0].ports[i].down && vpk_io_fd(wk[0].ports[i].io) >= 0);
-				json_queues(&j, wk, nw, i);
-				json_end(&j);
-			}
-			json_end(&j);
-			json_arr(&j, "workers");
-			for (unsigned k = 0; k < nw; k++) {
-				json_obj(&j, NULL);
-				json_u64(&j, "rx", wk[k].rx);
-				json_u64(&j, "tx", wk[k].tx);
-				json_end(&j);
-			}
-			json_end(&j);
-			json_u64(&j, "rx", total_rx);
-			json_u64(&j, "tx", total_tx);
-			json_dbl(&j, "active_s", active);
-			json_dbl(&j, "mpps", active > 0 ? (double)total_tx / active / 1e6 : 0);
-			json_dbl(&j, "cpu_s", cpu);
-			json_dbl(&j, "mpps_per_cpu_s", cpu > 0 ? (double)total_tx / cpu / 1e6 : 0);
-		}
-		if (!vpk_opts.json)
-			print_stats(wk, nw, n_ports, last, 0, true);
-		for (unsigned k = 0; k < nw; k++)
-			for (size_t i = 0; i < n_ports; i++) {
-				vpk_io_close(wk[k].ports[i].io, NULL, 0);
-				wk[k].ports[i].io = NULL;
-			}
-		if (vpk_opts.json) {
-			json_u64(&j, "buffers_in_use", vpk_pool_in_use(pool));
-			json_end(&j);
-			json_done(&j);
-		} else {
-			fprintf(stderr, "iofwd: rx %llu tx %llu in %.3f s active (%.3f Mpps), %.3f CPU-s, "
-				"buffers in use after close: %u\n", total_rx, total_tx, active,
-				active > 0 ? (double)total_tx / active / 1e6 : 0, cpu, vpk_pool_in_use(pool));
-		}
+		port_stats(wk, nw, i, &s);
+		json_obj(j, NULL);
+		json_str(j, "port", wk[0].ports[i].spec);
+		json_str(j, "backend", vpk_io_type_name(wk[0].ports[i].io));
+		json_str(j, "desc_impl", vpk_io_impl_name(wk[0].ports[i].io));
+		json_str(j, "mode", vpk_io_mode(wk[0].ports[i].io));
+		json_u64(j, "rx", s.rx);
+		json_u64(j, "tx", s.tx);
+		json_u64(j, "rx_drop", s.rx_drop);
+		json_u64(j, "rx_nobuf", s.rx_nobuf);
+		json_u64(j, "tx_drop", s.tx_drop);
+		json_bool(j, "link_gone", wk[0].ports[i].down && vpk_io_fd(wk[0].ports[i].io) >= 0);
+		json_queues(j, wk, nw, i);
+		json_end(j);
 	}
-	if (vpk_pool_in_use(pool) != 0)
-		rc = vpk_fail(VPK_EXIT_FAIL, "iofwd: %u buffers still in use after closing the ports (a leak)",
-			      vpk_pool_in_use(pool));
-out:
+	json_end(j);
+	json_arr(j, "workers");
+	for (unsigned k = 0; k < nw; k++) {
+		json_obj(j, NULL);
+		json_u64(j, "rx", wk[k].rx);
+		json_u64(j, "tx", wk[k].tx);
+		json_dbl(j, "cpu_s", wk[k].cpu_s);
+		json_end(j);
+	}
+	json_end(j);
+	json_u64(j, "rx", t->rx);
+	json_u64(j, "tx", t->tx);
+	json_dbl(j, "active_s", t->active);
+	json_dbl(j, "mpps", t->active > 0 ? (double)t->tx / t->active / 1e6 : 0);
+	json_dbl(j, "cpu_s", t->cpu);
+	json_dbl(j, "mpps_per_cpu_s", t->cpu > 0 ? (double)t->tx / t->cpu / 1e6 : 0);
+	/* Per second of the forwarding threads' own CPU time: what a busy core does, whatever else runs. */
+	json_dbl(j, "worker_cpu_s", t->worker_cpu);
+	json_dbl(j, "mpps_per_worker_cpu_s", t->worker_cpu > 0 ? (double)t->tx / t->worker_cpu / 1e6 : 0);
+}
+
+static void
+close_ports(struct worker *wk, unsigned nw, size_t n_ports)
+{
 	for (unsigned k = 0; k < nw; k++)
 		for (size_t i = 0; i < n_ports; i++) {
 			vpk_io_close(wk[k].ports[i].io, NULL, 0);
 			wk[k].ports[i].io = NULL;
 		}
+}
+
+/* Report, close every port, and check that the pool is whole again. */
+static int
+finish(struct worker *wk, unsigned nw, struct vpk_pool *pool, size_t n_ports, double cpu)
+{
+	struct vpk_io_stats last[MAX_PORTS];
+	struct totals t;
+	struct json j;
+
+	sum_workers(wk, nw, cpu, &t);
+	if (vpk_opts.json)
+		json_report(&j, wk, nw, n_ports, &t);
+	else
+		print_stats(wk, nw, n_ports, last, 0, true);
+	close_ports(wk, nw, n_ports);
+	if (vpk_opts.json) {
+		json_u64(&j, "buffers_in_use", vpk_pool_in_use(pool));
+		json_end(&j);
+		json_done(&j);
+	} else {
+		fprintf(stderr, "iofwd: rx %llu tx %llu in %.3f s active (%.3f Mpps), %.3f CPU-s, "
+			"buffers in use after close: %u\n", t.rx, t.tx, t.active,
+			t.active > 0 ? (double)t.tx / t.active / 1e6 : 0, cpu, vpk_pool_in_use(pool));
+	}
+	if (vpk_pool_in_use(pool) != 0)
+		return vpk_fail(VPK_EXIT_FAIL, "iofwd: %u buffers still in use after closing the ports (a leak)",
+				vpk_pool_in_use(pool));
+	return VPK_EXIT_OK;
+}
+
+static int
+cmd_iofwd(int argc, char **argv)
+{
+	static struct worker wk[MAX_WORKERS];
+	struct iofwd_opts o;
+	struct shared sh;
+	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
+	struct vpk_pool *pool;
+	double c0;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc < 0)
+		rc = check_opts(&o);
+	if (rc >= 0)
+		return rc;
+	pc.n_bufs = o.n_bufs;
+	rc = vpk_pool_create(&pc, &pool);
+	if (rc != 0) {
+		if (o.type == VPK_IO_DPDK)
+			io_dpdk_fini();
+		return vpk_fail(VPK_EXIT_FAIL, "iofwd: cannot create a pool of %u buffers: %s", o.n_bufs,
+				strerror(-rc));
+	}
+	sh = (struct shared){ .pool = pool, .n_ports = o.n_ports, .burst = o.burst, .busy = o.busy,
+			      .txonly = o.txonly, .count = o.count, .duration = o.duration };
+	for (unsigned k = 0; k < o.nw; k++)
+		wk[k] = (struct worker){ .sh = &sh };
+	{
+		const struct vpk_io_conf base = { .type = o.type, .rx_ring = o.rx_ring, .xdp_skb = o.xdp_skb,
+						  .xdp_mode = o.xdp_mode, .isa = vpk_opts.isa };
+
+		rc = VPK_EXIT_OK;
+		for (unsigned k = 0; k < o.nw && rc == VPK_EXIT_OK; k++)
+			for (size_t i = 0; i < o.n_ports && rc == VPK_EXIT_OK; i++)
+				rc = iofwd_open_port(pool, &base, &wk[k].ports[i], o.specs[i], i, k, o.nw);
+	}
+	if (rc == VPK_EXIT_OK) {
+		c0 = bench_cpu_s();
+		rc = run_workers(wk, o.nw, &sh, &o);
+		if (rc == VPK_EXIT_OK)
+			rc = finish(wk, o.nw, pool, o.n_ports, bench_cpu_s() - c0);
+	}
+	close_ports(wk, o.nw, o.n_ports);
 	vpk_pool_destroy(pool);
-	if (type == VPK_IO_DPDK)
+	if (o.type == VPK_IO_DPDK)
 		io_dpdk_fini();
 	return rc;
 }

@@ -12,23 +12,23 @@
  * (queue 0's port configures the device with vpk_io_conf::rx_ring as the
  * descriptor count and RSS over the queues a caller opens).
  *
- * Data path without a per-packet copy: mbufs and pool buffers are paired.
- *  - rx: the device's mbuf pool is created over pool buffers as pinned
- *    external buffers (rte_pktmbuf_pool_create_extbuf, one region per
- *    buffer, data at the same headroom as vpk's), so the driver writes each
- *    frame straight into a pool buffer. rx_burst hands that buffer to the
- *    caller and gives the mbuf a fresh one from the pool before freeing it
- *    back (as AF_XDP's fill ring does); close returns the buffers the mbufs
- *    hold;
- *  - tx: a second pool of mbufs over pool buffers; each packet's mbuf
- *    trades the buffer it holds for the packet's (the traded ones go back
- *    to the pool in bulk), so every mbuf always holds exactly one buffer and
- *    sent or refused mbufs simply return to their pool: no callback.
- * IOVA: the address is the virtual one (IOVA as VA, what --no-huge and
- * vdevs use); a PCI NIC would also need the pool memory DMA-mapped for the
- * device (rte_extmem_register + rte_dev_dma_map), which is not done yet.
+ * Data path without a per-packet copy or buffer exchange: every pool buffer
+ * has its own mbuf for life, and the mbufs' mempool takes and returns
+ * buffers through the vpk pool itself (io_dpdk_mbuf.h), so one mempool per
+ * vpk pool serves every port and queue, as testpmd's one mbuf pool does.
+ *  - rx: the driver fills mbufs it took from that mempool (= pool buffers);
+ *    rx_burst sets the frame's vpk metadata and hands the buffer on;
+ *  - tx: each buffer's mbuf gets the frame's offset and length (and the
+ *    chain, if any) and goes to the device, which frees it after sending
+ *    (rte_pktmbuf_free: straight back to the vpk pool), refused ones too.
+ * The pool memory is registered as DPDK external memory and DMA-mapped for
+ * each device whose bus maps memory (PCI through VFIO); virtual devices copy
+ * with the CPU and need no mapping. IOVA is the virtual address (IOVA as VA:
+ * VFIO with an IOMMU, --no-huge, vdevs); physical addressing is refused for
+ * PCI devices.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +49,17 @@
 #pragma GCC diagnostic pop
 
 #include "io/io_priv.h"
+#include "io/io_dpdk_mbuf.h"
 
-#define RX_MBUFS 2048u          /* pool buffers lent to the device's rx side, and as many to tx, per queue */
 
 struct dpdk_be {
 	uint16_t port;
 	uint16_t queue;
 	bool owner;                     /* this object configured, started and probed the device */
 	bool probed;
-	struct rte_mempool *mp;         /* rx: mbufs over pool buffers (pinned external) */
-	struct rte_mempool *txmp;       /* tx: mbufs over pool buffers too (traded per packet) */
+	bool dma_mapped;                /* dpdk_mbufs_dma_map() succeeded for the device */
+	uint16_t nb_rxd;                /* receive descriptors per queue (buffers a NIC holds) */
+	struct dpdk_mbufs *mb;          /* the pool's mbufs, shared by every port on it */
 	struct rte_device *dev;
 	const char *driver;
 	char devname[RTE_ETH_NAME_MAX_LEN];
@@ -86,87 +87,26 @@ find_or_probe(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 	return 0;
 }
 
-/* rte_mempool_obj_iter: the pool buffer an rx mbuf holds goes back to the pool. */
-static void
-return_buf(struct rte_mempool *mp, void *opaque, void *obj, unsigned i)
-{
-	struct vpk_io_port *p = opaque;
-	struct rte_mbuf *m = obj;
-	uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)m->buf_addr - 1);
-
-	(void)mp;
-	(void)i;
-	vpk_pool_free_bulk(p->pool, &idx, 1);
-}
-
-/* A pool of @n mbufs over as many pool buffers (pinned external buffers), named @name. */
-static struct rte_mempool *
-pinned_pool(struct vpk_io_port *p, const char *name, uint32_t n, int sock)
-{
-	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool), got = 0;
-	struct rte_pktmbuf_extmem *ext = calloc(n, sizeof(*ext));
-	struct rte_mempool *mp = NULL;
-
-	while (ext != NULL && got < n) {
-		uint32_t idx[VPK_IO_BURST_MAX], k = vpk_pool_alloc_burst(p->pool, idx,
-									 n - got < VPK_IO_BURST_MAX ? n - got : VPK_IO_BURST_MAX);
-
-		if (k == 0)
-			break;
-		for (uint32_t i = 0; i < k; i++, got++) {
-			uint8_t *a = vpk_buf_area(vpk_buf_from_idx(p->base, idx[i]));
-
-			ext[got] = (struct rte_pktmbuf_extmem){ .buf_ptr = a, .buf_iova = (rte_iova_t)(uintptr_t)a,
-								.buf_len = room, .elt_size = (uint16_t)room };
-		}
-	}
-	if (got == n)
-		mp = rte_pktmbuf_pool_create_extbuf(name, n, 128, 0, (uint16_t)room, sock, ext, n);
-	if (mp == NULL)
-		for (uint32_t i = 0; i < got; i++) {
-			uint32_t idx = vpk_buf_to_idx(p->base, (struct vpk_buf *)ext[i].buf_ptr - 1);
-
-			vpk_pool_free_bulk(p->pool, &idx, 1);
-		}
-	free(ext);
-	return mp;
-}
-
-/* The rx and tx mbuf pools, each over its own pool buffers. */
+/*
+ * Let the device DMA into pool buffers. PCI devices must get the mapping
+ * (and IOVA as VA); a bus that maps nothing (vdevs) is fine.
+ */
 static int
-make_pools(struct vpk_io_port *p, struct dpdk_be *b, uint32_t n, char *err, size_t len)
+map_for_dma(struct dpdk_be *b, char *err, size_t len)
 {
-	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool);
-	int sock = rte_eth_dev_socket_id(b->port) < 0 ? 0 : rte_eth_dev_socket_id(b->port);
-	char name[RTE_MEMPOOL_NAMESIZE];
+	const struct rte_bus *bus = rte_dev_bus(b->dev);
+	bool pci = bus != NULL && strcmp(rte_bus_name(bus), "pci") == 0;
+	int rc;
 
-	if (room > UINT16_MAX || RTE_PKTMBUF_HEADROOM != VPK_BUF_HEADROOM)
-		return vpk_errf(err, len, -EINVAL, "dpdk %s: pool buffers of %u bytes cannot back mbufs", b->devname,
-				room);
-	snprintf(name, sizeof(name), "vpk_%u", b->port);
-	b->mp = pinned_pool(p, name, n, sock);
-	snprintf(name, sizeof(name), "vpk_tx_%u", b->port);
-	if (b->mp != NULL)
-		b->txmp = pinned_pool(p, name, n, sock);
-	if (b->mp == NULL || b->txmp == NULL)
-		return vpk_errf(err, len, -ENOMEM, "dpdk %s: mbufs over 2 x %u pool buffers: %s", b->devname, n,
-				vpk_pool_size(p->pool) - vpk_pool_in_use(p->pool) < n ? "the pool is short of buffers"
-											: rte_strerror(rte_errno));
+	if (pci && rte_eal_iova_mode() != RTE_IOVA_VA)
+		return vpk_errf(err, len, -ENOTSUP, "dpdk %s: vpk's pool memory needs IOVA as VA (VFIO with an "
+				"IOMMU, EAL --iova-mode=va) for a PCI device", b->devname);
+	rc = dpdk_mbufs_dma_map(b->mb, b->dev);
+	b->dma_mapped = rc == 0 && pci;         /* a vdev "maps" without doing anything */
+	if (rc != 0 && pci)
+		return vpk_errf(err, len, rc, "dpdk %s: cannot map vpk's pool memory for the device's DMA: %s",
+				b->devname, strerror(-rc));
 	return 0;
-}
-
-static void
-free_pools(struct vpk_io_port *p, struct dpdk_be *b)
-{
-	if (b->mp != NULL) {
-		rte_mempool_obj_iter(b->mp, return_buf, p);
-		rte_mempool_free(b->mp);
-	}
-	if (b->txmp != NULL) {
-		rte_mempool_obj_iter(b->txmp, return_buf, p);
-		rte_mempool_free(b->txmp);
-	}
-	b->mp = b->txmp = NULL;
 }
 
 static int
@@ -174,15 +114,13 @@ setup_device(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 {
 	struct rte_eth_conf ec;
 	struct rte_eth_dev_info di;
-	uint16_t nrx, ntx, nb = (uint16_t)(p->conf.rx_ring ? p->conf.rx_ring : 1024u);
 	uint16_t nq = (uint16_t)(p->conf.n_queues ? p->conf.n_queues : 1u);
+	unsigned sock = (unsigned)(rte_eth_dev_socket_id(b->port) < 0 ? 0 : rte_eth_dev_socket_id(b->port));
 	int rc = rte_eth_dev_info_get(b->port, &di);
 
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "dpdk %s: device info: %s", b->devname, strerror(-rc));
-	nrx = nq;
-	ntx = nq;
-	if (nrx > di.max_rx_queues || ntx > di.max_tx_queues)
+	if (nq > di.max_rx_queues || nq > di.max_tx_queues)
 		return vpk_errf(err, len, -EINVAL, "dpdk %s: %u queues asked, the device has %u rx / %u tx",
 				b->devname, nq, di.max_rx_queues, di.max_tx_queues);
 	memset(&ec, 0, sizeof(ec));
@@ -191,16 +129,21 @@ setup_device(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 		ec.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
 						 di.flow_type_rss_offloads;
 	}
-	rc = rte_eth_dev_configure(b->port, nrx, ntx, &ec);
+	/* Tx: every mbuf is a plain one of one pool, freed by reference count 1. */
+	if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	rc = rte_eth_dev_configure(b->port, nq, nq, &ec);
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "dpdk %s: configure %u queues: %s", b->devname, nq, strerror(-rc));
-	rc = make_pools(p, b, RX_MBUFS * nq, err, len);
+	b->owner = true;                /* from here on close stops and closes the device */
+	rc = map_for_dma(b, err, len);
 	if (rc != 0)
 		return rc;
+	/* The driver's descriptor counts unless asked (rx_ring): 0 takes the default. */
 	for (uint16_t q = 0; q < nq; q++) {
-		rc = rte_eth_rx_queue_setup(b->port, q, nb, (unsigned)rte_eth_dev_socket_id(b->port), NULL, b->mp);
+		rc = rte_eth_rx_queue_setup(b->port, q, (uint16_t)p->conf.rx_ring, sock, NULL, b->mb->mp);
 		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(b->port, q, nb, (unsigned)rte_eth_dev_socket_id(b->port), NULL);
+			rc = rte_eth_tx_queue_setup(b->port, q, (uint16_t)p->conf.rx_ring, sock, NULL);
 		if (rc != 0)
 			return vpk_errf(err, len, rc, "dpdk %s: queue %u setup: %s", b->devname, q, strerror(-rc));
 	}
@@ -208,8 +151,34 @@ setup_device(struct vpk_io_port *p, struct dpdk_be *b, char *err, size_t len)
 	if (rc != 0)
 		return vpk_errf(err, len, rc, "dpdk %s: start: %s", b->devname, strerror(-rc));
 	(void)rte_eth_promiscuous_enable(b->port);
-	b->owner = true;
 	return 0;
+}
+
+/* A further queue of a device its queue 0's port configured. */
+static int
+join_device(struct dpdk_be *b, char *err, size_t len)
+{
+	struct rte_eth_dev_info di;
+
+	if (rte_eth_dev_info_get(b->port, &di) != 0 || b->queue >= di.nb_rx_queues)
+		return vpk_errf(err, len, -EINVAL, "dpdk %s: queue %u: open queue 0 first, with n_queues > %u",
+				b->devname, b->queue, b->queue);
+	return 0;
+}
+
+static void
+release(struct dpdk_be *b)
+{
+	if (b->owner) {
+		(void)rte_eth_dev_stop(b->port);        /* the driver frees its mbufs: buffers go home */
+		(void)rte_eth_dev_close(b->port);
+		if (b->dma_mapped)
+			dpdk_mbufs_dma_unmap(b->mb, b->dev);
+	}
+	if (b->probed && b->dev != NULL)
+		(void)rte_dev_remove(b->dev);
+	dpdk_mbufs_put(b->mb);
+	free(b);
 }
 
 static int
@@ -217,6 +186,7 @@ dpdk_open(struct vpk_io_port *p, char *err, size_t len)
 {
 	struct dpdk_be *b;
 	struct rte_ether_addr ea;
+	struct rte_eth_rxq_info qi;
 	int rc;
 
 	if (!eal_up)
@@ -235,37 +205,27 @@ dpdk_open(struct vpk_io_port *p, char *err, size_t len)
 		b->dev = di.device;
 		b->driver = di.driver_name;
 	}
-	if (rc == 0 && b->queue == 0) {
-		rc = setup_device(p, b, err, len);
-	} else if (rc == 0) {
-		char name[RTE_MEMPOOL_NAMESIZE];
-		struct rte_eth_dev_info di;
+	if (rc == 0) {
+		int sock = rte_eth_dev_socket_id(b->port);
 
-		/* A further queue of a device queue 0's port configured: its mbufs. */
-		snprintf(name, sizeof(name), "vpk_%u", b->port);
-		b->mp = rte_mempool_lookup(name);
-		snprintf(name, sizeof(name), "vpk_tx_%u", b->port);
-		b->txmp = rte_mempool_lookup(name);
-		if (b->mp == NULL || b->txmp == NULL || rte_eth_dev_info_get(b->port, &di) != 0 || b->queue >= di.nb_rx_queues)
-			rc = vpk_errf(err, len, -EINVAL, "dpdk %s: queue %u: open queue 0 first, with n_queues > %u",
-				      b->devname, b->queue, b->queue);
+		b->mb = dpdk_mbufs_get(p->pool, sock < 0 ? 0 : sock, err, len);
+		rc = b->mb == NULL ? -ENOMEM : 0;
 	}
+	if (rc == 0)
+		rc = b->queue == 0 ? setup_device(p, b, err, len) : join_device(b, err, len);
 	if (rc != 0) {
-		if (b->queue == 0) {
-			if (b->mp != NULL)
-				(void)rte_eth_dev_stop(b->port);
-			free_pools(p, b);
-		}
-		if (b->probed && b->dev != NULL)
-			(void)rte_dev_remove(b->dev);
-		free(b);
+		release(b);
 		return rc;
 	}
+	if (rte_eth_rx_queue_info_get(b->port, b->queue, &qi) == 0)
+		b->nb_rxd = qi.nb_desc;
 	if (rte_eth_macaddr_get(b->port, &ea) == 0) {
 		memcpy(p->mac, ea.addr_bytes, 6);
 		p->has_mac = true;
 	}
-	snprintf(p->mode, sizeof(p->mode), "ethdev %s", b->driver != NULL ? b->driver : "?");
+	/* extmem: the pool memory is DPDK external memory; dma-mapped: in the device's IOMMU domain too. */
+	snprintf(p->mode, sizeof(p->mode), "ethdev %s%s%s", b->driver != NULL ? b->driver : "?",
+		 b->mb->registered ? " extmem" : "", b->dma_mapped ? " dma-mapped" : "");
 	p->be = b;
 	return 0;
 }
@@ -273,95 +233,126 @@ dpdk_open(struct vpk_io_port *p, char *err, size_t len)
 static int
 dpdk_close(struct vpk_io_port *p, char *err, size_t len)
 {
-	struct dpdk_be *b = p->be;
-
 	(void)err;
 	(void)len;
-	if (b->owner) {
-		(void)rte_eth_dev_stop(b->port);
-		(void)rte_eth_dev_close(b->port);
-		if (b->probed && b->dev != NULL)
-			(void)rte_dev_remove(b->dev);
-		free_pools(p, b);               /* every mbuf is home: their buffers go back */
-	}
-	free(b);
+	release(p->be);
 	return 0;
 }
 
+/*
+ * A received frame's metadata line: the pool's initial state (the mbuf may
+ * come straight from a transmit, through the mbuf cache, with any metadata)
+ * plus offset, lengths and input. As three computed words and zeros, which
+ * compiles to six stores; a structure literal costs twice the instructions.
+ */
+static inline void
+set_meta(struct vpk_buf *vb, uint16_t data_off, uint16_t len, uint32_t rx_if)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(offsetof(struct vpk_buf, len) == 2 && offsetof(struct vpk_buf, rx_if) == 8 &&
+		       offsetof(struct vpk_buf, next) == 16 && offsetof(struct vpk_buf, total_len) == 20,
+		       "struct vpk_buf layout");
+	uint64_t w0 = (uint64_t)data_off | (uint64_t)len << 16;           /* flags, error: 0 */
+	uint64_t w1 = rx_if;                                                /* tx_if: 0 */
+	uint64_t w2 = (uint64_t)VPK_BUF_NONE | (uint64_t)len << 32;         /* next, total_len */
+	uint8_t *d = (uint8_t *)vb;
+
+	memcpy(d, &w0, 8);
+	memcpy(d + 8, &w1, 8);
+	memcpy(d + 16, &w2, 8);
+	memset(d + 24, 0, sizeof(*vb) - 24);
+#else
+	*vb = (struct vpk_buf){ .data_off = data_off, .len = len, .rx_if = rx_if, .next = VPK_BUF_NONE,
+				.total_len = len };
+#endif
+}
+
+/* Chained frames (scattered rx) are not taken: counted and freed, segments and all. */
 static int
 dpdk_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
+	const struct dpdk_mbufs *mb = b->mb;
+	const struct rte_mempool *mp = mb->mp;
+	const uint32_t rx_if = p->conf.port_id;
+	uint8_t *base = mb->base;
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
-	uint32_t repl[VPK_IO_BURST_MAX], got, nr, k = 0, used = 0;
-	uint32_t room = VPK_BUF_HEADROOM + vpk_pool_data_size(p->pool);
+	uint32_t got, used = 0;
+	uint64_t bytes = 0;
 
-	/* A thread DPDK did not start gets an lcore id, so the mbuf pools use
-	 * its per-lcore cache (hot, LIFO) instead of cycling through the ring. */
+	/* A thread DPDK did not start gets an lcore id: the mbuf cache is per lcore. */
 	if (__builtin_expect(rte_lcore_id() == LCORE_ID_ANY, 0))
 		(void)rte_thread_register();
 	got = rte_eth_rx_burst(b->port, b->queue, m, (uint16_t)n);
-	if (got == 0)
-		return 0;
-	nr = vpk_pool_alloc_burst(p->pool, repl, got);
-	if (nr < got)
-		p->st.rx_nobuf++;
 	for (uint32_t i = 0; i < got; i++) {
-		struct vpk_buf *vb = (struct vpk_buf *)m[i]->buf_addr - 1;
-		uint8_t *a;
+		struct rte_mbuf *x = m[i];
+		struct vpk_buf *vb = (struct vpk_buf *)x->buf_addr - 1;
+		uint16_t len = x->data_len;
 
-		if (k == nr || m[i]->nb_segs != 1 || (uint32_t)m[i]->data_off + m[i]->data_len > room) {
-			p->st.rx_skipped += k < nr;     /* no fresh buffer: dropped, counted as rx_nobuf */
-			continue;                       /* the mbuf keeps its buffer */
+		if (__builtin_expect(x->nb_segs != 1 || x->pool != mp, 0)) {
+			p->st.rx_skipped++;
+			rte_pktmbuf_free(x);
+			continue;
 		}
-		/* The frame's buffer goes to the caller, a fresh one to the mbuf. */
-		vb->data_off = m[i]->data_off;
-		vb->len = m[i]->data_len;
-		vb->total_len = m[i]->data_len;
-		vb->flags = 0;
-		vb->error = 0;
-		vb->rx_if = p->conf.port_id;
-		vb->tx_if = 0;
-		vb->next = VPK_BUF_NONE;
-		idx[used++] = vpk_buf_to_idx(p->base, vb);
-		a = vpk_buf_area(vpk_buf_from_idx(p->base, repl[k++]));
-		m[i]->buf_addr = a;
-		m[i]->buf_iova = (rte_iova_t)(uintptr_t)a;
+		set_meta(vb, x->data_off, len, rx_if);
+		bytes += len;
+		idx[used++] = vpk_buf_to_idx(base, vb);
 	}
-	rte_pktmbuf_free_bulk(m, got);
-	if (k < nr)
-		vpk_pool_free_bulk(p->pool, repl + k, nr - k);
+	p->st.rx_bytes += bytes;
 	return (int)used;
+}
+
+/* A vpk chain becomes an mbuf chain (its buffers' own mbufs). */
+static void
+tx_chain(const struct dpdk_mbufs *mb, struct rte_mbuf *x, uint32_t next)
+{
+	struct rte_mbuf *last = x;
+
+	for (uint32_t s = next; s != VPK_BUF_NONE;) {
+		const struct vpk_buf *sb = vpk_buf_from_idx(mb->base, s);
+		struct rte_mbuf *y = dpdk_mbuf_of(mb, s);
+
+		y->data_off = sb->data_off;
+		y->data_len = sb->len;
+		last->next = y;
+		last = y;
+		x->nb_segs++;
+		s = sb->next;
+	}
 }
 
 static uint32_t
 dpdk_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
+	const struct dpdk_mbufs *mb = b->mb;
+	uint8_t *base = mb->base;
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
-	uint32_t back[VPK_IO_BURST_MAX], sent;
+	uint64_t bytes = 0;
+	uint32_t sent;
 
-	if (rte_pktmbuf_alloc_bulk(b->txmp, m, n) != 0) {
-		vpk_pool_free_bulk(p->pool, idx, n);
-		return 0;
-	}
-	/* Each mbuf trades the buffer it holds for the packet's: the mbuf pool
-	 * keeps as many buffers as it has mbufs, the caller's go out. */
+	if (__builtin_expect(rte_lcore_id() == LCORE_ID_ANY, 0))
+		(void)rte_thread_register();
 	for (uint32_t i = 0; i < n; i++) {
-		struct vpk_buf *vb = vpk_buf_from_idx(p->base, idx[i]);
-		uint8_t *a = vpk_buf_area(vb);
+		const struct vpk_buf *vb = vpk_buf_from_idx(base, idx[i]);
+		struct rte_mbuf *x = dpdk_mbuf_of(mb, idx[i]);
 
-		back[i] = vpk_buf_to_idx(p->base, (struct vpk_buf *)m[i]->buf_addr - 1);
-		m[i]->buf_addr = a;
-		m[i]->buf_iova = (rte_iova_t)(uintptr_t)a;
-		m[i]->data_off = vb->data_off;
-		m[i]->data_len = vb->len;
-		m[i]->pkt_len = vb->len;
+		x->data_off = vb->data_off;
+		x->data_len = vb->len;
+		x->pkt_len = vb->total_len;
+		x->ol_flags = 0;        /* no offloads asked (a received frame's flags are rx ones) */
+		bytes += vb->total_len;
+		if (__builtin_expect(vb->next != VPK_BUF_NONE, 0))
+			tx_chain(mb, x, vb->next);
+		m[i] = x;
 	}
-	vpk_pool_free_bulk(p->pool, back, n);
 	sent = rte_eth_tx_burst(b->port, b->queue, m, (uint16_t)n);
-	if (sent < n)
-		rte_pktmbuf_free_bulk(m + sent, n - sent);     /* refused: back to the mbuf pool, buffers too */
+	if (sent < n) {
+		for (uint32_t i = sent; i < n; i++)
+			bytes -= m[i]->pkt_len;
+		rte_pktmbuf_free_bulk(m + sent, n - sent);     /* refused: their buffers go back to the pool */
+	}
+	p->st.tx_bytes += bytes;
 	return sent;
 }
 
@@ -382,13 +373,12 @@ dpdk_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 
 	if (b->owner && rte_eth_stats_get(b->port, &es) == 0)
 		st->rx_drop += es.imissed + es.rx_nombuf;
-	if (b->owner && b->mp != NULL)
-		st->bufs_held = (uint64_t)b->mp->size + b->txmp->size;
+	st->bufs_held = b->nb_rxd;      /* what the receive ring holds at most (a NIC keeps it full) */
 }
 
 static const struct io_ops io_dpdk_ops = {
 	.name = "dpdk", .open = dpdk_open, .close = dpdk_close, .rx = dpdk_rx, .tx = dpdk_tx,
-	.link_up = dpdk_link_up, .stats = dpdk_stats,
+	.link_up = dpdk_link_up, .stats = dpdk_stats, .counts_bytes = true,
 };
 
 int
