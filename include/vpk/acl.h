@@ -62,6 +62,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus

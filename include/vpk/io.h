@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include <vpk/buf.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus

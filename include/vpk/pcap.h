@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include <vpk/buf.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus

@@ -131,7 +131,7 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const cha
 	gc.n_node_conf = n_nc;
 	rc = vpk_graph_create(&gc, out);
 	if (rc != 0)
-		vpk_errf(err, len, rc, "%s", vpk_graph_last_error());
+		vpk_errf(err, len, rc, "%s", vpk_last_error());
 	return rc;
 }
 
