@@ -44,7 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (vpk_acl_create(&c, &acl) == 0) {
 			if (vpk_acl_add_rules(acl, rules, nr) == 0 && vpk_acl_build(acl) == 0) {
-				vpk_acl_set_impl(acl, "scalar");
+				vpk_acl_select(acl, "scalar");
 				vpk_acl_classify_bulk(acl, ptrs, ref, np, 1);
 				for (uint32_t i = 0; i < np; i++) {
 					uint32_t want = 0;
@@ -56,7 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						abort();
 				}
 				for (const struct vpk_impl *const *im = vpk_acl_impls(); *im; im++) {
-					if (vpk_acl_set_impl(acl, (*im)->name) != 0)
+					if (vpk_acl_select(acl, (*im)->name) != 0)
 						continue;
 					vpk_acl_classify_bulk(acl, ptrs, got, np, 1);
 					if (memcmp(got, ref, (size_t)np * 4) != 0)

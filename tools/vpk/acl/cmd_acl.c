@@ -225,7 +225,7 @@ cmd_acl(int argc, char **argv)
 	if (rc == 0)
 		rc = vpk_acl_add_rules(acl, rules, nr);
 	if (rc < 0) {
-		exit_code = vpk_fail(VPK_EXIT_USAGE, "acl: %s", acl ? vpk_acl_last_error(acl) : strerror(-rc));
+		exit_code = vpk_fail(VPK_EXIT_USAGE, "acl: %s", acl ? vpk_last_error() : strerror(-rc));
 		goto out;
 	}
 	if (nr >= 20000 && !vpk_opts.json)
@@ -235,7 +235,7 @@ cmd_acl(int argc, char **argv)
 	tb = bench_now_s() - t0;
 	if (rc < 0) {
 		exit_code = vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc),
-				     vpk_acl_last_error(acl));
+				     vpk_last_error());
 		goto out;
 	}
 	if (tb > 1.0 && !vpk_opts.json)
@@ -257,7 +257,7 @@ cmd_acl(int argc, char **argv)
 			if (!want)
 				continue;
 		}
-		rc = vpk_acl_set_impl(acl, name);
+		rc = vpk_acl_select(acl, name);
 		if (rc < 0) {
 			if (o.algs != NULL)
 				fprintf(stderr, "vpk acl: %s: %s\n", name, vpk_impl_why_not(*im) ? vpk_impl_why_not(*im) : "not usable");
