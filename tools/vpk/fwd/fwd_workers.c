@@ -58,7 +58,8 @@ fwd_workers_init(struct vpk_fwd *f)
 	 * tables take tens of milliseconds to build, which a one-worker
 	 * forwarder (and every short-lived one, as in tests) need not pay. */
 	for (int i = 0; i < 4 && rc == 0 && (f->conf.workers > 1 || f->conf.wide_cores != NULL); i++)
-		rc = vpk_rss_create(key, sizeof(key), lens[i], VPK_ISA_AUTO, &ws->rss[i]);
+		rc = vpk_rss_create(&(struct vpk_rss_conf){ .key = key, .key_len = sizeof(key), .len = lens[i] },
+				    &ws->rss[i]);
 	f->wstate = ws;
 	f->out_mt.tx = fwd_tx_locked;
 	f->out_mt.ctx = f;
