@@ -60,13 +60,16 @@ vpk_io_type_parse(const char *s, enum vpk_io_type *out)
 }
 
 int
-vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io_port **out,
-	    char *err, size_t len)
+vpk_io_create(const struct vpk_io_conf *conf, struct vpk_io_port **out)
 {
+	char *err = vpk_errbuf();
+	size_t len = VPK_ERR_LEN;
+	struct vpk_pool *pool;
 	struct vpk_io_port *p;
 	enum vpk_io_type t;
 	int rc;
 
+	pool = conf != NULL ? conf->pool : NULL;
 	if (pool == NULL || conf == NULL || out == NULL)
 		return vpk_errf(err, len, -EINVAL, "io: NULL argument");
 	t = conf->type;
@@ -111,13 +114,13 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 }
 
 int
-vpk_io_close(struct vpk_io_port *p, char *err, size_t len)
+vpk_io_destroy(struct vpk_io_port *p)
 {
 	int rc;
 
 	if (p == NULL)
 		return 0;
-	rc = p->ops->close(p, err, len);
+	rc = p->ops->close(p, vpk_errbuf(), VPK_ERR_LEN);
 	free(p);
 	return rc;
 }
@@ -130,6 +133,8 @@ vpk_io_rx_burst(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	if (n > VPK_IO_BURST_MAX)
 		n = VPK_IO_BURST_MAX;
 	got = p->ops->rx(p, idx, n);
+	if (got < 0)
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "%s", p->err);
 	if (got > 0) {
 		p->st.rx += (uint64_t)got;
 		for (int i = 0; i < got; i++)
@@ -151,6 +156,8 @@ vpk_io_tx_burst(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 		for (uint32_t i = 0; i < m; i++)
 			bytes += vpk_buf_from_idx(p->base, idx[done + i])->total_len;
 		sent = p->ops->tx(p, idx + done, m);
+		if (sent < m && p->err[0] != '\0')
+			snprintf(vpk_errbuf(), VPK_ERR_LEN, "%s", p->err);
 		p->st.tx += sent;
 		p->st.tx_drop += m - sent;
 		p->st.tx_bytes += sent == m ? bytes : 0;
@@ -162,7 +169,11 @@ vpk_io_tx_burst(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 int
 vpk_io_flush(struct vpk_io_port *p)
 {
-	return p->ops->flush != NULL ? p->ops->flush(p) : 0;
+	int rc = p->ops->flush != NULL ? p->ops->flush(p) : 0;
+
+	if (rc < 0)
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "%s", p->err);
+	return rc;
 }
 
 bool
@@ -186,12 +197,6 @@ vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out)
 	*out = p->st;
 	if (p->ops->stats != NULL)
 		p->ops->stats(p, out);
-}
-
-const char *
-vpk_io_error(const struct vpk_io_port *p)
-{
-	return p->err;
 }
 
 int

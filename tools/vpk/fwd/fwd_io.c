@@ -78,11 +78,11 @@ fwd_live_free(struct vpk_fwd *f)
 {
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		for (unsigned q = 1; q < f->ifs[i].n_q; q++) {
-			vpk_io_close(f->ifs[i].xq[q], NULL, 0);
+			vpk_io_destroy(f->ifs[i].xq[q]);
 			f->ifs[i].xq[q] = NULL;
 		}
 		f->ifs[i].n_q = 0;
-		vpk_io_close(f->ifs[i].io, NULL, 0);
+		vpk_io_destroy(f->ifs[i].io);
 		f->ifs[i].io = NULL;
 		free(f->ifs[i].live);
 		f->ifs[i].live = NULL;
@@ -291,9 +291,9 @@ open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *er
 		return vpk_errf(err, len, -EINVAL, "interface %s: 'queues' is for io af_xdp (an af_packet socket "
 				"receives from every queue)", x->name);
 	if (x->live != NULL && c->type == VPK_IO_AF_XDP) {
-		rc = vpk_io_queue_count(x->live, &rxq, &txq, err, len);
+		rc = vpk_io_queue_count(x->live, &rxq, &txq);
 		if (rc != 0)
-			return rc;
+			return vpk_errf(err, len, rc, "%s", vpk_last_error());
 		want = !x->queues_set ? 1 : x->queues == 0 ? rxq : x->queues;
 		if (rxq > want)
 			return vpk_errf(err, len, -EINVAL, "interface %s: %s has %u receive queues and vpk would serve "
@@ -304,15 +304,16 @@ open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *er
 					x->name, want, x->live, rxq);
 		c->xdp_mode = x->xdp_mode;
 	}
-	rc = vpk_io_open(f->pool, c, &x->io, err, len);
+	c->pool = f->pool;
+	rc = vpk_io_create(c, &x->io);
 	if (rc != 0)
-		return rc;
+		return vpk_errf(err, len, rc, "%s", vpk_last_error());
 	x->n_q = 1;
 	for (uint32_t q = 1; q < want; q++) {
 		c->queue = q;
-		rc = vpk_io_open(f->pool, c, &x->xq[q], err, len);
+		rc = vpk_io_create(c, &x->xq[q]);
 		if (rc != 0)
-			return rc;
+			return vpk_errf(err, len, rc, "%s", vpk_last_error());
 		x->n_q = q + 1;
 	}
 	return 0;
@@ -390,7 +391,6 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
 		struct vpk_io_stats st;
-		char why[256];
 		int crc;
 
 		if (x->io == NULL)
@@ -400,7 +400,7 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 			x->rx_skipped += st.rx_skipped;
 			x->rx_drop += st.rx_drop;
 			x->tx_drop += st.tx_drop;
-			vpk_io_close(x->xq[q], NULL, 0);
+			vpk_io_destroy(x->xq[q]);
 			x->xq[q] = NULL;
 		}
 		x->n_q = 0;
@@ -408,10 +408,10 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 		x->rx_skipped += st.rx_skipped;
 		x->rx_drop += st.rx_drop;
 		x->tx_drop += st.tx_drop;
-		crc = vpk_io_close(x->io, why, sizeof(why));
+		crc = vpk_io_destroy(x->io);
 		x->io = NULL;
 		if (crc != 0 && *rc == 0)
-			*rc = vpk_errf(err, len, crc, "%s", why);
+			*rc = vpk_errf(err, len, crc, "%s", vpk_last_error());
 	}
 }
 
@@ -487,7 +487,7 @@ fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
 	 * is an error of the run (the first one is reported). */
 	if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
 		f->io_rc = got;
-		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(io));
+		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_last_error());
 	}
 	in->rd_done = true;
 	return 0;
@@ -565,7 +565,7 @@ fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 			/* A pcap write error ends the run with the writer's message. */
 			if (sent < n && f->io_rc == 0) {
 				f->io_rc = -EIO;
-				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(port->io));
+				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_last_error());
 			}
 			o->tx += n;
 		} else {

@@ -266,7 +266,6 @@ static int
 plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all, unsigned *queues)
 {
 	uint32_t most = 0;
-	char err[VPK_IO_ERR_LEN];
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t rx, tx;
@@ -282,9 +281,9 @@ plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all,
 				*queues = 1;
 			return VPK_EXIT_OK;
 		}
-		rc = vpk_io_queue_count(specs[i], &rx, &tx, err, sizeof(err));
+		rc = vpk_io_queue_count(specs[i], &rx, &tx);
 		if (rc != 0)
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, err);
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, vpk_last_error());
 		most = rx > most ? rx : most;
 	}
 	if (most == 0)
@@ -300,7 +299,7 @@ plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t rx = 0, tx = 0;
 
-		if (strncmp(specs[i], "pcap:", 5) == 0 || vpk_io_queue_count(specs[i], &rx, &tx, NULL, 0) != 0)
+		if (strncmp(specs[i], "pcap:", 5) == 0 || vpk_io_queue_count(specs[i], &rx, &tx) != 0)
 			continue;
 		if (rx > *queues)
 			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu (%s) has %u receive queues and vpk would serve "
@@ -345,7 +344,7 @@ open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct port *pt
 	  unsigned k, unsigned nw)
 {
 	struct vpk_io_conf ic = *base;
-	char path[512], err[VPK_IO_ERR_LEN];
+	char path[512];
 	int rc;
 
 	ic.port_id = (uint32_t)i;
@@ -371,15 +370,16 @@ open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct port *pt
 	} else {
 		ic.ifname = spec;
 	}
-	rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+	ic.pool = pool;
+	rc = vpk_io_create(&ic, &pt->io);
 	if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
-		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
+		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", vpk_last_error());
 		ic.type = VPK_IO_AF_PACKET;
-		rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+		rc = vpk_io_create(&ic, &pt->io);
 	}
 	if (rc != 0)
 		return vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
-				"iofwd: port %zu: %s", i, err);
+				"iofwd: port %zu: %s", i, vpk_last_error());
 	return VPK_EXIT_OK;
 }
 
@@ -634,7 +634,7 @@ cmd_iofwd(int argc, char **argv)
 			print_stats(wk, nw, n_ports, last, 0, true);
 		for (unsigned k = 0; k < nw; k++)
 			for (size_t i = 0; i < n_ports; i++) {
-				vpk_io_close(wk[k].ports[i].io, NULL, 0);
+				vpk_io_destroy(wk[k].ports[i].io);
 				wk[k].ports[i].io = NULL;
 			}
 		if (vpk_opts.json) {
@@ -653,7 +653,7 @@ cmd_iofwd(int argc, char **argv)
 out:
 	for (unsigned k = 0; k < nw; k++)
 		for (size_t i = 0; i < n_ports; i++) {
-			vpk_io_close(wk[k].ports[i].io, NULL, 0);
+			vpk_io_destroy(wk[k].ports[i].io);
 			wk[k].ports[i].io = NULL;
 		}
 	vpk_pool_destroy(pool);
