@@ -37,6 +37,14 @@ vpk_seterr(int rc, const char *fmt, ...)
 	return rc;
 }
 
+int
+vpk_errcopy(char *err, size_t len, int rc)
+{
+	if (err != NULL && err != last_error && len > 0)
+		snprintf(err, len, "%s", last_error);
+	return rc;
+}
+
 const char *
 vpk_last_error(void)
 {

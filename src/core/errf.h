@@ -18,6 +18,9 @@ int vpk_errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__(
 /* This thread's vpk_last_error() buffer (VPK_ERR_LEN bytes). */
 char *vpk_errbuf(void);
 
+/* Copy this thread's reason to @err (unless @err is that buffer) and return @rc. */
+int vpk_errcopy(char *err, size_t len, int rc);
+
 /* Set this thread's reason and return @rc. */
 int vpk_seterr(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

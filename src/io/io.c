@@ -240,12 +240,14 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 	if (b == NULL)
 		return vpk_errf(err, len, -ENOMEM, "io: out of memory");
 	if (p->conf.rx_pcap != NULL) {
-		rc = vpk_pcap_reader_open(p->conf.rx_pcap, p->conf.port_id, &b->rd, err, len);
+		struct vpk_pcap_reader_conf rc_conf = { .path = p->conf.rx_pcap, .rx_if = p->conf.port_id };
+
+		rc = vpk_errcopy(err, len, vpk_pcap_reader_create(&rc_conf, &b->rd));
 		if (rc != 0)
 			goto fail;
 	}
 	if (p->conf.tx_pcap != NULL) {
-		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->out.wr, err, len);
+		rc = io_pcap_out_open(&b->out, p->conf.tx_pcap, err, len);
 		if (rc != 0)
 			goto fail;
 	}
@@ -254,7 +256,7 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 	p->be = b;
 	return 0;
 fail:
-	vpk_pcap_reader_close(b->rd);
+	vpk_pcap_reader_destroy(b->rd);
 	free(b);
 	return rc;
 }
@@ -265,7 +267,7 @@ pcap_close(struct vpk_io_port *p, char *err, size_t len)
 	struct pcap_be *b = p->be;
 	int rc;
 
-	vpk_pcap_reader_close(b->rd);
+	vpk_pcap_reader_destroy(b->rd);
 	rc = io_pcap_out_close(p, &b->out, err, len);
 	free(b);
 	return rc;
@@ -289,7 +291,7 @@ pcap_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	if (got < 0) {
 		b->rx_rc = got;
 		if (got != -ENODATA)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_reader_error(b->rd));
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
 	}
 	return got;
 }
@@ -314,7 +316,7 @@ io_pcap_out_tx(struct vpk_io_port *p, struct io_pcap_out *o, const uint32_t *idx
 	if (o->wr != NULL && o->rc == 0) {
 		o->rc = vpk_pcap_write_burst(o->wr, p->pool, idx, NULL, n);
 		if (o->rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(o->wr));
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
 		else
 			sent = n;
 	}
@@ -328,15 +330,23 @@ io_pcap_out_flush(struct vpk_io_port *p, struct io_pcap_out *o)
 	if (o->wr != NULL && o->rc == 0) {
 		o->rc = vpk_pcap_writer_flush(o->wr);
 		if (o->rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(o->wr));
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
 	}
 	return o->rc;
 }
 
 int
+io_pcap_out_open(struct io_pcap_out *o, const char *path, char *err, size_t len)
+{
+	struct vpk_pcap_writer_conf wc = { .path = path };
+
+	return vpk_errcopy(err, len, vpk_pcap_writer_create(&wc, &o->wr));
+}
+
+int
 io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len)
 {
-	int rc = vpk_pcap_writer_close(o->wr, err, len);
+	int rc = vpk_errcopy(err, len, vpk_pcap_writer_destroy(o->wr));
 
 	if (o->rc != 0) {
 		rc = o->rc;

@@ -49,6 +49,9 @@ struct io_pcap_out {
 };
 uint32_t io_pcap_out_tx(struct vpk_io_port *p, struct io_pcap_out *o, const uint32_t *idx, uint32_t n);
 int io_pcap_out_flush(struct vpk_io_port *p, struct io_pcap_out *o);
+/* Create the writer of @path: 0 or -errno (its text in err). */
+int io_pcap_out_open(struct io_pcap_out *o, const char *path, char *err, size_t len);
+
 /* Close the writer: 0 or the first error (its text in err). */
 int io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len);
 

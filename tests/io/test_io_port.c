@@ -99,7 +99,7 @@ errors(void)
 static void
 pcap_roundtrip(const char *dir)
 {
-	char in[512], out[512], err[VPK_IO_ERR_LEN];
+	char in[512], out[512];
 	struct vpk_pool *pool = mkpool(512, 0);
 	void *base = vpk_pool_base(pool);
 	struct vpk_pcap_writer *w;
@@ -111,7 +111,8 @@ pcap_roundtrip(const char *dir)
 
 	snprintf(in, sizeof(in), "%s/in.pcap", dir);
 	snprintf(out, sizeof(out), "%s/out.pcap", dir);
-	CHECK(vpk_pcap_writer_open(in, false, &w, err, sizeof(err)) == 0, "writer: %s", err);
+	CHECK(vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = in }, &w) == 0, "writer: %s",
+	      vpk_last_error());
 	for (uint32_t i = 0; i < n_pkts; i++) {
 		uint32_t x;
 		struct vpk_buf *bb;
@@ -124,7 +125,7 @@ pcap_roundtrip(const char *dir)
 		CHECK(vpk_pcap_write_burst(w, pool, &x, NULL, 1) == 0, "write");
 		vpk_pool_free_bulk(pool, &x, 1);
 	}
-	CHECK(vpk_pcap_writer_close(w, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_pcap_writer_destroy(w) == 0, "close: %s", vpk_last_error());
 	ca.rx_pcap = in;
 	cb.tx_pcap = out;
 	ca.pool = pool;
@@ -159,8 +160,8 @@ pcap_roundtrip(const char *dir)
 		struct vpk_pcap_reader *r1, *r2;
 		uint32_t x1, x2, k = 0;
 
-		CHECK(vpk_pcap_reader_open(in, 0, &r1, err, sizeof(err)) == 0, "reopen");
-		CHECK(vpk_pcap_reader_open(out, 0, &r2, err, sizeof(err)) == 0, "reopen out");
+		CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = in }, &r1) == 0, "reopen");
+		CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = out }, &r2) == 0, "reopen out");
 		while (vpk_pcap_read_burst(r1, pool, &x1, NULL, 1) == 1) {
 			struct vpk_buf *b1 = vpk_buf_from_idx(base, x1), *b2;
 
@@ -173,8 +174,8 @@ pcap_roundtrip(const char *dir)
 			k++;
 		}
 		CHECK(k == n_pkts && vpk_pcap_read_burst(r2, pool, &x2, NULL, 1) == 0, "record counts");
-		vpk_pcap_reader_close(r1);
-		vpk_pcap_reader_close(r2);
+		vpk_pcap_reader_destroy(r1);
+		vpk_pcap_reader_destroy(r2);
 	}
 	unlink(in);
 	unlink(out);

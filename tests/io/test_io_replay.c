@@ -34,9 +34,9 @@ write_capture(const char *path, uint32_t n_pkts)
 {
 	struct vpk_pool *pool = mkpool(4);
 	struct vpk_pcap_writer *w;
-	char err[VPK_IO_ERR_LEN];
 
-	CHECK(vpk_pcap_writer_open(path, false, &w, err, sizeof(err)) == 0, "writer: %s", err);
+	CHECK(vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = path }, &w) == 0, "writer: %s",
+	      vpk_last_error());
 	for (uint32_t i = 0; i < n_pkts; i++) {
 		uint32_t x;
 		struct vpk_buf *b;
@@ -49,7 +49,7 @@ write_capture(const char *path, uint32_t n_pkts)
 		CHECK(vpk_pcap_write_burst(w, pool, &x, NULL, 1) == 0, "write");
 		vpk_pool_free_bulk(pool, &x, 1);
 	}
-	CHECK(vpk_pcap_writer_close(w, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_pcap_writer_destroy(w) == 0, "close: %s", vpk_last_error());
 	vpk_pool_destroy(pool);
 }
 
@@ -106,7 +106,6 @@ forever_and_empty_pool(const char *in, const char *out)
 	struct vpk_io_conf c = { .type = VPK_IO_REPLAY, .rx_pcap = in, .tx_pcap = out };
 	struct vpk_io_port *p;
 	struct vpk_io_stats st;
-	char err[VPK_IO_ERR_LEN];
 	uint32_t idx[VPK_IO_BURST_MAX], hold[64], total = 0;
 	int got;
 
@@ -139,14 +138,15 @@ forever_and_empty_pool(const char *in, const char *out)
 		struct vpk_pcap_reader *r;
 		uint32_t x, k = 0;
 
-		CHECK(vpk_pcap_reader_open(out, 0, &r, err, sizeof(err)) == 0, "tx file: %s", err);
+		CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = out }, &r) == 0, "tx file: %s",
+		      vpk_last_error());
 		while (vpk_pcap_read_burst(r, pool, &x, NULL, 1) == 1) {
 			CHECK(is_packet(vpk_buf_from_idx(vpk_pool_base(pool), x), (2940 + k) % 100), "tx record %u", k);
 			vpk_pool_free_bulk(pool, &x, 1);
 			k++;
 		}
 		CHECK(k == 10, "tx file has %u records, want 10", k);
-		vpk_pcap_reader_close(r);
+		vpk_pcap_reader_destroy(r);
 	}
 	vpk_pool_destroy(pool);
 }
