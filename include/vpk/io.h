@@ -23,7 +23,7 @@
  * rx_burst() hands buffers to the caller; tx_burst() takes ownership of all
  * the buffers it is given (sent ones go back to the pool when the backend
  * is done with them, refused ones are freed at once and counted as
- * tx_drop), so the caller never frees after a tx. vpk_io_close() returns
+ * tx_drop), so the caller never frees after a tx. vpk_io_destroy() returns
  * every buffer the port still holds (AF_XDP fill ring, rx ring, tx in
  * flight) to the pool, also when the interface has gone away: after close,
  * vpk_pool_in_use() counts only the caller's buffers. A replay port holds
