@@ -178,20 +178,19 @@ cmd_acl(int argc, char **argv)
 	struct vpk_acl5_pkt *p5 = NULL;
 	uint32_t nr = 0, np = 0, nf;
 	struct vpk_acl_field_def defs[11];
-	char why[512];
 	int rc = parse_opts(argc, argv, &o);
 
 	if (rc != 0)
 		return rc < 0 ? VPK_EXIT_OK : rc;
 	rc = vpk_acl5_load_rules(o.rulesf, o.ipv6, o.l3fwd ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
-				 (uint32_t)o.rulenum, &r5, &nr, why, sizeof(why));
+				 (uint32_t)o.rulenum, &r5, &nr);
 	if (rc < 0)
-		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
+		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", vpk_last_error());
 	if (o.tracef != NULL) {
-		rc = vpk_acl5_load_trace(o.tracef, o.ipv6, (uint32_t)o.tracenum, &p5, &np, why, sizeof(why));
+		rc = vpk_acl5_load_trace(o.tracef, o.ipv6, (uint32_t)o.tracenum, &p5, &np);
 		if (rc < 0) {
 			free(r5);
-			return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
+			return vpk_fail(VPK_EXIT_USAGE, "acl: %s", vpk_last_error());
 		}
 	}
 	if (o.verify && o.tracef == NULL) {

@@ -278,9 +278,9 @@ cmd_bench_acl(int argc, char **argv)
 	int rc;
 
 	if (rulesf != NULL) {
-		rc = vpk_acl5_load_rules(rulesf, ipv6, VPK_ACL5_CLASSBENCH, 0, &r5, &nr, why, sizeof(why));
+		rc = vpk_acl5_load_rules(rulesf, ipv6, VPK_ACL5_CLASSBENCH, 0, &r5, &nr);
 		if (rc < 0) {
-			fprintf(stderr, "vpk: bench acl: %s\n", why);
+			fprintf(stderr, "vpk: bench acl: %s\n", vpk_last_error());
 			return 2;
 		}
 	} else {
@@ -294,9 +294,9 @@ cmd_bench_acl(int argc, char **argv)
 		nr = nrules;
 	}
 	if (tracef != NULL) {
-		rc = vpk_acl5_load_trace(tracef, ipv6, npkts, &p5, &np, why, sizeof(why));
+		rc = vpk_acl5_load_trace(tracef, ipv6, npkts, &p5, &np);
 		if (rc < 0) {
-			fprintf(stderr, "vpk: bench acl: %s\n", why);
+			fprintf(stderr, "vpk: bench acl: %s\n", vpk_last_error());
 			return 2;
 		}
 	} else {

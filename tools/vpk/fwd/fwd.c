@@ -446,9 +446,9 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6] | acl fragments portless|drop");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
-	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_AUTO, 0, &r, &n, why, sizeof(why));
+	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_AUTO, 0, &r, &n);
 	if (rc != 0)
-		return vpk_errf(err, len, rc, "acl load: %s", why);
+		return vpk_errf(err, len, rc, "acl load: %s", vpk_last_error());
 	if (apply)
 		rc = fwd_ctl_acl_install(f, r, n, ipv6, why, sizeof(why));
 	free(r);

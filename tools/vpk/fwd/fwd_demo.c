@@ -404,10 +404,11 @@ fwd_demo(int argc, char **argv)
 	if (rc != 0)
 		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
 	if (d.routes_file != NULL) {
-		rc = vpk_fib_file_load_routes(d.routes_file, 4, &fr, err, sizeof(err));
+		rc = vpk_fib_file_load_routes(d.routes_file, 4, &fr);
 		if (rc != 0) {
 			vpk_fwd_destroy(f);
-			return vpk_fail(rc == -EINVAL || rc == -EFBIG ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s", err);
+			return vpk_fail(rc == -EINVAL || rc == -EFBIG ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s",
+					vpk_last_error());
 		}
 		d.routes = fr.n;
 	}
