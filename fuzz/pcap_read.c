@@ -28,7 +28,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vpk_pcap_reader *r;
-	struct vpk_pcap_stats st;
+	struct vpk_pcap_reader_stats st;
 	uint32_t idx[4];
 	FILE *f;
 	int rc;

@@ -156,8 +156,8 @@ VPK_API bool vpk_io_link_up(struct vpk_io_port *p);
  */
 VPK_API int vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6]);
 
-/** Copy the counters of @p p to @p out. */
-VPK_API void vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
+/** Copy the counters of @p p to @p out. @return 0 or -EINVAL (NULL). */
+VPK_API int vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
 
 /** File descriptor to poll() for input (POLLIN), or -1 (pcap). */
 VPK_API int vpk_io_fd(const struct vpk_io_port *p);

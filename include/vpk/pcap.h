@@ -45,7 +45,7 @@ struct vpk_pcap_reader;                 /* opaque */
 struct vpk_pcap_writer;                 /* opaque */
 
 /** Reader counters, since open. */
-struct vpk_pcap_stats {
+struct vpk_pcap_reader_stats {
 	uint64_t packets;               /**< Packet records read from the file (delivered + skipped). */
 	uint64_t delivered;             /**< Packets put into buffers. */
 	uint64_t bytes;                 /**< Bytes put into buffers. */
@@ -98,8 +98,8 @@ VPK_API int vpk_pcap_reader_create(const struct vpk_pcap_reader_conf *conf, stru
 VPK_API int vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *idx,
 				uint64_t *ts_ns, uint32_t n);
 
-/** Copy @p r's counters to @p out. */
-VPK_API void vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out);
+/** Copy @p r's counters to @p out. @return 0 or -EINVAL (NULL). */
+VPK_API int vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_reader_stats *out);
 
 /** Close @p r and its file (NULL: no-op). Buffers already returned stay the caller's. */
 VPK_API void vpk_pcap_reader_destroy(struct vpk_pcap_reader *r);

@@ -191,12 +191,15 @@ vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6])
 	return 0;
 }
 
-void
+int
 vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out)
 {
+	if (p == NULL || out == NULL)
+		return -EINVAL;
 	*out = p->st;
 	if (p->ops->stats != NULL)
 		p->ops->stats(p, out);
+	return 0;
 }
 
 int
@@ -368,7 +371,7 @@ pcap_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 	const struct pcap_be *b = p->be;
 
 	if (b->rd != NULL) {
-		struct vpk_pcap_stats ps;
+		struct vpk_pcap_reader_stats ps;
 
 		vpk_pcap_reader_get_stats(b->rd, &ps);
 		st->rx_skipped += ps.skipped_oversize;

@@ -41,7 +41,7 @@ struct vpk_pcap_reader {
 	uint32_t rx_if;
 	int err;                        /* sticky -errno, 0 if fine */
 	bool eof;
-	struct vpk_pcap_stats st;
+	struct vpk_pcap_reader_stats st;
 	char msg[VPK_ERR_LEN];
 };
 
@@ -237,10 +237,13 @@ vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *
 	return r->err != 0 ? vpk_seterr(r->err, "%s", r->msg) : 0;     /* 0 at end of file */
 }
 
-void
-vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out)
+int
+vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_reader_stats *out)
 {
+	if (r == NULL || out == NULL)
+		return -EINVAL;
 	*out = r->st;
+	return 0;
 }
 
 void

@@ -413,7 +413,7 @@ test_oversize(void)
 	static const uint32_t lens[] = { 100, 300, 256, 257, 50, 65535, 0, 256 };
 	struct vpk_pool *p = mkpool(8, 256);
 	struct vpk_pcap_reader *rd;
-	struct vpk_pcap_stats st;
+	struct vpk_pcap_reader_stats st;
 	static uint8_t d[65535];
 	uint32_t idx[8], got_lens[8], n = 0;
 	int rc;
