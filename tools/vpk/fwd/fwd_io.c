@@ -49,15 +49,6 @@ struct fwd_live {
 	bool limited;                   /* a limit was met: stop reading */
 };
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static struct fwd_live *
 live_state(struct vpk_fwd *f)
 {
@@ -336,7 +327,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 		l->rx = 0;
 		l->stop = 0;
 		l->limited = false;
-		l->t_end = l->seconds > 0 ? now_s() + l->seconds : 0;
+		l->t_end = l->seconds > 0 ? fwd_now_s() + l->seconds : 0;
 	}
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
@@ -424,7 +415,7 @@ limits_met(struct vpk_fwd *f)
 		return false;
 	if (!l->limited)
 		l->limited = l->stop || (l->packets > 0 && l->rx >= l->packets) ||
-			     (l->t_end > 0 && now_s() >= l->t_end);
+			     (l->t_end > 0 && fwd_now_s() >= l->t_end);
 	return l->limited;
 }
 
@@ -534,19 +525,15 @@ static uint32_t
 mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	struct vpk_fwd *f = vpk_node_ctx(rt);
-	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
+	uint32_t got;
 
 	(void)b;
 	(void)bi;
 	(void)n;
-	if (f->traffic_total - f->traffic_done < want)
-		want = (uint32_t)(f->traffic_total - f->traffic_done);
-	got = vpk_pool_alloc_burst(f->pool, idx, want);
-	fwd_fill_templates(rt, f, NULL, 0, f->traffic_done, idx, got);
+	got = fwd_mem_frame(rt, f, NULL, 0, f->traffic_done, f->traffic_total - f->traffic_done);
 	f->traffic_done += got;
 	if (f->n_ifs > 0)
 		f->ifs[0].rx += got;
-	vpk_node_enqueue_one(rt, idx, 0, got);
 	return got;
 }
 

@@ -153,19 +153,14 @@ static uint32_t
 rss_mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	struct fwd_wk *wk = vpk_node_ctx(rt);
-	struct vpk_fwd *f = wk->f;
-	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
+	uint32_t got;
 
 	(void)b;
 	(void)bi;
 	(void)n;
-	if (wk->quota - wk->done < want)
-		want = (uint32_t)(wk->quota - wk->done);
-	got = vpk_pool_alloc_burst(f->pool, idx, want);
-	fwd_fill_templates(rt, f, wk->tmpl, wk->n_tmpl, wk->done, idx, got);
+	got = fwd_mem_frame(rt, wk->f, wk->tmpl, wk->n_tmpl, wk->done, wk->quota - wk->done);
 	wk->done += got;
 	wk->produced += got;
-	vpk_node_enqueue_one(rt, idx, 0, got);
 	return got;
 }
 
