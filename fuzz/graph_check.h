@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared by the fuzz targets that run one graph per ISA level on the same
- * packets (ip_nodes.c, tunnel_nodes.c): interface-output's callback
+ * packets (ip_nodes.c, icmp_nodes.c, tunnel_nodes.c): interface-output's callback
  * records what each graph sends (interface, length, bytes) so the graphs'
  * outputs can be compared byte for byte, and the graphs' drop counters are
  * compared reason by reason.
@@ -59,6 +59,50 @@ fz_same(const struct fz_out *oa, struct vpk_graph *a, const struct fz_out *ob, s
 			if (x != y)
 				abort();        /* ... or on a drop reason */
 		}
+}
+
+/*
+ * Inject the frame @f (@len bytes) into each of the @n_g graphs @g (their
+ * outputs recorded in @outs), run them, and abort() unless every buffer is
+ * back in @pool and every graph did what the first one did.
+ */
+static inline void
+fz_run_frame(struct vpk_pool *pool, struct vpk_graph **g, struct fz_out *outs, unsigned n_g, const uint8_t *f,
+	     size_t len)
+{
+	for (unsigned v = 0; v < n_g; v++) {
+		uint32_t bi;
+		struct vpk_buf *b;
+
+		outs[v].n = 0;
+		outs[v].pkts = 0;
+		if (vpk_pool_alloc_burst(pool, &bi, 1) != 1)
+			abort();
+		b = vpk_buf_from_idx(vpk_pool_base(pool), bi);
+		memcpy(vpk_buf_data(b), f, len);
+		b->len = (uint16_t)len;
+		b->total_len = b->len;
+		vpk_graph_clear_stats(g[v]);
+		vpk_graph_inject(g[v], "ethernet-input", &bi, 1);
+		vpk_graph_run_once(g[v]);
+		if (vpk_pool_in_use(pool) != 0)
+			abort();        /* a buffer was lost or not yet dispatched */
+		fz_same(&outs[v], g[v], &outs[0], g[0]);
+	}
+}
+
+/* The IPv4 header checksum to store for the @len-byte header @h (its checksum field skipped). */
+static inline uint16_t
+fz_ip4_csum(const uint8_t *h, unsigned len)
+{
+	uint32_t s = 0;
+
+	for (unsigned k = 0; k < len; k += 2)
+		if (k != 10)
+			s += (uint32_t)(h[k] << 8 | h[k + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
 }
 
 #endif

@@ -79,19 +79,6 @@ setup(void)
 		abort();
 }
 
-static uint16_t
-csum(const uint8_t *h, unsigned len)
-{
-	uint32_t s = 0;
-
-	for (unsigned k = 0; k < len; k += 2)
-		if (k != 10)
-			s += (uint32_t)(h[k] << 8 | h[k + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 /*
  * kind 0: the fuzz bytes as the frame; 1-3: IPv4 (20..60-byte header from
  * the fuzz bytes, IHL kept) to the router / TTL 1 transit / no route; 4-6:
@@ -129,7 +116,7 @@ frame(uint8_t *f, unsigned kind, const uint8_t *d, size_t n)
 										   : (uint8_t[]){ 172, 31, 0, 1 }, 4);
 		f[24] = 0, f[25] = 0;
 		{
-			uint16_t c = csum(f + 14, ihl);
+			uint16_t c = fz_ip4_csum(f + 14, ihl);
 
 			f[24] = (uint8_t)(c >> 8), f[25] = (uint8_t)c;
 		}
@@ -163,24 +150,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = frame(f, data[0] % 7, data + 1, size - 1);
 	if (len == 0)
 		return 0;
-	for (unsigned v = 0; v < n_g; v++) {
-		uint32_t bi;
-		struct vpk_buf *b;
-
-		outs[v].n = 0;
-		outs[v].pkts = 0;
-		if (vpk_pool_alloc_burst(pool, &bi, 1) != 1)
-			abort();
-		b = vpk_buf_from_idx(vpk_pool_base(pool), bi);
-		memcpy(vpk_buf_data(b), f, len);
-		b->len = (uint16_t)len;
-		b->total_len = b->len;
-		vpk_graph_clear_stats(g[v]);
-		vpk_graph_inject(g[v], "ethernet-input", &bi, 1);
-		vpk_graph_run_once(g[v]);
-		if (vpk_pool_in_use(pool) != 0)
-			abort();        /* a buffer was lost or not yet dispatched */
-		fz_same(&outs[v], g[v], &outs[0], g[0]);
-	}
+	fz_run_frame(pool, g, outs, n_g, f, len);
 	return 0;
 }
