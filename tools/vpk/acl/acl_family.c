@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "acl/acl_family.h"
+#include "acl/acl_gen.h"
 
 #define NCLS     25
 #define MAXPROT  16
@@ -440,21 +441,6 @@ batch(struct rng *r, const struct model *m, struct cand *c, uint32_t k)
 	return 0;
 }
 
-struct scored {
-	double s;
-	uint32_t i;
-};
-
-static int
-cmp_scored(const void *a, const void *b)
-{
-	const struct scored *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s > y->s ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
 static double
 specificity(const struct cand *c, struct rng *r)
 {
@@ -490,7 +476,7 @@ vpk_acl_family_rules(unsigned fam, bool ipv6, uint32_t n, uint64_t seed, struct 
 	struct model *m;
 	struct rng r = { seed * 0x2545f4914f6cdd1dULL + fam * 131 + (ipv6 ? 17 : 5) };
 	struct cand *kept = NULL, *c = NULL;
-	struct scored *sc = NULL;
+	struct acl_scored *sc = NULL;
 	uint64_t *seen = NULL;
 	uint32_t got = 0, hcap;
 	int rc = -ENOMEM;
@@ -533,10 +519,10 @@ vpk_acl_family_rules(unsigned fam, bool ipv6, uint32_t n, uint64_t seed, struct 
 	if (rc == 0 && (sc = malloc((size_t)n * sizeof(*sc))) != NULL &&
 	    (*out = malloc((size_t)n * sizeof(**out))) != NULL) {
 		for (uint32_t i = 0; i < n; i++)
-			sc[i] = (struct scored){ specificity(&kept[i], &r), i };
-		qsort(sc, n, sizeof(*sc), cmp_scored);
+			sc[i] = (struct acl_scored){ specificity(&kept[i], &r), i };
+		qsort(sc, n, sizeof(*sc), acl_cmp_scored);
 		for (uint32_t i = 0; i < n; i++)
-			emit(&kept[sc[i].i], ipv6, seed * 0x9e3779b97f4a7c15ULL + fam, &(*out)[i]);
+			emit(&kept[sc[i].idx], ipv6, seed * 0x9e3779b97f4a7c15ULL + fam, &(*out)[i]);
 	} else if (rc == 0) {
 		rc = -ENOMEM;
 	}

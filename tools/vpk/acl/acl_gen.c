@@ -204,15 +204,10 @@ length(struct rng *r, const unsigned *w, bool ipv6)
 	return len6[k] != 255 ? len6[k] : 4 * (1 + below(r, 31));
 }
 
-struct scored {
-	double score;
-	uint32_t idx;
-};
-
-static int
-cmp_scored(const void *a, const void *b)
+int
+acl_cmp_scored(const void *a, const void *b)
 {
-	const struct scored *x = a, *y = b;
+	const struct acl_scored *x = a, *y = b;
 
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
@@ -268,7 +263,7 @@ vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 	struct space sp;
 	const struct profile *pf;
 	struct vpk_acl5_rule *rules, *sorted;
-	struct scored *sc;
+	struct acl_scored *sc;
 	uint64_t *seen;
 	uint32_t n, hcap, got = 0;
 	unsigned bytes;
@@ -363,11 +358,11 @@ vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 			   (x.dport_lo == x.dport_hi ? 12 : x.dport_hi - x.dport_lo < 65535 ? 6 : 0) +
 			   (x.sport_lo == x.sport_hi ? 12 : x.sport_hi - x.sport_lo < 65535 ? 6 : 0);
 
-		sc[got] = (struct scored){ s + 24.0 * (unif(&r) + unif(&r) - 1.0), got };
+		sc[got] = (struct acl_scored){ s + 24.0 * (unif(&r) + unif(&r) - 1.0), got };
 		got++;
 	}
 	(void)bytes;
-	qsort(sc, got, sizeof(*sc), cmp_scored);
+	qsort(sc, got, sizeof(*sc), acl_cmp_scored);
 	for (uint32_t i = 0; i < got; i++)
 		sorted[i] = rules[sc[i].idx];
 	free(sp.blk), free(rules), free(sc), free(seen);
