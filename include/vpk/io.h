@@ -47,8 +47,6 @@
 extern "C" {
 #endif
 
-/** Size of a buffer that holds any error message of this API. */
-#define VPK_IO_ERR_LEN 256u
 /** Largest burst a port handles in one call (more is clamped). */
 #define VPK_IO_BURST_MAX 256u
 

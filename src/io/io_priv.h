@@ -35,7 +35,7 @@ struct vpk_io_port {
 	char mode[40];                  /* vpk_io_mode() */
 	bool has_mac;                   /* mac is the port's address (vpk_io_get_mac) */
 	uint8_t mac[6];
-	char err[VPK_IO_ERR_LEN];
+	char err[VPK_ERR_LEN];
 	void *be;                       /* backend state */
 };
 

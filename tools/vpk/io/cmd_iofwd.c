@@ -422,7 +422,7 @@ cmd_iofwd(int argc, char **argv)
 	const char *eal = "--no-huge -m 512 --no-pci --no-shconf --file-prefix vpk-iofwd";
 	struct vpk_pool_conf pc = { .name = "iofwd", .cache_size = 256, .isa = vpk_opts.isa };
 	struct vpk_pool *pool;
-	char err[VPK_IO_ERR_LEN];
+	char err[VPK_ERR_LEN];
 	int c, rc = VPK_EXIT_OK;
 
 	optind = 1;
