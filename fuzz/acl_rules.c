@@ -23,12 +23,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vpk_acl5_rule *r = NULL;
 	struct vpk_acl5_pkt *p = NULL;
 	uint32_t nr = 0, np = 0;
-	char why[256];
 	const char *buf = (const char *)data;
 
-	if (vpk_acl5_parse_trace(buf, size, "fuzz", ipv6, 64, &p, &np, why, sizeof(why)) != 0)
+	if (vpk_acl5_parse_trace(buf, size, "fuzz", ipv6, 64, &p, &np) != 0)
 		p = NULL, np = 0;
-	if (vpk_acl5_parse_rules(buf, size, "fuzz", ipv6, fmt, 256, &r, &nr, why, sizeof(why)) == 0 && nr > 0) {
+	if (vpk_acl5_parse_rules(buf, size, "fuzz", ipv6, fmt, 256, &r, &nr) == 0 && nr > 0) {
 		struct vpk_acl_field_def defs[11];
 		uint32_t nf = vpk_acl5_layout(ipv6, defs), bs = vpk_acl5_buf_size(ipv6);
 		struct vpk_acl_conf c = { .num_fields = nf, .defs = defs, .num_categories = 1 };
@@ -44,7 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (vpk_acl_create(&c, &acl) == 0) {
 			if (vpk_acl_add_rules(acl, rules, nr) == 0 && vpk_acl_build(acl) == 0) {
-				vpk_acl_set_impl(acl, "scalar");
+				vpk_acl_select(acl, "scalar");
 				vpk_acl_classify_bulk(acl, ptrs, ref, np, 1);
 				for (uint32_t i = 0; i < np; i++) {
 					uint32_t want = 0;
@@ -56,7 +55,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						abort();
 				}
 				for (const struct vpk_impl *const *im = vpk_acl_impls(); *im; im++) {
-					if (vpk_acl_set_impl(acl, (*im)->name) != 0)
+					if (vpk_acl_select(acl, (*im)->name) != 0)
 						continue;
 					vpk_acl_classify_bulk(acl, ptrs, got, np, 1);
 					if (memcmp(got, ref, (size_t)np * 4) != 0)

@@ -71,7 +71,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t (*ips)[16];
 	uint64_t *want, *got;
 	size_t n = 0, nip = 0;
-	char err[256];
 	uint8_t sel = size > 0 ? data[0] : 0;
 
 	if (fib[0] == NULL)
@@ -82,9 +81,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (vpk_fib6_create(&c, &fib[t]) != 0)
 				abort();
 		}
-	err[0] = 0;
-	int rc = vpk_fib_file_parse_routes((const char *)data, size, "fuzz", 6, &rt, err, sizeof(err));
-	if (rc == -EINVAL && strncmp(err, "fuzz:", 5) != 0)
+	int rc = vpk_fib_file_parse_routes((const char *)data, size, "fuzz", 6, &rt);
+	if (rc == -EINVAL && strncmp(vpk_last_error(), "fuzz:", 5) != 0)
 		abort();        /* every error names file:line */
 	if (rc != 0)
 		return 0;

@@ -20,7 +20,6 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vpk_fib_file_routes rt;
-	char err[256];
 	void *addrs;
 	size_t n;
 
@@ -30,9 +29,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	for (int fam = 4; fam <= 6; fam += 2) {
-		err[0] = 0;
-		int rc = vpk_fib_file_parse_routes((const char *)data, size, "fuzz", fam, &rt, err, sizeof(err));
-		if (rc == -EINVAL && strncmp(err, "fuzz:", 5) != 0)
+		int rc = vpk_fib_file_parse_routes((const char *)data, size, "fuzz", fam, &rt);
+		if (rc == -EINVAL && strncmp(vpk_last_error(), "fuzz:", 5) != 0)
 			abort();        /* every error names file:line */
 		if (rc == 0 && fam == 4) {
 			size_t added = 0;
@@ -65,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (rc == 0)
 			vpk_fib_file_free_routes(&rt);
-		rc = vpk_fib_file_parse_addrs((const char *)data, size, "fuzz", fam, &addrs, &n, err, sizeof(err));
+		rc = vpk_fib_file_parse_addrs((const char *)data, size, "fuzz", fam, &addrs, &n);
 		if (rc == 0) {
 			if (fam == 4 && n > 0) {
 				uint64_t *nhs = malloc(n * sizeof(*nhs));

@@ -93,7 +93,7 @@ make_acl(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, unsigned v, bool 
 		n_im++;
 	/* Graph v uses the v-th variant that runs here (wrapping), so variants get compared too. */
 	for (size_t k = 0; k < n_im; k++)
-		if (vpk_acl_set_impl(a, im[(v + k) % n_im]->name) == 0)
+		if (vpk_acl_select(a, im[(v + k) % n_im]->name) == 0)
 			break;
 	return a;
 }

@@ -28,7 +28,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vpk_pcap_reader *r;
-	struct vpk_pcap_stats st;
+	struct vpk_pcap_reader_stats st;
 	uint32_t idx[4];
 	FILE *f;
 	int rc;
@@ -44,7 +44,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)(uintptr_t)data, size, "rb");
 	if (f == NULL)
 		return 0;
-	if (vpk_pcap_reader_open_stream(f, "fuzz", 1, &r, NULL, 0) != 0)
+	struct vpk_pcap_reader_conf conf = { .path = "fuzz", .stream = f, .rx_if = 1 };
+
+	if (vpk_pcap_reader_create(&conf, &r) != 0)
 		return 0;
 	while ((rc = vpk_pcap_read_burst(r, pool, idx, NULL, 1 + (uint32_t)(size % 4))) > 0) {
 		if (rc > 4)
@@ -62,7 +64,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vpk_pcap_reader_get_stats(r, &st);
 	if (st.delivered + st.skipped_oversize > st.packets)
 		abort();
-	vpk_pcap_reader_close(r);
+	vpk_pcap_reader_destroy(r);
 	if (vpk_pool_in_use(pool) != 0)
 		abort();
 	return 0;

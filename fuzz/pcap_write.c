@@ -96,13 +96,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			b->flags |= VPK_BUF_F_NEXT_VALID;
 		}
 	}
-	if (vpk_pcap_writer_open(path, nsec, &w, NULL, 0) != 0)
+	if (vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = path, .nsec = nsec }, &w) != 0)
 		abort();
 	if (vpk_pcap_write_burst(w, pool, idx, ts, n) != 0 || vpk_pcap_writer_count(w) != n ||
-	    vpk_pcap_writer_close(w, NULL, 0) != 0)
+	    vpk_pcap_writer_destroy(w) != 0)
 		abort();
 	vpk_pool_free_bulk(pool, idx, nbuf);
-	if (vpk_pcap_reader_open(path, 3, &r, NULL, 0) != 0)
+	if (vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = path, .rx_if = 3 }, &r) != 0)
 		abort();
 	for (uint32_t got = 0; got < n;) {
 		rc = vpk_pcap_read_burst(r, pool, ridx, rts, n - got);
@@ -124,7 +124,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (vpk_pcap_read_burst(r, pool, ridx, rts, 1) != 0)
 		abort();        /* more records than written */
-	vpk_pcap_reader_close(r);
+	vpk_pcap_reader_destroy(r);
 	if (vpk_pool_in_use(pool) != 0)
 		abort();
 	return 0;

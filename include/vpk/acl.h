@@ -32,7 +32,7 @@
  * values are a permutation of 0..num_fields-1. The classifier reads exactly
  * the bytes of the fields, nothing beyond.
  *
- * Threads: control-plane calls (create, add, del, build, reset, set_impl,
+ * Threads: control-plane calls (create, add, del, build, reset, select,
  * destroy) must not run concurrently with each other on one context.
  * vpk_acl_classify_bulk() may run on any number of threads at once, also
  * while vpk_acl_build() publishes a new runtime: the runtime pointer is
@@ -62,6 +62,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
@@ -71,7 +72,6 @@ extern "C" {
 #define VPK_ACL_MAX_CATEGORIES 16
 #define VPK_ACL_MAX_FIELDS     24          /**< Field defs per context (8-byte fields count twice). */
 #define VPK_ACL_MAX_PRIORITY   0x1fffffff  /**< 2^29 - 1, as RTE_ACL_MAX_PRIORITY. */
-#define VPK_ACL_ERRLEN         160         /**< Size of an error reason buffer. */
 
 /** Field types (values as DPDK's RTE_ACL_FIELD_TYPE_*). */
 enum vpk_acl_field_type {
@@ -133,24 +133,25 @@ struct vpk_acl_conf {
 	uint32_t num_categories;                /**< 1..16 */
 	uint32_t max_rules;                     /**< capacity; 0 = unlimited */
 	size_t max_size;                        /**< runtime byte limit; 0 = none */
-	const char *impl;                       /**< variant name ("avx512x32", "avx2", level name, "auto" or NULL) */
+	enum vpk_isa isa;                       /**< classify variant level (VPK_ISA_AUTO: the best usable);
+						     a variant within a level: vpk_acl_select() */
 };
 
 struct vpk_acl;                                  /* opaque */
 
 /**
- * Check a configuration without creating anything.
- * @param why  If non-NULL, receives a one-line reason on failure (@p len bytes).
+ * Check a configuration without creating anything (the reason of a failure
+ * is in vpk_last_error()).
  * @return 0, or -EINVAL (NULL conf/defs, bad count, type, size, indexes,
- *         input grouping or overlapping groups).
+ *         input grouping, overlapping groups, isa out of range).
  */
-VPK_API int vpk_acl_conf_check(const struct vpk_acl_conf *conf, char *why, size_t len);
+VPK_API int vpk_acl_conf_check(const struct vpk_acl_conf *conf);
 
 /**
  * Create an empty context.
  * @param[out] out  The context; untouched on failure.
  * @return 0, -EINVAL (see vpk_acl_conf_check()), -ENOMEM, or -ENOTSUP when
- *         conf->impl names a variant that is not usable here.
+ *         conf->isa has no variant usable here.
  */
 VPK_API int vpk_acl_create(const struct vpk_acl_conf *conf, struct vpk_acl **out);
 
@@ -159,7 +160,7 @@ VPK_API void vpk_acl_destroy(struct vpk_acl *acl);
 
 /**
  * Validate and copy @p n rules (stride VPK_ACL_RULE_SIZE(num_fields)).
- * All or nothing: on error no rule is added, and vpk_acl_last_error() names
+ * All or nothing: on error no rule is added, and vpk_last_error() names
  * the first bad rule (0-based within this call) and the reason.
  * Does not change the runtime; call vpk_acl_build() to apply.
  * @return 0, -EINVAL (NULL, priority out of 1..2^29-1, category_mask with no
@@ -174,7 +175,7 @@ VPK_API int vpk_acl_add_rules(struct vpk_acl *acl, const void *rules, uint32_t n
  * the first-added stored rule byte-equal to it (same fields, priority,
  * category_mask, userdata); identical rules given twice remove two copies.
  * All or nothing: if one is not found, no rule is deleted and
- * vpk_acl_last_error() names it. Does not change the runtime; call
+ * vpk_last_error() names it. Does not change the runtime; call
  * vpk_acl_build() to apply (incrementally, see "Updates" above). Rules
  * deleted and added again rank as newly added (last among equal
  * priorities).
@@ -202,9 +203,6 @@ VPK_API uint32_t vpk_acl_rule_count(const struct vpk_acl *acl);
  */
 VPK_API int vpk_acl_build(struct vpk_acl *acl);
 
-/** Reason of the last failed add/build on @p acl (empty string if none). */
-VPK_API const char *vpk_acl_last_error(const struct vpk_acl *acl);
-
 /**
  * Classify @p n buffers.
  *
@@ -219,12 +217,16 @@ VPK_API void vpk_acl_classify_bulk(const struct vpk_acl *acl, const uint8_t *con
 				   uint32_t *results, uint32_t n, uint32_t categories);
 
 /**
- * Choose the classify variant by name: "scalar", "sse42", "avx2",
- * "avx512x16" (AVX-512VL on 256-bit registers), "avx512x32" (512-bit), a level
- * name, or "auto". Also accepts DPDK's "sse" for sse42.
- * @return 0, -EINVAL (unknown name), -ENOTSUP (not usable here or above the cap).
+ * Switch the classify variant (as vpk_fib_select()): by variant name
+ * "scalar", "sse42", "avx2", "avx512x16" (AVX-512VL on 256-bit registers),
+ * "avx512x32" (512-bit), by level name, or "auto". Also accepts DPDK's "sse"
+ * for sse42. Level avx512 (here or in conf.isa) is avx512x32 under a
+ * 512-bit cap and avx512x16 under a 256-bit one; a variant name forces one.
+ * Must not race with classify calls on other threads.
+ * @return 0, -EINVAL (NULL @p acl, unknown name), -ENOTSUP (not usable here
+ *         or above the cap).
  */
-VPK_API int vpk_acl_set_impl(struct vpk_acl *acl, const char *name);
+VPK_API int vpk_acl_select(struct vpk_acl *acl, const char *variant);
 
 /** Name of the variant in use. */
 VPK_API const char *vpk_acl_impl_name(const struct vpk_acl *acl);

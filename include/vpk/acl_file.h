@@ -76,29 +76,28 @@ enum vpk_acl5_format {
  * Parse a rule file (or, with @p path "-", stdin).
  * @param max  stop with an error past this many rules (0 = no limit).
  * @param[out] out  malloc'd array (free()), untouched on error.
- * @param why  reason on error: "file:line: what".
+ * The reason of a failure is in vpk_last_error(): "file:line: what".
  * @return 0, -ENOENT/-EACCES/-EIO (cannot read), -EINVAL (syntax or value),
  *         -E2BIG (more than @p max rules), -EFBIG (over the file cap), -ENOMEM.
  */
 VPK_API int vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint32_t max,
-				struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len);
+				struct vpk_acl5_rule **out, uint32_t *n);
 
 /** Same, from memory; @p name is used in messages. Same return values minus I/O ones. */
 VPK_API int vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
 				 enum vpk_acl5_format fmt, uint32_t max,
-				 struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len);
+				 struct vpk_acl5_rule **out, uint32_t *n);
 
 /**
  * Parse a trace file; at most @p max records are kept (0 = all), like
  * dpdk-test-acl's --tracenum. Same errors as vpk_acl5_load_rules() except -E2BIG.
  */
 VPK_API int vpk_acl5_load_trace(const char *path, bool ipv6, uint32_t max,
-				struct vpk_acl5_pkt **out, uint32_t *n, char *why, size_t len);
+				struct vpk_acl5_pkt **out, uint32_t *n);
 
 /** Same, from memory. */
 VPK_API int vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6,
-				 uint32_t max, struct vpk_acl5_pkt **out, uint32_t *n,
-				 char *why, size_t len);
+				 uint32_t max, struct vpk_acl5_pkt **out, uint32_t *n);
 
 /** Write rules in ClassBench (`@`) or l3fwd (`R` when port >= 0) form. @return 0 or -EIO. */
 VPK_API int vpk_acl5_write_rules(FILE *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6);

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
@@ -57,20 +58,18 @@ struct vpk_fib_file_routes {
 
 /**
  * Parse route text (@p name is the file name in errors); family 4 or 6.
- * @return 0, -EINVAL (err: "file:line: reason") or -ENOMEM.
+ * @return 0, -EINVAL (vpk_last_error(): "file:line: reason") or -ENOMEM.
  */
 VPK_API int vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int family,
-				      struct vpk_fib_file_routes *out, char *err, size_t errlen);
+				      struct vpk_fib_file_routes *out);
 /** Read and parse a route file; as vpk_fib_file_parse_routes(), -EFBIG over the cap, -errno from open. */
-VPK_API int vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_routes *out,
-				     char *err, size_t errlen);
+VPK_API int vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_routes *out);
 VPK_API void vpk_fib_file_free_routes(struct vpk_fib_file_routes *rt);
 
 /** Addresses: 4 bytes (host order uint32) or 16 bytes each in *out (malloc'd, free() it). */
 VPK_API int vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int family,
-				     void **out, size_t *n, char *err, size_t errlen);
-VPK_API int vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n,
-				    char *err, size_t errlen);
+				     void **out, size_t *n);
+VPK_API int vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <vpk/buf.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
@@ -139,7 +140,7 @@ struct vpk_graph_conf {
  * Next arcs to nodes not in the list are allowed (optional features); a node
  * checks with vpk_node_has_next() before using one.
  * @return 0, -EINVAL (bad conf, unknown node: the message is in
- *         vpk_graph_last_error()), -ENOTSUP (a forced variant cannot run
+ *         vpk_last_error()), -ENOTSUP (a forced variant cannot run
  *         here), -ENOMEM, or a node init()'s error.
  */
 VPK_API int vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out);
@@ -147,8 +148,6 @@ VPK_API int vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph
 /** Destroy a graph (fini() of every node). Pending frames' buffers are freed. NULL: no-op. */
 VPK_API void vpk_graph_destroy(struct vpk_graph *g);
 
-/** Why the last vpk_graph_create() on this thread failed (static buffer). */
-VPK_API const char *vpk_graph_last_error(void);
 
 /**
  * One pass of the main loop: poll every input node, then dispatch pending

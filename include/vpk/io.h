@@ -23,7 +23,7 @@
  * rx_burst() hands buffers to the caller; tx_burst() takes ownership of all
  * the buffers it is given (sent ones go back to the pool when the backend
  * is done with them, refused ones are freed at once and counted as
- * tx_drop), so the caller never frees after a tx. vpk_io_close() returns
+ * tx_drop), so the caller never frees after a tx. vpk_io_destroy() returns
  * every buffer the port still holds (AF_XDP fill ring, rx ring, tx in
  * flight) to the pool, also when the interface has gone away: after close,
  * vpk_pool_in_use() counts only the caller's buffers. A replay port holds
@@ -40,14 +40,13 @@
 #include <stdint.h>
 
 #include <vpk/buf.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Size of a buffer that holds any error message of this API. */
-#define VPK_IO_ERR_LEN 256u
 /** Largest burst a port handles in one call (more is clamped). */
 #define VPK_IO_BURST_MAX 256u
 
@@ -73,6 +72,7 @@ enum vpk_io_xdp_mode {
 
 /** Port parameters. Zero-initialise, then set what you need. */
 struct vpk_io_conf {
+	struct vpk_pool *pool;          /**< Buffers the port receives into and frees (required). */
 	enum vpk_io_type type;
 	const char *ifname;             /**< Live backends: the interface (in the caller's network namespace). */
 	const char *rx_pcap;            /**< pcap / replay backend: file read by rx_burst (NULL: no rx). */
@@ -106,32 +106,29 @@ struct vpk_io_stats {
 };
 
 /**
- * Open a port on @p pool.
- * @param err  Optional buffer (VPK_IO_ERR_LEN bytes) for the reason on failure.
- * @return 0; -EINVAL (NULL argument, no ifname / no file, bad type, pool
- *         unsuitable: af_xdp needs a pool stride of 2048..4096 bytes);
+ * Open a port on conf->pool (the reason of a failure is in vpk_last_error()).
+ * @return 0; -EINVAL (NULL argument or pool, no ifname / no file, bad type,
+ *         pool unsuitable: af_xdp needs a pool stride of 2048..4096 bytes);
  *         -ENODEV (no such interface); -EPERM (not permitted: AF_PACKET needs
  *         CAP_NET_RAW, AF_XDP needs bpf() as root); -ENOTSUP (backend or
  *         kernel variant not available here: e.g. libxdp missing);
  *         -ENOMEM; or the -errno of the ring setup / file open that failed.
  */
-VPK_API int vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf,
-			struct vpk_io_port **out, char *err, size_t err_len);
+VPK_API int vpk_io_create(const struct vpk_io_conf *conf, struct vpk_io_port **out);
 
 /**
  * Close @p p (NULL: returns 0); every buffer it held returns to the pool.
- * @param err  Optional buffer for the reason of a failure.
  * @return 0, or the first error of a pcap writer (an earlier write, the
- *         final flush or close: -ENOSPC, -EIO, ...).
+ *         final flush or close: -ENOSPC, -EIO, ...; reason in vpk_last_error()).
  */
-VPK_API int vpk_io_close(struct vpk_io_port *p, char *err, size_t err_len);
+VPK_API int vpk_io_destroy(struct vpk_io_port *p);
 
 /**
  * Receive up to @p n packets (clamped to VPK_IO_BURST_MAX), one buffer each,
  * rx_if = port_id, data at data_off, len = total_len = frame bytes.
  * @return Packets received (0: none now); -ENODATA at the end of a pcap
  *         file (sticky); -ENETDOWN when the interface is gone; -EIO / -EINVAL
- *         for a pcap read error (vpk_io_error() has the reason).
+ *         for a pcap read error (vpk_last_error() has the reason).
  */
 VPK_API int vpk_io_rx_burst(struct vpk_io_port *p, uint32_t *idx, uint32_t n);
 
@@ -157,11 +154,8 @@ VPK_API bool vpk_io_link_up(struct vpk_io_port *p);
  */
 VPK_API int vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6]);
 
-/** Copy the counters of @p p to @p out. */
-VPK_API void vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
-
-/** The last error message of @p p ("" if none). */
-VPK_API const char *vpk_io_error(const struct vpk_io_port *p);
+/** Copy the counters of @p p to @p out. @return 0 or -EINVAL (NULL). */
+VPK_API int vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out);
 
 /** File descriptor to poll() for input (POLLIN), or -1 (pcap). */
 VPK_API int vpk_io_fd(const struct vpk_io_port *p);
@@ -183,7 +177,7 @@ VPK_API const char *vpk_io_mode(const struct vpk_io_port *p);
  * rx / tx counts), else the device's queues in sysfs, else 1.
  * @return 0, -EINVAL (bad name), -ENODEV (no such interface).
  */
-VPK_API int vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx, char *err, size_t err_len);
+VPK_API int vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx);
 
 /** Variant of the descriptor kernels this port uses ("scalar", "avx2", "avx512"). */
 VPK_API const char *vpk_io_impl_name(const struct vpk_io_port *p);

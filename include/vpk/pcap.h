@@ -16,13 +16,14 @@
  * Writer: Ethernet pcap files with microsecond or nanosecond timestamps,
  * one record per buffer chain.
  *
- * Errors: every call returns 0 (or a count) / -errno. Readers and writers
- * keep a one-line message naming the file, the packet number (1-based, in
- * file order, skipped packets included) and the reason, e.g.
+ * Errors: every call returns 0 (or a count) / -errno, and a failed call
+ * leaves a one-line reason in vpk_last_error() naming the file, the packet
+ * number (1-based, in file order, skipped packets included) and the reason,
+ * e.g.
  *   "trace.pcap: packet 17: truncated dump file; tried to read 60 captured
  *    bytes, only got 12"
- * Open functions write their message to a caller buffer instead. The
- * library never prints.
+ * A reader's or writer's error is sticky: later calls fail with it again.
+ * The library never prints.
  *
  * Threads: a reader or writer is used by one thread at a time. The buffers
  * belong to the caller after a read; a write does not free them.
@@ -33,20 +34,18 @@
 #include <stdio.h>
 
 #include <vpk/buf.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Size of a buffer that holds any error message of this API. */
-#define VPK_PCAP_ERR_LEN 512u
-
 struct vpk_pcap_reader;                 /* opaque */
 struct vpk_pcap_writer;                 /* opaque */
 
 /** Reader counters, since open. */
-struct vpk_pcap_stats {
+struct vpk_pcap_reader_stats {
 	uint64_t packets;               /**< Packet records read from the file (delivered + skipped). */
 	uint64_t delivered;             /**< Packets put into buffers. */
 	uint64_t bytes;                 /**< Bytes put into buffers. */
@@ -54,31 +53,27 @@ struct vpk_pcap_stats {
 	uint64_t snapped;               /**< Delivered packets whose capture was cut by the snaplen (caplen < wire length). */
 };
 
-/**
- * Open a pcap file for reading.
- *
- * @param path   File name (kept for messages).
- * @param rx_if  Value stored in vpk_buf::rx_if of every packet read.
- * @param[out] out  The reader; untouched on failure.
- * @param err    Optional buffer (may be NULL) for a message on failure,
- *               "<path>: <reason>"; @p err_len bytes (VPK_PCAP_ERR_LEN is enough).
- * @return 0; -EINVAL (NULL @p path or @p out, or not a pcap/pcapng file: bad
- *         magic, truncated or corrupt file header); -ENOTSUP (link type other
- *         than Ethernet; the message names it); -ENOMEM; or the -errno of
- *         fopen() (-ENOENT for a missing file, -EACCES, -EISDIR, ...).
- */
-VPK_API int vpk_pcap_reader_open(const char *path, uint32_t rx_if, struct vpk_pcap_reader **out,
-				 char *err, size_t err_len);
+/** Reader parameters. Zero-initialise, then set what you need. */
+struct vpk_pcap_reader_conf {
+	const char *path;               /**< File to read, also the name in messages. */
+	FILE *stream;                   /**< Or an open stream to read (a pipe, stdin, fmemopen()): the
+					     reader owns it from now on, also on failure (closed then;
+					     stdin never is, as in libpcap); path names it (NULL: "<stream>"). */
+	uint32_t rx_if;                 /**< Value stored in vpk_buf::rx_if of every packet read. */
+};
 
 /**
- * Like vpk_pcap_reader_open(), on an open stream (a pipe, stdin,
- * fmemopen()). The reader owns @p f from now on, also on failure (it is
- * closed then; stdin is never closed, as in libpcap). @p name is used in
- * messages (NULL: "<stream>").
- * @return As vpk_pcap_reader_open() (-EINVAL also for a NULL @p f).
+ * Open a pcap file or stream for reading.
+ *
+ * @param[out] out  The reader; untouched on failure.
+ * @return 0; -EINVAL (NULL @p conf, path and stream or @p out, or not a
+ *         pcap/pcapng file: bad magic, truncated or corrupt file header);
+ *         -ENOTSUP (link type other than Ethernet; the message names it);
+ *         -ENOMEM; or the -errno of fopen() (-ENOENT for a missing file,
+ *         -EACCES, -EISDIR, ...). The reason is in vpk_last_error(),
+ *         "<path>: <reason>".
  */
-VPK_API int vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_if,
-					struct vpk_pcap_reader **out, char *err, size_t err_len);
+VPK_API int vpk_pcap_reader_create(const struct vpk_pcap_reader_conf *conf, struct vpk_pcap_reader **out);
 
 /**
  * Read up to @p n packets into buffers allocated from @p pool.
@@ -97,33 +92,32 @@ VPK_API int vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_i
  * @return Packets read (1..n); 0 at end of file; -ENOBUFS when @p pool had no
  *         free buffer (nothing was read; retry after freeing buffers);
  *         -EINVAL for @p n out of range or a NULL argument, or a truncated or
- *         corrupt packet record (see vpk_pcap_reader_error()); -EIO when
+ *         corrupt packet record (see vpk_last_error()); -EIO when
  *         reading the file failed.
  */
 VPK_API int vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *idx,
 				uint64_t *ts_ns, uint32_t n);
 
-/** The last error message of @p r, "" if none. Valid until the reader is closed. */
-VPK_API const char *vpk_pcap_reader_error(const struct vpk_pcap_reader *r);
-
-/** Copy @p r's counters to @p out. */
-VPK_API void vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out);
+/** Copy @p r's counters to @p out. @return 0 or -EINVAL (NULL). */
+VPK_API int vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_reader_stats *out);
 
 /** Close @p r and its file (NULL: no-op). Buffers already returned stay the caller's. */
-VPK_API void vpk_pcap_reader_close(struct vpk_pcap_reader *r);
+VPK_API void vpk_pcap_reader_destroy(struct vpk_pcap_reader *r);
+
+/** Writer parameters. Zero-initialise, then set what you need. */
+struct vpk_pcap_writer_conf {
+	const char *path;               /**< File to create (truncate). */
+	bool nsec;                      /**< Nanosecond timestamps (magic 0xa1b23c4d); false: microseconds. */
+};
 
 /**
  * Create (truncate) a pcap file for writing, link type Ethernet.
  *
- * @param path  File name.
- * @param nsec  true: nanosecond timestamps (magic 0xa1b23c4d); false: microseconds.
  * @param[out] out  The writer; untouched on failure.
- * @param err   Optional message buffer as for vpk_pcap_reader_open().
- * @return 0; -EINVAL (NULL @p path or @p out); -ENOMEM; -EIO (the file
+ * @return 0; -EINVAL (NULL @p conf, path or @p out); -ENOMEM; -EIO (the file
  *         header could not be set up); or the -errno of fopen().
  */
-VPK_API int vpk_pcap_writer_open(const char *path, bool nsec, struct vpk_pcap_writer **out,
-				 char *err, size_t err_len);
+VPK_API int vpk_pcap_writer_create(const struct vpk_pcap_writer_conf *conf, struct vpk_pcap_writer **out);
 
 /**
  * Append one record per buffer chain: the bytes of idx[i] (from data_off,
@@ -134,7 +128,7 @@ VPK_API int vpk_pcap_writer_open(const char *path, bool nsec, struct vpk_pcap_wr
  *               down to microseconds in a microsecond file); NULL: the
  *               current time, the same for the whole burst.
  * @return 0; -EINVAL (NULL argument); or the -errno of the failed write
- *         (-ENOSPC, -EIO, ...), which is sticky (see vpk_pcap_writer_error()).
+ *         (-ENOSPC, -EIO, ...), which is sticky (see vpk_last_error()).
  *         Records are buffered: a write error may only show at flush or close.
  */
 VPK_API int vpk_pcap_write_burst(struct vpk_pcap_writer *w, struct vpk_pool *pool,
@@ -146,19 +140,16 @@ VPK_API int vpk_pcap_write_burst(struct vpk_pcap_writer *w, struct vpk_pool *poo
  */
 VPK_API int vpk_pcap_writer_flush(struct vpk_pcap_writer *w);
 
-/** The last error message of @p w, "" if none. */
-VPK_API const char *vpk_pcap_writer_error(const struct vpk_pcap_writer *w);
-
 /** Records written so far. */
 VPK_API uint64_t vpk_pcap_writer_count(const struct vpk_pcap_writer *w);
 
 /**
  * Flush, close the file and free @p w (NULL: returns 0).
  * @return 0, or the first error met by this writer (earlier write or flush
- *         error, or the final flush or close: -ENOSPC, -EIO, ...). The
- *         message cannot be fetched after close: use @p err (may be NULL).
+ *         error, or the final flush or close: -ENOSPC, -EIO, ...; the reason
+ *         in vpk_last_error()).
  */
-VPK_API int vpk_pcap_writer_close(struct vpk_pcap_writer *w, char *err, size_t err_len);
+VPK_API int vpk_pcap_writer_destroy(struct vpk_pcap_writer *w);
 
 #ifdef __cplusplus
 }

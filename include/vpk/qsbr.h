@@ -41,12 +41,17 @@ extern "C" {
 
 struct vpk_qsbr;
 
+/** QSBR parameters. Zero-initialise, then set what you need. */
+struct vpk_qsbr_conf {
+	uint32_t max_threads;           /**< Reader ids 0..max_threads-1; 1..VPK_QSBR_MAX_THREADS. */
+};
+
 /**
- * Create a QSBR object for reader ids 0..max_threads-1.
- * @return 0; -EINVAL when max_threads is 0 or above VPK_QSBR_MAX_THREADS or
- *         out is NULL; -ENOMEM.
+ * Create a QSBR object.
+ * @return 0; -EINVAL when conf or out is NULL or max_threads is 0 or above
+ *         VPK_QSBR_MAX_THREADS; -ENOMEM.
  */
-VPK_API int vpk_qsbr_create(uint32_t max_threads, struct vpk_qsbr **out);
+VPK_API int vpk_qsbr_create(const struct vpk_qsbr_conf *conf, struct vpk_qsbr **out);
 
 /** Free the object (NULL is fine). No thread may use it any more. */
 VPK_API void vpk_qsbr_destroy(struct vpk_qsbr *q);

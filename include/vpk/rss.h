@@ -19,6 +19,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 
 #ifdef __cplusplus
@@ -37,15 +38,20 @@ extern "C" {
 
 struct vpk_rss;                 /* opaque: key + per-variant precomputed tables */
 
+/** Hasher parameters. Zero-initialise, then set what you need. */
+struct vpk_rss_conf {
+	const uint8_t *key;     /**< At least len + 4 bytes; copied. */
+	size_t key_len;         /**< Its length. */
+	size_t len;             /**< Tuple length in bytes, 1..VPK_RSS_MAX_LEN. */
+	enum vpk_isa isa;       /**< Variant level (VPK_ISA_AUTO: the best usable). */
+};
+
 /**
- * Prepare a hasher for tuples of @p len bytes.
- * @param key      At least @p len + 4 bytes; copied.
- * @param key_len  Its length.
+ * Prepare a hasher for tuples of conf->len bytes.
  * @return 0, -EINVAL (len 0 or > VPK_RSS_MAX_LEN, key too short, NULL),
- *         -ENOMEM, -ENOTSUP (forced @p isa has no usable variant).
+ *         -ENOMEM, -ENOTSUP (forced conf->isa has no usable variant).
  */
-VPK_API int vpk_rss_create(const uint8_t *key, size_t key_len, size_t len, enum vpk_isa isa,
-			   struct vpk_rss **out);
+VPK_API int vpk_rss_create(const struct vpk_rss_conf *conf, struct vpk_rss **out);
 
 /** Free (NULL: no-op). */
 VPK_API void vpk_rss_destroy(struct vpk_rss *r);

@@ -8,6 +8,7 @@
  * Each header also stands alone (and compiles as C11 and as C++).
  */
 #include <vpk/version.h>
+#include <vpk/error.h>
 #include <vpk/isa.h>
 #include <vpk/buf.h>
 #include <vpk/pkt.h>

@@ -32,6 +32,7 @@
 #include "acl/acl_int.h"
 #include "acl/acl_rules.h"
 #include "acl/acl_update.h"
+#include "core/errf.h"
 #include "core/kern.h"
 #include "core/registry.h"
 
@@ -71,7 +72,6 @@ struct vpk_acl {
 		uint64_t epoch;         /* free once every reader slot is 0 or >= this */
 	} retired[ACL_RETIRED_MAX + 1];
 	unsigned nretired;
-	char err[VPK_ACL_ERRLEN];
 };
 
 static VPK_KERNEL_TABLE(acl_impls, acl, acl_impl, base);
@@ -99,33 +99,29 @@ reader_slot(void)
 }
 
 int
-vpk_acl_conf_check(const struct vpk_acl_conf *conf, char *why, size_t len)
+vpk_acl_conf_check(const struct vpk_acl_conf *conf)
 {
-	if (why != NULL && len > 0)
-		why[0] = 0;
-	if (conf == NULL) {
-		if (why != NULL && len > 0)
-			snprintf(why, len, "no configuration");
-		return -EINVAL;
-	}
-	if (conf->num_categories < 1 || conf->num_categories > VPK_ACL_MAX_CATEGORIES) {
-		if (why != NULL && len > 0)
-			snprintf(why, len, "num_categories %u not in 1..%u", conf->num_categories,
-				 VPK_ACL_MAX_CATEGORIES);
-		return -EINVAL;
-	}
-	return acl_layout_check(conf->defs, conf->num_fields, why, len);
+	vpk_errbuf()[0] = 0;
+	if (conf == NULL)
+		return vpk_seterr(-EINVAL, "no configuration");
+	if (conf->num_categories < 1 || conf->num_categories > VPK_ACL_MAX_CATEGORIES)
+		return vpk_seterr(-EINVAL, "num_categories %u not in 1..%u", conf->num_categories,
+				  VPK_ACL_MAX_CATEGORIES);
+	if (conf->isa >= VPK_ISA_COUNT)
+		return vpk_seterr(-EINVAL, "isa %d out of range", (int)conf->isa);
+	return acl_layout_check(conf->defs, conf->num_fields, vpk_errbuf(), VPK_ERR_LEN);
 }
 
 int
 vpk_acl_create(const struct vpk_acl_conf *conf, struct vpk_acl **out)
 {
+	const struct vpk_impl *im;
 	struct vpk_acl *a;
 	int rc;
 
 	if (out == NULL)
 		return -EINVAL;
-	rc = vpk_acl_conf_check(conf, NULL, 0);
+	rc = vpk_acl_conf_check(conf);
 	if (rc < 0)
 		return rc;
 	a = calloc(1, sizeof(*a));
@@ -147,12 +143,13 @@ vpk_acl_create(const struct vpk_acl_conf *conf, struct vpk_acl **out)
 	acl_layout_dims(a->defs, a->nf, &a->lay);
 	atomic_init(&a->epoch, 1);
 	atomic_init(&a->rt, NULL);
-	rc = vpk_acl_set_impl(a, conf->impl);
+	rc = vpk_impl_pick(acl_impls, conf->isa, &im);
 	if (rc < 0) {
 		free(a->slots);
 		free(a);
-		return rc;
+		return vpk_seterr(rc, "no usable ACL variant of level %s", vpk_isa_name(conf->isa));
 	}
+	a->impl = (const struct acl_impl *)im;
 	*out = a;
 	return 0;
 }
@@ -175,7 +172,7 @@ vpk_acl_destroy(struct vpk_acl *a)
 }
 
 int
-vpk_acl_set_impl(struct vpk_acl *a, const char *name)
+vpk_acl_select(struct vpk_acl *a, const char *name)
 {
 	const struct vpk_impl *im;
 	int rc;
@@ -188,7 +185,7 @@ vpk_acl_set_impl(struct vpk_acl *a, const char *name)
 		name = "sse42";
 	rc = vpk_impl_pick_name(acl_impls, name, &im);
 	if (rc < 0)
-		return rc;
+		return vpk_seterr(rc, "ACL variant %s: %s", name, rc == -EINVAL ? "unknown" : "not usable here");
 	a->impl = (const struct acl_impl *)im;
 	return 0;
 }
@@ -199,28 +196,22 @@ vpk_acl_impl_name(const struct vpk_acl *a)
 	return a != NULL && a->impl != NULL ? a->impl->base.name : "?";
 }
 
-const char *
-vpk_acl_last_error(const struct vpk_acl *a)
-{
-	return a != NULL ? a->err : "no context";
-}
-
 /*
  * Arguments of add/del: 1 when there is nothing to do, 0 when @p n rules at
- * @p p are valid, else -EINVAL with the reason in a->err.
+ * @p p are valid, else -EINVAL with the reason in vpk_last_error().
  */
 static int
 check_rules(struct vpk_acl *a, const uint8_t *p, uint32_t n)
 {
-	char why[VPK_ACL_ERRLEN - 24];
+	char why[VPK_ERR_LEN - 24];
 
 	if (a == NULL)
 		return -EINVAL;
-	a->err[0] = 0;
+	vpk_errbuf()[0] = 0;
 	if (n == 0)
 		return 1;
 	if (p == NULL) {
-		snprintf(a->err, sizeof(a->err), "rules is NULL");
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "rules is NULL");
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -229,7 +220,7 @@ check_rules(struct vpk_acl *a, const uint8_t *p, uint32_t n)
 					why, sizeof(why));
 
 		if (rc < 0) {
-			snprintf(a->err, sizeof(a->err), "rule %u: %s", i, why);
+			snprintf(vpk_errbuf(), VPK_ERR_LEN, "rule %u: %s", i, why);
 			return rc;
 		}
 	}
@@ -244,7 +235,7 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (a->max_rules != 0 && (uint64_t)a->nrules + n > a->max_rules) {
-		snprintf(a->err, sizeof(a->err), "%u rules would exceed max_rules %u",
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "%u rules would exceed max_rules %u",
 			 a->nrules + n, a->max_rules);
 		return -ENOSPC;
 	}
@@ -256,7 +247,7 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 		while (ncap < (uint64_t)a->nrules + n)
 			ncap *= 2;
 		if (ncap > UINT32_MAX) {
-			snprintf(a->err, sizeof(a->err), "too many rules");
+			snprintf(vpk_errbuf(), VPK_ERR_LEN, "too many rules");
 			return -ENOSPC;
 		}
 		nr = realloc(a->rules, (size_t)ncap * a->rsz);
@@ -264,7 +255,7 @@ vpk_acl_add_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 			a->rules = nr;
 		np = nr != NULL ? realloc(a->fpos, (size_t)ncap * 4) : NULL;
 		if (np == NULL) {
-			snprintf(a->err, sizeof(a->err), "out of memory");
+			snprintf(vpk_errbuf(), VPK_ERR_LEN, "out of memory");
 			return -ENOMEM;
 		}
 		a->fpos = np;
@@ -290,7 +281,7 @@ vpk_acl_del_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 	gone = calloc((size_t)a->nrules + 1, 1);
 	if (gone == NULL || (a->del.valid && acl_del_reserve(&a->del, n) < 0)) {
 		free(gone);
-		snprintf(a->err, sizeof(a->err), "out of memory");
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "out of memory");
 		return -ENOMEM;
 	}
 	/* Find every rule first (all or nothing); the first added copy goes. */
@@ -306,7 +297,7 @@ vpk_acl_del_rules(struct vpk_acl *a, const void *rules, uint32_t n)
 				break;
 		}
 		if (j == a->nrules) {
-			snprintf(a->err, sizeof(a->err), "rule %u: no such rule (priority %u, userdata %u)",
+			snprintf(vpk_errbuf(), VPK_ERR_LEN, "rule %u: no such rule (priority %u, userdata %u)",
 				 i, prio, ((const struct vpk_acl_rule *)(const void *)r)->userdata);
 			free(gone);
 			return -ENOENT;
@@ -458,8 +449,8 @@ build_update(struct vpk_acl *a)
 			rc = -ERANGE;
 		} else {
 			budget = a->max_size != 0 ? a->max_size - a->base->stats.runtime_bytes : 0;
-			rc = acl_del_freeze(&a->del, &a->base, a->lay.src, a->ncat, budget, a->err,
-					    sizeof(a->err));
+			rc = acl_del_freeze(&a->del, &a->base, a->lay.src, a->ncat, budget, vpk_errbuf(),
+					    VPK_ERR_LEN);
 			if (rc == -E2BIG)
 				a->fallback = VPK_ACL_FALLBACK_TREES;
 		}
@@ -489,8 +480,8 @@ build_update(struct vpk_acl *a)
 		budget = a->max_size - a->base->stats.runtime_bytes;
 	}
 	if (nr.n > 0) {
-		rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_UPDATE, budget, &mt, &rt, a->err,
-				  sizeof(a->err));
+		rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_UPDATE, budget, &mt, &rt, vpk_errbuf(),
+				  VPK_ERR_LEN);
 		if (rc == 0 && acl_compose(a->base, rt) < 0) {
 			acl_rt_free(rt);
 			a->fallback = VPK_ACL_FALLBACK_TREES;
@@ -531,21 +522,21 @@ vpk_acl_build(struct vpk_acl *a)
 
 	if (a == NULL)
 		return -EINVAL;
-	a->err[0] = 0;
+	vpk_errbuf()[0] = 0;
 	a->fallback = VPK_ACL_FALLBACK_NONE;
 	if (a->full != NULL && a->full_valid && (a->nrules > a->full_live || a->del.ndead > 0)) {
 		rc = build_update(a);
 		if (rc != -EAGAIN)
 			return rc;
-		a->err[0] = 0;
+		vpk_errbuf()[0] = 0;
 	}
 	rc = acl_normalize(a->defs, a->nf, a->ncat, a->rules, a->nrules, a->rsz, NULL, &mt, &nr);
 	if (rc < 0) {
-		snprintf(a->err, sizeof(a->err), "out of memory normalising %u rules", a->nrules);
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "out of memory normalising %u rules", a->nrules);
 		return rc;
 	}
-	rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_FULL, a->max_size, &mt, &rt, a->err,
-			  sizeof(a->err));
+	rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_FULL, a->max_size, &mt, &rt, vpk_errbuf(),
+			  VPK_ERR_LEN);
 	if (rc < 0) {
 		acl_nrules_free(&mt, &nr);
 		return rc;

@@ -15,6 +15,7 @@
 
 #include <vpk/acl_file.h>
 
+#include "core/errf.h"
 #include "core/lines.h"
 #include "core/num.h"
 
@@ -219,11 +220,14 @@ rules_done(struct rctx *c, int rc, struct vpk_acl5_rule **out, uint32_t *n)
 int
 vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
 		     enum vpk_acl5_format fmt, uint32_t max, struct vpk_acl5_rule **out,
-		     uint32_t *n, char *why, size_t len)
+		     uint32_t *n)
 {
+	char *why = vpk_errbuf();
+	size_t len = VPK_ERR_LEN;
 	struct rctx c = { .name = name ? name : "-", .ipv6 = ipv6, .fmt = fmt, .max = max,
 			  .why = why, .len = len };
 
+	why[0] = '\0';  /* no stale reason on a failure without one */
 	if ((buf == NULL && size > 0) || out == NULL || n == NULL || (unsigned)fmt > VPK_ACL5_AUTO)
 		return -EINVAL;
 	return rules_done(&c, vpk_lines_each_buf(buf, size, c.name, rule_line, &c, why, len), out, n);
@@ -321,10 +325,13 @@ trace_done(struct tctx *c, int rc, struct vpk_acl5_pkt **out, uint32_t *n)
 
 int
 vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6, uint32_t max,
-		     struct vpk_acl5_pkt **out, uint32_t *n, char *why, size_t len)
+		     struct vpk_acl5_pkt **out, uint32_t *n)
 {
+	char *why = vpk_errbuf();
+	size_t len = VPK_ERR_LEN;
 	struct tctx c = { .name = name ? name : "-", .ipv6 = ipv6, .max = max, .why = why, .len = len };
 
+	why[0] = '\0';  /* no stale reason on a failure without one */
 	if ((buf == NULL && size > 0) || out == NULL || n == NULL)
 		return -EINVAL;
 	return trace_done(&c, vpk_lines_each_buf(buf, size, c.name, trace_line, &c, why, len), out, n);
@@ -332,11 +339,14 @@ vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6, 
 
 int
 vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint32_t max,
-		    struct vpk_acl5_rule **out, uint32_t *n, char *why, size_t len)
+		    struct vpk_acl5_rule **out, uint32_t *n)
 {
+	char *why = vpk_errbuf();
+	size_t len = VPK_ERR_LEN;
 	struct rctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
 			  .fmt = fmt, .max = max, .why = why, .len = len };
 
+	why[0] = '\0';  /* no stale reason on a failure without one */
 	if (path == NULL || out == NULL || n == NULL || (unsigned)fmt > VPK_ACL5_AUTO)
 		return -EINVAL;
 	return rules_done(&c, vpk_lines_each_file(path, "rule files", VPK_ACL5_MAX_RULE_FILE, VPK_ACL5_MAX_LINE,
@@ -346,11 +356,14 @@ vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint3
 
 int
 vpk_acl5_load_trace(const char *path, bool ipv6, uint32_t max, struct vpk_acl5_pkt **out,
-		    uint32_t *n, char *why, size_t len)
+		    uint32_t *n)
 {
+	char *why = vpk_errbuf();
+	size_t len = VPK_ERR_LEN;
 	struct tctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
 			  .max = max, .why = why, .len = len };
 
+	why[0] = '\0';  /* no stale reason on a failure without one */
 	if (path == NULL || out == NULL || n == NULL)
 		return -EINVAL;
 	return trace_done(&c, vpk_lines_each_file(path, "trace files", VPK_ACL5_MAX_TRACE_FILE, VPK_ACL5_MAX_LINE,

@@ -53,8 +53,9 @@ reg_words(const struct vpk_qsbr *q)
 }
 
 int
-vpk_qsbr_create(uint32_t max_threads, struct vpk_qsbr **out)
+vpk_qsbr_create(const struct vpk_qsbr_conf *conf, struct vpk_qsbr **out)
 {
+	uint32_t max_threads = conf != NULL ? conf->max_threads : 0;
 	struct vpk_qsbr_hdr_ *h;
 	size_t words, sz;
 

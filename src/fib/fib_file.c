@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errf.h"
 #include "core/lines.h"
 #include "core/num.h"
 #include <vpk/fib_file.h>
@@ -159,20 +160,26 @@ routes_done(struct route_ctx *c, int rc, struct vpk_fib_file_routes *out)
 
 int
 vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int family,
-			  struct vpk_fib_file_routes *out, char *err, size_t errlen)
+			  struct vpk_fib_file_routes *out)
 {
+	char *err = vpk_errbuf();
+	size_t errlen = VPK_ERR_LEN;
 	struct route_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
 
+	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (text == NULL || out == NULL || (family != 4 && family != 6))
 		return -EINVAL;
 	return routes_done(&c, vpk_lines_each_buf(text, len, name, route_line, &c, err, errlen), out);
 }
 
 int
-vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_routes *out, char *err, size_t errlen)
+vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_routes *out)
 {
+	char *err = vpk_errbuf();
+	size_t errlen = VPK_ERR_LEN;
 	struct route_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
 
+	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (path == NULL || out == NULL || (family != 4 && family != 6))
 		return -EINVAL;
 	return routes_done(&c, vpk_lines_each_file(path, "route files", VPK_FIB_FILE_MAX_ROUTES, VPK_FIB_FILE_MAX_LINE,
@@ -239,20 +246,26 @@ addrs_done(struct addr_ctx *c, int rc, void **out, size_t *n)
 
 int
 vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int family,
-			 void **out, size_t *n, char *err, size_t errlen)
+			 void **out, size_t *n)
 {
+	char *err = vpk_errbuf();
+	size_t errlen = VPK_ERR_LEN;
 	struct addr_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
 
+	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (text == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
 		return -EINVAL;
 	return addrs_done(&c, vpk_lines_each_buf(text, len, name, addr_line, &c, err, errlen), out, n);
 }
 
 int
-vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n, char *err, size_t errlen)
+vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n)
 {
+	char *err = vpk_errbuf();
+	size_t errlen = VPK_ERR_LEN;
 	struct addr_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
 
+	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (path == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
 		return -EINVAL;
 	return addrs_done(&c, vpk_lines_each_file(path, "lookup files", VPK_FIB_FILE_MAX_LOOKUPS,

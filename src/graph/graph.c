@@ -14,6 +14,7 @@
 #include <string.h>
 #include <x86intrin.h>
 
+#include "core/errf.h"
 #include "core/registry.h"
 #include "graph/graph_priv.h"
 
@@ -26,7 +27,6 @@ VPK_KERNEL_REGISTER(graph_enqueue, "graph-enqueue",
 static const struct vpk_node_reg *regs[MAX_REGS];
 static size_t n_regs;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local char last_error[256];
 
 static int
 fail(int rc, const char *fmt, ...)
@@ -34,15 +34,9 @@ fail(int rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(vpk_errbuf(), VPK_ERR_LEN, fmt, ap);
 	va_end(ap);
 	return rc;
-}
-
-const char *
-vpk_graph_last_error(void)
-{
-	return last_error;
 }
 
 int
@@ -155,7 +149,7 @@ vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
 	size_t n = 0, inited = 0;
 	int rc;
 
-	last_error[0] = '\0';
+	vpk_errbuf()[0] = '\0';
 	if (conf == NULL || out == NULL || conf->pool == NULL || conf->nodes == NULL)
 		return fail(-EINVAL, "graph conf needs a pool and a node list");
 	while (conf->nodes[n] != NULL)
@@ -222,7 +216,7 @@ vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
 			continue;
 		rc = rt->reg->init(rt, nc != NULL ? nc->conf : NULL);
 		if (rc != 0) {
-			if (last_error[0] == '\0')
+			if (vpk_errbuf()[0] == '\0')
 				fail(rc, "node %s: init failed (%d)", rt->reg->name, rc);
 			goto out_fini;
 		}

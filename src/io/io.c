@@ -60,13 +60,16 @@ vpk_io_type_parse(const char *s, enum vpk_io_type *out)
 }
 
 int
-vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io_port **out,
-	    char *err, size_t len)
+vpk_io_create(const struct vpk_io_conf *conf, struct vpk_io_port **out)
 {
+	char *err = vpk_errbuf();
+	size_t len = VPK_ERR_LEN;
+	struct vpk_pool *pool;
 	struct vpk_io_port *p;
 	enum vpk_io_type t;
 	int rc;
 
+	pool = conf != NULL ? conf->pool : NULL;
 	if (pool == NULL || conf == NULL || out == NULL)
 		return vpk_errf(err, len, -EINVAL, "io: NULL argument");
 	t = conf->type;
@@ -111,13 +114,13 @@ vpk_io_open(struct vpk_pool *pool, const struct vpk_io_conf *conf, struct vpk_io
 }
 
 int
-vpk_io_close(struct vpk_io_port *p, char *err, size_t len)
+vpk_io_destroy(struct vpk_io_port *p)
 {
 	int rc;
 
 	if (p == NULL)
 		return 0;
-	rc = p->ops->close(p, err, len);
+	rc = p->ops->close(p, vpk_errbuf(), VPK_ERR_LEN);
 	free(p);
 	return rc;
 }
@@ -130,6 +133,8 @@ vpk_io_rx_burst(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	if (n > VPK_IO_BURST_MAX)
 		n = VPK_IO_BURST_MAX;
 	got = p->ops->rx(p, idx, n);
+	if (got < 0)
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "%s", p->err);
 	if (got > 0) {
 		p->st.rx += (uint64_t)got;
 		if (!p->ops->counts_bytes)
@@ -153,6 +158,8 @@ vpk_io_tx_burst(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 			for (uint32_t i = 0; i < m; i++)
 				bytes += vpk_buf_from_idx(p->base, idx[done + i])->total_len;
 		sent = p->ops->tx(p, idx + done, m);
+		if (sent < m && p->err[0] != '\0')
+			snprintf(vpk_errbuf(), VPK_ERR_LEN, "%s", p->err);
 		p->st.tx += sent;
 		p->st.tx_drop += m - sent;
 		p->st.tx_bytes += sent == m ? bytes : 0;
@@ -164,7 +171,11 @@ vpk_io_tx_burst(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 int
 vpk_io_flush(struct vpk_io_port *p)
 {
-	return p->ops->flush != NULL ? p->ops->flush(p) : 0;
+	int rc = p->ops->flush != NULL ? p->ops->flush(p) : 0;
+
+	if (rc < 0)
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "%s", p->err);
+	return rc;
 }
 
 bool
@@ -182,18 +193,15 @@ vpk_io_get_mac(const struct vpk_io_port *p, uint8_t mac[6])
 	return 0;
 }
 
-void
+int
 vpk_io_get_stats(const struct vpk_io_port *p, struct vpk_io_stats *out)
 {
+	if (p == NULL || out == NULL)
+		return -EINVAL;
 	*out = p->st;
 	if (p->ops->stats != NULL)
 		p->ops->stats(p, out);
-}
-
-const char *
-vpk_io_error(const struct vpk_io_port *p)
-{
-	return p->err;
+	return 0;
 }
 
 int
@@ -237,12 +245,14 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 	if (b == NULL)
 		return vpk_errf(err, len, -ENOMEM, "io: out of memory");
 	if (p->conf.rx_pcap != NULL) {
-		rc = vpk_pcap_reader_open(p->conf.rx_pcap, p->conf.port_id, &b->rd, err, len);
+		struct vpk_pcap_reader_conf rc_conf = { .path = p->conf.rx_pcap, .rx_if = p->conf.port_id };
+
+		rc = vpk_errcopy(err, len, vpk_pcap_reader_create(&rc_conf, &b->rd));
 		if (rc != 0)
 			goto fail;
 	}
 	if (p->conf.tx_pcap != NULL) {
-		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->out.wr, err, len);
+		rc = io_pcap_out_open(&b->out, p->conf.tx_pcap, err, len);
 		if (rc != 0)
 			goto fail;
 	}
@@ -251,7 +261,7 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 	p->be = b;
 	return 0;
 fail:
-	vpk_pcap_reader_close(b->rd);
+	vpk_pcap_reader_destroy(b->rd);
 	free(b);
 	return rc;
 }
@@ -262,7 +272,7 @@ pcap_close(struct vpk_io_port *p, char *err, size_t len)
 	struct pcap_be *b = p->be;
 	int rc;
 
-	vpk_pcap_reader_close(b->rd);
+	vpk_pcap_reader_destroy(b->rd);
 	rc = io_pcap_out_close(p, &b->out, err, len);
 	free(b);
 	return rc;
@@ -286,7 +296,7 @@ pcap_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	if (got < 0) {
 		b->rx_rc = got;
 		if (got != -ENODATA)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_reader_error(b->rd));
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
 	}
 	return got;
 }
@@ -311,7 +321,7 @@ io_pcap_out_tx(struct vpk_io_port *p, struct io_pcap_out *o, const uint32_t *idx
 	if (o->wr != NULL && o->rc == 0) {
 		o->rc = vpk_pcap_write_burst(o->wr, p->pool, idx, NULL, n);
 		if (o->rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(o->wr));
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
 		else
 			sent = n;
 	}
@@ -325,15 +335,23 @@ io_pcap_out_flush(struct vpk_io_port *p, struct io_pcap_out *o)
 	if (o->wr != NULL && o->rc == 0) {
 		o->rc = vpk_pcap_writer_flush(o->wr);
 		if (o->rc != 0)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_pcap_writer_error(o->wr));
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
 	}
 	return o->rc;
 }
 
 int
+io_pcap_out_open(struct io_pcap_out *o, const char *path, char *err, size_t len)
+{
+	struct vpk_pcap_writer_conf wc = { .path = path };
+
+	return vpk_errcopy(err, len, vpk_pcap_writer_create(&wc, &o->wr));
+}
+
+int
 io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len)
 {
-	int rc = vpk_pcap_writer_close(o->wr, err, len);
+	int rc = vpk_errcopy(err, len, vpk_pcap_writer_destroy(o->wr));
 
 	if (o->rc != 0) {
 		rc = o->rc;
@@ -355,7 +373,7 @@ pcap_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 	const struct pcap_be *b = p->be;
 
 	if (b->rd != NULL) {
-		struct vpk_pcap_stats ps;
+		struct vpk_pcap_reader_stats ps;
 
 		vpk_pcap_reader_get_stats(b->rd, &ps);
 		st->rx_skipped += ps.skipped_oversize;

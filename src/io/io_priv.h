@@ -37,7 +37,7 @@ struct vpk_io_port {
 	char mode[40];                  /* vpk_io_mode() */
 	bool has_mac;                   /* mac is the port's address (vpk_io_get_mac) */
 	uint8_t mac[6];
-	char err[VPK_IO_ERR_LEN];
+	char err[VPK_ERR_LEN];
 	void *be;                       /* backend state */
 };
 
@@ -51,6 +51,9 @@ struct io_pcap_out {
 };
 uint32_t io_pcap_out_tx(struct vpk_io_port *p, struct io_pcap_out *o, const uint32_t *idx, uint32_t n);
 int io_pcap_out_flush(struct vpk_io_port *p, struct io_pcap_out *o);
+/* Create the writer of @path: 0 or -errno (its text in err). */
+int io_pcap_out_open(struct io_pcap_out *o, const char *path, char *err, size_t len);
+
 /* Close the writer: 0 or the first error (its text in err). */
 int io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len);
 

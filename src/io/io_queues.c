@@ -36,16 +36,16 @@ sysfs_queues(const char *ifname, const char *prefix)
 }
 
 int
-vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx, char *err, size_t len)
+vpk_io_queue_count(const char *ifname, uint32_t *rx, uint32_t *tx)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
 	struct ifreq ifr;
 	int s, rc;
 
 	if (ifname == NULL || rx == NULL || tx == NULL || ifname[0] == '\0' || strlen(ifname) >= IFNAMSIZ)
-		return vpk_errf(err, len, -EINVAL, "io: queue count: want an interface name of 1..15 characters");
+		return vpk_seterr(-EINVAL, "io: queue count: want an interface name of 1..15 characters");
 	if (if_nametoindex(ifname) == 0)
-		return vpk_errf(err, len, -ENODEV, "%s: no such interface (in this network namespace)", ifname);
+		return vpk_seterr(-ENODEV, "%s: no such interface (in this network namespace)", ifname);
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = (void *)&ch;

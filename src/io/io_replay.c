@@ -50,12 +50,13 @@ grow(struct replay_be *b, uint32_t need)
 static int
 load(struct vpk_io_port *p, struct replay_be *b, char *err, size_t len)
 {
+	struct vpk_pcap_reader_conf rc_conf = { .path = p->conf.rx_pcap, .rx_if = p->conf.port_id };
 	struct vpk_pcap_reader *rd;
 	int rc, got;
 
-	rc = vpk_pcap_reader_open(p->conf.rx_pcap, p->conf.port_id, &rd, err, len);
+	rc = vpk_pcap_reader_create(&rc_conf, &rd);
 	if (rc != 0)
-		return rc;
+		return vpk_errcopy(err, len, rc);
 	for (;;) {
 		if (grow(b, b->n + VPK_IO_BURST_MAX) != 0) {
 			rc = vpk_errf(err, len, -ENOMEM, "replay %s: out of memory", p->conf.rx_pcap);
@@ -71,13 +72,13 @@ load(struct vpk_io_port *p, struct replay_be *b, char *err, size_t len)
 				      "replay %s: the capture does not fit the pool (%u buffers held after %u packets)",
 				      p->conf.rx_pcap, vpk_pool_size(p->pool), b->n);
 		else if (got < 0)
-			rc = vpk_errf(err, len, got, "%s", vpk_pcap_reader_error(rd));
+			rc = vpk_errcopy(err, len, got);
 		else if (b->n == 0)
 			rc = vpk_errf(err, len, -ENODATA, "replay %s: the capture has no packet to replay",
 				      p->conf.rx_pcap);
 		break;
 	}
-	vpk_pcap_reader_close(rd);
+	vpk_pcap_reader_destroy(rd);
 	if (rc == 0) {
 		b->data = malloc((size_t)b->n * sizeof(*b->data));
 		b->len = malloc((size_t)b->n * sizeof(*b->len));
@@ -116,7 +117,7 @@ replay_open(struct vpk_io_port *p, char *err, size_t len)
 	b->small_ok = vpk_pool_data_size(p->pool) >= 64;
 	rc = load(p, b, err, len);
 	if (rc == 0 && p->conf.tx_pcap != NULL)
-		rc = vpk_pcap_writer_open(p->conf.tx_pcap, false, &b->out.wr, err, len);
+		rc = io_pcap_out_open(&b->out, p->conf.tx_pcap, err, len);
 	if (rc != 0) {
 		release(p, b);
 		return rc;

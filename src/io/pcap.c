@@ -30,6 +30,8 @@
 
 #include <vpk/pcap.h>
 
+#include "core/errf.h"
+
 /* libpcap's own maximum for DLT_EN10MB; also our writer's snaplen. */
 #define SNAPLEN 262144u
 
@@ -39,8 +41,8 @@ struct vpk_pcap_reader {
 	uint32_t rx_if;
 	int err;                        /* sticky -errno, 0 if fine */
 	bool eof;
-	struct vpk_pcap_stats st;
-	char msg[VPK_PCAP_ERR_LEN];
+	struct vpk_pcap_reader_stats st;
+	char msg[VPK_ERR_LEN];
 };
 
 struct vpk_pcap_writer {
@@ -52,7 +54,7 @@ struct vpk_pcap_writer {
 	int err;                        /* sticky -errno */
 	uint64_t count;
 	uint8_t *scratch;               /* SNAPLEN bytes, for chains; allocated on first use */
-	char msg[VPK_PCAP_ERR_LEN];
+	char msg[VPK_ERR_LEN];
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -69,9 +71,9 @@ put_msg(char *dst, size_t len, const char *fmt, ...)
 
 /* ---- reader ------------------------------------------------------------ */
 
-int
-vpk_pcap_reader_open_stream(FILE *f, const char *name, uint32_t rx_if,
-			    struct vpk_pcap_reader **out, char *err, size_t err_len)
+static int
+reader_open_stream(FILE *f, const char *name, uint32_t rx_if, struct vpk_pcap_reader **out, char *err,
+		   size_t err_len)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	struct vpk_pcap_reader *r;
@@ -127,9 +129,8 @@ out_close_f:
 	return rc;
 }
 
-int
-vpk_pcap_reader_open(const char *path, uint32_t rx_if, struct vpk_pcap_reader **out,
-		     char *err, size_t err_len)
+static int
+reader_open(const char *path, uint32_t rx_if, struct vpk_pcap_reader **out, char *err, size_t err_len)
 {
 	struct stat st;
 	FILE *f;
@@ -151,7 +152,17 @@ vpk_pcap_reader_open(const char *path, uint32_t rx_if, struct vpk_pcap_reader **
 		put_msg(err, err_len, "%s: %s", path, strerror(EISDIR));
 		return -EISDIR;
 	}
-	return vpk_pcap_reader_open_stream(f, path, rx_if, out, err, err_len);
+	return reader_open_stream(f, path, rx_if, out, err, err_len);
+}
+
+int
+vpk_pcap_reader_create(const struct vpk_pcap_reader_conf *conf, struct vpk_pcap_reader **out)
+{
+	if (conf == NULL)
+		return vpk_seterr(-EINVAL, "pcap reader: no configuration");
+	if (conf->stream != NULL)
+		return reader_open_stream(conf->stream, conf->path, conf->rx_if, out, vpk_errbuf(), VPK_ERR_LEN);
+	return reader_open(conf->path, conf->rx_if, out, vpk_errbuf(), VPK_ERR_LEN);
 }
 
 /* Record a file error met at packet r->st.packets; returns the -errno. */
@@ -174,14 +185,14 @@ vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *
 	uint32_t have, got = 0, room;
 
 	if (r == NULL || pool == NULL || idx == NULL || n == 0 || n > INT32_MAX)
-		return -EINVAL;
+		return vpk_seterr(-EINVAL, "pcap read: invalid argument");
 	if (r->err != 0)
-		return r->err;
+		return vpk_seterr(r->err, "%s", r->msg);
 	if (r->eof)
 		return 0;
 	have = vpk_pool_alloc_burst(pool, idx, n);
 	if (have == 0)
-		return -ENOBUFS;
+		return vpk_seterr(-ENOBUFS, "%s: no free buffer in the pool", r->name);
 	base = vpk_pool_base(pool);
 	room = vpk_pool_data_size(pool);
 	while (got < have) {
@@ -223,23 +234,20 @@ vpk_pcap_read_burst(struct vpk_pcap_reader *r, struct vpk_pool *pool, uint32_t *
 	r->st.delivered += got;
 	if (got > 0)
 		return (int)got;
-	return r->err;                          /* 0 at end of file */
+	return r->err != 0 ? vpk_seterr(r->err, "%s", r->msg) : 0;     /* 0 at end of file */
 }
 
-const char *
-vpk_pcap_reader_error(const struct vpk_pcap_reader *r)
+int
+vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_reader_stats *out)
 {
-	return r->msg;
-}
-
-void
-vpk_pcap_reader_get_stats(const struct vpk_pcap_reader *r, struct vpk_pcap_stats *out)
-{
+	if (r == NULL || out == NULL)
+		return -EINVAL;
 	*out = r->st;
+	return 0;
 }
 
 void
-vpk_pcap_reader_close(struct vpk_pcap_reader *r)
+vpk_pcap_reader_destroy(struct vpk_pcap_reader *r)
 {
 	if (r == NULL)
 		return;
@@ -251,9 +259,12 @@ vpk_pcap_reader_close(struct vpk_pcap_reader *r)
 /* ---- writer ------------------------------------------------------------ */
 
 int
-vpk_pcap_writer_open(const char *path, bool nsec, struct vpk_pcap_writer **out,
-		     char *err, size_t err_len)
+vpk_pcap_writer_create(const struct vpk_pcap_writer_conf *conf, struct vpk_pcap_writer **out)
 {
+	const char *path = conf != NULL ? conf->path : NULL;
+	bool nsec = conf != NULL && conf->nsec;
+	char *err = vpk_errbuf();
+	size_t err_len = VPK_ERR_LEN;
 	struct vpk_pcap_writer *w;
 	int rc;
 
@@ -311,7 +322,7 @@ writer_check(struct vpk_pcap_writer *w, const char *when)
 		put_msg(w->msg, sizeof(w->msg), "%s: %s after %llu packets: %s", w->name, when,
 			(unsigned long long)w->count, strerror(e));
 	}
-	return w->err;
+	return w->err != 0 ? vpk_seterr(w->err, "%s", w->msg) : 0;
 }
 
 int
@@ -322,9 +333,9 @@ vpk_pcap_write_burst(struct vpk_pcap_writer *w, struct vpk_pool *pool, const uin
 	void *base;
 
 	if (w == NULL || pool == NULL || (idx == NULL && n > 0))
-		return -EINVAL;
+		return vpk_seterr(-EINVAL, "pcap write: invalid argument");
 	if (w->err != 0)
-		return w->err;
+		return vpk_seterr(w->err, "%s", w->msg);
 	if (ts_ns == NULL) {
 		struct timespec t;
 
@@ -371,7 +382,7 @@ int
 vpk_pcap_writer_flush(struct vpk_pcap_writer *w)
 {
 	if (w->err != 0)
-		return w->err;
+		return vpk_seterr(w->err, "%s", w->msg);
 	errno = 0;
 	if (pcap_dump_flush(w->d) != 0 && !ferror(w->f)) {
 		w->err = -EIO;
@@ -381,12 +392,6 @@ vpk_pcap_writer_flush(struct vpk_pcap_writer *w)
 	return writer_check(w, "flush");
 }
 
-const char *
-vpk_pcap_writer_error(const struct vpk_pcap_writer *w)
-{
-	return w->msg;
-}
-
 uint64_t
 vpk_pcap_writer_count(const struct vpk_pcap_writer *w)
 {
@@ -394,7 +399,7 @@ vpk_pcap_writer_count(const struct vpk_pcap_writer *w)
 }
 
 int
-vpk_pcap_writer_close(struct vpk_pcap_writer *w, char *err, size_t err_len)
+vpk_pcap_writer_destroy(struct vpk_pcap_writer *w)
 {
 	int rc;
 
@@ -409,7 +414,7 @@ vpk_pcap_writer_close(struct vpk_pcap_writer *w, char *err, size_t err_len)
 		put_msg(w->msg, sizeof(w->msg), "%s: close: %s", w->name, strerror(-rc));
 	}
 	if (rc != 0)
-		put_msg(err, err_len, "%s", w->msg);
+		vpk_seterr(rc, "%s", w->msg);
 	pcap_close(w->dead);
 	free(w->scratch);
 	free(w->name);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errf.h"
 #include "core/registry.h"
 #include "pkt/rss.h"
 
@@ -79,23 +80,29 @@ build_matrices(struct vpk_rss *r)
 }
 
 int
-vpk_rss_create(const uint8_t *key, size_t key_len, size_t len, enum vpk_isa isa, struct vpk_rss **out)
+vpk_rss_create(const struct vpk_rss_conf *conf, struct vpk_rss **out)
 {
 	const struct vpk_impl *pick;
 	struct vpk_rss *r;
+	size_t len;
 	int rc;
 
-	if (key == NULL || out == NULL || len == 0 || len > VPK_RSS_MAX_LEN || key_len < len + 4 ||
-	    (unsigned)isa >= VPK_ISA_COUNT)
-		return -EINVAL;
-	rc = vpk_impl_pick(rss_impls, isa, &pick);
+	if (conf == NULL || out == NULL)
+		return vpk_seterr(-EINVAL, "rss: NULL argument");
+	len = conf->len;
+	if (conf->key == NULL || len == 0 || len > VPK_RSS_MAX_LEN || conf->key_len < len + 4)
+		return vpk_seterr(-EINVAL, "rss: tuple length %zu not in 1..%u or key of %zu bytes shorter than %zu",
+				  len, VPK_RSS_MAX_LEN, conf->key_len, len + 4);
+	if ((unsigned)conf->isa >= VPK_ISA_COUNT)
+		return vpk_seterr(-EINVAL, "rss: isa %d out of range", (int)conf->isa);
+	rc = vpk_impl_pick(rss_impls, conf->isa, &pick);
 	if (rc != 0)
-		return rc;
+		return vpk_seterr(rc, "rss: no usable variant of level %s", vpk_isa_name(conf->isa));
 	r = aligned_alloc(64, (sizeof(*r) + 63) / 64 * 64);
 	if (r == NULL)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
-	memcpy(r->key, key, len + 4);
+	memcpy(r->key, conf->key, len + 4);
 	r->len = len;
 	r->impl = (const struct rss_impl *)pick;
 	build_matrices(r);

@@ -30,12 +30,13 @@ static void
 expect_conf(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat, const char *needle)
 {
 	struct vpk_acl_conf c = { .num_fields = nf, .defs = defs, .num_categories = ncat };
-	char why[VPK_ACL_ERRLEN];
 	struct vpk_acl *a = NULL;
-	int rc = vpk_acl_conf_check(&c, why, sizeof(why));
+	int rc = vpk_acl_conf_check(&c);
 
-	CHECK(rc == -EINVAL && strstr(why, needle) != NULL, "conf '%s': rc %d why '%s'", needle, rc, why);
-	CHECK(vpk_acl_create(&c, &a) == -EINVAL && a == NULL, "create refuses '%s'", needle);
+	CHECK(rc == -EINVAL && strstr(vpk_last_error(), needle) != NULL, "conf '%s': rc %d why '%s'", needle, rc,
+	      vpk_last_error());
+	CHECK(vpk_acl_create(&c, &a) == -EINVAL && a == NULL && strstr(vpk_last_error(), needle) != NULL,
+	      "create refuses '%s'", needle);
 }
 
 static void
@@ -94,9 +95,9 @@ test_layouts(void)
 						   D(MASK, 4, 2, 2, 7), D(RANGE, 2, 3, 3, 11),
 						   D(RANGE, 2, 4, 3, 13) };
 
-		CHECK(vpk_acl_conf_check(&c, NULL, 0) == 0, "ipv4 layout accepted");
+		CHECK(vpk_acl_conf_check(&c) == 0, "ipv4 layout accepted");
 		c.defs = l3;
-		CHECK(vpk_acl_conf_check(&c, NULL, 0) == 0, "l3fwd layout accepted");
+		CHECK(vpk_acl_conf_check(&c) == 0, "l3fwd layout accepted");
 	}
 }
 
@@ -136,8 +137,8 @@ expect_rule(struct vpk_acl *a, void (*bad)(struct rule5 *), const char *needle, 
 		good_rule(&r[i], i);
 	bad(&r[2]);
 	rc = vpk_acl_add_rules(a, r, 4);
-	CHECK(rc == want && strstr(vpk_acl_last_error(a), needle) != NULL,
-	      "rule '%s': rc %d (want %d) why '%s'", needle, rc, want, vpk_acl_last_error(a));
+	CHECK(rc == want && strstr(vpk_last_error(), needle) != NULL,
+	      "rule '%s': rc %d (want %d) why '%s'", needle, rc, want, vpk_last_error());
 	CHECK(vpk_acl_rule_count(a) == before, "nothing added on '%s'", needle);
 }
 
@@ -191,7 +192,7 @@ test_rules(void)
 	CHECK(vpk_acl_rule_count(a) == 0, "nothing added");
 	CHECK(vpk_acl_add_rules(a, r, 8) == 0, "8 rules fit");
 	CHECK(vpk_acl_add_rules(a, NULL, 0) == 0, "n=0 is fine");
-	CHECK(vpk_acl_build(a) == 0, "build: %s", vpk_acl_last_error(a));
+	CHECK(vpk_acl_build(a) == 0, "build: %s", vpk_last_error());
 	CHECK(classify_one(a, 0x0a000301, 80) == 4, "10.0.3.1:80 -> rule 4");
 	CHECK(classify_one(a, 0x0a000301, 81) == 0, "port 81: no match");
 	vpk_acl_reset_rules(a);
@@ -199,17 +200,32 @@ test_rules(void)
 	CHECK(classify_one(a, 0x0a000301, 80) == 4, "reset_rules keeps the runtime");
 	CHECK(vpk_acl_build(a) == 0, "empty build");
 	CHECK(classify_one(a, 0x0a000301, 80) == 0, "empty runtime: 0");
-	CHECK(vpk_acl_set_impl(a, "nonsense") == -EINVAL, "unknown impl");
-	CHECK(vpk_acl_set_impl(a, "sse") == 0 || vpk_acl_set_impl(a, "sse") == -ENOTSUP, "sse alias");
-	CHECK(vpk_acl_set_impl(a, "scalar") == 0 && strcmp(vpk_acl_impl_name(a), "scalar") == 0,
+	CHECK(vpk_acl_select(a, "nonsense") == -EINVAL && strstr(vpk_last_error(), "nonsense") != NULL,
+	      "unknown impl: '%s'", vpk_last_error());
+	CHECK(vpk_acl_select(a, "sse") == 0 || vpk_acl_select(a, "sse") == -ENOTSUP, "sse alias");
+	CHECK(vpk_acl_select(a, "scalar") == 0 && strcmp(vpk_acl_impl_name(a), "scalar") == 0,
 	      "scalar always usable");
 	vpk_acl_destroy(a);
 	vpk_acl_destroy(NULL);
 
+	/* The variant level comes from conf.isa, as for every object. */
+	{
+		struct vpk_acl_conf c = { .num_fields = 5, .defs = ipv4, .num_categories = 1,
+					  .isa = VPK_ISA_SCALAR };
+
+		CHECK(vpk_acl_create(&c, &a) == 0 && strcmp(vpk_acl_impl_name(a), "scalar") == 0,
+		      "conf.isa scalar: %s", a != NULL ? vpk_acl_impl_name(a) : vpk_last_error());
+		vpk_acl_destroy(a);
+		a = NULL;
+		c.isa = VPK_ISA_COUNT;
+		CHECK(vpk_acl_create(&c, &a) == -EINVAL && a == NULL && strstr(vpk_last_error(), "isa") != NULL,
+		      "conf.isa out of range: '%s'", vpk_last_error());
+	}
+
 	/* max_size: a failed build keeps the previous runtime. */
 	a = mk(1, 0, 64 * 1024);
 	CHECK(vpk_acl_add_rules(a, r, 4) == 0, "4 rules");
-	CHECK(vpk_acl_build(a) == 0, "small build fits: %s", vpk_acl_last_error(a));
+	CHECK(vpk_acl_build(a) == 0, "small build fits: %s", vpk_last_error());
 	CHECK(classify_one(a, 0x0a000201, 80) == 3, "10.0.2.1:80 -> 3");
 	{
 		/* 3000 more distinct /24 rules (random ones may be shadowed by a wildcard and fit). */
@@ -223,8 +239,8 @@ test_rules(void)
 		}
 		CHECK(vpk_acl_add_rules(a, more, 3000) == 0, "3000 more");
 		rc = vpk_acl_build(a);
-		CHECK(rc == -ERANGE && strstr(vpk_acl_last_error(a), "max_size") != NULL,
-		      "over max_size: rc %d '%s'", rc, vpk_acl_last_error(a));
+		CHECK(rc == -ERANGE && strstr(vpk_last_error(), "max_size") != NULL,
+		      "over max_size: rc %d '%s'", rc, vpk_last_error());
 		CHECK(classify_one(a, 0x0a000201, 80) == 3, "old runtime still answers");
 		/* A single added rule goes the delta way; over the limit, it fails the same way. */
 		struct vpk_acl *b = mk(1, 0, 16384);
@@ -236,7 +252,7 @@ test_rules(void)
 		      bst.trees);
 		CHECK(vpk_acl_add_rules(b, more + 1, 1000) == 0, "1000 more");
 		rc = vpk_acl_build(b);
-		CHECK(rc == -ERANGE, "delta over max_size: rc %d '%s'", rc, vpk_acl_last_error(b));
+		CHECK(rc == -ERANGE, "delta over max_size: rc %d '%s'", rc, vpk_last_error());
 		CHECK(classify_one(b, 0x0a000201, 80) == 3, "old runtime still answers after a failed build");
 		vpk_acl_destroy(b);
 	}

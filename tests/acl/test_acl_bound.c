@@ -73,7 +73,7 @@ verify(struct vpk_acl *acl, const struct vpk_acl5_rule *r, uint32_t n)
 	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL; im++) {
 		uint32_t bad = 0;
 
-		if (vpk_acl_set_impl(acl, (*im)->name) != 0)
+		if (vpk_acl_select(acl, (*im)->name) != 0)
 			continue;
 		vpk_acl_classify_bulk(acl, ptrs, got, np, 1);
 		for (uint32_t i = 0; i < np; i++)
@@ -99,7 +99,7 @@ main(void)
 	/* No max_size: builds, bounded, correct. */
 	acl = make(r, n, 0, &rules);
 	CHECK(vpk_acl_add_rules(acl, rules, n) == 0 && vpk_acl_build(acl) == 0, "unbounded build: %s",
-	      vpk_acl_last_error(acl));
+	      vpk_last_error());
 	vpk_acl_get_stats(acl, &st);
 	printf("  pathological %u rules: %u trees, %u leaves, %.1f copies per rule, runtime %.1f MB, build peak %.1f MB\n",
 	       n, st.trees, st.leaves, (double)st.leaf_rules / n, st.runtime_bytes / 1e6, st.build_peak_bytes / 1e6);
@@ -116,8 +116,8 @@ main(void)
 	vpk_acl_reset_rules(acl);
 	CHECK(vpk_acl_add_rules(acl, rules, n) == 0, "re-add");
 	rc = vpk_acl_build(acl);
-	CHECK(rc == -ERANGE && strstr(vpk_acl_last_error(acl), "max_size") != NULL,
-	      "over-size build: %d (%s), want -ERANGE naming max_size", rc, vpk_acl_last_error(acl));
+	CHECK(rc == -ERANGE && strstr(vpk_last_error(), "max_size") != NULL,
+	      "over-size build: %d (%s), want -ERANGE naming max_size", rc, vpk_last_error());
 	vpk_acl_get_stats(acl, &st);
 	CHECK(st.rules == 100, "the previous runtime (100 rules) stays: %u", st.rules);
 	vpk_acl_destroy(acl);
@@ -128,7 +128,7 @@ main(void)
 	acl = make(fw, 4000, 64 << 10, &fwrules);
 	CHECK(vpk_acl_add_rules(acl, fwrules, 4000) == 0, "add fw1");
 	rc = vpk_acl_build(acl);
-	CHECK(rc == -ERANGE, "fw1 under 64 KiB: %d (%s)", rc, vpk_acl_last_error(acl));
+	CHECK(rc == -ERANGE, "fw1 under 64 KiB: %d (%s)", rc, vpk_last_error());
 	vpk_acl_destroy(acl);
 	free(fwrules), free(fw), free(r);
 	return check_finish();

@@ -37,7 +37,7 @@ run_variant(void *arg, const struct vpk_impl *impl)
 	uint32_t *got = malloc((NPKT + 1) * 16 * sizeof(*got));
 	unsigned bad = 0;
 
-	CHECK(vpk_acl_set_impl(r->acl, impl->name) == 0, "set_impl %s", impl->name);
+	CHECK(vpk_acl_select(r->acl, impl->name) == 0, "set_impl %s", impl->name);
 	CHECK(strcmp(vpk_acl_impl_name(r->acl), impl->name) == 0, "impl name %s", vpk_acl_impl_name(r->acl));
 	for (size_t li = 0; li < nl; li++) {
 		uint32_t n = (uint32_t)lens[li];
@@ -138,7 +138,7 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 	if (rc != 0)
 		return;
 	rc = vpk_acl_add_rules(r.acl, s.rules, s.n);
-	CHECK(rc == 0, "add %s: %d %s", s.name, rc, vpk_acl_last_error(r.acl));
+	CHECK(rc == 0, "add %s: %d %s", s.name, rc, vpk_last_error());
 	r.want = malloc(NPKT * 16 * sizeof(*r.want));
 	for (uint32_t i = 0; i < NPKT; i++) {
 		r.pkt[i] = check_guard_alloc(s.buflen);
@@ -179,7 +179,7 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 			acl_build_spill_override = 0;
 			acl_build_copies_override = -1;
 		}
-		CHECK(rc == 0, "build %s plan %d: %d %s", s.name, plan, rc, vpk_acl_last_error(r.acl));
+		CHECK(rc == 0, "build %s plan %d: %d %s", s.name, plan, rc, vpk_last_error());
 		vpk_acl_get_stats(r.acl, &st);
 		if (plan == 5)
 			st8 = st;

@@ -76,7 +76,7 @@ run_variant(void *arg, const struct vpk_impl *impl)
 	uint32_t got[(NP + 1) * 16];
 	unsigned bad = 0;
 
-	CHECK(vpk_acl_set_impl(t->acl, impl->name) == 0, "set_impl %s", impl->name);
+	CHECK(vpk_acl_select(t->acl, impl->name) == 0, "set_impl %s", impl->name);
 	for (size_t k = 0; k < sizeof(got) / sizeof(got[0]); k++)
 		got[k] = POISON;
 	vpk_acl_classify_bulk(t->acl, (const uint8_t *const *)t->pkt, got, NP, t->ncat);
@@ -99,7 +99,7 @@ build_check(struct st *t, const char *step)
 	int rc = vpk_acl_build(t->acl);
 
 	t->step = step;
-	CHECK(rc == 0, "%s: build after '%s': %d %s", t->pool.name, step, rc, vpk_acl_last_error(t->acl));
+	CHECK(rc == 0, "%s: build after '%s': %d %s", t->pool.name, step, rc, vpk_last_error());
 	CHECK(vpk_acl_rule_count(t->acl) == t->cur.n, "'%s': %u rules stored, want %u", step,
 	      vpk_acl_rule_count(t->acl), t->cur.n);
 	vpk_acl_get_stats(t->acl, &s);
@@ -163,7 +163,7 @@ st_free(struct st *t)
 static void
 add(struct st *t, const struct vpk_acl_rule *r)
 {
-	CHECK(vpk_acl_add_rules(t->acl, r, 1) == 0, "add: %s", vpk_acl_last_error(t->acl));
+	CHECK(vpk_acl_add_rules(t->acl, r, 1) == 0, "add: %s", vpk_last_error());
 	cur_append(t, r);
 }
 
@@ -172,7 +172,7 @@ del(struct st *t, const struct vpk_acl_rule *r)
 {
 	int rc = vpk_acl_del_rules(t->acl, r, 1);
 
-	CHECK(rc == 0, "del: %d %s", rc, vpk_acl_last_error(t->acl));
+	CHECK(rc == 0, "del: %d %s", rc, vpk_last_error());
 	CHECK(cur_remove(t, r), "reference has the rule");
 }
 
@@ -318,8 +318,8 @@ adversarial(enum ref_layout l)
 		memcpy(two, ref_rule(&t.cur, 0), r);
 		memcpy(two + r, ref_rule(&t.pool, 399), r);     /* never added */
 		CHECK(vpk_acl_del_rules(t.acl, two, 2) == -ENOENT, "-ENOENT for an absent rule");
-		CHECK(strstr(vpk_acl_last_error(t.acl), "rule 1") != NULL, "reason names rule 1: %s",
-		      vpk_acl_last_error(t.acl));
+		CHECK(strstr(vpk_last_error(), "rule 1") != NULL, "reason names rule 1: %s",
+		      vpk_last_error());
 		CHECK(vpk_acl_rule_count(t.acl) == before, "nothing deleted");
 		build_check(&t, "after -ENOENT");
 		CHECK(vpk_acl_del_rules(t.acl, two, 0) == 0, "n = 0 is a no-op");
@@ -491,7 +491,7 @@ wide_update_tree(void)
 	st_packets(&t);
 	build_check(&t, "full build under wide rules");
 	CHECK(vpk_acl_add_rules(t.acl, ref_rule(&t.pool, NBASE), NWIDE) == 0, "add %u wide rules: %s", NWIDE,
-	      vpk_acl_last_error(t.acl));
+	      vpk_last_error());
 	for (uint32_t i = NBASE; i < NBASE + NWIDE; i++)
 		cur_append(&t, ref_rule(&t.pool, i));
 	build_check(&t, "1000 wide rules added");

@@ -69,8 +69,8 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, unsigned idx, bool dp
 
 	conf.num_fields = s.nf, conf.defs = s.defs, conf.num_categories = ncat;
 	CHECK(vpk_acl_create(&conf, &acl) == 0, "vpk create");
-	CHECK(vpk_acl_add_rules(acl, s.rules, s.n) == 0, "vpk add: %s", vpk_acl_last_error(acl));
-	CHECK(vpk_acl_build(acl) == 0, "vpk build: %s", vpk_acl_last_error(acl));
+	CHECK(vpk_acl_add_rules(acl, s.rules, s.n) == 0, "vpk add: %s", vpk_last_error());
+	CHECK(vpk_acl_build(acl) == 0, "vpk build: %s", vpk_last_error());
 
 	snprintf(name, sizeof(name), "vpktest%u", idx);
 	prm.name = name, prm.socket_id = 0, prm.rule_size = (uint32_t)RTE_ACL_RULE_SZ(s.nf);
@@ -115,7 +115,7 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, unsigned idx, bool dp
 		      "set %s: rte_acl %s equals the reference", s.name, algs[a].name);
 	}
 	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im; im++) {
-		if (vpk_acl_set_impl(acl, (*im)->name) != 0)
+		if (vpk_acl_select(acl, (*im)->name) != 0)
 			continue;
 		memset(got, 0, NPKT * 16 * 4);
 		vpk_acl_classify_bulk(acl, (const uint8_t *const *)pk, got, NPKT, cats);
@@ -190,7 +190,7 @@ gen_set(bool ipv6, bool u64, enum vpk_acl_gen_profile prof, uint32_t n)
 		      algs[a].name);
 	}
 	for (const struct vpk_impl *const *im = vpk_acl_impls(); *im; im++) {
-		if (vpk_acl_set_impl(acl, (*im)->name) != 0)
+		if (vpk_acl_select(acl, (*im)->name) != 0)
 			continue;
 		memset(got, 0, np * 4);
 		vpk_acl_classify_bulk(acl, ptrs, got, np, 1);

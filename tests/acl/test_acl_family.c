@@ -32,7 +32,7 @@ run_variant(void *arg, const struct vpk_impl *impl)
 	struct run *r = arg;
 	uint32_t *got = calloc(r->np, 4), bad = 0, first = 0;
 
-	CHECK(vpk_acl_set_impl(r->acl, impl->name) == 0, "set_impl %s", impl->name);
+	CHECK(vpk_acl_select(r->acl, impl->name) == 0, "set_impl %s", impl->name);
 	vpk_acl_classify_bulk(r->acl, r->ptrs, got, r->np, 1);
 	for (uint32_t i = 0; i < r->np; i++)
 		if (got[i] != r->want[i] && bad++ == 0)

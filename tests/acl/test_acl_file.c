@@ -22,11 +22,9 @@ good_rules(void)
 			  "@0.0.0.0/0 10.1.0.0/16 1024 : 65535 0 : 0x10 6/0xfe\r\n";
 	struct vpk_acl5_rule *r = NULL;
 	uint32_t n = 0;
-	char why[256];
-	int rc = vpk_acl5_parse_rules(txt, strlen(txt), "t", false, VPK_ACL5_CLASSBENCH, 0, &r, &n, why,
-				      sizeof(why));
+	int rc = vpk_acl5_parse_rules(txt, strlen(txt), "t", false, VPK_ACL5_CLASSBENCH, 0, &r, &n);
 
-	CHECK(rc == 0 && n == 2, "two rules: rc %d n %u %s", rc, n, rc ? why : "");
+	CHECK(rc == 0 && n == 2, "two rules: rc %d n %u %s", rc, n, rc ? vpk_last_error() : "");
 	if (rc == 0 && n == 2) {
 		CHECK(r[0].src[0] == 192 && r[0].src[3] == 0 && r[0].src_len == 24 && r[0].dst_len == 32,
 		      "addresses");
@@ -38,11 +36,11 @@ good_rules(void)
 	}
 	free(r);
 	txt = "R0.0.0.0/0 192.168.0.36/32 0 : 65535 0 : 65535 6/0xfe 1\n@1.2.3.0/24 192.168.0.36/32 0 : 65535 0 : 65535 6/0xfe\n";
-	rc = vpk_acl5_parse_rules(txt, strlen(txt), "l3", false, VPK_ACL5_L3FWD, 0, &r, &n, why, sizeof(why));
+	rc = vpk_acl5_parse_rules(txt, strlen(txt), "l3", false, VPK_ACL5_L3FWD, 0, &r, &n);
 	CHECK(rc == 0 && n == 2 && r[0].port == 1 && r[1].port == -1, "l3fwd R and @ lines");
 	free(r);
 	txt = "@2001:db8::/32 ::/0 0 : 65535 53 : 53 17/0xff\n";
-	rc = vpk_acl5_parse_rules(txt, strlen(txt), "v6", true, VPK_ACL5_CLASSBENCH, 0, &r, &n, why, sizeof(why));
+	rc = vpk_acl5_parse_rules(txt, strlen(txt), "v6", true, VPK_ACL5_CLASSBENCH, 0, &r, &n);
 	CHECK(rc == 0 && n == 1 && r[0].src[0] == 0x20 && r[0].src[1] == 0x01 && r[0].src_len == 32, "IPv6 rule");
 	free(r);
 }
@@ -52,11 +50,10 @@ bad_rule(const char *txt, enum vpk_acl5_format fmt, bool ipv6, int want, const c
 {
 	struct vpk_acl5_rule *r = (void *)0x1;
 	uint32_t n = 77;
-	char why[256] = "";
-	int rc = vpk_acl5_parse_rules(txt, strlen(txt), "f.rules", ipv6, fmt, 3, &r, &n, why, sizeof(why));
+	int rc = vpk_acl5_parse_rules(txt, strlen(txt), "f.rules", ipv6, fmt, 3, &r, &n);
 
-	CHECK(rc == want && strstr(why, needle) != NULL && r == (void *)0x1 && n == 77,
-	      "'%s': rc %d why '%s' (want %d, '%s')", txt, rc, why, want, needle);
+	CHECK(rc == want && strstr(vpk_last_error(), needle) != NULL && r == (void *)0x1 && n == 77,
+	      "'%s': rc %d why '%s' (want %d, '%s')", txt, rc, vpk_last_error(), want, needle);
 }
 
 static void
@@ -89,24 +86,24 @@ traces(void)
 	const char *txt = "3232235777\t3232236063\t1234\t53\t17\t0\n0x0a000001 1 2 3 6\n";
 	struct vpk_acl5_pkt *p = NULL;
 	uint32_t n = 0;
-	char why[256] = "";
-	int rc = vpk_acl5_parse_trace(txt, strlen(txt), "f.trace", false, 0, &p, &n, why, sizeof(why));
+	int rc = vpk_acl5_parse_trace(txt, strlen(txt), "f.trace", false, 0, &p, &n);
 
 	CHECK(rc == 0 && n == 2 && p[0].src[0] == 192 && p[0].dport == 53 && p[0].has_expected &&
 	      p[0].expected == 0 && !p[1].has_expected && p[1].src[0] == 10, "trace parses");
 	free(p);
-	rc = vpk_acl5_parse_trace(txt, strlen(txt), "f.trace", false, 1, &p, &n, why, sizeof(why));
+	rc = vpk_acl5_parse_trace(txt, strlen(txt), "f.trace", false, 1, &p, &n);
 	CHECK(rc == 0 && n == 1, "tracenum limit");
 	free(p);
 	p = (void *)0x1;
-	rc = vpk_acl5_parse_trace("1 2 3 4 5\n1.2.3.4 2 3 4 5\n", 28, "f.trace", false, 0, &p, &n, why, sizeof(why));
-	CHECK(rc == -EINVAL && strstr(why, "f.trace:2: bad IPv4 source address") && p == (void *)0x1, "dotted quad refused: %s", why);
-	rc = vpk_acl5_parse_trace("1 2 3 70000 5\n", 14, "f.trace", false, 0, &p, &n, why, sizeof(why));
-	CHECK(rc == -EINVAL && strstr(why, "bad destination port"), "port range: %s", why);
-	rc = vpk_acl5_parse_trace("1 2 3\n", 6, "f.trace", false, 0, &p, &n, why, sizeof(why));
-	CHECK(rc == -EINVAL && strstr(why, "3 fields"), "short line: %s", why);
-	rc = vpk_acl5_load_trace("/nonexistent/x", false, 0, &p, &n, why, sizeof(why));
-	CHECK(rc == -ENOENT && strstr(why, "/nonexistent/x"), "missing file: %d %s", rc, why);
+	rc = vpk_acl5_parse_trace("1 2 3 4 5\n1.2.3.4 2 3 4 5\n", 28, "f.trace", false, 0, &p, &n);
+	CHECK(rc == -EINVAL && strstr(vpk_last_error(), "f.trace:2: bad IPv4 source address") && p == (void *)0x1,
+	      "dotted quad refused: %s", vpk_last_error());
+	rc = vpk_acl5_parse_trace("1 2 3 70000 5\n", 14, "f.trace", false, 0, &p, &n);
+	CHECK(rc == -EINVAL && strstr(vpk_last_error(), "bad destination port"), "port range: %s", vpk_last_error());
+	rc = vpk_acl5_parse_trace("1 2 3\n", 6, "f.trace", false, 0, &p, &n);
+	CHECK(rc == -EINVAL && strstr(vpk_last_error(), "3 fields"), "short line: %s", vpk_last_error());
+	rc = vpk_acl5_load_trace("/nonexistent/x", false, 0, &p, &n);
+	CHECK(rc == -ENOENT && strstr(vpk_last_error(), "/nonexistent/x"), "missing file: %d %s", rc, vpk_last_error());
 }
 
 static void
@@ -115,7 +112,7 @@ roundtrip(bool ipv6)
 	struct vpk_acl_gen_conf gc = { .profile = VPK_ACL_GEN_FW, .ipv6 = ipv6, .rules = 300, .seed = 7 };
 	struct vpk_acl5_rule *r, *r2, *r3;
 	struct vpk_acl5_pkt *p, *p2;
-	char *buf = NULL, why[256];
+	char *buf = NULL;
 	size_t len = 0;
 	uint32_t n, np;
 	FILE *f;
@@ -127,7 +124,7 @@ roundtrip(bool ipv6)
 	f = open_memstream(&buf, &len);
 	vpk_acl5_write_rules(f, r, 300, ipv6);
 	fclose(f);
-	CHECK(vpk_acl5_parse_rules(buf, len, "mem", ipv6, VPK_ACL5_CLASSBENCH, 0, &r3, &n, why, sizeof(why)) == 0 &&
+	CHECK(vpk_acl5_parse_rules(buf, len, "mem", ipv6, VPK_ACL5_CLASSBENCH, 0, &r3, &n) == 0 &&
 	      n == 300 && memcmp(r, r3, 300 * sizeof(*r)) == 0, "rules round trip (ipv6=%d)", ipv6);
 	free(buf);
 	free(r3);
@@ -148,7 +145,7 @@ roundtrip(bool ipv6)
 	f = open_memstream(&buf, &len);
 	vpk_acl5_write_trace(f, p, 500, ipv6);
 	fclose(f);
-	CHECK(vpk_acl5_parse_trace(buf, len, "mem", ipv6, 0, &p2, &np, why, sizeof(why)) == 0 && np == 500 &&
+	CHECK(vpk_acl5_parse_trace(buf, len, "mem", ipv6, 0, &p2, &np) == 0 && np == 500 &&
 	      memcmp(p, p2, 500 * sizeof(*p)) == 0, "trace round trip (ipv6=%d)", ipv6);
 	free(buf);
 	free(p);

@@ -138,10 +138,12 @@ main(void)
 	check_init("core.qsbr");
 
 	/* API errors */
-	CHECK(vpk_qsbr_create(0, &q) == -EINVAL, "0 threads");
-	CHECK(vpk_qsbr_create(VPK_QSBR_MAX_THREADS + 1, &q) == -EINVAL, "too many threads");
-	CHECK(vpk_qsbr_create(4, NULL) == -EINVAL, "NULL out");
-	CHECK(vpk_qsbr_create(130, &q) == 0, "create");
+	CHECK(vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = 0 }, &q) == -EINVAL, "0 threads");
+	CHECK(vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = VPK_QSBR_MAX_THREADS + 1 }, &q) == -EINVAL,
+	      "too many threads");
+	CHECK(vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = 4 }, NULL) == -EINVAL, "NULL out");
+	CHECK(vpk_qsbr_create(NULL, &q) == -EINVAL, "NULL conf");
+	CHECK(vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = 130 }, &q) == 0, "create");
 	CHECK(vpk_qsbr_thread_register(q, 130) == -EINVAL, "id out of range");
 	CHECK(vpk_qsbr_thread_register(q, 129) == 0, "register 129");
 	CHECK(vpk_qsbr_thread_register(q, 129) == -EEXIST, "register twice");
@@ -181,7 +183,7 @@ main(void)
 	vpk_qsbr_destroy(q);
 
 	/* stress */
-	CHECK(vpk_qsbr_create(NREADERS, &q) == 0, "create");
+	CHECK(vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = NREADERS }, &q) == 0, "create");
 	for (uint32_t i = 0; i < NREADERS; i++)
 		vpk_qsbr_thread_register(q, i);
 	dead = run(1, 1.0, &swaps);

@@ -10,10 +10,9 @@ struct route4 *
 table4_load(const char *path, uint64_t max_nh, size_t *n)
 {
 	struct vpk_fib_file_routes rt;
-	char err[256];
 
-	if (vpk_fib_file_load_routes(path, 4, &rt, err, sizeof(err)) != 0) {
-		printf("cannot load %s: %s\n", path, err);
+	if (vpk_fib_file_load_routes(path, 4, &rt) != 0) {
+		printf("cannot load %s: %s\n", path, vpk_last_error());
 		return NULL;
 	}
 	struct route4 *r = malloc(rt.n * sizeof(*r) + 1);

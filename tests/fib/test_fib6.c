@@ -366,10 +366,9 @@ static void
 test_table(const char *path, enum vpk_fib6_type type)
 {
 	struct vpk_fib_file_routes rt;
-	char err[256];
 
-	if (vpk_fib_file_load_routes(path, 6, &rt, err, sizeof(err)) != 0) {
-		CHECK(0, "%s", err);
+	if (vpk_fib_file_load_routes(path, 6, &rt) != 0) {
+		CHECK(0, "%s", vpk_last_error());
 		return;
 	}
 	qsort(rt.r, rt.n, sizeof(rt.r[0]), cmp_route);

@@ -172,12 +172,11 @@ static void
 real_table(const char *path, enum vpk_fib6_type type)
 {
 	struct vpk_fib_file_routes rt;
-	char err[256];
 	struct pair p = { .n = 200000, .phase = type == VPK_FIB6_BM6 ? "real IPv6 table bm6" : "real IPv6 table trie",
 			  .type = type };
 
-	if (vpk_fib_file_load_routes(path, 6, &rt, err, sizeof(err)) != 0) {
-		CHECK(0, "%s", err);
+	if (vpk_fib_file_load_routes(path, 6, &rt) != 0) {
+		CHECK(0, "%s", vpk_last_error());
 		return;
 	}
 	struct vpk_fib6_conf conf = { .type = type, .nh_size = 4, .num_tbl8 = 200000, .max_routes = (uint32_t)rt.n };

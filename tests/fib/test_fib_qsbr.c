@@ -126,7 +126,8 @@ run(bool v6, int type, int mode)
 	int rc = 0, fails = 0;
 	pthread_t th;
 
-	CHECK(vpk_qsbr_create(1, &c.q) == 0 && vpk_qsbr_thread_register(c.q, 0) == 0, "qsbr");
+	CHECK(vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = 1 }, &c.q) == 0 &&
+	      vpk_qsbr_thread_register(c.q, 0) == 0, "qsbr");
 	if (v6) {
 		struct vpk_fib6_conf fc = { .type = (enum vpk_fib6_type)type, .nh_size = 4, .num_tbl8 = 128,
 					    .max_routes = 1000 };

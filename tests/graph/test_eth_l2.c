@@ -149,7 +149,7 @@ main(void)
 	ifs[1].promisc = 1;
 	ec.n_if = 2;                    /* rx_if 5 has no entry */
 	gc.pool = pool;
-	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_graph_last_error());
+	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_last_error());
 	CHECK(vpk_pool_alloc_burst(pool, idx, N_FRAMES) == N_FRAMES, "buffers");
 	for (unsigned k = 0; k < N_FRAMES; k++) {
 		struct vpk_buf *b = vpk_buf_from_idx(vpk_pool_base(pool), idx[k]);

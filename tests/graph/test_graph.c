@@ -357,7 +357,7 @@ test_levels(void)
 		}
 		check_set_context("graph", vpk_isa_name(isa));
 		rc = make_graph(isa, 0, &g);
-		CHECK(rc == 0, "create at %s: %d %s", vpk_isa_name(isa), rc, vpk_graph_last_error());
+		CHECK(rc == 0, "create at %s: %d %s", vpk_isa_name(isa), rc, vpk_last_error());
 		if (rc != 0)
 			continue;
 		run_all(g);
@@ -399,7 +399,7 @@ test_forcing_and_errors(void)
 	int rc = vpk_graph_create(&gc, &g);
 
 	if (vpk_isa_usable(VPK_ISA_AVX512)) {
-		CHECK(rc == 0, "forcing avx512 on ip4-input failed: %s", vpk_graph_last_error());
+		CHECK(rc == 0, "forcing avx512 on ip4-input failed: %s", vpk_last_error());
 		if (rc == 0) {
 			struct vpk_node_stats st;
 
@@ -408,19 +408,19 @@ test_forcing_and_errors(void)
 			vpk_graph_destroy(g);
 		}
 	} else {
-		CHECK(rc == -ENOTSUP && strstr(vpk_graph_last_error(), "ip4-input") != NULL,
-		      "forcing an unusable variant: rc %d '%s'", rc, vpk_graph_last_error());
+		CHECK(rc == -ENOTSUP && strstr(vpk_last_error(), "ip4-input") != NULL,
+		      "forcing an unusable variant: rc %d '%s'", rc, vpk_last_error());
 	}
 	gc.node_conf = &byname;
-	CHECK(vpk_graph_create(&gc, &g) == 0, "forcing by name: %s", vpk_graph_last_error());
+	CHECK(vpk_graph_create(&gc, &g) == 0, "forcing by name: %s", vpk_last_error());
 	vpk_graph_destroy(g);
 	byname.variant = "avx9000";
-	CHECK(vpk_graph_create(&gc, &g) == -EINVAL && strstr(vpk_graph_last_error(), "avx9000"),
+	CHECK(vpk_graph_create(&gc, &g) == -EINVAL && strstr(vpk_last_error(), "avx9000"),
 	      "unknown variant name accepted");
 	gc.node_conf = NULL;
 	gc.n_node_conf = 0;
 	gc.nodes = unknown;
-	CHECK(vpk_graph_create(&gc, &g) == -EINVAL && strstr(vpk_graph_last_error(), "no-such-node"),
+	CHECK(vpk_graph_create(&gc, &g) == -EINVAL && strstr(vpk_last_error(), "no-such-node"),
 	      "unknown node accepted");
 	gc.nodes = dup;
 	CHECK(vpk_graph_create(&gc, &g) == -EINVAL, "duplicate node accepted");
@@ -502,7 +502,7 @@ test_truncated_header_at_pool_end(void)
 
 	CHECK(vpk_pool_create(&pc, &p) == 0, "pool on caller memory");
 	gc.pool = p;
-	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_graph_last_error());
+	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_last_error());
 	CHECK(vpk_pool_alloc_burst(p, idx, NB) == NB, "alloc");
 	/* All NB buffers take part, so the last one of the pool (against the guard page) is one. */
 	for (int i = 0; i < NB; i++) {

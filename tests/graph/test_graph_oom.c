@@ -120,7 +120,7 @@ main(void)
 	CHECK(vpk_pool_create(&pc, &pool) == 0, "pool");
 	CHECK(vpk_node_register(&fwd_reg) == 0 && vpk_node_register(&sink_reg) == 0, "register");
 	gc.pool = pool;
-	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_graph_last_error());
+	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_last_error());
 
 	/* 1. No frame can be allocated: injected packets are freed and counted. */
 	n = alloc_pkts(bi, 300);

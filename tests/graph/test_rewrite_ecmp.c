@@ -114,7 +114,7 @@ run(struct vpk_fib *fib, enum vpk_isa isa)
 	uint32_t idx[N_PKTS], n = 0;
 	struct vpk_graph *g;
 
-	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_graph_last_error());
+	CHECK(vpk_graph_create(&gc, &g) == 0, "graph: %s", vpk_last_error());
 	CHECK(vpk_pool_alloc_burst(pool, idx, N_PKTS) == N_PKTS, "alloc");
 	for (int rep = 0; rep < 3; rep++)               /* each flow three times, interleaved */
 		for (uint16_t fl = 0; fl < N_FLOWS; fl++)

@@ -33,41 +33,45 @@ errors(void)
 	struct vpk_pool *pool = mkpool(64, 0), *big = mkpool(16, 8192);
 	struct vpk_io_port *p = NULL;
 	struct vpk_io_conf c;
-	char err[VPK_IO_ERR_LEN];
 	enum vpk_io_type t;
 
 	memset(&c, 0, sizeof(c));
-	CHECK(vpk_io_open(NULL, &c, &p, err, sizeof(err)) == -EINVAL, "NULL pool accepted");
-	CHECK(vpk_io_open(pool, NULL, &p, err, sizeof(err)) == -EINVAL, "NULL conf accepted");
+	CHECK(vpk_io_create(&c, &p) == -EINVAL, "NULL pool accepted");
+	CHECK(vpk_io_create(NULL, &p) == -EINVAL, "NULL conf accepted");
+	c.pool = pool;
 	c.type = VPK_IO_PCAP;
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -EINVAL && strstr(err, "rx or a tx file"),
-	      "pcap without files: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -EINVAL && strstr(vpk_last_error(), "rx or a tx file"),
+	      "pcap without files: %s", vpk_last_error());
 	c.type = (enum vpk_io_type)99;
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -EINVAL, "bad type accepted");
+	CHECK(vpk_io_create(&c, &p) == -EINVAL, "bad type accepted");
 	c.type = VPK_IO_AF_PACKET;
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -EINVAL, "no ifname accepted");
+	CHECK(vpk_io_create(&c, &p) == -EINVAL, "no ifname accepted");
 	c.ifname = "a-name-far-too-long";
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -EINVAL && strstr(err, "1..15"), "long name: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -EINVAL && strstr(vpk_last_error(), "1..15"), "long name: %s", vpk_last_error());
 	c.ifname = "vpknosuch9";
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENODEV &&
-	      strcmp(err, "af_packet vpknosuch9: no such interface (in this network namespace)") == 0,
-	      "missing interface: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENODEV &&
+	      strcmp(vpk_last_error(), "af_packet vpknosuch9: no such interface (in this network namespace)") == 0,
+	      "missing interface: %s", vpk_last_error());
 	c.type = VPK_IO_AF_XDP;
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENODEV && strstr(err, "af_xdp vpknosuch9"),
-	      "missing interface (xdp): %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENODEV && strstr(vpk_last_error(), "af_xdp vpknosuch9"),
+	      "missing interface (xdp): %s", vpk_last_error());
 	/* A pool whose stride exceeds a page cannot be a UMEM (lo exists in every namespace). */
 	c.ifname = "lo";
 	{
-		int rc = vpk_io_open(big, &c, &p, err, sizeof(err));
+		int rc;
 
-		CHECK(rc == -EINVAL || rc == -ENOTSUP, "8 KiB buffers accepted as UMEM chunks: %d %s", rc, err);
+		c.pool = big;
+		rc = vpk_io_create(&c, &p);
+		c.pool = pool;
+
+		CHECK(rc == -EINVAL || rc == -ENOTSUP, "8 KiB buffers accepted as UMEM chunks: %d %s", rc, vpk_last_error());
 		if (rc == -EINVAL)
-			CHECK(strstr(err, "UMEM chunk") != NULL, "stride message: %s", err);
+			CHECK(strstr(vpk_last_error(), "UMEM chunk") != NULL, "stride message: %s", vpk_last_error());
 	}
 	c.type = VPK_IO_PCAP;
 	c.rx_pcap = "/nonexistent/x.pcap";
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENOENT && strstr(err, "/nonexistent/x.pcap"),
-	      "missing pcap: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENOENT && strstr(vpk_last_error(), "/nonexistent/x.pcap"),
+	      "missing pcap: %s", vpk_last_error());
 	CHECK(vpk_io_type_parse("af_xdp", &t) == 0 && t == VPK_IO_AF_XDP, "parse af_xdp");
 	CHECK(vpk_io_type_parse("af_packet", &t) == 0 && t == VPK_IO_AF_PACKET, "parse af_packet");
 	CHECK(vpk_io_type_parse("dpdk", &t) == 0 && t == VPK_IO_DPDK, "parse dpdk");
@@ -75,18 +79,18 @@ errors(void)
 	/* libvpk alone has no DPDK backend: a clear -ENOTSUP, nothing allocated. */
 	c.type = VPK_IO_DPDK;
 	c.ifname = "net_null0";
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENOTSUP && strstr(err, "dpdk net_null0") != NULL,
-	      "dpdk without a backend: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENOTSUP && strstr(vpk_last_error(), "dpdk net_null0") != NULL,
+	      "dpdk without a backend: %s", vpk_last_error());
 	{
 		uint32_t rx = 0, tx = 0;
 
-		CHECK(vpk_io_queue_count("lo", &rx, &tx, err, sizeof(err)) == 0 && rx >= 1 && tx >= 1,
+		CHECK(vpk_io_queue_count("lo", &rx, &tx) == 0 && rx >= 1 && tx >= 1,
 		      "queues of lo: %u %u", rx, tx);
-		CHECK(vpk_io_queue_count("vpknosuch9", &rx, &tx, err, sizeof(err)) == -ENODEV &&
-		      strstr(err, "vpknosuch9") != NULL, "queues of a missing interface: %s", err);
-		CHECK(vpk_io_queue_count("", &rx, &tx, err, sizeof(err)) == -EINVAL, "queues of ''");
+		CHECK(vpk_io_queue_count("vpknosuch9", &rx, &tx) == -ENODEV &&
+		      strstr(vpk_last_error(), "vpknosuch9") != NULL, "queues of a missing interface: %s", vpk_last_error());
+		CHECK(vpk_io_queue_count("", &rx, &tx) == -EINVAL, "queues of ''");
 	}
-	CHECK(vpk_io_close(NULL, NULL, 0) == 0, "close NULL");
+	CHECK(vpk_io_destroy(NULL) == 0, "close NULL");
 	CHECK(vpk_pool_in_use(pool) == 0, "buffers leaked by failed opens");
 	vpk_pool_destroy(pool);
 	vpk_pool_destroy(big);
@@ -95,7 +99,7 @@ errors(void)
 static void
 pcap_roundtrip(const char *dir)
 {
-	char in[512], out[512], err[VPK_IO_ERR_LEN];
+	char in[512], out[512];
 	struct vpk_pool *pool = mkpool(512, 0);
 	void *base = vpk_pool_base(pool);
 	struct vpk_pcap_writer *w;
@@ -107,7 +111,8 @@ pcap_roundtrip(const char *dir)
 
 	snprintf(in, sizeof(in), "%s/in.pcap", dir);
 	snprintf(out, sizeof(out), "%s/out.pcap", dir);
-	CHECK(vpk_pcap_writer_open(in, false, &w, err, sizeof(err)) == 0, "writer: %s", err);
+	CHECK(vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = in }, &w) == 0, "writer: %s",
+	      vpk_last_error());
 	for (uint32_t i = 0; i < n_pkts; i++) {
 		uint32_t x;
 		struct vpk_buf *bb;
@@ -120,11 +125,13 @@ pcap_roundtrip(const char *dir)
 		CHECK(vpk_pcap_write_burst(w, pool, &x, NULL, 1) == 0, "write");
 		vpk_pool_free_bulk(pool, &x, 1);
 	}
-	CHECK(vpk_pcap_writer_close(w, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_pcap_writer_destroy(w) == 0, "close: %s", vpk_last_error());
 	ca.rx_pcap = in;
 	cb.tx_pcap = out;
-	CHECK(vpk_io_open(pool, &ca, &a, err, sizeof(err)) == 0, "open a: %s", err);
-	CHECK(vpk_io_open(pool, &cb, &b, err, sizeof(err)) == 0, "open b: %s", err);
+	ca.pool = pool;
+	CHECK(vpk_io_create(&ca, &a) == 0, "open a: %s", vpk_last_error());
+	cb.pool = pool;
+	CHECK(vpk_io_create(&cb, &b) == 0, "open b: %s", vpk_last_error());
 	CHECK(strcmp(vpk_io_type_name(a), "pcap") == 0 && strcmp(vpk_io_type_name(b), "pcap") == 0, "type names");
 	CHECK(vpk_io_fd(a) == -1 && vpk_io_link_up(a), "pcap fd / link");
 	CHECK(vpk_io_rx_burst(b, idx, 32) == -ENODATA, "tx-only port has no input");
@@ -146,15 +153,15 @@ pcap_roundtrip(const char *dir)
 	CHECK(vpk_io_tx_burst(a, idx, 3) == 3, "tx on rx-only port");
 	vpk_io_get_stats(a, &st);
 	CHECK(st.tx_drop == 3 && st.tx == 0, "rx-only port tx_drop %llu", (unsigned long long)st.tx_drop);
-	CHECK(vpk_io_close(a, err, sizeof(err)) == 0 && vpk_io_close(b, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_io_destroy(a) == 0 && vpk_io_destroy(b) == 0, "close: %s", vpk_last_error());
 	CHECK(vpk_pool_in_use(pool) == 0, "%u buffers not back in the pool", vpk_pool_in_use(pool));
 	/* compare the files record by record */
 	{
 		struct vpk_pcap_reader *r1, *r2;
 		uint32_t x1, x2, k = 0;
 
-		CHECK(vpk_pcap_reader_open(in, 0, &r1, err, sizeof(err)) == 0, "reopen");
-		CHECK(vpk_pcap_reader_open(out, 0, &r2, err, sizeof(err)) == 0, "reopen out");
+		CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = in }, &r1) == 0, "reopen");
+		CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = out }, &r2) == 0, "reopen out");
 		while (vpk_pcap_read_burst(r1, pool, &x1, NULL, 1) == 1) {
 			struct vpk_buf *b1 = vpk_buf_from_idx(base, x1), *b2;
 
@@ -167,8 +174,8 @@ pcap_roundtrip(const char *dir)
 			k++;
 		}
 		CHECK(k == n_pkts && vpk_pcap_read_burst(r2, pool, &x2, NULL, 1) == 0, "record counts");
-		vpk_pcap_reader_close(r1);
-		vpk_pcap_reader_close(r2);
+		vpk_pcap_reader_destroy(r1);
+		vpk_pcap_reader_destroy(r2);
 	}
 	unlink(in);
 	unlink(out);

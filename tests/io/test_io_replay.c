@@ -34,9 +34,9 @@ write_capture(const char *path, uint32_t n_pkts)
 {
 	struct vpk_pool *pool = mkpool(4);
 	struct vpk_pcap_writer *w;
-	char err[VPK_IO_ERR_LEN];
 
-	CHECK(vpk_pcap_writer_open(path, false, &w, err, sizeof(err)) == 0, "writer: %s", err);
+	CHECK(vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = path }, &w) == 0, "writer: %s",
+	      vpk_last_error());
 	for (uint32_t i = 0; i < n_pkts; i++) {
 		uint32_t x;
 		struct vpk_buf *b;
@@ -49,7 +49,7 @@ write_capture(const char *path, uint32_t n_pkts)
 		CHECK(vpk_pcap_write_burst(w, pool, &x, NULL, 1) == 0, "write");
 		vpk_pool_free_bulk(pool, &x, 1);
 	}
-	CHECK(vpk_pcap_writer_close(w, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_pcap_writer_destroy(w) == 0, "close: %s", vpk_last_error());
 	vpk_pool_destroy(pool);
 }
 
@@ -71,11 +71,11 @@ loops(const char *in)
 	struct vpk_io_conf c = { .type = VPK_IO_REPLAY, .rx_pcap = in, .port_id = 5, .replay_loops = 3 };
 	struct vpk_io_port *p;
 	struct vpk_io_stats st;
-	char err[VPK_IO_ERR_LEN];
 	uint32_t idx[VPK_IO_BURST_MAX], seen = 0;
 	int got;
 
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == 0, "open: %s", err);
+	c.pool = pool;
+	CHECK(vpk_io_create(&c, &p) == 0, "open: %s", vpk_last_error());
 	CHECK(strcmp(vpk_io_type_name(p), "replay") == 0, "type name %s", vpk_io_type_name(p));
 	CHECK(vpk_pool_in_use(pool) == 100, "the capture holds %u buffers, want 100", vpk_pool_in_use(pool));
 	while ((got = vpk_io_rx_burst(p, idx, 37)) > 0) {
@@ -94,7 +94,7 @@ loops(const char *in)
 	CHECK(seen == 300, "replayed %u packets, want 300", seen);
 	vpk_io_get_stats(p, &st);
 	CHECK(st.rx == 300 && st.rx_nobuf == 0, "rx %llu", (unsigned long long)st.rx);
-	CHECK(vpk_io_close(p, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_io_destroy(p) == 0, "close: %s", vpk_last_error());
 	CHECK(vpk_pool_in_use(pool) == 0, "%u buffers not back after close", vpk_pool_in_use(pool));
 	vpk_pool_destroy(pool);
 }
@@ -106,11 +106,11 @@ forever_and_empty_pool(const char *in, const char *out)
 	struct vpk_io_conf c = { .type = VPK_IO_REPLAY, .rx_pcap = in, .tx_pcap = out };
 	struct vpk_io_port *p;
 	struct vpk_io_stats st;
-	char err[VPK_IO_ERR_LEN];
 	uint32_t idx[VPK_IO_BURST_MAX], hold[64], total = 0;
 	int got;
 
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == 0, "open: %s", err);
+	c.pool = pool;
+	CHECK(vpk_io_create(&c, &p) == 0, "open: %s", vpk_last_error());
 	for (int r = 0; r < 50; r++) {
 		got = vpk_io_rx_burst(p, idx, 1000);    /* clamped to VPK_IO_BURST_MAX, then to the pool */
 		CHECK(got == 60, "burst %d: %d packets, want the pool's 60 free buffers", r, got);
@@ -132,20 +132,21 @@ forever_and_empty_pool(const char *in, const char *out)
 	got = vpk_io_rx_burst(p, hold, 1);
 	CHECK(got == 1 && is_packet(vpk_buf_from_idx(vpk_pool_base(pool), hold[0]), 0), "next is record 0");
 	vpk_pool_free_bulk(pool, hold, 1);
-	CHECK(vpk_io_close(p, err, sizeof(err)) == 0, "close: %s", err);
+	CHECK(vpk_io_destroy(p) == 0, "close: %s", vpk_last_error());
 	CHECK(vpk_pool_in_use(pool) == 0, "%u buffers not back after close", vpk_pool_in_use(pool));
 	{
 		struct vpk_pcap_reader *r;
 		uint32_t x, k = 0;
 
-		CHECK(vpk_pcap_reader_open(out, 0, &r, err, sizeof(err)) == 0, "tx file: %s", err);
+		CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = out }, &r) == 0, "tx file: %s",
+		      vpk_last_error());
 		while (vpk_pcap_read_burst(r, pool, &x, NULL, 1) == 1) {
 			CHECK(is_packet(vpk_buf_from_idx(vpk_pool_base(pool), x), (2940 + k) % 100), "tx record %u", k);
 			vpk_pool_free_bulk(pool, &x, 1);
 			k++;
 		}
 		CHECK(k == 10, "tx file has %u records, want 10", k);
-		vpk_pcap_reader_close(r);
+		vpk_pcap_reader_destroy(r);
 	}
 	vpk_pool_destroy(pool);
 }
@@ -154,22 +155,21 @@ static void
 refused(const char *in, const char *empty)
 {
 	struct vpk_pool *pool = mkpool(64);
-	struct vpk_io_conf c = { .type = VPK_IO_REPLAY };
+	struct vpk_io_conf c = { .pool = pool, .type = VPK_IO_REPLAY };
 	struct vpk_io_port *p = NULL;
-	char err[VPK_IO_ERR_LEN];
 	enum vpk_io_type t;
 
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -EINVAL && strstr(err, "needs an rx file"),
-	      "replay without a file: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -EINVAL && strstr(vpk_last_error(), "needs an rx file"),
+	      "replay without a file: %s", vpk_last_error());
 	c.rx_pcap = in;
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENOBUFS && strstr(err, "does not fit the pool"),
-	      "100 packets in 64 buffers: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENOBUFS && strstr(vpk_last_error(), "does not fit the pool"),
+	      "100 packets in 64 buffers: %s", vpk_last_error());
 	c.rx_pcap = empty;
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENODATA && strstr(err, "no packet"),
-	      "empty capture: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENODATA && strstr(vpk_last_error(), "no packet"),
+	      "empty capture: %s", vpk_last_error());
 	c.rx_pcap = "/nonexistent/x.pcap";
-	CHECK(vpk_io_open(pool, &c, &p, err, sizeof(err)) == -ENOENT && strstr(err, "/nonexistent/x.pcap"),
-	      "missing capture: %s", err);
+	CHECK(vpk_io_create(&c, &p) == -ENOENT && strstr(vpk_last_error(), "/nonexistent/x.pcap"),
+	      "missing capture: %s", vpk_last_error());
 	CHECK(vpk_pool_in_use(pool) == 0, "refused opens kept %u buffers", vpk_pool_in_use(pool));
 	CHECK(vpk_io_type_parse("replay", &t) == 0 && t == VPK_IO_REPLAY, "parse replay");
 	vpk_pool_destroy(pool);

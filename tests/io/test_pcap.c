@@ -125,7 +125,6 @@ read_expect(const char *path, uint32_t n_pkts, bool nsec, uint32_t burst, const 
 {
 	struct vpk_pool *p = mkpool(64, 9000);
 	struct vpk_pcap_reader *r = NULL;
-	char err[VPK_PCAP_ERR_LEN];
 	uint32_t idx[64], seen = 0;
 	uint64_t ts[64];
 	uint8_t want[9000];
@@ -133,8 +132,8 @@ read_expect(const char *path, uint32_t n_pkts, bool nsec, uint32_t burst, const 
 
 	if (p == NULL)
 		return;
-	rc = vpk_pcap_reader_open(path, 7, &r, err, sizeof(err));
-	CHECK(rc == 0, "%s: open: %d %s", what, rc, err);
+	rc = vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = path, .rx_if = 7 }, &r);
+	CHECK(rc == 0, "%s: open: %d %s", what, rc, vpk_last_error());
 	if (rc != 0)
 		goto out;
 	while ((rc = vpk_pcap_read_burst(r, p, idx, ts, burst)) > 0) {
@@ -157,11 +156,11 @@ read_expect(const char *path, uint32_t n_pkts, bool nsec, uint32_t burst, const 
 		}
 		vpk_pool_free_bulk(p, idx, (uint32_t)rc);
 	}
-	CHECK(rc == 0, "%s: end: %d %s", what, rc, vpk_pcap_reader_error(r));
+	CHECK(rc == 0, "%s: end: %d %s", what, rc, vpk_last_error());
 	CHECK(seen == n_pkts, "%s: read %u packets, want %u", what, seen, n_pkts);
 	CHECK(vpk_pcap_read_burst(r, p, idx, NULL, burst) == 0, "%s: EOF is not sticky", what);
 	CHECK(vpk_pool_in_use(p) == 0, "%s: in_use %u", what, vpk_pool_in_use(p));
-	vpk_pcap_reader_close(r);
+	vpk_pcap_reader_destroy(r);
 out:
 	vpk_pool_destroy(p);
 }
@@ -192,7 +191,7 @@ test_roundtrip(void)
 {
 	const uint32_t N = 300;
 	struct vpk_pool *p = mkpool(N + 2, 9000);
-	char path[512], err[VPK_PCAP_ERR_LEN];
+	char path[512];
 
 	if (p == NULL)
 		return;
@@ -206,8 +205,8 @@ test_roundtrip(void)
 		int rc;
 
 		snprintf(path, sizeof(path), "%s/rt%d.pcap", dir, nsec);
-		rc = vpk_pcap_writer_open(path, nsec, &w, err, sizeof(err));
-		CHECK(rc == 0, "writer open: %d %s", rc, err);
+		rc = vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = path, .nsec = nsec }, &w);
+		CHECK(rc == 0, "writer open: %d %s", rc, vpk_last_error());
 		if (rc != 0)
 			continue;
 		CHECK(vpk_pool_alloc_burst(p, idx, N) == N, "alloc");
@@ -223,9 +222,9 @@ test_roundtrip(void)
 		}
 		for (uint32_t k = 0; k < N; k += 37)
 			CHECK(vpk_pcap_write_burst(w, p, idx + k, ts + k, N - k < 37 ? N - k : 37) == 0,
-			      "write: %s", vpk_pcap_writer_error(w));
+			      "write: %s", vpk_last_error());
 		CHECK(vpk_pcap_writer_count(w) == N, "count");
-		rc = vpk_pcap_writer_close(w, err, sizeof(err));
+		rc = vpk_pcap_writer_destroy(w);
 		CHECK(rc == 0, "close: %d", rc);
 		vpk_pool_free_bulk(p, idx, N);
 
@@ -272,7 +271,7 @@ test_chain(void)
 
 	snprintf(path, sizeof(path), "%s/chain.pcap", dir);
 	if (p == NULL || vpk_pool_alloc_burst(p, idx, 3) != 3 ||
-	    vpk_pcap_writer_open(path, true, &w, NULL, 0) != 0) {
+	    vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = path, .nsec = true }, &w) != 0) {
 		CHECK(0, "setup");
 		return;
 	}
@@ -289,19 +288,19 @@ test_chain(void)
 		}
 	}
 	CHECK(vpk_pcap_write_burst(w, p, idx, NULL, 1) == 0, "write chain");
-	CHECK(vpk_pcap_writer_close(w, NULL, 0) == 0, "close");
+	CHECK(vpk_pcap_writer_destroy(w) == 0, "close");
 	vpk_pool_free_bulk(p, idx, 3);
 	vpk_pool_destroy(p);
 	/* Read with big buffers: one 600-byte packet. */
 	p = mkpool(2, 1000);
-	CHECK(vpk_pcap_reader_open(path, 0, &r, NULL, 0) == 0, "open chain file");
+	CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = path }, &r) == 0, "open chain file");
 	CHECK(vpk_pcap_read_burst(r, p, got, &ts, 2) == 1, "one record");
 	CHECK(vpk_buf_from_idx(vpk_pool_base(p), got[0])->len == 600 &&
 	      memcmp(vpk_buf_data(vpk_buf_from_idx(vpk_pool_base(p), got[0])), want, 600) == 0,
 	      "chain bytes");
 	CHECK(ts > UINT64_C(1600000000) * 1000000000u, "default timestamp is now");
 	vpk_pool_free_bulk(p, got, 1);
-	vpk_pcap_reader_close(r);
+	vpk_pcap_reader_destroy(r);
 	vpk_pool_destroy(p);
 }
 
@@ -310,17 +309,17 @@ expect_open_fail(const char *path, int want_rc, const char *want_a, const char *
 		 const char *what)
 {
 	struct vpk_pcap_reader *r = (struct vpk_pcap_reader *)(uintptr_t)1;
-	char err[VPK_PCAP_ERR_LEN] = "";
-	int rc = vpk_pcap_reader_open(path, 0, &r, err, sizeof(err));
+	int rc = vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = path }, &r);
 
-	CHECK(rc == want_rc, "%s: rc %d want %d (%s)", what, rc, want_rc, err);
-	CHECK(strstr(err, path) != NULL, "%s: message '%s' does not name the file", what, err);
-	CHECK(want_a == NULL || strstr(err, want_a) != NULL, "%s: message '%s' lacks '%s'", what,
-	      err, want_a);
-	CHECK(want_b == NULL || strstr(err, want_b) != NULL, "%s: message '%s' lacks '%s'", what,
-	      err, want_b);
+	CHECK(rc == want_rc, "%s: rc %d want %d (%s)", what, rc, want_rc, vpk_last_error());
+	CHECK(strstr(vpk_last_error(), path) != NULL, "%s: message '%s' does not name the file", what,
+	      vpk_last_error());
+	CHECK(want_a == NULL || strstr(vpk_last_error(), want_a) != NULL, "%s: message '%s' lacks '%s'", what,
+	      vpk_last_error(), want_a);
+	CHECK(want_b == NULL || strstr(vpk_last_error(), want_b) != NULL, "%s: message '%s' lacks '%s'", what,
+	      vpk_last_error(), want_b);
 	CHECK(r == (struct vpk_pcap_reader *)(uintptr_t)1, "%s: out written", what);
-	printf("  %-22s -> %d: %s\n", what, rc, err);
+	printf("  %-22s -> %d: %s\n", what, rc, vpk_last_error());
 }
 
 static void
@@ -341,7 +340,14 @@ test_open_errors(void)
 	expect_open_fail(save(&r, "sll.pcap", r.n), -ENOTSUP, "113", "Ethernet", "link type SLL");
 	raw_header(&r, 0xa1b2c3d4, 105, false);
 	expect_open_fail(save(&r, "wifi.pcap", r.n), -ENOTSUP, "105", NULL, "link type 802.11");
-	CHECK(vpk_pcap_reader_open(NULL, 0, NULL, NULL, 0) == -EINVAL, "NULL args");
+	CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ 0 }, NULL) == -EINVAL, "NULL args");
+	{
+		struct vpk_pcap_reader *rd = NULL;
+		struct vpk_pcap_writer *w = NULL;
+
+		CHECK(vpk_pcap_reader_create(NULL, &rd) == -EINVAL && vpk_pcap_writer_create(NULL, &w) == -EINVAL &&
+		      rd == NULL && w == NULL, "NULL conf");
+	}
 }
 
 /* A file cut at @p cut bytes: packets before it are read, then an error naming packet @p bad. */
@@ -355,7 +361,7 @@ expect_read_fail(struct raw *r, size_t cut, uint32_t good, uint32_t bad, const c
 	char want[64];
 	int rc;
 
-	if (p == NULL || vpk_pcap_reader_open(path, 0, &rd, NULL, 0) != 0) {
+	if (p == NULL || vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = path }, &rd) != 0) {
 		CHECK(0, "%s: open", what);
 		vpk_pool_destroy(p);
 		return;
@@ -367,13 +373,13 @@ expect_read_fail(struct raw *r, size_t cut, uint32_t good, uint32_t bad, const c
 	snprintf(want, sizeof(want), "packet %u:", bad);
 	CHECK(rc == -EINVAL, "%s: rc %d want -EINVAL", what, rc);
 	CHECK(seen == good, "%s: %u packets before the error, want %u", what, seen, good);
-	CHECK(strstr(vpk_pcap_reader_error(rd), want) != NULL &&
-	      strstr(vpk_pcap_reader_error(rd), path) != NULL,
-	      "%s: message '%s' lacks file or '%s'", what, vpk_pcap_reader_error(rd), want);
+	CHECK(strstr(vpk_last_error(), want) != NULL &&
+	      strstr(vpk_last_error(), path) != NULL,
+	      "%s: message '%s' lacks file or '%s'", what, vpk_last_error(), want);
 	CHECK(vpk_pcap_read_burst(rd, p, idx, NULL, 2) == rc, "%s: error not sticky", what);
 	CHECK(vpk_pool_in_use(p) == 0, "%s: buffers leaked: %u", what, vpk_pool_in_use(p));
-	printf("  %-22s -> %d: %s\n", what, rc, vpk_pcap_reader_error(rd));
-	vpk_pcap_reader_close(rd);
+	printf("  %-22s -> %d: %s\n", what, rc, vpk_last_error());
+	vpk_pcap_reader_destroy(rd);
 	vpk_pool_destroy(p);
 }
 
@@ -407,7 +413,7 @@ test_oversize(void)
 	static const uint32_t lens[] = { 100, 300, 256, 257, 50, 65535, 0, 256 };
 	struct vpk_pool *p = mkpool(8, 256);
 	struct vpk_pcap_reader *rd;
-	struct vpk_pcap_stats st;
+	struct vpk_pcap_reader_stats st;
 	static uint8_t d[65535];
 	uint32_t idx[8], got_lens[8], n = 0;
 	int rc;
@@ -415,7 +421,8 @@ test_oversize(void)
 	raw_header(&r, 0xa1b2c3d4, 1, false);
 	for (int i = 0; i < 8; i++)
 		raw_record(&r, 1, 0, lens[i], lens[i] + (i == 7 ? 100 : 0), d);
-	if (p == NULL || vpk_pcap_reader_open(save(&r, "big.pcap", r.n), 0, &rd, NULL, 0) != 0) {
+	if (p == NULL ||
+	    vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = save(&r, "big.pcap", r.n) }, &rd) != 0) {
 		CHECK(0, "setup");
 		return;
 	}
@@ -433,7 +440,7 @@ test_oversize(void)
 	      (unsigned long long)st.packets, (unsigned long long)st.delivered,
 	      (unsigned long long)st.skipped_oversize, (unsigned long long)st.snapped);
 	CHECK(vpk_pool_in_use(p) == 0, "in_use");
-	vpk_pcap_reader_close(rd);
+	vpk_pcap_reader_destroy(rd);
 	vpk_pool_destroy(p);
 }
 
@@ -453,7 +460,8 @@ test_exhaustion(void)
 		memset(d, (int)k, sizeof(d));
 		raw_record(&r, 1, 0, 20 + k, 20 + k, d);
 	}
-	if (p == NULL || vpk_pcap_reader_open(save(&r, "ten.pcap", r.n), 0, &rd, NULL, 0) != 0) {
+	if (p == NULL ||
+	    vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .path = save(&r, "ten.pcap", r.n) }, &rd) != 0) {
 		CHECK(0, "setup");
 		return;
 	}
@@ -481,7 +489,7 @@ test_exhaustion(void)
 	}
 	CHECK(rc == 0 && next == 10, "end rc %d after %u packets", rc, next);
 	CHECK(vpk_pool_in_use(p) == 0, "in_use");
-	vpk_pcap_reader_close(rd);
+	vpk_pcap_reader_destroy(rd);
 	vpk_pool_destroy(p);
 }
 
@@ -494,7 +502,6 @@ test_stream_and_write_error(void)
 	struct vpk_pool *p = mkpool(4, 128);
 	struct vpk_pcap_reader *rd;
 	struct vpk_pcap_writer *w;
-	char err[VPK_PCAP_ERR_LEN] = "";
 	uint32_t idx[4];
 	FILE *f;
 	int rc;
@@ -502,35 +509,39 @@ test_stream_and_write_error(void)
 	raw_header(&r, 0xa1b2c3d4, 1, false);
 	raw_record(&r, 5, 6, 60, 60, d);
 	f = fmemopen(r.b, r.n, "rb");
-	CHECK(vpk_pcap_reader_open_stream(f, "mem", 3, &rd, err, sizeof(err)) == 0, "stream: %s", err);
+	struct vpk_pcap_reader_conf sc = { .path = "mem", .stream = f, .rx_if = 3 };
+
+	CHECK(vpk_pcap_reader_create(&sc, &rd) == 0, "stream: %s", vpk_last_error());
 	CHECK(vpk_pcap_read_burst(rd, p, idx, NULL, 4) == 1, "stream read");
 	vpk_pool_free_bulk(p, idx, 1);
 	CHECK(vpk_pcap_read_burst(rd, p, idx, NULL, 4) == 0, "stream eof");
-	vpk_pcap_reader_close(rd);
+	vpk_pcap_reader_destroy(rd);
 	f = fmemopen(r.b, 7, "rb");
-	CHECK(vpk_pcap_reader_open_stream(f, NULL, 0, &rd, err, sizeof(err)) == -EINVAL &&
-	      strstr(err, "<stream>") != NULL, "short stream: %s", err);
+	CHECK(vpk_pcap_reader_create(&(struct vpk_pcap_reader_conf){ .stream = f }, &rd) == -EINVAL &&
+	      strstr(vpk_last_error(), "<stream>") != NULL, "short stream: %s", vpk_last_error());
 
 	if (access("/dev/full", W_OK) != 0) {
 		printf("  /dev/full not writable here: write error case not run\n");
 		goto out;
 	}
-	CHECK(vpk_pcap_writer_open("/dev/full", false, &w, err, sizeof(err)) == 0, "open /dev/full");
+	CHECK(vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = "/dev/full" }, &w) == 0,
+	      "open /dev/full");
 	CHECK(vpk_pool_alloc_burst(p, idx, 1) == 1, "alloc");
 	vpk_buf_from_idx(vpk_pool_base(p), idx[0])->len = 100;
 	for (int i = 0; i < 100; i++)
 		vpk_pcap_write_burst(w, p, idx, NULL, 1);
 	rc = vpk_pcap_writer_flush(w);
 	CHECK(rc == -ENOSPC, "flush to /dev/full: %d want -ENOSPC", rc);
-	CHECK(strstr(vpk_pcap_writer_error(w), "/dev/full") != NULL, "message '%s'",
-	      vpk_pcap_writer_error(w));
+	CHECK(strstr(vpk_last_error(), "/dev/full") != NULL, "message '%s'",
+	      vpk_last_error());
 	CHECK(vpk_pcap_write_burst(w, p, idx, NULL, 1) == -ENOSPC, "write error sticky");
-	rc = vpk_pcap_writer_close(w, err, sizeof(err));
-	CHECK(rc == -ENOSPC && strstr(err, "/dev/full") != NULL, "close: %d '%s'", rc, err);
-	printf("  %-22s -> %d: %s\n", "write to /dev/full", rc, err);
+	rc = vpk_pcap_writer_destroy(w);
+	CHECK(rc == -ENOSPC && strstr(vpk_last_error(), "/dev/full") != NULL, "close: %d '%s'", rc, vpk_last_error());
+	printf("  %-22s -> %d: %s\n", "write to /dev/full", rc, vpk_last_error());
 	vpk_pool_free_bulk(p, idx, 1);
-	CHECK(vpk_pcap_writer_open("/nonexistent-dir/x.pcap", false, &w, err, sizeof(err)) == -ENOENT,
-	      "writer open in a missing directory: %s", err);
+	CHECK(vpk_pcap_writer_create(&(struct vpk_pcap_writer_conf){ .path = "/nonexistent-dir/x.pcap" }, &w) ==
+	      -ENOENT,
+	      "writer open in a missing directory: %s", vpk_last_error());
 out:
 	CHECK(vpk_pool_in_use(p) == 0, "in_use");
 	vpk_pool_destroy(p);

@@ -44,7 +44,9 @@ run_variant(void *arg, const struct vpk_impl *impl)
 		struct vpk_rss *r;
 		size_t stride = tlens[tl] + 3;          /* odd stride: unaligned tuples */
 
-		CHECK(vpk_rss_create(c->key, 40, tlens[tl], impl->isa, &r) == 0, "create len %zu", tlens[tl]);
+		struct vpk_rss_conf rc = { .key = c->key, .key_len = 40, .len = tlens[tl], .isa = impl->isa };
+
+		CHECK(vpk_rss_create(&rc, &r) == 0, "create len %zu", tlens[tl]);
 		for (size_t li = 0; li < nl; li++) {
 			size_t n = lens[li];
 			uint8_t *tu = check_guard_alloc(n * stride + 1);
@@ -82,11 +84,17 @@ main(void)
 
 	check_init("rss");
 	test_known_answers();
-	CHECK(vpk_rss_create(ms_key, 40, 37, VPK_ISA_AUTO, &r) == -EINVAL, "len 37 accepted");
-	CHECK(vpk_rss_create(ms_key, 15, 12, VPK_ISA_AUTO, &r) == -EINVAL, "short key accepted");
-	CHECK(vpk_rss_create(ms_key, 40, 12, VPK_ISA_COUNT, &r) == -EINVAL, "bad level accepted");
+	struct vpk_rss_conf rc = { .key = ms_key, .key_len = 40, .len = 37 };
+
+	CHECK(vpk_rss_create(&rc, &r) == -EINVAL && strstr(vpk_last_error(), "37"), "len 37 accepted");
+	rc = (struct vpk_rss_conf){ .key = ms_key, .key_len = 15, .len = 12 };
+	CHECK(vpk_rss_create(&rc, &r) == -EINVAL, "short key accepted");
+	rc = (struct vpk_rss_conf){ .key = ms_key, .key_len = 40, .len = 12, .isa = VPK_ISA_COUNT };
+	CHECK(vpk_rss_create(&rc, &r) == -EINVAL && strstr(vpk_last_error(), "isa"), "bad level accepted");
+	rc.isa = VPK_ISA_AVX512ICL;
 	if (!vpk_isa_usable(VPK_ISA_AVX512ICL))
-		CHECK(vpk_rss_create(ms_key, 40, 12, VPK_ISA_AVX512ICL, &r) == -ENOTSUP, "unusable level picked");
+		CHECK(vpk_rss_create(&rc, &r) == -ENOTSUP, "unusable level picked");
+	CHECK(vpk_rss_create(NULL, &r) == -EINVAL, "NULL conf accepted");
 	memcpy(c.key, ms_key, 40);
 	check_each_impl("rss-toeplitz", rss_impls, run_variant, &c);
 	check_rand_bytes(c.key, 40);

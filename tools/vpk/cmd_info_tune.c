@@ -116,9 +116,11 @@ setup_frames(void)
 		D.tuples[i * 16 + 9] = (uint8_t)i;
 		D.tuples[i * 16 + 11] = 53;
 	}
-	for (unsigned l = VPK_ISA_SCALAR; l < VPK_ISA_COUNT; l++)
-		if (vpk_rss_create(key, sizeof(key), 12, (enum vpk_isa)l, &D.rss[l]) != 0)
-			D.rss[l] = NULL;
+	struct vpk_rss_conf rc = { .key = key, .key_len = sizeof(key), .len = 12 };
+
+	for (rc.isa = VPK_ISA_SCALAR; rc.isa < VPK_ISA_COUNT; rc.isa++)
+		if (vpk_rss_create(&rc, &D.rss[rc.isa]) != 0)
+			D.rss[rc.isa] = NULL;
 }
 
 /* A BGP-like table: 100 000 routes, /8../24 mostly, a few longer. */

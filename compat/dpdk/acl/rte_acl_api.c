@@ -125,8 +125,8 @@ rte_acl_set_ctx_classify(struct rte_acl_ctx *ctx, enum rte_acl_classify_alg alg)
 		return rc;
 	ctx->alg = alg;
 	/* vpk's own SIMD cap may be lower than the EAL's: then vpk's best variant under it. */
-	if (ctx->acl != NULL && vpk_acl_set_impl(ctx->acl, compat_acl_alg_impl(alg)) < 0)
-		vpk_acl_set_impl(ctx->acl, "auto");
+	if (ctx->acl != NULL && vpk_acl_select(ctx->acl, compat_acl_alg_impl(alg)) < 0)
+		vpk_acl_select(ctx->acl, "auto");
 	return 0;
 }
 
@@ -283,8 +283,8 @@ rte_acl_build(struct rte_acl_ctx *ctx, const struct rte_acl_config *cfg)
 	ctx->num_categories = 0;
 	rc = compat_acl_build(ctx, cfg);
 	if (rc == 0) {
-		if (vpk_acl_set_impl(ctx->acl, compat_acl_alg_impl(ctx->alg)) < 0)
-			vpk_acl_set_impl(ctx->acl, "auto");
+		if (vpk_acl_select(ctx->acl, compat_acl_alg_impl(ctx->alg)) < 0)
+			vpk_acl_select(ctx->acl, "auto");
 		if (&ctx->config != cfg)
 			ctx->config = *cfg;
 		ctx->has_config = true;

@@ -67,7 +67,7 @@ layout_direct(const struct rte_acl_config *cfg, struct vlayout *vl)
 	}
 	struct vpk_acl_conf c = { .num_fields = vl->n, .defs = vl->defs, .num_categories = 1 };
 
-	return vpk_acl_conf_check(&c, NULL, 0);
+	return vpk_acl_conf_check(&c);
 }
 
 static void
@@ -140,11 +140,11 @@ layout_packed(struct rte_acl_ctx *ctx, const struct rte_acl_config *cfg, struct 
 	}
 	ctx->gather_len = pos;
 	struct vpk_acl_conf c = { .num_fields = vl->n, .defs = vl->defs, .num_categories = 1 };
-	char why[VPK_ACL_ERRLEN];
 
-	rc = vpk_acl_conf_check(&c, why, sizeof(why));
+	rc = vpk_acl_conf_check(&c);
 	if (rc < 0)
-		RTE_LOG(ERR, ACL, "ACL context: %s, layout not supported by vpk: %s\n", ctx->name, why);
+		RTE_LOG(ERR, ACL, "ACL context: %s, layout not supported by vpk: %s\n", ctx->name,
+			vpk_last_error());
 	return rc;
 }
 
@@ -287,7 +287,7 @@ add_rules(struct rte_acl_ctx *ctx, struct vpk_acl *acl, const struct vlayout *vl
 				  (struct vpk_acl_rule *)(buf + vsz * n));
 	rc = n == 0 ? -EINVAL : vpk_acl_add_rules(acl, buf, n);
 	if (rc < 0 && n > 0)
-		RTE_LOG(ERR, ACL, "ACL context: %s, vpk refused a rule: %s\n", ctx->name, vpk_acl_last_error(acl));
+		RTE_LOG(ERR, ACL, "ACL context: %s, vpk refused a rule: %s\n", ctx->name, vpk_last_error());
 	free(buf);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "acl/acl_family.h"
+#include "acl/acl_gen.h"
 
 #define NCLS     25
 #define MAXPROT  16
@@ -72,28 +73,8 @@ struct model {
 	double pcorr[33];
 };
 
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t
-rnd(struct rng *r)
-{
-	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static double
-unif(struct rng *r)
-{
-	return (double)(rnd(r) >> 11) / 9007199254740992.0;
-}
-
 static uint32_t
-pick(struct rng *r, const double *w, uint32_t n)
+pick(struct acl_rng *r, const double *w, uint32_t n)
 {
 	double tot = 0, x;
 
@@ -101,7 +82,7 @@ pick(struct rng *r, const double *w, uint32_t n)
 		tot += w[i];
 	if (n == 0 || tot <= 0)
 		return 0;
-	x = unif(r) * tot;
+	x = acl_unif(r) * tot;
 	for (uint32_t i = 0; i < n; i++) {
 		if (x < w[i])
 			return i;
@@ -266,17 +247,17 @@ struct cand {
 };
 
 struct trie_ctx {
-	struct rng *r;
+	struct acl_rng *r;
 	const struct model *m;
 	struct cand *c;
 	int side;                       /* 0 source, 1 destination */
 };
 
 static void
-shuffle(struct rng *r, uint32_t *a, uint32_t n)
+shuffle(struct acl_rng *r, uint32_t *a, uint32_t n)
 {
 	for (uint32_t i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)(rnd(r) % i), t = a[i - 1];
+		uint32_t j = (uint32_t)(acl_rnd(r) % i), t = a[i - 1];
 
 		a[i - 1] = a[j], a[j] = t;
 	}
@@ -302,20 +283,20 @@ trie(struct trie_ctx *x, uint32_t *idx, uint32_t n, unsigned depth, uint32_t pat
 	idx += k;
 	sk = x->m->skew[x->side][depth];
 	heavy = rest;
-	if (rest >= 2 && unif(x->r) * (sk[0] + sk[1]) >= sk[0]) {
+	if (rest >= 2 && acl_unif(x->r) * (sk[0] + sk[1]) >= sk[0]) {
 		heavy = (uint32_t)((double)rest / (2.0 - (sk[2] > 1 ? 1 : sk[2] < 0 ? 0 : sk[2])) + 0.5);
 		heavy = heavy >= rest ? rest - 1 : heavy < (rest + 1) / 2 ? (rest + 1) / 2 : heavy;
 	}
-	if (heavy < rest && (x->side == 0 || unif(x->r) >= x->m->pcorr[depth]))
+	if (heavy < rest && (x->side == 0 || acl_unif(x->r) >= x->m->pcorr[depth]))
 		shuffle(x->r, idx, rest);
-	bit = (uint32_t)(rnd(x->r) & 1);
+	bit = (uint32_t)(acl_rnd(x->r) & 1);
 	trie(x, idx, heavy, depth + 1, path | bit << (31 - depth));
 	if (heavy < rest)
 		trie(x, idx + heavy, rest - heavy, depth + 1, path | (bit ^ 1) << (31 - depth));
 }
 
 static void
-port_of(struct rng *r, const struct model *m, unsigned kind, int side, uint16_t *lo, uint16_t *hi)
+port_of(struct acl_rng *r, const struct model *m, unsigned kind, int side, uint16_t *lo, uint16_t *hi)
 {
 	const struct plist *p = NULL, *own, *other;
 
@@ -336,9 +317,9 @@ port_of(struct rng *r, const struct model *m, unsigned kind, int side, uint16_t 
 
 			*lo = p->lo[i], *hi = p->hi[i];
 		} else if (kind == EM) {
-			*lo = *hi = (uint16_t)(1 + rnd(r) % 65535);
+			*lo = *hi = (uint16_t)(1 + acl_rnd(r) % 65535);
 		} else {
-			*lo = (uint16_t)(rnd(r) % 60000), *hi = (uint16_t)(*lo + 1 + rnd(r) % 5000);
+			*lo = (uint16_t)(acl_rnd(r) % 60000), *hi = (uint16_t)(*lo + 1 + acl_rnd(r) % 5000);
 		}
 		return;
 	default:
@@ -348,7 +329,7 @@ port_of(struct rng *r, const struct model *m, unsigned kind, int side, uint16_t 
 }
 
 static void
-draw(struct rng *r, const struct model *m, struct cand *c)
+draw(struct acl_rng *r, const struct model *m, struct cand *c)
 {
 	uint32_t pi = pick(r, m->pw, m->np), ci;
 	const struct lenpairs *lp;
@@ -416,7 +397,7 @@ cmp_u64(const void *a, const void *b)
 
 /* One batch of @p k candidates with their tries. */
 static int
-batch(struct rng *r, const struct model *m, struct cand *c, uint32_t k)
+batch(struct acl_rng *r, const struct model *m, struct cand *c, uint32_t k)
 {
 	uint32_t *idx = malloc((size_t)k * sizeof(*idx));
 	uint64_t *key = malloc((size_t)k * sizeof(*key));
@@ -440,29 +421,14 @@ batch(struct rng *r, const struct model *m, struct cand *c, uint32_t k)
 	return 0;
 }
 
-struct scored {
-	double s;
-	uint32_t i;
-};
-
-static int
-cmp_scored(const void *a, const void *b)
-{
-	const struct scored *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s > y->s ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
 static double
-specificity(const struct cand *c, struct rng *r)
+specificity(const struct cand *c, struct acl_rng *r)
 {
 	double s = c->len[0] + c->len[1] + (c->pmask ? 8 : 0);
 
 	for (int k = 0; k < 2; k++)
 		s += c->port[k][0] == c->port[k][1] ? 12 : c->port[k][1] - c->port[k][0] < 65535 ? 6 : 0;
-	return s + 24.0 * (unif(r) + unif(r) - 1.0);
+	return s + 24.0 * (acl_unif(r) + acl_unif(r) - 1.0);
 }
 
 static void
@@ -488,9 +454,9 @@ int
 vpk_acl_family_rules(unsigned fam, bool ipv6, uint32_t n, uint64_t seed, struct vpk_acl5_rule **out)
 {
 	struct model *m;
-	struct rng r = { seed * 0x2545f4914f6cdd1dULL + fam * 131 + (ipv6 ? 17 : 5) };
+	struct acl_rng r = { seed * 0x2545f4914f6cdd1dULL + fam * 131 + (ipv6 ? 17 : 5) };
 	struct cand *kept = NULL, *c = NULL;
-	struct scored *sc = NULL;
+	struct acl_scored *sc = NULL;
 	uint64_t *seen = NULL;
 	uint32_t got = 0, hcap;
 	int rc = -ENOMEM;
@@ -533,10 +499,10 @@ vpk_acl_family_rules(unsigned fam, bool ipv6, uint32_t n, uint64_t seed, struct 
 	if (rc == 0 && (sc = malloc((size_t)n * sizeof(*sc))) != NULL &&
 	    (*out = malloc((size_t)n * sizeof(**out))) != NULL) {
 		for (uint32_t i = 0; i < n; i++)
-			sc[i] = (struct scored){ specificity(&kept[i], &r), i };
-		qsort(sc, n, sizeof(*sc), cmp_scored);
+			sc[i] = (struct acl_scored){ specificity(&kept[i], &r), i };
+		qsort(sc, n, sizeof(*sc), acl_cmp_scored);
 		for (uint32_t i = 0; i < n; i++)
-			emit(&kept[sc[i].i], ipv6, seed * 0x9e3779b97f4a7c15ULL + fam, &(*out)[i]);
+			emit(&kept[sc[i].idx], ipv6, seed * 0x9e3779b97f4a7c15ULL + fam, &(*out)[i]);
 	} else if (rc == 0) {
 		rc = -ENOMEM;
 	}

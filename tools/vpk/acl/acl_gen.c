@@ -24,37 +24,17 @@
 #include "acl/acl_family.h"
 #include "acl/acl_gen.h"
 
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t
-rnd(struct rng *r)
-{
-	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 static uint32_t
-below(struct rng *r, uint32_t n)
+below(struct acl_rng *r, uint32_t n)
 {
-	return n ? (uint32_t)(rnd(r) % n) : 0;
-}
-
-static double
-unif(struct rng *r)
-{
-	return (double)(rnd(r) >> 11) / 9007199254740992.0;
+	return n ? (uint32_t)(acl_rnd(r) % n) : 0;
 }
 
 /* Zipf(s = 1) over 0..n-1 by inverse CDF on the harmonic approximation. */
 static uint32_t
-zipf(struct rng *r, uint32_t n)
+zipf(struct acl_rng *r, uint32_t n)
 {
-	double h = log((double)n + 1.0), u = unif(r);
+	double h = log((double)n + 1.0), u = acl_unif(r);
 	uint32_t k = (uint32_t)(exp(u * h) - 1.0);
 
 	return k >= n ? n - 1 : k;
@@ -62,7 +42,7 @@ zipf(struct rng *r, uint32_t n)
 
 /* Pick from a weight table (weights sum to anything > 0). */
 static unsigned
-pick(struct rng *r, const unsigned *w, unsigned n)
+pick(struct acl_rng *r, const unsigned *w, unsigned n)
 {
 	unsigned tot = 0, x;
 
@@ -110,7 +90,7 @@ static const uint16_t svc[] = { 80, 443, 53, 22, 25, 110, 143, 123, 161, 389, 44
 				9090, 11211 };
 
 static void
-ports(struct rng *r, unsigned cls, uint16_t *lo, uint16_t *hi)
+ports(struct acl_rng *r, unsigned cls, uint16_t *lo, uint16_t *hi)
 {
 	switch (cls) {
 	case HI:
@@ -165,12 +145,12 @@ mask_to(uint8_t *a, unsigned len, unsigned bytes)
 }
 
 static void
-address(struct rng *r, const struct space *sp, bool ipv6, bool external, unsigned len, uint8_t *a)
+address(struct acl_rng *r, const struct space *sp, bool ipv6, bool external, unsigned len, uint8_t *a)
 {
 	unsigned bytes = ipv6 ? 16 : 4;
 
 	for (unsigned i = 0; i < bytes; i += 8) {
-		uint64_t x = rnd(r);
+		uint64_t x = acl_rnd(r);
 
 		memcpy(a + i, &x, bytes - i < 8 ? bytes - i : 8);
 	}
@@ -195,7 +175,7 @@ address(struct rng *r, const struct space *sp, bool ipv6, bool external, unsigne
 }
 
 static unsigned
-length(struct rng *r, const unsigned *w, bool ipv6)
+length(struct acl_rng *r, const unsigned *w, bool ipv6)
 {
 	unsigned k = pick(r, w, 6);
 
@@ -204,15 +184,26 @@ length(struct rng *r, const unsigned *w, bool ipv6)
 	return len6[k] != 255 ? len6[k] : 4 * (1 + below(r, 31));
 }
 
-struct scored {
-	double score;
-	uint32_t idx;
-};
-
-static int
-cmp_scored(const void *a, const void *b)
+uint64_t
+acl_rnd(struct acl_rng *r)
 {
-	const struct scored *x = a, *y = b;
+	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+double
+acl_unif(struct acl_rng *r)
+{
+	return (double)(acl_rnd(r) >> 11) / 9007199254740992.0;
+}
+
+int
+acl_cmp_scored(const void *a, const void *b)
+{
+	const struct acl_scored *x = a, *y = b;
 
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
@@ -264,11 +255,11 @@ vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, boo
 int
 vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 {
-	struct rng r;
+	struct acl_rng r;
 	struct space sp;
 	const struct profile *pf;
 	struct vpk_acl5_rule *rules, *sorted;
-	struct scored *sc;
+	struct acl_scored *sc;
 	uint64_t *seen;
 	uint32_t n, hcap, got = 0;
 	unsigned bytes;
@@ -297,7 +288,7 @@ vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 	}
 	for (uint32_t i = 0; i < sp.nb; i++) {
 		static const uint8_t priv[3][2] = { { 10, 0 }, { 172, 16 }, { 192, 168 } };
-		uint64_t x = rnd(&r);
+		uint64_t x = acl_rnd(&r);
 
 		memcpy(sp.blk[i], &x, 8);
 		if (!c->ipv6 && i < 8) {
@@ -363,11 +354,11 @@ vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 			   (x.dport_lo == x.dport_hi ? 12 : x.dport_hi - x.dport_lo < 65535 ? 6 : 0) +
 			   (x.sport_lo == x.sport_hi ? 12 : x.sport_hi - x.sport_lo < 65535 ? 6 : 0);
 
-		sc[got] = (struct scored){ s + 24.0 * (unif(&r) + unif(&r) - 1.0), got };
+		sc[got] = (struct acl_scored){ s + 24.0 * (acl_unif(&r) + acl_unif(&r) - 1.0), got };
 		got++;
 	}
 	(void)bytes;
-	qsort(sc, got, sizeof(*sc), cmp_scored);
+	qsort(sc, got, sizeof(*sc), acl_cmp_scored);
 	for (uint32_t i = 0; i < got; i++)
 		sorted[i] = rules[sc[i].idx];
 	free(sp.blk), free(rules), free(sc), free(seen);
@@ -380,19 +371,19 @@ vpk_acl_gen_rules(const struct vpk_acl_gen_conf *c, struct vpk_acl5_rule **out)
 }
 
 static void
-in_prefix(struct rng *r, const uint8_t *base, unsigned len, unsigned bytes, bool corner, uint8_t *a)
+in_prefix(struct acl_rng *r, const uint8_t *base, unsigned len, unsigned bytes, bool corner, uint8_t *a)
 {
 	for (unsigned i = 0; i < bytes; i++) {
 		unsigned keep = len >= 8 * (i + 1) ? 8 : len > 8 * i ? len - 8 * i : 0;
 		uint8_t m = (uint8_t)(keep ? 0xff << (8 - keep) : 0);
-		uint8_t hostbits = corner ? (below(r, 2) ? 0xff : 0) : (uint8_t)rnd(r);
+		uint8_t hostbits = corner ? (below(r, 2) ? 0xff : 0) : (uint8_t)acl_rnd(r);
 
 		a[i] = (uint8_t)((base[i] & m) | (hostbits & ~m));
 	}
 }
 
 static uint16_t
-in_range(struct rng *r, uint16_t lo, uint16_t hi, bool corner)
+in_range(struct acl_rng *r, uint16_t lo, uint16_t hi, bool corner)
 {
 	if (corner)
 		return below(r, 2) ? lo : hi;
@@ -403,7 +394,7 @@ int
 vpk_acl_gen_trace(const struct vpk_acl5_rule *rules, uint32_t nr, bool ipv6, uint32_t n,
 		  uint64_t seed, double random_share, struct vpk_acl5_pkt **out)
 {
-	struct rng r = { seed * 0x9e3779b97f4a7c15ULL + 12345 };
+	struct acl_rng r = { seed * 0x9e3779b97f4a7c15ULL + 12345 };
 	struct vpk_acl5_pkt *p;
 	unsigned bytes = ipv6 ? 16 : 4;
 
@@ -416,11 +407,11 @@ vpk_acl_gen_trace(const struct vpk_acl5_rule *rules, uint32_t nr, bool ipv6, uin
 		struct vpk_acl5_pkt *k = &p[i];
 		static const uint8_t protos[4] = { 6, 17, 1, 58 };
 
-		if (nr == 0 || unif(&r) < random_share) {
+		if (nr == 0 || acl_unif(&r) < random_share) {
 			for (unsigned b = 0; b < bytes; b++)
-				k->src[b] = (uint8_t)rnd(&r), k->dst[b] = (uint8_t)rnd(&r);
-			k->sport = (uint16_t)rnd(&r), k->dport = (uint16_t)rnd(&r);
-			k->proto = below(&r, 4) ? protos[below(&r, 3)] : (uint8_t)rnd(&r);
+				k->src[b] = (uint8_t)acl_rnd(&r), k->dst[b] = (uint8_t)acl_rnd(&r);
+			k->sport = (uint16_t)acl_rnd(&r), k->dport = (uint16_t)acl_rnd(&r);
+			k->proto = below(&r, 4) ? protos[below(&r, 3)] : (uint8_t)acl_rnd(&r);
 			continue;
 		}
 		const struct vpk_acl5_rule *x = &rules[below(&r, nr)];

@@ -57,6 +57,24 @@ int vpk_acl_gen_trace(const struct vpk_acl5_rule *r, uint32_t nr, bool ipv6, uin
  */
 int vpk_acl_gen_profile_from_name(const char *name, enum vpk_acl_gen_profile *p, bool *ipv6);
 
+/* The generators' random numbers: splitmix64 from a seed in s. */
+struct acl_rng {
+	uint64_t s;
+};
+
+uint64_t acl_rnd(struct acl_rng *r);
+/* Uniform in [0, 1). */
+double acl_unif(struct acl_rng *r);
+
+/* A rule's sort key for the generators' final order: highest score first, then index. */
+struct acl_scored {
+	double score;
+	uint32_t idx;
+};
+
+/* qsort() comparator of struct acl_scored. */
+int acl_cmp_scored(const void *a, const void *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -183,16 +183,15 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 static int
 load_inputs(const struct opts *o, struct vpk_acl5_rule **r5, uint32_t *nr, struct vpk_acl5_pkt **p5, uint32_t *np)
 {
-	char why[512];
 	int rc = vpk_acl5_load_rules(o->rulesf, o->ipv6, o->l3fwd ? VPK_ACL5_L3FWD : VPK_ACL5_CLASSBENCH,
-				     (uint32_t)o->rulenum, r5, nr, why, sizeof(why));
+				     (uint32_t)o->rulenum, r5, nr);
 
 	if (rc < 0)
-		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
+		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", vpk_last_error());
 	if (o->tracef != NULL) {
-		rc = vpk_acl5_load_trace(o->tracef, o->ipv6, (uint32_t)o->tracenum, p5, np, why, sizeof(why));
+		rc = vpk_acl5_load_trace(o->tracef, o->ipv6, (uint32_t)o->tracenum, p5, np);
 		if (rc < 0)
-			return vpk_fail(VPK_EXIT_USAGE, "acl: %s", why);
+			return vpk_fail(VPK_EXIT_USAGE, "acl: %s", vpk_last_error());
 	}
 	if (o->verify && o->tracef == NULL)
 		return vpk_fail(VPK_EXIT_USAGE, "acl: --verify needs --tracef with an expected column");
@@ -226,7 +225,7 @@ run_algs(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32
 
 		if (!alg_wanted(o->algs, name))
 			continue;
-		if (vpk_acl_set_impl(acl, name) < 0) {
+		if (vpk_acl_select(acl, name) < 0) {
 			if (o->algs != NULL)
 				fprintf(stderr, "vpk acl: %s: %s\n", name, vpk_impl_why_not(*im) ? vpk_impl_why_not(*im) : "not usable");
 			continue;
@@ -322,14 +321,14 @@ build_acl(const struct opts *o, const struct vpk_acl_field_def *defs, uint32_t n
 	if (rc == 0)
 		rc = vpk_acl_add_rules(*acl, rules, nr);
 	if (rc < 0)
-		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", *acl ? vpk_acl_last_error(*acl) : strerror(-rc));
+		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", *acl ? vpk_last_error() : strerror(-rc));
 	if (nr >= 20000 && !vpk_opts.json)
 		fprintf(stderr, "vpk acl: building %u rules...\n", nr);
 	t0 = bench_now_s();
 	rc = vpk_acl_build(*acl);
 	*tb = bench_now_s() - t0;
 	if (rc < 0)
-		return vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc), vpk_acl_last_error(*acl));
+		return vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc), vpk_last_error());
 	if (*tb > 1.0 && !vpk_opts.json)
 		fprintf(stderr, "vpk acl: build took %.1f s\n", *tb);
 	return VPK_EXIT_OK;

@@ -278,9 +278,9 @@ cmd_bench_acl(int argc, char **argv)
 	int rc;
 
 	if (rulesf != NULL) {
-		rc = vpk_acl5_load_rules(rulesf, ipv6, VPK_ACL5_CLASSBENCH, 0, &r5, &nr, why, sizeof(why));
+		rc = vpk_acl5_load_rules(rulesf, ipv6, VPK_ACL5_CLASSBENCH, 0, &r5, &nr);
 		if (rc < 0) {
-			fprintf(stderr, "vpk: bench acl: %s\n", why);
+			fprintf(stderr, "vpk: bench acl: %s\n", vpk_last_error());
 			return 2;
 		}
 	} else {
@@ -294,9 +294,9 @@ cmd_bench_acl(int argc, char **argv)
 		nr = nrules;
 	}
 	if (tracef != NULL) {
-		rc = vpk_acl5_load_trace(tracef, ipv6, npkts, &p5, &np, why, sizeof(why));
+		rc = vpk_acl5_load_trace(tracef, ipv6, npkts, &p5, &np);
 		if (rc < 0) {
-			fprintf(stderr, "vpk: bench acl: %s\n", why);
+			fprintf(stderr, "vpk: bench acl: %s\n", vpk_last_error());
 			return 2;
 		}
 	} else {
@@ -334,7 +334,7 @@ cmd_bench_acl(int argc, char **argv)
 	size_t vr0, vpeak;
 
 	if (vpk_acl_create(&conf, &vc.acl) < 0 || vpk_acl_add_rules(vc.acl, rules, nr) < 0) {
-		fprintf(stderr, "vpk: bench acl: vpk: %s\n", vpk_acl_last_error(vc.acl));
+		fprintf(stderr, "vpk: bench acl: vpk: %s\n", vpk_last_error());
 		return 1;
 	}
 	vr0 = bench_rss();
@@ -344,7 +344,7 @@ cmd_bench_acl(int argc, char **argv)
 	vbuild = now_s() - vb0;
 	vpeak = bench_hwm() - vr0;
 	if (rc < 0) {
-		fprintf(stderr, "vpk: bench acl: vpk build: %s\n", vpk_acl_last_error(vc.acl));
+		fprintf(stderr, "vpk: bench acl: vpk build: %s\n", vpk_last_error());
 		return 1;
 	}
 	vpk_acl_get_stats(vc.acl, &st);
@@ -398,7 +398,7 @@ cmd_bench_acl(int argc, char **argv)
 		for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL; im++) {
 			if (only != NULL && strstr(only, (*im)->name) == NULL)
 				continue;
-			if (vpk_acl_set_impl(vc.acl, (*im)->name) < 0)
+			if (vpk_acl_select(vc.acl, (*im)->name) < 0)
 				continue;
 			struct timing t = bench_measure(bench_vpk_cls, &vc, ptrs, np, want, bursts[b], iter);
 

@@ -82,10 +82,10 @@ time_set(const struct abench_opts *a, struct vpk_acl *acl, unsigned dalg, const 
 			struct dctx dc = { dalg };
 			struct timing t;
 
-			vpk_acl_set_impl(acl, "auto");
+			vpk_acl_select(acl, "auto");
 			t = bench_measure(bench_vpk_cls, &vc, ptrs, np, want, a->bursts[b], 1);
 			v[0][r] = t.cyc_pkt, sr->ok &= t.ok;
-			vpk_acl_set_impl(acl, "scalar");
+			vpk_acl_select(acl, "scalar");
 			t = bench_measure(bench_vpk_cls, &vc, ptrs, np, want, a->bursts[b], 1);
 			v[1][r] = t.cyc_pkt, sr->ok &= t.ok;
 			v[2][r] = 0;
@@ -98,7 +98,7 @@ time_set(const struct abench_opts *a, struct vpk_acl *acl, unsigned dalg, const 
 		sr->scalar[b] = median(v[1], rounds);
 		sr->dpdk[b] = median(v[2], rounds);
 	}
-	vpk_acl_set_impl(acl, "auto");
+	vpk_acl_select(acl, "auto");
 }
 
 /* One set: generate, oracle, build both, time. 0, or -1 when a build failed. */
@@ -148,13 +148,13 @@ run_set(const struct abench_opts *a, const char *name, uint32_t n, uint32_t np, 
 		goto out;
 	t0 = now_s();
 	if (vpk_acl_build(acl) < 0) {
-		fprintf(stderr, "vpk: bench acl: %s %u: vpk build: %s\n", name, n, vpk_acl_last_error(acl));
+		fprintf(stderr, "vpk: bench acl: %s %u: vpk build: %s\n", name, n, vpk_last_error());
 		goto out;
 	}
 	sr->vpk_build_s = now_s() - t0;
 	vpk_acl_get_stats(acl, &sr->st);
 	sr->vpk_peak = sr->st.build_peak_bytes, sr->vpk_rt = sr->st.runtime_bytes;
-	vpk_acl_set_impl(acl, "auto");
+	vpk_acl_select(acl, "auto");
 	sr->vpk_best = vpk_acl_impl_name(acl);
 	if (!a->no_dpdk && n <= a->dpdk_max_rules) {
 		if (dpdk_build(&d, &sr->dpdk_build_s, &sr->dpdk_rt, &sr->dpdk_peak, why, sizeof(why)) < 0) {

@@ -160,7 +160,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 		x->priority = VPK_ACL_MAX_PRIORITY - (nr + i + 1);
 		x->userdata = nr + i + 1;
 	}
-	vpk_acl_set_impl(acl, "auto");
+	vpk_acl_select(acl, "auto");
 	for (int kind = 0; kind < 3; kind++) {
 		struct upd_kind *k = &out->kind[kind];
 
@@ -202,7 +202,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 			cpu[i] = now_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 			if (rc < 0) {
 				fprintf(stderr, "vpk: bench acl: update kind %d #%u: %s\n", kind, i,
-					vpk_acl_last_error(acl));
+					vpk_last_error());
 				fails++;
 			}
 			vpk_acl_get_stats(acl, &st);

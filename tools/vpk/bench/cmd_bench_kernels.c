@@ -116,9 +116,11 @@ setup(void)
 	{
 		static const uint8_t key[40] = VPK_RSS_KEY_DEFAULT;
 
-		for (enum vpk_isa l = VPK_ISA_SCALAR; l < VPK_ISA_COUNT; l++)
-			if (vpk_rss_create(key, sizeof(key), 12, l, &rss_obj[l]) != 0)
-				rss_obj[l] = NULL;
+		struct vpk_rss_conf rc = { .key = key, .key_len = sizeof(key), .len = 12 };
+
+		for (rc.isa = VPK_ISA_SCALAR; rc.isa < VPK_ISA_COUNT; rc.isa++)
+			if (vpk_rss_create(&rc, &rss_obj[rc.isa]) != 0)
+				rss_obj[rc.isa] = NULL;
 	}
 }
 

@@ -216,6 +216,18 @@ struct vx_arg {
 	uint8_t pkt[14 + 20 + 8 + 8 + 14 + 20 + 8 + 18];
 };
 
+/* One Ethernet + IPv4 (no options) frame of @len bytes at the headroom. */
+static void
+frame_meta(struct vpk_buf *b, size_t len)
+{
+	b->data_off = VPK_BUF_HEADROOM;
+	b->len = (uint16_t)len;
+	b->total_len = b->len;
+	b->l2_off = b->data_off;
+	b->l3_off = (uint16_t)(b->data_off + 14);
+	b->l4_off = (uint16_t)(b->l3_off + 20);
+}
+
 static void
 vx_fill(struct vpk_buf *b, uint32_t i, void *arg)
 {
@@ -223,12 +235,7 @@ vx_fill(struct vpk_buf *b, uint32_t i, void *arg)
 	uint8_t *d;
 	uint32_t e = i % a->n_ep;
 
-	b->data_off = VPK_BUF_HEADROOM;
-	b->len = sizeof(a->pkt);
-	b->total_len = b->len;
-	b->l2_off = b->data_off;
-	b->l3_off = (uint16_t)(b->data_off + 14);
-	b->l4_off = (uint16_t)(b->l3_off + 20);
+	frame_meta(b, sizeof(a->pkt));
 	d = vpk_buf_data(b);
 	memcpy(d, a->pkt, sizeof(a->pkt));
 	d[14 + 14] = (uint8_t)(2 + e / 250);            /* outer SA 172.16.(2 + e / 250).(e % 250 + 1) */
@@ -388,12 +395,7 @@ gd_fill(struct vpk_buf *b, uint32_t i, void *arg)
 	uint8_t *d;
 	uint32_t zero = 0;
 
-	b->data_off = VPK_BUF_HEADROOM;
-	b->len = sizeof(a->pkt);
-	b->total_len = b->len;
-	b->l2_off = b->data_off;
-	b->l3_off = (uint16_t)(b->data_off + 14);
-	b->l4_off = (uint16_t)(b->l3_off + 20);
+	frame_meta(b, sizeof(a->pkt));
 	memcpy(b->opaque, &zero, 4);                    /* steering entry 0 */
 	d = vpk_buf_data(b);
 	memcpy(d, a->pkt, sizeof(a->pkt));

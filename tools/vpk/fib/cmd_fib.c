@@ -192,8 +192,8 @@ inputs(struct fib_run *F)
 	if (o->shuffle)
 		gen_shuffle(F->rt, F->nrt, fam->route_size, o->seed ^ 0x5bd1e995);
 	if (o->lookups_file != NULL) {
-		if (vpk_fib_file_load_addrs(o->lookups_file, fam->af, &F->ips, &F->nips, err, sizeof(err)) != 0)
-			return vpk_fail(VPK_EXIT_USAGE, "fib: %s", err);
+		if (vpk_fib_file_load_addrs(o->lookups_file, fam->af, &F->ips, &F->nips) != 0)
+			return vpk_fail(VPK_EXIT_USAGE, "fib: %s", vpk_last_error());
 		if (o->shuffle)
 			gen_shuffle(F->ips, F->nips, fam->key_size, o->seed ^ 0x1b873593);
 		return 0;

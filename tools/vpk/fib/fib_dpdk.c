@@ -185,30 +185,31 @@ dpdk_fib_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint64
 	return create_any(false, nh_size, num_tbl8, max_routes, default_nh, why);
 }
 
-void
-dpdk_fib_free(struct dpdk_fib *f)
-{
-	if (f != NULL)
-		d.fib_free((void *)f);
-}
+/*
+ * The thin calls of one family: P is the handle type and prefix (dpdk_fib,
+ * dpdk_fib6), F the prefix of rte's functions in d (fib, fib6), KEY the
+ * address parameter, TYPE the lookup type parameter named t.
+ */
+#define DPDK_FIB_CALLS(P, F, KEY, TYPE)                                         \
+	void P##_free(struct P *f)                                              \
+	{                                                                       \
+		if (f != NULL)                                                  \
+			d.F##_free((void *)f);                                  \
+	}                                                                       \
+	int P##_add(struct P *f, KEY, uint8_t depth, uint64_t nh)               \
+	{                                                                       \
+		return d.F##_add((void *)f, ip, depth, nh);                     \
+	}                                                                       \
+	int P##_del(struct P *f, KEY, uint8_t depth)                            \
+	{                                                                       \
+		return d.F##_delete((void *)f, ip, depth);                      \
+	}                                                                       \
+	int P##_select(struct P *f, TYPE)                                       \
+	{                                                                       \
+		return d.F##_select_lookup((void *)f, (int)t);                  \
+	}
 
-int
-dpdk_fib_add(struct dpdk_fib *f, uint32_t ip, uint8_t depth, uint64_t nh)
-{
-	return d.fib_add((void *)f, ip, depth, nh);
-}
-
-int
-dpdk_fib_del(struct dpdk_fib *f, uint32_t ip, uint8_t depth)
-{
-	return d.fib_delete((void *)f, ip, depth);
-}
-
-int
-dpdk_fib_select(struct dpdk_fib *f, enum dpdk_fib_lookup t)
-{
-	return d.fib_select_lookup((void *)f, (int)t);
-}
+DPDK_FIB_CALLS(dpdk_fib, fib, uint32_t ip, enum dpdk_fib_lookup t)
 
 void
 dpdk_fib_lookup(struct dpdk_fib *f, const uint32_t *ips, uint64_t *nhs, size_t n)
@@ -240,30 +241,7 @@ dpdk_fib6_create(unsigned nh_size, uint32_t num_tbl8, uint32_t max_routes, uint6
 	return create_any(true, nh_size, num_tbl8, max_routes, default_nh, why);
 }
 
-void
-dpdk_fib6_free(struct dpdk_fib6 *f)
-{
-	if (f != NULL)
-		d.fib6_free((void *)f);
-}
-
-int
-dpdk_fib6_add(struct dpdk_fib6 *f, const uint8_t ip[16], uint8_t depth, uint64_t nh)
-{
-	return d.fib6_add((void *)f, ip, depth, nh);
-}
-
-int
-dpdk_fib6_del(struct dpdk_fib6 *f, const uint8_t ip[16], uint8_t depth)
-{
-	return d.fib6_delete((void *)f, ip, depth);
-}
-
-int
-dpdk_fib6_select(struct dpdk_fib6 *f, int type)
-{
-	return d.fib6_select_lookup((void *)f, type);
-}
+DPDK_FIB_CALLS(dpdk_fib6, fib6, const uint8_t ip[16], int t)
 
 void
 dpdk_fib6_lookup(struct dpdk_fib6 *f, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)

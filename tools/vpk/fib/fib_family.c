@@ -32,8 +32,10 @@ load(int af, const char *path, uint64_t seed, uint64_t nh_max, uint64_t nh_mod, 
 	struct vpk_fib_file_routes fr;
 	struct gen_rng rng = { seed };
 
-	if (vpk_fib_file_load_routes(path, af, &fr, err, len) != 0)
+	if (vpk_fib_file_load_routes(path, af, &fr) != 0) {
+		snprintf(err, len, "%s", vpk_last_error());
 		return NULL;
+	}
 	size_t size = af == 4 ? sizeof(struct gen_route4) : sizeof(struct gen_route6);
 	void *out = malloc((fr.n + 1) * size);
 	if (out == NULL) {

@@ -473,9 +473,9 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 				"acl deny drop|icmp-unreachable");
 	ipv6 = argc == 4;
 	/* l3fwd files add `R ... PORT` lines to ClassBench's `@` lines. */
-	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_AUTO, 0, &r, &n, why, sizeof(why));
+	rc = vpk_acl5_load_rules(argv[2], ipv6, VPK_ACL5_AUTO, 0, &r, &n);
 	if (rc != 0)
-		return vpk_errf(err, len, rc, "acl load: %s", why);
+		return vpk_errf(err, len, rc, "acl load: %s", vpk_last_error());
 	if (apply)
 		rc = fwd_ctl_acl_install(f, r, n, ipv6, why, sizeof(why));
 	free(r);
@@ -604,6 +604,18 @@ applied_when_checked(const struct vpk_fwd *f, int argc, char **argv, size_t ifs_
 	return strcmp(argv[0], "interface") == 0 && !(argc > 1 && find_if(f, argv[1], &ix) == 0 && ix < ifs_before);
 }
 
+/* applied_when_checked() for one line of text. */
+static bool
+early_line(const struct vpk_fwd *f, const char *line, size_t ifs_before)
+{
+	char tmp[1100], *argv[MAX_ARGS + 1];
+	int argc;
+
+	snprintf(tmp, sizeof(tmp), "%s", line);
+	argc = split(tmp, argv);
+	return argc > 0 && applied_when_checked(f, argc, argv, ifs_before);
+}
+
 static int
 exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
 {
@@ -648,13 +660,7 @@ exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_l
 	 * back its old settings.
 	 */
 	for (size_t i = 0; i < n; i++) {
-		char tmp[1100], *argv[MAX_ARGS + 1];
-		int argc;
-
-		snprintf(tmp, sizeof(tmp), "%s", lines[i]);
-		argc = split(tmp, argv);
-		rc = exec_line(f, lines[i], argc > 0 && applied_when_checked(f, argc, argv, ifs_before),
-			       why, sizeof(why));
+		rc = exec_line(f, lines[i], early_line(f, lines[i], ifs_before), why, sizeof(why));
 		if (rc != 0) {
 			vpk_errf(err, err_len, rc, "%s:%zu: %s", name, i + 1, why);
 			goto undo;
@@ -665,12 +671,7 @@ exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_l
 		goto undo;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char tmp[1100], *argv[MAX_ARGS + 1];
-		int argc;
-
-		snprintf(tmp, sizeof(tmp), "%s", lines[i]);
-		argc = split(tmp, argv);
-		if (argc > 0 && applied_when_checked(f, argc, argv, ifs_before))
+		if (early_line(f, lines[i], ifs_before))
 			continue;
 		rc = exec_line(f, lines[i], true, why, sizeof(why));
 		if (rc != 0) {

@@ -27,8 +27,8 @@ fwd_acl_free(struct fwd_acl *a)
  * None: *out stays NULL.
  */
 static int
-build_frag_acl(const struct vpk_acl_conf *ac, const struct vpk_acl5_rule *r, const void *all,
-	       uint32_t n, struct vpk_acl **out, char *err, size_t len)
+build_frag_acl(const struct vpk_acl_conf *ac, const char *variant, const struct vpk_acl5_rule *r,
+	       const void *all, uint32_t n, struct vpk_acl **out, char *err, size_t len)
 {
 	size_t rsz = VPK_ACL_RULE_SIZE(ac->num_fields);
 	uint32_t m = 0;
@@ -49,13 +49,15 @@ build_frag_acl(const struct vpk_acl_conf *ac, const struct vpk_acl5_rule *r, con
 		if (vpk_acl5_rule_portless(&r[i]))
 			memcpy(sub + (size_t)m++ * rsz, (const uint8_t *)all + (size_t)i * rsz, rsz);
 	rc = vpk_acl_create(ac, out);
+	if (rc == 0 && variant != NULL)
+		rc = vpk_acl_select(*out, variant);
 	if (rc == 0)
 		rc = vpk_acl_add_rules(*out, sub, m);
 	if (rc == 0)
 		rc = vpk_acl_build(*out);
 	if (rc != 0)
 		snprintf(err, len, "acl (rules for fragments): %s",
-			 *out != NULL && vpk_acl_last_error(*out)[0] ? vpk_acl_last_error(*out) : strerror(-rc));
+			 *out != NULL && vpk_last_error()[0] ? vpk_last_error() : strerror(-rc));
 	free(sub);
 	return rc;
 }
@@ -65,15 +67,18 @@ fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bo
 		char *err, size_t len)
 {
 	struct vpk_acl_field_def defs[11];
-	struct vpk_acl_conf ac = { .defs = defs, .num_categories = 1, .impl = f->conf.acl_impl };
+	struct vpk_acl_conf ac = { .defs = defs, .num_categories = 1 };
 	struct fwd_acl a = { 0 };
 	void *rules = NULL;
 	int rc;
 
 	ac.num_fields = vpk_acl5_layout(ipv6, defs);
 	rc = vpk_acl_create(&ac, &a.acl);
+	if (rc == 0 && f->conf.acl_impl != NULL)
+		rc = vpk_acl_select(a.acl, f->conf.acl_impl);
 	if (rc != 0) {
-		snprintf(err, len, "acl: cannot create the classifier: %s", strerror(-rc));
+		vpk_acl_destroy(a.acl);
+		snprintf(err, len, "acl: cannot create the classifier: %s", vpk_last_error());
 		return rc;
 	}
 	a.action = malloc(((size_t)n + 1) * sizeof(*a.action));
@@ -103,11 +108,11 @@ fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bo
 	if (rc == 0)
 		rc = vpk_acl_build(a.acl);
 	if (rc != 0) {
-		snprintf(err, len, "acl: %s", vpk_acl_last_error(a.acl)[0] ? vpk_acl_last_error(a.acl)
+		snprintf(err, len, "acl: %s", vpk_last_error()[0] ? vpk_last_error()
 									  : strerror(-rc));
 		goto fail;
 	}
-	rc = build_frag_acl(&ac, r, rules, n, &a.acl_frag, err, len);
+	rc = build_frag_acl(&ac, f->conf.acl_impl, r, rules, n, &a.acl_frag, err, len);
 	if (rc != 0)
 		goto fail;
 	free(rules);

@@ -57,7 +57,7 @@ fwd_ctl_enable(struct vpk_fwd *f)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	rc = vpk_qsbr_create(FWD_MAX_GRAPHS, &c->q);
+	rc = vpk_qsbr_create(&(struct vpk_qsbr_conf){ .max_threads = FWD_MAX_GRAPHS }, &c->q);
 	for (unsigned i = 0; rc == 0 && i < FWD_MAX_GRAPHS; i++)
 		rc = vpk_qsbr_thread_register(c->q, i);
 	if (rc == 0)

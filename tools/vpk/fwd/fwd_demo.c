@@ -218,8 +218,19 @@ out:
 	return rc;
 }
 
-int
-fwd_demo(int argc, char **argv)
+/* The demo's options, and the figures of its runs. */
+struct demo {
+	uint64_t packets, routes, flows, n_rules;
+	const char *routes_file;
+	unsigned caps[4], n_caps, runs;
+	bool quiet;
+	struct vpk_fwd_conf conf;
+	double mpps[4], cpp[4], mpps_r[4][32], cpp_r[4][32];
+};
+
+/* @return VPK_EXIT_OK, or the exit code (message printed). */
+static int
+demo_parse(int argc, char **argv, struct demo *d)
 {
 	static const struct option opts[] = {
 		{ "demo", no_argument, NULL, 'D' },
@@ -236,20 +247,8 @@ fwd_demo(int argc, char **argv)
 		{ "show-runtime", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t packets = 2000000, routes = 200000, flows = 4096, n_rules = 4096;
-	const char *routes_file = NULL;
 	bool routes_set = false;
-	unsigned caps[4] = { 64, 128, 256, 512 }, n_caps = 4;
-	struct vpk_cap_info ci;
-	struct vpk_fwd_conf conf = { .isa = vpk_opts.isa, .n_bufs = 8192 };
-	struct vpk_fwd *f;
-	uint32_t *dsts = NULL;
-	double mpps[4] = { 0 }, cpp[4] = { 0 }, mpps_r[4][32], cpp_r[4][32];
-	unsigned runs = 1;
-	bool quiet = false;
-	struct json j;
-	char err[512];
-	int c, rc;
+	int c;
 
 	optind = 1;
 	opterr = 0;     /* one line of our own instead of getopt's */
@@ -261,36 +260,36 @@ fwd_demo(int argc, char **argv)
 		case 'R':
 			break;
 		case 'n':
-			ok = vpk_opt_u64("fwd --demo: --packets", optarg, 1000, UINT64_C(1) << 40, &packets);
+			ok = vpk_opt_u64("fwd --demo: --packets", optarg, 1000, UINT64_C(1) << 40, &d->packets);
 			break;
 		case 'r':
-			ok = vpk_opt_u64("fwd --demo: --routes", optarg, 0, 2000000, &routes);
+			ok = vpk_opt_u64("fwd --demo: --routes", optarg, 0, 2000000, &d->routes);
 			routes_set = true;
 			break;
 		case 'f':
-			ok = vpk_opt_u64("fwd --demo: --flows", optarg, 1, 1000000, &flows);
+			ok = vpk_opt_u64("fwd --demo: --flows", optarg, 1, 1000000, &d->flows);
 			break;
 		case 'a':
-			ok = vpk_opt_u64("fwd --demo: --rules", optarg, 0, 1000000, &n_rules);
+			ok = vpk_opt_u64("fwd --demo: --rules", optarg, 0, 1000000, &d->n_rules);
 			break;
 		case 'u':
-			ok = vpk_opt_uint("fwd --demo: --runs", optarg, 1, 32, &runs);
+			ok = vpk_opt_uint("fwd --demo: --runs", optarg, 1, 32, &d->runs);
 			break;
 		case 'q':
-			quiet = true;
+			d->quiet = true;
 			break;
 		case 'F':
-			if (fwd_fib4_type(optarg, &conf.fib4_type) != 0)
+			if (fwd_fib4_type(optarg, &d->conf.fib4_type) != 0)
 				return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --fib4 %s: 'dir' or 'bm16'", optarg);
 			break;
 		case 'P':
-			routes_file = optarg;
+			d->routes_file = optarg;
 			break;
 		case 'C':
-			conf.wide_cores = optarg;
+			d->conf.wide_cores = optarg;
 			break;
 		case 'W':
-			ok = vpk_opt_uint("fwd --demo: --workers", optarg, 1, 64, &conf.workers);
+			ok = vpk_opt_uint("fwd --demo: --workers", optarg, 1, 64, &d->conf.workers);
 			break;
 		default:
 			return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: options are --packets N --routes N --rules N "
@@ -299,72 +298,40 @@ fwd_demo(int argc, char **argv)
 		if (!ok)
 			return VPK_EXIT_USAGE;
 	}
-	if (routes_set && routes_file != NULL)
+	if (routes_set && d->routes_file != NULL)
 		return vpk_fail(VPK_EXIT_USAGE, "fwd --demo: --routes N and --routes-file F exclude each other");
-	if (packets < 1000 || flows < 1 || flows > 1000000 || routes > 2000000 || n_rules > 1000000)
+	if (d->packets < 1000 || d->flows < 1 || d->flows > 1000000 || d->routes > 2000000 || d->n_rules > 1000000)
 		return vpk_fail(VPK_EXIT_USAGE,
 				"fwd --demo: --packets >= 1000, --flows 1..1000000, --routes <= 2000000, --rules <= 1000000");
-	vpk_get_cap_info(&ci);
-	if (ci.source != VPK_CAP_DEFAULT) {
-		/* The cap was fixed from outside: run just that one. */
-		caps[0] = ci.bits;
-		n_caps = 1;
-	}
-	rc = vpk_fwd_create(&conf, &f);
-	if (rc != 0)
-		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
-	struct vpk_fib_file_routes fr = { NULL, 0 };
-	if (routes_file != NULL) {
-		rc = vpk_fib_file_load_routes(routes_file, 4, &fr, err, sizeof(err));
-		if (rc != 0) {
-			vpk_fwd_destroy(f);
-			return vpk_fail(rc == -EINVAL || rc == -EFBIG ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s", err);
-		}
-		routes = fr.n;
-	}
-	rc = setup(f, (uint32_t)routes, routes_file != NULL ? &fr : NULL, (uint32_t)flows, (uint32_t)n_rules, packets,
-		   &dsts);
-	vpk_fib_file_free_routes(&fr);
-	free(dsts);
-	if (rc != 0) {
-		vpk_fwd_destroy(f);
-		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: setting up: %s", strerror(-rc));
-	}
-	if (vpk_opts.json) {
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "cpu", vpk_cpu_model());
-		json_u64(&j, "routes", routes);
-		json_u64(&j, "rules", n_rules);
-		json_u64(&j, "flows", flows);
-		json_u64(&j, "rounds", runs);
-		json_arr(&j, "runs");
-	} else {
-		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, "
-		       "%u worker%s\n", n_rules, routes, flows, packets, conf.workers ? conf.workers : 1,
-		       conf.workers > 1 ? "s" : "");
-	}
-	/*
-	 * Rounds: every cap once per round, in order, so noise on this shared
-	 * machine spreads over all caps alike; the summary gives medians. The
-	 * per-run output (show runtime / JSON runs) is printed for every run.
-	 */
-	for (unsigned round = 0; round < runs && rc == 0; round++) {
-		for (unsigned k = 0; k < n_caps; k++) {
+	return VPK_EXIT_OK;
+}
+
+/*
+ * Rounds: every cap once per round, in order, so noise on this shared
+ * machine spreads over all caps alike; the summary gives medians. The
+ * per-run output (show runtime / JSON runs) is printed for every run.
+ */
+static int
+demo_rounds(struct demo *d, struct vpk_fwd *f, bool cap_default, struct json *j, char *err, size_t len)
+{
+	int rc = 0;
+
+	for (unsigned round = 0; round < d->runs && rc == 0; round++) {
+		for (unsigned k = 0; k < d->n_caps; k++) {
 			struct vpk_fwd_run_stats st;
 
-			if (ci.source == VPK_CAP_DEFAULT)
-				vpk_set_max_simd_bitwidth(caps[k]);
-			rc = vpk_fwd_run(f, &st, err, sizeof(err));
+			if (cap_default)
+				vpk_set_max_simd_bitwidth(d->caps[k]);
+			rc = vpk_fwd_run(f, &st, err, len);
 			if (rc != 0)
 				break;
-			mpps_r[k][round] = fwd_mpps(&st);
-			cpp_r[k][round] = st.packets ? (double)st.tsc / (double)st.packets : 0;
+			d->mpps_r[k][round] = fwd_mpps(&st);
+			d->cpp_r[k][round] = st.packets ? (double)st.tsc / (double)st.packets : 0;
 			if (vpk_opts.json) {
-				fwd_json_run(&j, f, &st, caps[k]);
-			} else if (!quiet) {
+				fwd_json_run(j, f, &st, d->caps[k]);
+			} else if (!d->quiet) {
 				printf("\n--- cap %u: %.3f Mpps, %.1f clocks/packet, %llu forwarded, %llu dropped, fib %s %s, acl %s\n",
-				       caps[k], mpps_r[k][round], cpp_r[k][round], (unsigned long long)st.forwarded,
+				       d->caps[k], d->mpps_r[k][round], d->cpp_r[k][round], (unsigned long long)st.forwarded,
 				       (unsigned long long)st.dropped, vpk_fib_type_name(vpk_fwd_fib4(f)),
 				       vpk_fib_impl_name(vpk_fwd_fib4(f)),
 				       vpk_fwd_acl_impl(f));
@@ -376,34 +343,101 @@ fwd_demo(int argc, char **argv)
 			}
 		}
 	}
-	for (unsigned k = 0; k < n_caps && rc == 0; k++) {
-		mpps[k] = bench_median(mpps_r[k], runs);
-		cpp[k] = bench_median(cpp_r[k], runs);
+	for (unsigned k = 0; k < d->n_caps && rc == 0; k++) {
+		d->mpps[k] = bench_median(d->mpps_r[k], d->runs);
+		d->cpp[k] = bench_median(d->cpp_r[k], d->runs);
 	}
-	if (ci.source == VPK_CAP_DEFAULT)
-		vpk_set_max_simd_bitwidth(ci.default_bits);
+	return rc;
+}
+
+static void
+demo_summary(const struct demo *d, struct json *j, int rc)
+{
 	if (vpk_opts.json) {
-		json_end(&j);
-		json_arr(&j, "summary");
-		for (unsigned k = 0; k < n_caps && rc == 0; k++) {
-			json_obj(&j, NULL);
-			json_u64(&j, "cap", caps[k]);
-			json_dbl(&j, "mpps_median", mpps[k]);
-			json_dbl(&j, "clocks_per_packet_median", cpp[k]);
-			json_dbl(&j, "vs_cap64", mpps[0] > 0 ? mpps[k] / mpps[0] : 0);
-			json_end(&j);
+		json_end(j);
+		json_arr(j, "summary");
+		for (unsigned k = 0; k < d->n_caps && rc == 0; k++) {
+			json_obj(j, NULL);
+			json_u64(j, "cap", d->caps[k]);
+			json_dbl(j, "mpps_median", d->mpps[k]);
+			json_dbl(j, "clocks_per_packet_median", d->cpp[k]);
+			json_dbl(j, "vs_cap64", d->mpps[0] > 0 ? d->mpps[k] / d->mpps[0] : 0);
+			json_end(j);
 		}
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_end(j);
+		json_end(j);
+		json_done(j);
 	} else if (rc == 0) {
 		printf("\nSummary (same traffic, same process; medians of %u round%s):\n  %-6s %10s %14s %10s\n",
-		       runs, runs > 1 ? "s" : "", "cap", "Mpps",
+		       d->runs, d->runs > 1 ? "s" : "", "cap", "Mpps",
 		       "clocks/packet", "vs cap 64");
-		for (unsigned k = 0; k < n_caps; k++)
-			printf("  %-6u %10.3f %14.1f %9.2fx\n", caps[k], mpps[k], cpp[k],
-			       mpps[0] > 0 ? mpps[k] / mpps[0] : 0);
+		for (unsigned k = 0; k < d->n_caps; k++)
+			printf("  %-6u %10.3f %14.1f %9.2fx\n", d->caps[k], d->mpps[k], d->cpp[k],
+			       d->mpps[0] > 0 ? d->mpps[k] / d->mpps[0] : 0);
 	}
+}
+
+int
+fwd_demo(int argc, char **argv)
+{
+	struct demo d = { .packets = 2000000, .routes = 200000, .flows = 4096, .n_rules = 4096,
+			  .caps = { 64, 128, 256, 512 }, .n_caps = 4, .runs = 1,
+			  .conf = { .isa = vpk_opts.isa, .n_bufs = 8192 } };
+	struct vpk_fib_file_routes fr = { NULL, 0 };
+	struct vpk_cap_info ci;
+	struct vpk_fwd *f;
+	uint32_t *dsts = NULL;
+	struct json j;
+	char err[512];
+	int rc;
+
+	rc = demo_parse(argc, argv, &d);
+	if (rc != VPK_EXIT_OK)
+		return rc;
+	vpk_get_cap_info(&ci);
+	if (ci.source != VPK_CAP_DEFAULT) {
+		/* The cap was fixed from outside: run just that one. */
+		d.caps[0] = ci.bits;
+		d.n_caps = 1;
+	}
+	rc = vpk_fwd_create(&d.conf, &f);
+	if (rc != 0)
+		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: %s", strerror(-rc));
+	if (d.routes_file != NULL) {
+		rc = vpk_fib_file_load_routes(d.routes_file, 4, &fr);
+		if (rc != 0) {
+			vpk_fwd_destroy(f);
+			return vpk_fail(rc == -EINVAL || rc == -EFBIG ? VPK_EXIT_USAGE : VPK_EXIT_FAIL, "fwd --demo: %s",
+					vpk_last_error());
+		}
+		d.routes = fr.n;
+	}
+	rc = setup(f, (uint32_t)d.routes, d.routes_file != NULL ? &fr : NULL, (uint32_t)d.flows, (uint32_t)d.n_rules,
+		   d.packets, &dsts);
+	vpk_fib_file_free_routes(&fr);
+	free(dsts);
+	if (rc != 0) {
+		vpk_fwd_destroy(f);
+		return vpk_fail(VPK_EXIT_FAIL, "fwd --demo: setting up: %s", strerror(-rc));
+	}
+	if (vpk_opts.json) {
+		json_init(&j, stdout);
+		json_obj(&j, NULL);
+		json_str(&j, "cpu", vpk_cpu_model());
+		json_u64(&j, "routes", d.routes);
+		json_u64(&j, "rules", d.n_rules);
+		json_u64(&j, "flows", d.flows);
+		json_u64(&j, "rounds", d.runs);
+		json_arr(&j, "runs");
+	} else {
+		printf("vpk fwd --demo: %lu ACL rules, %lu routes, %lu flows of 64-byte packets, %lu packets per run, "
+		       "%u worker%s\n", d.n_rules, d.routes, d.flows, d.packets, d.conf.workers ? d.conf.workers : 1,
+		       d.conf.workers > 1 ? "s" : "");
+	}
+	rc = demo_rounds(&d, f, ci.source == VPK_CAP_DEFAULT, &j, err, sizeof(err));
+	if (ci.source == VPK_CAP_DEFAULT)
+		vpk_set_max_simd_bitwidth(ci.default_bits);
+	demo_summary(&d, &j, rc);
 	if (rc == 0 && vpk_fwd_bufs_in_use(f) != 0)
 		rc = -EFAULT, snprintf(err, sizeof(err), "%u buffers leaked", vpk_fwd_bufs_in_use(f));
 	vpk_fwd_destroy(f);

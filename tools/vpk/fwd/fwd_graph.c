@@ -23,12 +23,14 @@ fwd_input_init(struct vpk_node_rt *rt, void *conf)
 	return conf != NULL ? 0 : -EINVAL;
 }
 
-void
-fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order,
-		   size_t n_order, uint64_t done, const uint32_t *idx, uint32_t got)
+uint32_t
+fwd_mem_frame(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order, size_t n_order,
+	      uint64_t done, uint64_t left)
 {
 	void *base = vpk_node_pool_base(rt);
+	uint32_t idx[VPK_FRAME_SIZE], got;
 
+	got = vpk_pool_alloc_burst(f->pool, idx, left < VPK_FRAME_SIZE ? (uint32_t)left : VPK_FRAME_SIZE);
 	for (uint32_t i = 0; i < got; i++) {
 		struct vpk_buf *x = vpk_buf_from_idx(base, idx[i]);
 		size_t t = order != NULL ? order[(done + i) % n_order] : (size_t)((done + i) % f->n_tmpl);
@@ -38,6 +40,8 @@ fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32
 		x->rx_if = 0;
 		vpk_node_trace_mark(rt, x);
 	}
+	vpk_node_enqueue_one(rt, idx, 0, got);
+	return got;
 }
 
 /* Graph contributions of features in other files (see fwd_priv.h); one line each. */
@@ -131,7 +135,7 @@ fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const cha
 	gc.n_node_conf = n_nc;
 	rc = vpk_graph_create(&gc, out);
 	if (rc != 0)
-		vpk_errf(err, len, rc, "%s", vpk_graph_last_error());
+		vpk_errf(err, len, rc, "%s", vpk_last_error());
 	return rc;
 }
 

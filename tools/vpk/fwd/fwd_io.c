@@ -51,15 +51,6 @@ struct fwd_live {
 	bool limited;                   /* a limit was met: stop reading */
 };
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static struct fwd_live *
 live_state(struct vpk_fwd *f)
 {
@@ -80,11 +71,11 @@ fwd_live_free(struct vpk_fwd *f)
 {
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		for (unsigned q = 1; q < f->ifs[i].n_q; q++) {
-			vpk_io_close(f->ifs[i].xq[q], NULL, 0);
+			vpk_io_destroy(f->ifs[i].xq[q]);
 			f->ifs[i].xq[q] = NULL;
 		}
 		f->ifs[i].n_q = 0;
-		vpk_io_close(f->ifs[i].io, NULL, 0);
+		vpk_io_destroy(f->ifs[i].io);
 		f->ifs[i].io = NULL;
 		free(f->ifs[i].live);
 		f->ifs[i].live = NULL;
@@ -299,9 +290,9 @@ open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *er
 		c->fanout_mode = PACKET_FANOUT_HASH;
 	}
 	if (x->live != NULL && c->type == VPK_IO_AF_XDP) {
-		rc = vpk_io_queue_count(x->live, &rxq, &txq, err, len);
+		rc = vpk_io_queue_count(x->live, &rxq, &txq);
 		if (rc != 0)
-			return rc;
+			return vpk_errf(err, len, rc, "%s", vpk_last_error());
 		want = !x->queues_set ? 1 : x->queues == 0 ? rxq : x->queues;
 		if (rxq > want)
 			return vpk_errf(err, len, -EINVAL, "interface %s: %s has %u receive queues and vpk would serve "
@@ -312,15 +303,16 @@ open_queues(struct vpk_fwd *f, struct fwd_if *x, struct vpk_io_conf *c, char *er
 					x->name, want, x->live, rxq);
 		c->xdp_mode = x->xdp_mode;
 	}
-	rc = vpk_io_open(f->pool, c, &x->io, err, len);
+	c->pool = f->pool;
+	rc = vpk_io_create(c, &x->io);
 	if (rc != 0)
-		return rc;
+		return vpk_errf(err, len, rc, "%s", vpk_last_error());
 	x->n_q = 1;
 	for (uint32_t q = 1; q < want; q++) {
 		c->queue = q;
-		rc = vpk_io_open(f->pool, c, &x->xq[q], err, len);
+		rc = vpk_io_create(c, &x->xq[q]);
 		if (rc != 0)
-			return rc;
+			return vpk_errf(err, len, rc, "%s", vpk_last_error());
 		x->n_q = q + 1;
 	}
 	return 0;
@@ -343,7 +335,7 @@ fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len)
 		l->rx = 0;
 		l->stop = 0;
 		l->limited = false;
-		l->t_end = l->seconds > 0 ? now_s() + l->seconds : 0;
+		l->t_end = l->seconds > 0 ? fwd_now_s() + l->seconds : 0;
 	}
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
@@ -398,7 +390,6 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		struct fwd_if *x = &f->ifs[i];
 		struct vpk_io_stats st;
-		char why[256];
 		int crc;
 
 		if (x->io == NULL)
@@ -408,7 +399,7 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 			x->rx_skipped += st.rx_skipped;
 			x->rx_drop += st.rx_drop;
 			x->tx_drop += st.tx_drop;
-			vpk_io_close(x->xq[q], NULL, 0);
+			vpk_io_destroy(x->xq[q]);
 			x->xq[q] = NULL;
 		}
 		x->n_q = 0;
@@ -416,10 +407,10 @@ fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len)
 		x->rx_skipped += st.rx_skipped;
 		x->rx_drop += st.rx_drop;
 		x->tx_drop += st.tx_drop;
-		crc = vpk_io_close(x->io, why, sizeof(why));
+		crc = vpk_io_destroy(x->io);
 		x->io = NULL;
 		if (crc != 0 && *rc == 0)
-			*rc = vpk_errf(err, len, crc, "%s", why);
+			*rc = vpk_errf(err, len, crc, "%s", vpk_last_error());
 	}
 }
 
@@ -432,7 +423,7 @@ limits_met(struct vpk_fwd *f)
 		return false;
 	if (!l->limited)
 		l->limited = l->stop || (l->packets > 0 && l->rx >= l->packets) ||
-			     (l->t_end > 0 && now_s() >= l->t_end);
+			     (l->t_end > 0 && fwd_now_s() >= l->t_end);
 	return l->limited;
 }
 
@@ -495,7 +486,7 @@ fwd_if_rx(struct vpk_fwd *f, struct fwd_if *in, uint32_t *idx, uint32_t want)
 	 * is an error of the run (the first one is reported). */
 	if (got != -ENODATA && got != -ENETDOWN && f->io_rc == 0) {
 		f->io_rc = got;
-		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(io));
+		snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_last_error());
 	}
 	in->rd_done = true;
 	return 0;
@@ -628,19 +619,15 @@ static uint32_t
 mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	struct vpk_fwd *f = vpk_node_ctx(rt);
-	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
+	uint32_t got;
 
 	(void)b;
 	(void)bi;
 	(void)n;
-	if (f->traffic_total - f->traffic_done < want)
-		want = (uint32_t)(f->traffic_total - f->traffic_done);
-	got = vpk_pool_alloc_burst(f->pool, idx, want);
-	fwd_fill_templates(rt, f, NULL, 0, f->traffic_done, idx, got);
+	got = fwd_mem_frame(rt, f, NULL, 0, f->traffic_done, f->traffic_total - f->traffic_done);
 	f->traffic_done += got;
 	if (f->n_ifs > 0)
 		f->ifs[0].rx += got;
-	vpk_node_enqueue_one(rt, idx, 0, got);
 	return got;
 }
 
@@ -659,7 +646,7 @@ fwd_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 			/* A pcap write error ends the run with the writer's message. */
 			if (sent < n && f->io_rc == 0) {
 				f->io_rc = -EIO;
-				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_io_error(port->io));
+				snprintf(f->io_err, sizeof(f->io_err), "%s", vpk_last_error());
 			}
 			o->tx += n;
 		} else {

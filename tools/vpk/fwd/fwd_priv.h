@@ -155,6 +155,9 @@ int fwd_parse_u32(const char *s, unsigned long max, uint32_t *out);
 int fwd_parse_prefix(const char *s, uint8_t out[16], uint8_t *plen);
 /* "ADDR/LEN" with the host bits kept (an interface address): as fwd_parse_prefix(). */
 int fwd_parse_addr_len(const char *s, uint8_t out[16], uint8_t *plen);
+/* fwd_util.c: CLOCK_MONOTONIC in seconds. */
+double fwd_now_s(void);
+
 /* fwd_util.c: in a control thread, leave SIGINT / SIGTERM to the main thread. */
 void fwd_block_stop_signals(void);
 
@@ -175,12 +178,13 @@ int fwd_input_init(struct vpk_node_rt *rt, void *conf);
 		.init = fwd_input_init }
 
 /*
- * In-memory traffic: fill the @got buffers @idx with packet templates; the
- * k-th gets template order[(done + k) % n_order] (order NULL: (done + k) %
- * f->n_tmpl). Marks traced packets.
+ * In-memory traffic: up to a frame (at most @left packets) of buffers from
+ * the pool, filled with packet templates and handed to next 0; the k-th gets
+ * template order[(done + k) % n_order] (order NULL: (done + k) % f->n_tmpl).
+ * Marks traced packets. @return Packets made (fewer when the pool runs low).
  */
-void fwd_fill_templates(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order,
-			size_t n_order, uint64_t done, const uint32_t *idx, uint32_t got);
+uint32_t fwd_mem_frame(struct vpk_node_rt *rt, const struct vpk_fwd *f, const uint32_t *order, size_t n_order,
+		       uint64_t done, uint64_t left);
 
 /* fwd_acl.c */
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,

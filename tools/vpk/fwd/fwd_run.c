@@ -33,7 +33,7 @@ select_variants(struct vpk_fwd *f, char *err, size_t len)
 
 		if (a->acl == NULL)
 			continue;
-		rc = vpk_acl_set_impl(a->acl, want);
+		rc = vpk_acl_select(a->acl, want);
 		if (rc != 0)
 			return vpk_errf(err, len, rc, "ACL variant '%s' cannot run under cap %u", want,
 				    vpk_get_max_simd_bitwidth());

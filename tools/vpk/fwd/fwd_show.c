@@ -200,23 +200,10 @@ fwd_show_text(const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, const
 	}
 }
 
-void
-fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, unsigned cap)
+/* Nodes summed over workers (clocks/packet = all clocks / all packets). */
+static void
+json_nodes(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *g)
 {
-	const struct vpk_graph *g = vpk_fwd_graph(f);
-
-	json_obj(j, NULL);
-	json_u64(j, "cap", cap);
-	json_u64(j, "packets", st->packets);
-	json_u64(j, "forwarded", st->forwarded);
-	json_u64(j, "dropped", st->dropped);
-	json_u64(j, "tsc", st->tsc);
-	json_dbl(j, "mpps", fwd_mpps(st));
-	json_u64(j, "cpu_ns", st->cpu_ns);
-	json_dbl(j, "clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0);
-	json_u64(j, "workers_n", vpk_fwd_n_workers(f));
-	json_str(j, "fib4", vpk_fib_type_name(vpk_fwd_fib4(f)));
-	/* Nodes and errors summed over workers (clocks/packet = all clocks / all packets). */
 	json_arr(j, "nodes");
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats s, t;
@@ -268,6 +255,12 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		json_end(j);
 	}
 	json_end(j);
+}
+
+/* Error counters summed over workers, then the graph's own drops. */
+static void
+json_errors(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *g)
+{
 	json_arr(j, "errors");
 	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++) {
 		struct vpk_node_stats s;
@@ -312,33 +305,44 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		json_end(j);
 	}
 	json_end(j);
-	if (vpk_fwd_n_workers(f) > 1) {
-		json_arr(j, "workers");
-		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
-			const struct vpk_graph *wg = vpk_fwd_worker_graph(f, w);
+}
 
+static void
+json_workers(struct json *j, const struct vpk_fwd *f)
+{
+	json_arr(j, "workers");
+	for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+		const struct vpk_graph *wg = vpk_fwd_worker_graph(f, w);
+
+		json_obj(j, NULL);
+		json_u64(j, "worker", w);
+		json_arr(j, "nodes");
+		for (size_t i = 0; i < vpk_graph_n_nodes(wg); i++) {
+			struct vpk_node_stats s;
+
+			vpk_graph_get_node_stats(wg, i, &s);
 			json_obj(j, NULL);
-			json_u64(j, "worker", w);
-			json_arr(j, "nodes");
-			for (size_t i = 0; i < vpk_graph_n_nodes(wg); i++) {
-				struct vpk_node_stats s;
-
-				vpk_graph_get_node_stats(wg, i, &s);
-				json_obj(j, NULL);
-				json_str(j, "name", s.name);
-				json_str(j, "variant", s.remote ? "remote" : s.variant);
-				json_u64(j, "calls", s.calls);
-				json_u64(j, "vectors", s.vectors);
-				json_dbl(j, "clocks_per_packet", per_pkt(&s));
-				if (s.remote)
-					json_u64(j, "remote_full", s.remote_full);
-				json_end(j);
-			}
-			json_end(j);
+			json_str(j, "name", s.name);
+			json_str(j, "variant", s.remote ? "remote" : s.variant);
+			json_u64(j, "calls", s.calls);
+			json_u64(j, "vectors", s.vectors);
+			json_dbl(j, "clocks_per_packet", per_pkt(&s));
+			if (s.remote)
+				json_u64(j, "remote_full", s.remote_full);
 			json_end(j);
 		}
 		json_end(j);
+		json_end(j);
 	}
+	json_end(j);
+}
+
+static void
+json_ifs_trace(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *g)
+{
+	const struct vpk_trace_rec *tr;
+	size_t ntr = vpk_graph_trace(g, &tr);
+
 	json_arr(j, "interfaces");
 	for (size_t i = 0; i < vpk_fwd_n_ifs(f); i++) {
 		struct vpk_fwd_if_stats s;
@@ -354,21 +358,39 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 		json_end(j);
 	}
 	json_end(j);
-	{
-		const struct vpk_trace_rec *tr;
-		size_t ntr = vpk_graph_trace(g, &tr);
-
-		json_arr(j, "trace");
-		for (size_t i = 0; i < ntr; i++) {
-			json_obj(j, NULL);
-			json_u64(j, "pkt", tr[i].pkt);
-			json_str(j, "node", tr[i].node);
-			json_str(j, "next", tr[i].next);
-			json_str(j, "detail", tr[i].detail);
-			json_end(j);
-		}
+	json_arr(j, "trace");
+	for (size_t i = 0; i < ntr; i++) {
+		json_obj(j, NULL);
+		json_u64(j, "pkt", tr[i].pkt);
+		json_str(j, "node", tr[i].node);
+		json_str(j, "next", tr[i].next);
+		json_str(j, "detail", tr[i].detail);
 		json_end(j);
 	}
+	json_end(j);
+}
+
+void
+fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, unsigned cap)
+{
+	const struct vpk_graph *g = vpk_fwd_graph(f);
+
+	json_obj(j, NULL);
+	json_u64(j, "cap", cap);
+	json_u64(j, "packets", st->packets);
+	json_u64(j, "forwarded", st->forwarded);
+	json_u64(j, "dropped", st->dropped);
+	json_u64(j, "tsc", st->tsc);
+	json_dbl(j, "mpps", fwd_mpps(st));
+	json_u64(j, "cpu_ns", st->cpu_ns);
+	json_dbl(j, "clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0);
+	json_u64(j, "workers_n", vpk_fwd_n_workers(f));
+	json_str(j, "fib4", vpk_fib_type_name(vpk_fwd_fib4(f)));
+	json_nodes(j, f, g);
+	json_errors(j, f, g);
+	if (vpk_fwd_n_workers(f) > 1)
+		json_workers(j, f);
+	json_ifs_trace(j, f, g);
 	json_end(j);
 }
 

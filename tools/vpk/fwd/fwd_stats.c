@@ -27,15 +27,6 @@ struct fwd_stats {
 	uint64_t last_rx[FWD_MAX_IFS], last_tx[FWD_MAX_IFS];
 };
 
-static double
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static struct fwd_stats *
 state(struct vpk_fwd *f)
 {
@@ -123,7 +114,7 @@ fwd_stats_tick(struct vpk_fwd *f)
 
 	if (st == NULL || (++st->ticks & 63) != 1)
 		return;
-	now = mono_s();
+	now = fwd_now_s();
 	if (st->t0 == 0)
 		st->t0 = st->t_snap = st->t_print = now;
 	if (now - st->t_snap >= SNAPSHOT_S) {
@@ -142,7 +133,7 @@ fwd_stats_start(struct vpk_fwd *f)
 
 	if (st == NULL)
 		return;
-	st->t0 = st->t_snap = st->t_print = mono_s();
+	st->t0 = st->t_snap = st->t_print = fwd_now_s();
 	st->ticks = 0;
 	for (size_t i = 0; i < f->n_ifs && i < FWD_MAX_IFS; i++) {
 		st->last_rx[i] = f->ifs[i].rx;

@@ -2,7 +2,7 @@
 /*
  * Helpers that the forwarder's feature files share and that call nothing
  * of theirs: numbers and prefixes of configuration words, and adding a node
- * (with its configuration) to a graph under construction.
+ * (with its configuration) to a graph under construction, the clock.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/libvpk_internal.h"
 #include "fwd/fwd_priv.h"
@@ -90,4 +91,13 @@ fwd_block_stop_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+double
+fwd_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

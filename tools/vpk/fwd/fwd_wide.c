@@ -314,9 +314,9 @@ fwd_wide_prepare(struct vpk_fwd *f, struct fwd_wstate *ws, char *err, size_t len
 	if (!is_wide(wd, "ip6-lookup"))
 		vpk_fib6_select(f->fib6, best_narrow(vpk_fib6_impls(VPK_FIB6_TYPE_DEFAULT)));
 	if (!is_wide(wd, "ip4-acl") && f->acl4.acl != NULL)
-		vpk_acl_set_impl(f->acl4.acl, best_narrow(vpk_acl_impls()));
+		vpk_acl_select(f->acl4.acl, best_narrow(vpk_acl_impls()));
 	if (!is_wide(wd, "ip6-acl") && f->acl6.acl != NULL)
-		vpk_acl_set_impl(f->acl6.acl, best_narrow(vpk_acl_impls()));
+		vpk_acl_select(f->acl6.acl, best_narrow(vpk_acl_impls()));
 	fwd_ctl_unlock(f, locked);
 	return 0;
 }

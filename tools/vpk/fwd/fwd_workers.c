@@ -72,7 +72,8 @@ fwd_workers_init(struct vpk_fwd *f)
 	 * tables take tens of milliseconds to build, which a one-worker
 	 * forwarder (and every short-lived one, as in tests) need not pay. */
 	for (int i = 0; i < 4 && rc == 0 && (f->conf.workers > 1 || f->conf.wide_cores != NULL); i++)
-		rc = vpk_rss_create(key, sizeof(key), lens[i], VPK_ISA_AUTO, &ws->rss[i]);
+		rc = vpk_rss_create(&(struct vpk_rss_conf){ .key = key, .key_len = sizeof(key), .len = lens[i] },
+				    &ws->rss[i]);
 	f->wstate = ws;
 	f->out_mt.tx = fwd_tx_locked;
 	f->out_mt.ctx = f;
@@ -166,19 +167,14 @@ static uint32_t
 rss_mem_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	struct fwd_wk *wk = vpk_node_ctx(rt);
-	struct vpk_fwd *f = wk->f;
-	uint32_t idx[VPK_FRAME_SIZE], want = VPK_FRAME_SIZE, got;
+	uint32_t got;
 
 	(void)b;
 	(void)bi;
 	(void)n;
-	if (wk->quota - wk->done < want)
-		want = (uint32_t)(wk->quota - wk->done);
-	got = vpk_pool_alloc_burst(f->pool, idx, want);
-	fwd_fill_templates(rt, f, wk->tmpl, wk->n_tmpl, wk->done, idx, got);
+	got = fwd_mem_frame(rt, wk->f, wk->tmpl, wk->n_tmpl, wk->done, wk->quota - wk->done);
 	wk->done += got;
 	wk->produced += got;
-	vpk_node_enqueue_one(rt, idx, 0, got);
 	return got;
 }
 

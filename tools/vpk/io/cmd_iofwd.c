@@ -425,7 +425,7 @@ parse_opts(int argc, char **argv, struct iofwd_opts *o)
 static int
 check_opts(struct iofwd_opts *o)
 {
-	char err[VPK_IO_ERR_LEN];
+	char err[VPK_ERR_LEN];
 	int rc;
 
 	if (o->period < 0 || o->duration < 0 || o->n_bufs < 1024)
@@ -570,7 +570,7 @@ close_ports(struct worker *wk, unsigned nw, size_t n_ports)
 {
 	for (unsigned k = 0; k < nw; k++)
 		for (size_t i = 0; i < n_ports; i++) {
-			vpk_io_close(wk[k].ports[i].io, NULL, 0);
+			vpk_io_destroy(wk[k].ports[i].io);
 			wk[k].ports[i].io = NULL;
 		}
 }

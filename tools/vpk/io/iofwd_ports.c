@@ -24,7 +24,6 @@ int
 iofwd_plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, bool all, unsigned *queues)
 {
 	uint32_t most = 0;
-	char err[VPK_IO_ERR_LEN];
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t rx, tx;
@@ -40,9 +39,9 @@ iofwd_plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, boo
 				*queues = 1;
 			return VPK_EXIT_OK;
 		}
-		rc = vpk_io_queue_count(specs[i], &rx, &tx, err, sizeof(err));
+		rc = vpk_io_queue_count(specs[i], &rx, &tx);
 		if (rc != 0)
-			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, err);
+			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu: %s", i, vpk_last_error());
 		most = rx > most ? rx : most;
 	}
 	if (most == 0)
@@ -58,7 +57,7 @@ iofwd_plan_queues(const char *const *specs, size_t n, enum vpk_io_type type, boo
 	for (size_t i = 0; i < n; i++) {
 		uint32_t rx = 0, tx = 0;
 
-		if (strncmp(specs[i], "pcap:", 5) == 0 || vpk_io_queue_count(specs[i], &rx, &tx, NULL, 0) != 0)
+		if (strncmp(specs[i], "pcap:", 5) == 0 || vpk_io_queue_count(specs[i], &rx, &tx) != 0)
 			continue;
 		if (rx > *queues)
 			return vpk_fail(VPK_EXIT_USAGE, "iofwd: port %zu (%s) has %u receive queues and vpk would serve "
@@ -103,7 +102,7 @@ iofwd_open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct po
 	  unsigned k, unsigned nw)
 {
 	struct vpk_io_conf ic = *base;
-	char path[512], err[VPK_IO_ERR_LEN];
+	char path[512];
 	int rc;
 
 	ic.port_id = (uint32_t)i;
@@ -129,15 +128,16 @@ iofwd_open_port(struct vpk_pool *pool, const struct vpk_io_conf *base, struct po
 	} else {
 		ic.ifname = spec;
 	}
-	rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+	ic.pool = pool;
+	rc = vpk_io_create(&ic, &pt->io);
 	if (rc != 0 && ic.type == VPK_IO_AF_XDP && (rc == -EPERM || rc == -ENOTSUP)) {
-		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", err);
+		fprintf(stderr, "vpk: iofwd: %s; using af_packet instead\n", vpk_last_error());
 		ic.type = VPK_IO_AF_PACKET;
-		rc = vpk_io_open(pool, &ic, &pt->io, err, sizeof(err));
+		rc = vpk_io_create(&ic, &pt->io);
 	}
 	if (rc != 0)
 		return vpk_fail(rc == -ENODEV || rc == -EINVAL || rc == -ENOENT ? VPK_EXIT_USAGE : VPK_EXIT_FAIL,
-				"iofwd: port %zu: %s", i, err);
+				"iofwd: port %zu: %s", i, vpk_last_error());
 	return VPK_EXIT_OK;
 }
 

@@ -55,50 +55,36 @@ spin_until(uint64_t end)
 		__asm__ volatile("" ::: "memory");
 }
 
-/* 512-bit heavy: FMA chains on zmm0-3 (dense: about one FMA per cycle), vzeroupper at the end. */
-__attribute__((noinline)) static void
-power_burst_fma512_avx512(uint64_t end)
-{
-	__asm__ volatile("vxorpd %%zmm0, %%zmm0, %%zmm0\n\tvxorpd %%zmm1, %%zmm1, %%zmm1\n\t"
-			 "vxorpd %%zmm2, %%zmm2, %%zmm2\n\tvxorpd %%zmm3, %%zmm3, %%zmm3"
-			 ::: "xmm0", "xmm1", "xmm2", "xmm3");
-	while (bench_tsc() < end)
-		__asm__ volatile(".rept 32\n\t"
-				 "vfmadd231pd %%zmm0, %%zmm0, %%zmm1\n\tvfmadd231pd %%zmm0, %%zmm0, %%zmm2\n\t"
-				 "vfmadd231pd %%zmm0, %%zmm0, %%zmm3\n\tvfmadd231pd %%zmm1, %%zmm2, %%zmm0\n\t"
-				 ".endr" ::: "xmm0", "xmm1", "xmm2", "xmm3");
-	__asm__ volatile("vzeroupper");
-}
+/*
+ * One burst kind: zero four registers (ZERO: the zeroing instruction, R: the
+ * register prefix, "zmm" or "ymm"), then repeat 32 copies of BODY until
+ * @end, then vzeroupper. Clobbering xmm0-3 covers the wider registers too.
+ */
+#define POWER_BURST(fn, ZERO, R, BODY)                                                                 \
+	__attribute__((noinline)) static void fn(uint64_t end)                                         \
+	{                                                                                              \
+		__asm__ volatile(ZERO " %%" R "0, %%" R "0, %%" R "0\n\t" ZERO " %%" R "1, %%" R "1, %%" R \
+				 "1\n\t" ZERO " %%" R "2, %%" R "2, %%" R "2\n\t" ZERO " %%" R "3, %%" R   \
+				 "3, %%" R "3" ::: "xmm0", "xmm1", "xmm2", "xmm3");                        \
+		while (bench_tsc() < end)                                                              \
+			__asm__ volatile(".rept 32\n\t" BODY ".endr" ::: "xmm0", "xmm1", "xmm2", "xmm3"); \
+		__asm__ volatile("vzeroupper");                                                        \
+	}
+
+/* 512-bit heavy: FMA chains on zmm0-3 (dense: about one FMA per cycle). */
+POWER_BURST(power_burst_fma512_avx512, "vxorpd", "zmm",
+	    "vfmadd231pd %%zmm0, %%zmm0, %%zmm1\n\tvfmadd231pd %%zmm0, %%zmm0, %%zmm2\n\t"
+	    "vfmadd231pd %%zmm0, %%zmm0, %%zmm3\n\tvfmadd231pd %%zmm1, %%zmm2, %%zmm0\n\t")
 
 /* 512-bit light: integer logic and adds on zmm. */
-__attribute__((noinline)) static void
-power_burst_light512_avx512(uint64_t end)
-{
-	__asm__ volatile("vpxorq %%zmm0, %%zmm0, %%zmm0\n\tvpxorq %%zmm1, %%zmm1, %%zmm1\n\t"
-			 "vpxorq %%zmm2, %%zmm2, %%zmm2\n\tvpxorq %%zmm3, %%zmm3, %%zmm3"
-			 ::: "xmm0", "xmm1", "xmm2", "xmm3");
-	while (bench_tsc() < end)
-		__asm__ volatile(".rept 32\n\t"
-				 "vpaddq %%zmm0, %%zmm1, %%zmm1\n\tvpternlogd $0x96, %%zmm0, %%zmm1, %%zmm2\n\t"
-				 "vpaddq %%zmm2, %%zmm3, %%zmm3\n\tvpternlogd $0x96, %%zmm1, %%zmm3, %%zmm0\n\t"
-				 ".endr" ::: "xmm0", "xmm1", "xmm2", "xmm3");
-	__asm__ volatile("vzeroupper");
-}
+POWER_BURST(power_burst_light512_avx512, "vpxorq", "zmm",
+	    "vpaddq %%zmm0, %%zmm1, %%zmm1\n\tvpternlogd $0x96, %%zmm0, %%zmm1, %%zmm2\n\t"
+	    "vpaddq %%zmm2, %%zmm3, %%zmm3\n\tvpternlogd $0x96, %%zmm1, %%zmm3, %%zmm0\n\t")
 
 /* 256-bit heavy: FMA on ymm. */
-__attribute__((noinline)) static void
-power_burst_fma256_avx2(uint64_t end)
-{
-	__asm__ volatile("vxorpd %%ymm0, %%ymm0, %%ymm0\n\tvxorpd %%ymm1, %%ymm1, %%ymm1\n\t"
-			 "vxorpd %%ymm2, %%ymm2, %%ymm2\n\tvxorpd %%ymm3, %%ymm3, %%ymm3"
-			 ::: "xmm0", "xmm1", "xmm2", "xmm3");
-	while (bench_tsc() < end)
-		__asm__ volatile(".rept 32\n\t"
-				 "vfmadd231pd %%ymm0, %%ymm0, %%ymm1\n\tvfmadd231pd %%ymm0, %%ymm0, %%ymm2\n\t"
-				 "vfmadd231pd %%ymm0, %%ymm0, %%ymm3\n\tvfmadd231pd %%ymm1, %%ymm2, %%ymm0\n\t"
-				 ".endr" ::: "xmm0", "xmm1", "xmm2", "xmm3");
-	__asm__ volatile("vzeroupper");
-}
+POWER_BURST(power_burst_fma256_avx2, "vxorpd", "ymm",
+	    "vfmadd231pd %%ymm0, %%ymm0, %%ymm1\n\tvfmadd231pd %%ymm0, %%ymm0, %%ymm2\n\t"
+	    "vfmadd231pd %%ymm0, %%ymm0, %%ymm3\n\tvfmadd231pd %%ymm1, %%ymm2, %%ymm0\n\t")
 
 static const struct {
 	const char *name;
