@@ -4,10 +4,9 @@
 
 /*
  * The software-pipelined avx512 walk of bm6 with 4-byte entries (docs/fib.md,
- * "bm6"). A fragment of bm6_kern.c, included there in its
- * avx512 section after the deep-lane queue (struct tq, tq_step, tq_vec,
- * tq_vec2), v_index() and pop16(); it uses them and defines
- * VPK_FN(vec_4s) for that file's vec_4().
+ * "bm6"). A fragment of bm6_avx512.c, included there after the deep-lane
+ * queue (struct tq, tq_step, tq_vec, tq_vec2), v_index() and pop16(); it
+ * uses them and defines VPK_FN(vec_4s) for that file's vec_4().
  */
 
 /*
