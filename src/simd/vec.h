@@ -360,6 +360,66 @@ u32v_compress_store(uint32_t *out, u32v v, uint32_t mask)
 }
 
 
+/* The VPK_U64_LANES words at @w as a vector literal (built in registers, no trip through memory). */
+VPK_INLINE u64v
+u64v_from_words(const uint64_t *w)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+#elif VPK_VEC_BITS == 256
+	return (u64v){ w[0], w[1], w[2], w[3] };
+#else
+	return (u64v){ w[0], w[1] };
+#endif
+}
+
+/*
+ * Store the eight words @w at @p (64 bytes), or with !@all only the first
+ * five (40 bytes: an IPv6 header and one word after it), in whole vectors
+ * and the fifth word alone; AVX-512 one masked store. Nothing is written
+ * past the stored words.
+ */
+VPK_INLINE void
+vpk_store_words8(uint8_t *p, const uint64_t *w, int all)
+{
+#if VPK_VEC_BITS == 512
+	_mm512_mask_storeu_epi8(p, all ? ~(__mmask64)0 : ((__mmask64)1 << 40) - 1, (__m512i)u64v_from_words(w));
+#else
+	for (unsigned k = 0; k < 4; k += VPK_U64_LANES)
+		u64v_storeu(p + 8 * k, u64v_from_words(w + k));
+	if (all)
+		for (unsigned k = 4; k < 8; k += VPK_U64_LANES)
+			u64v_storeu(p + 8 * k, u64v_from_words(w + k));
+	else
+		memcpy(p + 32, &w[4], 8);
+#endif
+}
+
+/*
+ * Copy bytes [off, len) of @src to @dst (len - off a multiple of 16) in
+ * whole vectors, writing nothing past dst + len. @src is aligned to and
+ * readable in whole vectors (AVX-512 reads full 64-byte lines).
+ */
+VPK_INLINE void
+vpk_copy16s(uint8_t *dst, const uint8_t *src, unsigned off, unsigned len)
+{
+#if VPK_VEC_BITS == 512
+	for (; off < len; off += 64) {
+		unsigned left = len - off;
+		__mmask64 m = left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
+
+		_mm512_mask_storeu_epi8(dst + off, m, _mm512_load_si512((const void *)(src + off)));
+	}
+#else
+#if VPK_VEC_BITS == 256
+	for (; off + 32 <= len; off += 32)
+		_mm256_storeu_si256((__m256i *)(dst + off), _mm256_load_si256((const __m256i *)(src + off)));
+#endif
+	for (; off < len; off += 16)
+		_mm_storeu_si128((__m128i *)(dst + off), _mm_load_si128((const __m128i *)(src + off)));
+#endif
+}
+
 /* Byte @p[l * stride] of each lane l, zero-extended (one scalar load per lane, built in registers). */
 VPK_INLINE u32v
 u32v_load_bytes_strided(const uint8_t *p, size_t stride)
