@@ -101,15 +101,6 @@ vpk_fib_impls(enum vpk_fib_type type)
 	}
 }
 
-int
-vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs)
-{
-	if (fib == NULL || fib->type != VPK_FIB_BM16 || runs == 0)
-		return -EINVAL;
-	fib->bm.flat_min = runs;
-	return 0;
-}
-
 /* ---- the two layouts' ops (fib_core.h) ---- */
 
 static void
