@@ -183,23 +183,6 @@ relink(struct rib *r, uint32_t parent, uint32_t old, uint32_t nu)
 }
 
 uint32_t
-vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
-{
-	uint32_t cur = r->root;
-
-	while (cur != RIB_NIL) {
-		const struct rib_node *n = &r->nodes[cur];
-
-		if (n->depth > depth || common_len(k, n->key, n->depth) < n->depth)
-			return RIB_NIL;
-		if (n->depth == depth)
-			return n->is_route ? cur : RIB_NIL;
-		cur = n->child[key_bit(k, n->depth)];
-	}
-	return RIB_NIL;
-}
-
-uint32_t
 vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent, uint64_t *parent_nh)
 {
 	uint32_t cur = r->root;
@@ -219,6 +202,15 @@ vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, b
 		cur = n->child[key_bit(k, n->depth)];
 	}
 	return RIB_NIL;
+}
+
+uint32_t
+vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
+{
+	bool has_parent;
+	uint64_t parent_nh;
+
+	return vpk_rib_find_with_parent(r, k, depth, &has_parent, &parent_nh);
 }
 
 int
