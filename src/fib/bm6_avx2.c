@@ -35,7 +35,7 @@ static inline __attribute__((always_inline)) size_t
 vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	const __m256i one = _mm256_set1_epi32(1), m15 = _mm256_set1_epi32(15), lo16 = _mm256_set1_epi32(0xffff);
-	const __m256i unt = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7), tra = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+	const __m256i unt = v6_untranspose(), tra = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
 	const __m256i hdr = _mm256_set1_epi32((int)(BM6_HDR / 4) - 1), ff = _mm256_set1_epi32(0xff);
 	const __m256i two = _mm256_set1_epi32(2);
 	const int *A = b->arena, *d = b->direct;

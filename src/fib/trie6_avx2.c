@@ -14,7 +14,7 @@
 				  uint64_t *nhs, size_t n)                                  \
 	{                                                                                  \
 		const __m256i one = _mm256_set1_epi32(1), keep = _mm256_set1_epi32((int)(MASK)); \
-		const __m256i unt = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);             \
+		const __m256i unt = v6_untranspose();             \
 		const int *t24 = t->tbl24, *t8 = t->tbl8;                                  \
 		size_t i = 0;                                                              \
 		for (; i + 16 <= n; i += 16) {                                             \

@@ -17,7 +17,7 @@
 				  uint64_t *nhs, size_t n)                                  \
 	{                                                                                  \
 		const __m512i one = _mm512_set1_epi32(1), keep = _mm512_set1_epi32((int)(MASK)); \
-		const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);      \
+		const __m512i unt = v6_untranspose();      \
 		const void *t24 = t->tbl24, *t8 = t->tbl8;                                 \
 		size_t i = 0;                                                              \
 		for (; i + 16 * V6_NB <= n; i += 16 * V6_NB) {                             \

@@ -53,47 +53,70 @@ typedef uint32_t u32h __attribute__((vector_size(VPK_VEC_BYTES / 2)));
 /* One byte per u32 lane: what a u32v narrows to. */
 typedef uint8_t  u8q  __attribute__((vector_size(VPK_U32_LANES)));
 
-/* Unaligned, alias-safe load/store (compiles to movdqu / vmovdqu*). */
-VPK_INLINE u32v
-u32v_loadu(const void *p)
+/*
+ * T_loadu / T_storeu: unaligned, alias-safe load and store (movdqu /
+ * vmovdqu*); T_splat: every lane x.
+ */
+#define VPK_VEC_BASICS(T, E)                      \
+	VPK_INLINE T T##_loadu(const void *p)     \
+	{                                         \
+		T v;                              \
+		memcpy(&v, p, sizeof(v));         \
+		return v;                         \
+	}                                         \
+	VPK_INLINE void T##_storeu(void *p, T v)  \
+	{                                         \
+		memcpy(p, &v, sizeof(v));         \
+	}                                         \
+	VPK_INLINE T T##_splat(E x)               \
+	{                                         \
+		return (T){ 0 } + x;              \
+	}
+VPK_VEC_BASICS(u32v, uint32_t)
+VPK_VEC_BASICS(u64v, uint64_t)
+
+/* The ISA's own integer vector type, what its intrinsics take and return. */
+#if VPK_VEC_BITS == 512
+typedef __m512i vpk_vi;
+#elif VPK_VEC_BITS == 256
+typedef __m256i vpk_vi;
+#else
+typedef __m128i vpk_vi;
+#endif
+
+VPK_INLINE vpk_vi
+vpk_vi_loadu(const void *p)
 {
-	u32v v;
+	vpk_vi v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
 
-VPK_INLINE void
-u32v_storeu(void *p, u32v v)
+/* Every 128-bit lane holds the dwords d0, d1, d2, d3, in that order. */
+VPK_INLINE vpk_vi
+vpk_vi_lanes4(int d0, int d1, int d2, int d3)
 {
-	memcpy(p, &v, sizeof(v));
+#if VPK_VEC_BITS == 512
+	return _mm512_set4_epi32(d3, d2, d1, d0);
+#elif VPK_VEC_BITS == 256
+	return _mm256_setr_epi32(d0, d1, d2, d3, d0, d1, d2, d3);
+#else
+	return _mm_setr_epi32(d0, d1, d2, d3);
+#endif
 }
 
-VPK_INLINE u64v
-u64v_loadu(const void *p)
+/* Byte i of each 128-bit lane <- byte ctl[i] & 15 of the same lane of @a, or 0 where ctl[i] has bit 7 (pshufb). */
+VPK_INLINE vpk_vi
+vpk_vi_shuffle_bytes(vpk_vi a, vpk_vi ctl)
 {
-	u64v v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-VPK_INLINE void
-u64v_storeu(void *p, u64v v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-VPK_INLINE u32v
-u32v_splat(uint32_t x)
-{
-	return (u32v){ 0 } + x;
-}
-
-VPK_INLINE u64v
-u64v_splat(uint64_t x)
-{
-	return (u64v){ 0 } + x;
+#if VPK_VEC_BITS == 512
+	return _mm512_shuffle_epi8(a, ctl);
+#elif VPK_VEC_BITS == 256
+	return _mm256_shuffle_epi8(a, ctl);
+#else
+	return _mm_shuffle_epi8(a, ctl);
+#endif
 }
 
 /* Lanes 0..L/2-1 (lo) or L/2..L-1 (hi) of @v, zero-extended to 64 bits. */
