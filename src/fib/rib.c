@@ -182,12 +182,18 @@ relink(struct rib *r, uint32_t parent, uint32_t old, uint32_t nu)
 		r->nodes[nu].parent = parent;
 }
 
-uint32_t
-vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent, uint64_t *parent_nh)
+/*
+ * The route node (k, depth) or RIB_NIL; with @track, *has_parent and
+ * *parent_nh say whether a route above it exists and its next hop. Always
+ * inlined, so the untracked lookup carries none of the tracking.
+ */
+static inline __attribute__((always_inline)) uint32_t
+find(const struct rib *r, struct rib_key k, uint8_t depth, const bool track, bool *has_parent, uint64_t *parent_nh)
 {
 	uint32_t cur = r->root;
 
-	*has_parent = false;
+	if (track)
+		*has_parent = false;
 	while (cur != RIB_NIL) {
 		const struct rib_node *n = &r->nodes[cur];
 
@@ -195,7 +201,7 @@ vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, b
 			return RIB_NIL;
 		if (n->depth == depth)
 			return n->is_route ? cur : RIB_NIL;
-		if (n->is_route) {
+		if (track && n->is_route) {
 			*has_parent = true;
 			*parent_nh = n->nh;
 		}
@@ -205,12 +211,15 @@ vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, b
 }
 
 uint32_t
+vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent, uint64_t *parent_nh)
+{
+	return find(r, k, depth, true, has_parent, parent_nh);
+}
+
+uint32_t
 vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
 {
-	bool has_parent;
-	uint64_t parent_nh;
-
-	return vpk_rib_find_with_parent(r, k, depth, &has_parent, &parent_nh);
+	return find(r, k, depth, false, NULL, NULL);
 }
 
 int
