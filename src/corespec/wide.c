@@ -30,6 +30,19 @@ static bool g_have;
 static _Thread_local bool t_inside;
 static _Thread_local cpu_set_t t_saved;
 
+/* A copy of the wide cores taken under the lock; false if none are set. */
+static bool
+wide_cores(cpu_set_t *set)
+{
+	bool have;
+
+	pthread_mutex_lock(&vpk_wide_lock);
+	*set = g_wide;
+	have = g_have;
+	pthread_mutex_unlock(&vpk_wide_lock);
+	return have;
+}
+
 /* "0,2-3" -> set. -EINVAL on syntax, an empty list or a CPU >= CPU_SETSIZE. */
 static int
 parse_cpus(const char *s, cpu_set_t *set)
@@ -72,11 +85,9 @@ vpk_wide_set_cores(const char *cpus)
 int
 vpk_wide_get_cores(char *buf, size_t len)
 {
-	pthread_mutex_lock(&vpk_wide_lock);
-	cpu_set_t set = g_wide;
-	bool have = g_have;
-	pthread_mutex_unlock(&vpk_wide_lock);
-	if (!have)
+	cpu_set_t set;
+
+	if (!wide_cores(&set))
 		return -ENOENT;
 	char tmp[8192];
 	size_t n = 0;
@@ -110,13 +121,11 @@ vpk_wide_first_cpu_locked(void)
 int
 vpk_wide_begin(void)
 {
+	cpu_set_t set;
+
 	if (t_inside)
 		return -EBUSY;
-	pthread_mutex_lock(&vpk_wide_lock);
-	cpu_set_t set = g_wide;
-	bool have = g_have;
-	pthread_mutex_unlock(&vpk_wide_lock);
-	if (!have)
+	if (!wide_cores(&set))
 		return -ENOENT;
 	if (sched_getaffinity(0, sizeof(t_saved), &t_saved))
 		return -errno;

@@ -85,7 +85,7 @@ struct bm16 {
 	size_t nretire, retire_cap;
 	uint16_t *flat_runs_of; /* runs of the flat node at line l (mapped, control plane) */
 	size_t flat_runs_len;
-	unsigned flat_min;      /* BM16_FLAT_MIN (tests change it to exercise both kinds) */
+	unsigned flat_min;      /* BM16_FLAT_MIN, or BM16_FLAT_MIN_NARROW with narrow nodes */
 	bool narrow;            /* flat nodes without /32-level entries get 16-bit entries */
 };
 typedef void (*bm16_lookup_fn)(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n);
@@ -112,13 +112,5 @@ int vpk_bm16_update(struct bm16 *b, const struct dir24_8 *dp, uint32_t first, ui
 size_t vpk_bm16_reclaim(struct bm16 *b);
 /* Bytes the lookup structure occupies (direct table + live nodes, whole lines). */
 size_t vpk_bm16_bytes(const struct bm16 *b);
-
-struct vpk_fib;
-/*
- * Tests: set a bm16 FIB's flat-node threshold (>= 1; 1 makes every node flat,
- * > 256 none). Safe between updates: nodes change kind when next rebuilt.
- * 0, or -EINVAL if fib is not bm16 or runs is 0.
- */
-int vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs);
 
 #endif

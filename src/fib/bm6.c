@@ -8,13 +8,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/kern.h"
 #include "core/registry.h"
 #include "fib/bm6.h"
 #include "fib/ent.h"
 #include "fib/fib_bits.h"
+#include "fib/fib_mem.h"
 
 VPK_DECLARE_VARIANTS(struct bm6_impl, vpk_bm6_impl);
 
@@ -25,14 +25,6 @@ VPK_KERNEL_REGISTER(fib6_bm6, "fib6-bm6",
 
 #define LINE 64u
 #define MAX_LINES (UINT64_C(1) << 25)   /* byte offsets of lines stay below 2^31 */
-
-static void *
-map_zero(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
 
 /* Entry size, and the largest node (a class holding header + 256 entries), in lines. */
 static unsigned
@@ -58,18 +50,14 @@ vpk_bm6_init(struct bm6 *b, struct trie6 *t)
 	b->lines_cap = (size_t)(4 * worst + 1 < MAX_LINES ? 4 * worst + 1 : MAX_LINES);
 	b->lines_top = 1;
 	b->direct = calloc(BM6_SLICES, b->ent64 ? 8 : 4);
-	b->arena = map_zero(b->lines_cap * LINE);
-#ifdef MADV_HUGEPAGE
-	/* Fewer first-touch faults while a table loads (nodes are allocated
-	 * from the bottom of the reservation up). */
-	if (b->arena != NULL)
-		(void)madvise(b->arena, b->lines_cap * LINE, MADV_HUGEPAGE);
-#endif
-	b->node_of = map_zero((size_t)t->num_tbl8 * 4);
+	/* Huge pages: fewer first-touch faults while a table loads (nodes are
+	 * allocated from the bottom of the reservation up). */
+	b->arena = fib_map(b->lines_cap * LINE, 1);
+	b->node_of = fib_map((size_t)t->num_tbl8 * 4, 0);
 	b->slice_node = calloc(BM6_SLICES, 4);
-	b->track.gdirty = map_zero(t->num_tbl8);
-	b->track.glo = map_zero(t->num_tbl8);
-	b->track.ghi = map_zero(t->num_tbl8);
+	b->track.gdirty = fib_map(t->num_tbl8, 0);
+	b->track.glo = fib_map(t->num_tbl8, 0);
+	b->track.ghi = fib_map(t->num_tbl8, 0);
 	b->track.slo = calloc(BM6_SLICES, 1);
 	b->track.shi = calloc(BM6_SLICES, 1);
 	b->track.sdirty = calloc(BM6_SLICES / 64, 8);
@@ -93,16 +81,13 @@ vpk_bm6_fini(struct bm6 *b, struct trie6 *t)
 {
 	if (t != NULL && t->track == &b->track)
 		t->track = NULL;
-	if (b->arena != NULL)
-		munmap(b->arena, b->lines_cap * LINE);
-	if (b->node_of != NULL && t != NULL)
-		munmap(b->node_of, (size_t)t->num_tbl8 * 4);
-	if (t != NULL)
-		for (int k = 0; k < 3; k++) {
-			uint8_t *p = k == 0 ? b->track.gdirty : k == 1 ? b->track.glo : b->track.ghi;
-			if (p != NULL)
-				munmap(p, t->num_tbl8);
-		}
+	fib_unmap(b->arena, b->lines_cap * LINE);
+	if (t != NULL) {
+		fib_unmap(b->node_of, (size_t)t->num_tbl8 * 4);
+		fib_unmap(b->track.gdirty, t->num_tbl8);
+		fib_unmap(b->track.glo, t->num_tbl8);
+		fib_unmap(b->track.ghi, t->num_tbl8);
+	}
 	free(b->track.slo);
 	free(b->track.shi);
 	free(b->direct);

@@ -4,10 +4,9 @@
 
 /*
  * The software-pipelined avx512 walk of bm6 with 4-byte entries (docs/fib.md,
- * "bm6"). A fragment of bm6_kern.c, included there in its
- * avx512 section after the deep-lane queue (struct tq, tq_step, tq_vec,
- * tq_vec2), v_index() and pop16(); it uses them and defines
- * VPK_FN(vec_4s) for that file's vec_4().
+ * "bm6"). A fragment of bm6_avx512.c, included there after the deep-lane
+ * queue (struct tq, tq_step, tq_vec, tq_vec2), v_index() and pop16(); it
+ * uses them and defines VPK_FN(vec_4s) for that file's vec_4().
  */
 
 /*
@@ -82,7 +81,7 @@ static inline __attribute__((always_inline)) size_t
 vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	const __m512i one = _mm512_set1_epi32(1);
-	const __m512i unt = _mm512_loadu_si512((const void *)v6_untranspose);
+	const __m512i unt = v6_untranspose();
 	const void *A = b->arena, *d = b->direct;
 	const size_t nb = n / 16;
 	__m512i e1 = _mm512_setzero_si512(), e2 = e1, e3 = e1, e4 = e1, e5 = e1, e6 = e1;

@@ -10,12 +10,12 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/kern.h"
 #include "core/registry.h"
 #include "fib/dir24_8.h"
 #include "fib/ent.h"
+#include "fib/fib_mem.h"
 
 VPK_DECLARE_VARIANTS(struct dir24_8_impl, vpk_dir24_8_impl);
 
@@ -27,19 +27,6 @@ VPK_KERNEL_REGISTER(fib4_dir24_8, "fib4-dir24-8",
 
 #define SLACK 8
 
-static void *
-map_zero(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, bytes, MADV_HUGEPAGE);        /* a hint: fewer TLB misses on the 2^24 table */
-#endif
-	return p;
-}
-
 int
 vpk_dir24_8_init(struct dir24_8 *dp, unsigned nh_sz, uint32_t num_tbl8, uint64_t default_nh)
 {
@@ -50,11 +37,11 @@ vpk_dir24_8_init(struct dir24_8 *dp, unsigned nh_sz, uint32_t num_tbl8, uint64_t
 	dp->default_nh = default_nh;
 	dp->tbl24_bytes = (size_t)DIR24_8_TBL24_SIZE * nh_sz + SLACK;
 	dp->tbl8_bytes = (size_t)num_tbl8 * DIR24_8_GROUP * nh_sz + SLACK;
-	dp->tbl24 = map_zero(dp->tbl24_bytes);
-	dp->tbl8 = map_zero(dp->tbl8_bytes);
+	dp->tbl24 = fib_map(dp->tbl24_bytes, 1);
+	dp->tbl8 = fib_map(dp->tbl8_bytes, 1);
 	size_t words = (num_tbl8 + 63) / 64;
-	dp->tbl8_free = map_zero(words * 8);
-	dp->pending = map_zero((size_t)num_tbl8 * 4);
+	dp->tbl8_free = fib_map(words * 8, 1);
+	dp->pending = fib_map((size_t)num_tbl8 * 4, 1);
 	if (dp->tbl24 == NULL || dp->tbl8 == NULL || dp->tbl8_free == NULL || dp->pending == NULL) {
 		vpk_dir24_8_fini(dp);
 		return -ENOMEM;
@@ -70,14 +57,10 @@ vpk_dir24_8_init(struct dir24_8 *dp, unsigned nh_sz, uint32_t num_tbl8, uint64_t
 void
 vpk_dir24_8_fini(struct dir24_8 *dp)
 {
-	if (dp->tbl24 != NULL)
-		munmap(dp->tbl24, dp->tbl24_bytes);
-	if (dp->tbl8 != NULL)
-		munmap(dp->tbl8, dp->tbl8_bytes);
-	if (dp->tbl8_free != NULL)
-		munmap(dp->tbl8_free, (dp->num_tbl8 + 63) / 64 * 8);
-	if (dp->pending != NULL)
-		munmap(dp->pending, (size_t)dp->num_tbl8 * 4);
+	fib_unmap(dp->tbl24, dp->tbl24_bytes);
+	fib_unmap(dp->tbl8, dp->tbl8_bytes);
+	fib_unmap(dp->tbl8_free, (dp->num_tbl8 + 63) / 64 * 8);
+	fib_unmap(dp->pending, (size_t)dp->num_tbl8 * 4);
 	memset(dp, 0, sizeof(*dp));
 }
 

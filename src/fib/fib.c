@@ -101,15 +101,6 @@ vpk_fib_impls(enum vpk_fib_type type)
 	}
 }
 
-int
-vpk_fib_bm16_flat_min(struct vpk_fib *fib, unsigned runs)
-{
-	if (fib == NULL || fib->type != VPK_FIB_BM16 || runs == 0)
-		return -EINVAL;
-	fib->bm.flat_min = runs;
-	return 0;
-}
-
 /* ---- the two layouts' ops (fib_core.h) ---- */
 
 static void
@@ -120,38 +111,15 @@ dir_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 	fib->lookup = ((const struct dir24_8_impl *)impl)->lookup[fib->dp.nh_log];
 }
 
-static size_t
-dir_reclaim(struct fib_core *c)
-{
-	return vpk_dir24_8_reclaim(&((struct vpk_fib *)c)->dp);
-}
-
-static void
-dir_set_defer(struct fib_core *c, bool on)
-{
-	((struct vpk_fib *)c)->dp.defer = on;
-}
-
 static void
 bm_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 {
 	((struct vpk_fib *)c)->bm_lookup = ((const struct bm16_impl *)impl)->lookup;
 }
 
-static size_t
-bm_reclaim(struct fib_core *c)
-{
-	return vpk_bm16_reclaim(&((struct vpk_fib *)c)->bm);
-}
-
-static void
-bm_set_defer(struct fib_core *c, bool on)
-{
-	((struct vpk_fib *)c)->bm.defer = on;   /* its DIR-24-8 copy has no readers */
-}
-
-static const struct fib_dp_ops dir24_8_ops = { "dir24-8", dir_use_impl, dir_reclaim, dir_set_defer };
-static const struct fib_dp_ops bm16_ops = { "bm16", bm_use_impl, bm_reclaim, bm_set_defer };
+FIB_DP_OPS(dir24_8_ops, "dir24-8", struct vpk_fib, dp, vpk_dir24_8_reclaim, dir_use_impl);
+/* bm16 defers its own nodes; its DIR-24-8 copy has no readers and recycles at once. */
+FIB_DP_OPS(bm16_ops, "bm16", struct vpk_fib, bm, vpk_bm16_reclaim, bm_use_impl);
 
 /*
  * BM16 could not allocate: answer from its DIR-24-8 copy from now on (still
@@ -354,44 +322,22 @@ vpk_fib_lookup_bulk(const struct vpk_fib *fib, const uint32_t *ips, uint64_t *nh
 		__atomic_load_n(&fib->lookup, __ATOMIC_RELAXED)(&fib->dp, ips, nhs, n);
 }
 
-struct walk_ctx {
-	vpk_fib_walk_fn fn;
-	void *arg;
-};
-
-static int
-walk_one(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+/* A RIB key as vpk_fib_walk() reports it. */
+static inline void
+key_out4(const struct rib_key *key, uint32_t *ip)
 {
-	struct walk_ctx *w = arg;
-
-	return w->fn(w->arg, (uint32_t)(key->hi >> 32), depth, nh);
+	*ip = (uint32_t)(key->hi >> 32);
 }
 
-int
-vpk_fib_walk(const struct vpk_fib *fib, vpk_fib_walk_fn fn, void *arg)
-{
-	struct walk_ctx w = { fn, arg };
-
-	if (fib == NULL || fn == NULL)
-		return -EINVAL;
-	return vpk_rib_walk(&fib->core.rib, walk_one, &w);
-}
+FIB_CORE_WALK(vpk_fib, struct vpk_fib, vpk_fib_walk_fn, uint32_t, key_out4)
 
 int
 vpk_fib_get_stats(const struct vpk_fib *fib, struct vpk_fib_stats *st)
 {
 	if (fib == NULL || st == NULL)
 		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	st->routes = fib->core.rib.nb_routes;
-	st->tbl8_total = fib->dp.num_tbl8;
-	st->tbl8_used = fib->dp.tbl8_used;
+	FIB_CORE_STATS(st, fib, DIR24_8_GROUP);
 	st->tbl8_reserved = fib->rsvd_tbl8;
-	st->tbl8_deferred = fib->dp.npending;
-	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
-	st->dataplane_touched = fib->dp.tbl24_bytes +
-		(size_t)fib->dp.tbl8_hwm * DIR24_8_GROUP * fib->dp.nh_sz;
-	st->rib_bytes = vpk_rib_mem(&fib->core.rib);
 	if (fib->type == VPK_FIB_BM16) {
 		st->tbl8_total = fib->tbl8_limit;
 		st->tbl8_deferred = (uint32_t)fib->bm.npending;
@@ -417,24 +363,4 @@ FIB_CORE_PUBLIC(vpk_fib, struct vpk_fib)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
-static int
-update(struct vpk_fib *fib, bool add, uint32_t ip, uint8_t depth, uint64_t nh)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	return FIB_RCU_UPDATE(&fib->core.rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
-			      fib_core_reclaim(&fib->core));
-}
-
-int
-vpk_fib_add(struct vpk_fib *fib, uint32_t ip, uint8_t depth, uint64_t nh)
-{
-	return update(fib, true, ip, depth, nh);
-}
-
-int
-vpk_fib_del(struct vpk_fib *fib, uint32_t ip, uint8_t depth)
-{
-	return update(fib, false, ip, depth, 0);
-}
-
+FIB_CORE_UPDATE(vpk_fib, struct vpk_fib, uint32_t, )

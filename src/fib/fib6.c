@@ -90,18 +90,6 @@ trie_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 	fib->lookup = ((const struct trie6_impl *)impl)->lookup[fib->dp.nh_log - 1];
 }
 
-static size_t
-trie_reclaim(struct fib_core *c)
-{
-	return vpk_trie6_reclaim(&((struct vpk_fib6 *)c)->dp);
-}
-
-static void
-trie_set_defer(struct fib_core *c, bool on)
-{
-	((struct vpk_fib6 *)c)->dp.defer = on;
-}
-
 static void
 bm_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 {
@@ -110,20 +98,9 @@ bm_use_impl(struct fib_core *c, const struct vpk_impl *impl)
 	fib->bm_lookup = ((const struct bm6_impl *)impl)->lookup[fib->bm.ent64];
 }
 
-static size_t
-bm_reclaim(struct fib_core *c)
-{
-	return vpk_bm6_reclaim(&((struct vpk_fib6 *)c)->bm);
-}
-
-static void
-bm_set_defer(struct fib_core *c, bool on)
-{
-	((struct vpk_fib6 *)c)->bm.defer = on;  /* the trie copy has no readers: it recycles at once */
-}
-
-static const struct fib_dp_ops trie6_ops = { "trie", trie_use_impl, trie_reclaim, trie_set_defer };
-static const struct fib_dp_ops bm6_ops = { "bm6", bm_use_impl, bm_reclaim, bm_set_defer };
+FIB_DP_OPS(trie6_ops, "trie", struct vpk_fib6, dp, vpk_trie6_reclaim, trie_use_impl);
+/* bm6 defers its own nodes; the trie copy has no readers and recycles at once. */
+FIB_DP_OPS(bm6_ops, "bm6", struct vpk_fib6, bm, vpk_bm6_reclaim, bm_use_impl);
 
 int
 vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
@@ -308,47 +285,26 @@ vpk_fib6_lookup_bulk(const struct vpk_fib6 *fib, const uint8_t (*ips)[16], uint6
 		fib->lookup(&fib->dp, ips, nhs, n);
 }
 
-struct walk6 {
-	vpk_fib6_walk_fn fn;
-	void *arg;
-};
+/* A RIB key as vpk_fib6_walk() reports it: 16 address bytes. */
+typedef uint8_t fib6_addr[16];
 
-static int
-walk_one(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh)
+static inline void
+key_out6(const struct rib_key *key, fib6_addr *ip)
 {
-	struct walk6 *w = arg;
-	uint8_t ip[16];
-
 	for (int i = 0; i < 8; i++) {
-		ip[i] = (uint8_t)(key->hi >> (56 - 8 * i));
-		ip[8 + i] = (uint8_t)(key->lo >> (56 - 8 * i));
+		(*ip)[i] = (uint8_t)(key->hi >> (56 - 8 * i));
+		(*ip)[8 + i] = (uint8_t)(key->lo >> (56 - 8 * i));
 	}
-	return w->fn(w->arg, ip, depth, nh);
 }
 
-int
-vpk_fib6_walk(const struct vpk_fib6 *fib, vpk_fib6_walk_fn fn, void *arg)
-{
-	struct walk6 w = { fn, arg };
-
-	if (fib == NULL || fn == NULL)
-		return -EINVAL;
-	return vpk_rib_walk(&fib->core.rib, walk_one, &w);
-}
+FIB_CORE_WALK(vpk_fib6, struct vpk_fib6, vpk_fib6_walk_fn, fib6_addr, key_out6)
 
 int
 vpk_fib6_get_stats(const struct vpk_fib6 *fib, struct vpk_fib6_stats *st)
 {
 	if (fib == NULL || st == NULL)
 		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	st->routes = fib->core.rib.nb_routes;
-	st->tbl8_total = fib->dp.num_tbl8;
-	st->tbl8_used = fib->dp.tbl8_used;
-	st->tbl8_deferred = fib->dp.npending;
-	st->dataplane_bytes = fib->dp.tbl24_bytes + fib->dp.tbl8_bytes;
-	st->dataplane_touched = fib->dp.tbl24_bytes + (size_t)fib->dp.tbl8_hwm * TRIE6_GROUP * fib->dp.nh_sz;
-	st->rib_bytes = vpk_rib_mem(&fib->core.rib);
+	FIB_CORE_STATS(st, fib, TRIE6_GROUP);
 	if (fib->type == VPK_FIB6_BM6) {
 		/* The trie is a control-plane copy here. */
 		st->rib_bytes += st->dataplane_touched;
@@ -368,24 +324,4 @@ FIB_CORE_PUBLIC(vpk_fib6, struct vpk_fib6)
 
 /* ---- updates through the QSBR link (fib_rcu.h) ---- */
 
-static int
-update(struct vpk_fib6 *fib, bool add, const uint8_t ip[16], uint8_t depth, uint64_t nh)
-{
-	if (fib == NULL)
-		return -EINVAL;
-	return FIB_RCU_UPDATE(&fib->core.rcu, add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth),
-			      fib_core_reclaim(&fib->core));
-}
-
-int
-vpk_fib6_add(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth, uint64_t nh)
-{
-	return update(fib, true, ip, depth, nh);
-}
-
-int
-vpk_fib6_del(struct vpk_fib6 *fib, const uint8_t ip[16], uint8_t depth)
-{
-	return update(fib, false, ip, depth, 0);
-}
-
+FIB_CORE_UPDATE(vpk_fib6, struct vpk_fib6, const uint8_t, [16])

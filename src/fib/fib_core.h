@@ -36,6 +36,22 @@ struct fib_dp_ops {
 	void (*set_defer)(struct fib_core *c, bool on);
 };
 
+/*
+ * The ops `ops` of a layout whose state is member FIELD of FIB type T (T's
+ * first member is its struct fib_core): FIELD.defer switches deferral,
+ * RECLAIM(&FIELD) frees what it parked, USE_IMPL picks the lookup.
+ */
+#define FIB_DP_OPS(ops, NAME, T, FIELD, RECLAIM, USE_IMPL)                      \
+	static size_t ops##_reclaim(struct fib_core *c)                         \
+	{                                                                       \
+		return RECLAIM(&((T *)c)->FIELD);                               \
+	}                                                                       \
+	static void ops##_set_defer(struct fib_core *c, bool on)                \
+	{                                                                       \
+		((T *)c)->FIELD.defer = on;                                     \
+	}                                                                       \
+	static const struct fib_dp_ops ops = { NAME, USE_IMPL, ops##_reclaim, ops##_set_defer }
+
 struct fib_core {
 	struct rib rib;
 	struct fib_rcu rcu;             /* QSBR link (fib_rcu.h) */
@@ -98,6 +114,73 @@ void fib_core_attach_qsbr(struct fib_core *c, struct vpk_qsbr *q, bool sync);
 			return -EINVAL;                                         \
 		fib_core_attach_qsbr(&fib->core, q, sync);                      \
 		return 0;                                                       \
+	}
+
+/*
+ * The statistics every table layout (DIR-24-8, trie) gives, into *st from
+ * FIB fib with its table in fib->dp, GROUP entries a group; the caller
+ * checked both pointers, and corrects the fields a derived layout (bm16,
+ * bm6) answers itself.
+ */
+#define FIB_CORE_STATS(st, fib, GROUP)                                          \
+	do {                                                                    \
+		memset((st), 0, sizeof(*(st)));                                 \
+		(st)->routes = (fib)->core.rib.nb_routes;                       \
+		(st)->tbl8_total = (fib)->dp.num_tbl8;                          \
+		(st)->tbl8_used = (fib)->dp.tbl8_used;                          \
+		(st)->tbl8_deferred = (fib)->dp.npending;                       \
+		(st)->dataplane_bytes = (fib)->dp.tbl24_bytes + (fib)->dp.tbl8_bytes; \
+		(st)->dataplane_touched = (fib)->dp.tbl24_bytes +               \
+			(size_t)(fib)->dp.tbl8_hwm * (GROUP) * (fib)->dp.nh_sz;  \
+		(st)->rib_bytes = vpk_rib_mem(&(fib)->core.rib);                \
+	} while (0)
+
+/*
+ * vpk_X_walk for FIB type T, prefix P, callback type FN_T and address type
+ * ADDR_T (uint32_t, or an array type): KEY_OUT(key, &addr) converts a RIB
+ * key to the callback's address form.
+ */
+#define FIB_CORE_WALK(P, T, FN_T, ADDR_T, KEY_OUT)                              \
+	struct P##_walk_ctx {                                                   \
+		FN_T fn;                                                        \
+		void *arg;                                                      \
+	};                                                                      \
+	static int P##_walk_one(void *arg, const struct rib_key *key, uint8_t depth, uint64_t nh) \
+	{                                                                       \
+		struct P##_walk_ctx *w = arg;                                   \
+		ADDR_T a;                                                       \
+		KEY_OUT(key, &a);                                               \
+		return w->fn(w->arg, a, depth, nh);                             \
+	}                                                                       \
+	int P##_walk(const T *fib, FN_T fn, void *arg)                          \
+	{                                                                       \
+		struct P##_walk_ctx w = { fn, arg };                            \
+		if (fib == NULL || fn == NULL)                                  \
+			return -EINVAL;                                         \
+		return vpk_rib_walk(&fib->core.rib, P##_walk_one, &w);          \
+	}
+
+/*
+ * vpk_X_add / vpk_X_del for FIB type T with prefix P and address parameter
+ * `ADDR_T ip DIM` (DIM empty, or [16]): the façade's add_route()/del_route() run under
+ * FIB_RCU_UPDATE(), inlined (see above).
+ */
+#define FIB_CORE_UPDATE(P, T, ADDR_T, DIM)                                         \
+	static int update(T *fib, bool add, ADDR_T ip DIM, uint8_t depth, uint64_t nh) \
+	{                                                                       \
+		if (fib == NULL)                                                \
+			return -EINVAL;                                         \
+		return FIB_RCU_UPDATE(&fib->core.rcu,                           \
+				      add ? add_route(fib, ip, depth, nh) : del_route(fib, ip, depth), \
+				      fib_core_reclaim(&fib->core));            \
+	}                                                                       \
+	int P##_add(T *fib, ADDR_T ip DIM, uint8_t depth, uint64_t nh)          \
+	{                                                                       \
+		return update(fib, true, ip, depth, nh);                        \
+	}                                                                       \
+	int P##_del(T *fib, ADDR_T ip DIM, uint8_t depth)                       \
+	{                                                                       \
+		return update(fib, false, ip, depth, 0);                        \
 	}
 
 #endif

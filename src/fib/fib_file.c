@@ -93,23 +93,61 @@ parse_uint(const char *s, size_t n, uint64_t lim, uint64_t *out, char *buf, size
 	return vpk_num_u64n(s, n, 0, lim, out, buf, blen) == 0 ? NULL : buf;
 }
 
-struct route_ctx {
+/* What both line parsers read: the source's name for messages, the address family, the error buffer. */
+struct file_ctx {
 	const char *name;
 	int family;
-	struct vpk_fib_file_routes rt;
-	size_t cap;
 	char *err;
 	size_t errlen;
+};
+
+/*
+ * @arr with room for element n (elements of @elem bytes, capacity *cap):
+ * @arr itself, or a copy with the capacity doubled (@first at the start),
+ * or NULL when out of memory (@arr then stays valid).
+ */
+static void *
+grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	size_t ncap, bytes;
+	void *na;
+
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : first;
+	if (vpk_num_size_mul(ncap, elem, 0, &bytes) != 0 || (na = realloc(arr, bytes)) == NULL)
+		return NULL;
+	*cap = ncap;
+	return na;
+}
+
+/* The end of a parse: on failure (@rc), the message for -ENOMEM and @arr freed. */
+static int
+parse_done(const struct file_ctx *f, int rc, void *arr)
+{
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			snprintf(f->err, f->errlen, "%s: out of memory", f->name);
+		free(arr);
+	}
+	return rc;
+}
+
+struct route_ctx {
+	struct file_ctx f;
+	struct vpk_fib_file_routes rt;
+	size_t cap;
 };
 
 static int
 route_line(void *arg, const char *p, const char *le, size_t line)
 {
 	struct route_ctx *c = arg;
-	unsigned maxd = c->family == 4 ? 32 : 128;
+	const struct file_ctx *f = &c->f;
+	unsigned maxd = f->family == 4 ? 32 : 128;
 	const char *tok[3], *why, *slash;
 	size_t tl[3];
-	struct vpk_fib_file_route r = { 0 };
+	struct vpk_fib_file_route r = { 0 }, *nr;
 	char nb[128];
 	uint64_t v;
 	int nt = tokens(p, le, tok, tl, 2);
@@ -117,30 +155,24 @@ route_line(void *arg, const char *p, const char *le, size_t line)
 	if (nt == 0 || tok[0][0] == '#')
 		return 0;
 	if (nt > 2)
-		return fail(c->err, c->errlen, c->name, line, "trailing text after the next hop");
+		return fail(f->err, f->errlen, f->name, line, "trailing text after the next hop");
 	slash = memchr(tok[0], '/', tl[0]);
 	if (slash == NULL)
-		return fail(c->err, c->errlen, c->name, line, "expected PREFIX/LEN");
-	if ((why = parse_addr(tok[0], (size_t)(slash - tok[0]), c->family, r.addr)) != NULL)
-		return fail(c->err, c->errlen, c->name, line, "%s", why);
+		return fail(f->err, f->errlen, f->name, line, "expected PREFIX/LEN");
+	if ((why = parse_addr(tok[0], (size_t)(slash - tok[0]), f->family, r.addr)) != NULL)
+		return fail(f->err, f->errlen, f->name, line, "%s", why);
 	why = parse_uint(slash + 1, tl[0] - (size_t)(slash + 1 - tok[0]), maxd, &v, nb, sizeof(nb));
 	if (why != NULL)
-		return fail(c->err, c->errlen, c->name, line, "prefix length: %s", why);
+		return fail(f->err, f->errlen, f->name, line, "prefix length: %s", why);
 	r.depth = (uint8_t)v;
 	if (nt == 2) {
 		if ((why = parse_uint(tok[1], tl[1], INT64_MAX, &r.nh, nb, sizeof(nb))) != NULL)
-			return fail(c->err, c->errlen, c->name, line, "next hop: %s", why);
+			return fail(f->err, f->errlen, f->name, line, "next hop: %s", why);
 		r.has_nh = 1;
 	}
-	if (c->rt.n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 1024, bytes;
-		struct vpk_fib_file_route *nr;
-
-		if (vpk_num_size_mul(ncap, sizeof(*nr), 0, &bytes) != 0 || (nr = realloc(c->rt.r, bytes)) == NULL)
-			return -ENOMEM;
-		c->rt.r = nr;
-		c->cap = ncap;
-	}
+	if ((nr = grow(c->rt.r, &c->cap, c->rt.n, sizeof(r), 1024)) == NULL)
+		return -ENOMEM;
+	c->rt.r = nr;
 	c->rt.r[c->rt.n++] = r;
 	return 0;
 }
@@ -148,14 +180,9 @@ route_line(void *arg, const char *p, const char *le, size_t line)
 static int
 routes_done(struct route_ctx *c, int rc, struct vpk_fib_file_routes *out)
 {
-	if (rc != 0) {
-		if (rc == -ENOMEM)
-			snprintf(c->err, c->errlen, "%s: out of memory", c->name);
-		free(c->rt.r);
-		return rc;
-	}
-	*out = c->rt;
-	return 0;
+	if (parse_done(&c->f, rc, c->rt.r) == 0)
+		*out = c->rt;
+	return rc;
 }
 
 int
@@ -164,7 +191,7 @@ vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int fa
 {
 	char *err = vpk_errbuf();
 	size_t errlen = VPK_ERR_LEN;
-	struct route_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
+	struct route_ctx c = { .f = { name, family, err, errlen } };
 
 	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (text == NULL || out == NULL || (family != 4 && family != 6))
@@ -177,7 +204,7 @@ vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_route
 {
 	char *err = vpk_errbuf();
 	size_t errlen = VPK_ERR_LEN;
-	struct route_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
+	struct route_ctx c = { .f = { path, family, err, errlen } };
 
 	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (path == NULL || out == NULL || (family != 4 && family != 6))
@@ -187,40 +214,32 @@ vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_route
 }
 
 struct addr_ctx {
-	const char *name;
-	int family;
+	struct file_ctx f;
 	uint8_t *a;
 	size_t cnt, cap;
-	char *err;
-	size_t errlen;
 };
 
 static int
 addr_line(void *arg, const char *p, const char *le, size_t line)
 {
 	struct addr_ctx *c = arg;
-	size_t sz = c->family == 4 ? 4 : 16;
+	const struct file_ctx *f = &c->f;
+	size_t sz = f->family == 4 ? 4 : 16;
 	const char *tok[2] = { NULL, NULL }, *why;
 	size_t tl[2] = { 0, 0 };
-	uint8_t b[16];
+	uint8_t b[16], *na;
 	int nt = tokens(p, le, tok, tl, 1);
 
 	if (nt == 0 || tok[0][0] == '#')
 		return 0;
 	if (nt > 1)
-		return fail(c->err, c->errlen, c->name, line, "trailing text after the address");
-	if ((why = parse_addr(tok[0], tl[0], c->family, b)) != NULL)
-		return fail(c->err, c->errlen, c->name, line, "%s", why);
-	if (c->cnt == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 4096, bytes;
-		uint8_t *na;
-
-		if (vpk_num_size_mul(ncap, sz, 0, &bytes) != 0 || (na = realloc(c->a, bytes)) == NULL)
-			return -ENOMEM;
-		c->a = na;
-		c->cap = ncap;
-	}
-	if (c->family == 4) {
+		return fail(f->err, f->errlen, f->name, line, "trailing text after the address");
+	if ((why = parse_addr(tok[0], tl[0], f->family, b)) != NULL)
+		return fail(f->err, f->errlen, f->name, line, "%s", why);
+	if ((na = grow(c->a, &c->cap, c->cnt, sz, 4096)) == NULL)
+		return -ENOMEM;
+	c->a = na;
+	if (f->family == 4) {
 		uint32_t h = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 		memcpy(c->a + c->cnt * 4, &h, 4);
 	} else {
@@ -233,15 +252,11 @@ addr_line(void *arg, const char *p, const char *le, size_t line)
 static int
 addrs_done(struct addr_ctx *c, int rc, void **out, size_t *n)
 {
-	if (rc != 0) {
-		if (rc == -ENOMEM)
-			snprintf(c->err, c->errlen, "%s: out of memory", c->name);
-		free(c->a);
-		return rc;
+	if (parse_done(&c->f, rc, c->a) == 0) {
+		*out = c->a;
+		*n = c->cnt;
 	}
-	*out = c->a;
-	*n = c->cnt;
-	return 0;
+	return rc;
 }
 
 int
@@ -250,7 +265,7 @@ vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int fam
 {
 	char *err = vpk_errbuf();
 	size_t errlen = VPK_ERR_LEN;
-	struct addr_ctx c = { .name = name, .family = family, .err = err, .errlen = errlen };
+	struct addr_ctx c = { .f = { name, family, err, errlen } };
 
 	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (text == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
@@ -263,7 +278,7 @@ vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n)
 {
 	char *err = vpk_errbuf();
 	size_t errlen = VPK_ERR_LEN;
-	struct addr_ctx c = { .name = path, .family = family, .err = err, .errlen = errlen };
+	struct addr_ctx c = { .f = { path, family, err, errlen } };
 
 	err[0] = '\0';  /* no stale reason on a failure without one */
 	if (path == NULL || out == NULL || n == NULL || (family != 4 && family != 6))

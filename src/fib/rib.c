@@ -182,11 +182,18 @@ relink(struct rib *r, uint32_t parent, uint32_t old, uint32_t nu)
 		r->nodes[nu].parent = parent;
 }
 
-uint32_t
-vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
+/*
+ * The route node (k, depth) or RIB_NIL; with @track, *has_parent and
+ * *parent_nh say whether a route above it exists and its next hop. Always
+ * inlined, so the untracked lookup carries none of the tracking.
+ */
+static inline __attribute__((always_inline)) uint32_t
+find(const struct rib *r, struct rib_key k, uint8_t depth, const bool track, bool *has_parent, uint64_t *parent_nh)
 {
 	uint32_t cur = r->root;
 
+	if (track)
+		*has_parent = false;
 	while (cur != RIB_NIL) {
 		const struct rib_node *n = &r->nodes[cur];
 
@@ -194,6 +201,10 @@ vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
 			return RIB_NIL;
 		if (n->depth == depth)
 			return n->is_route ? cur : RIB_NIL;
+		if (track && n->is_route) {
+			*has_parent = true;
+			*parent_nh = n->nh;
+		}
 		cur = n->child[key_bit(k, n->depth)];
 	}
 	return RIB_NIL;
@@ -202,23 +213,13 @@ vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
 uint32_t
 vpk_rib_find_with_parent(const struct rib *r, struct rib_key k, uint8_t depth, bool *has_parent, uint64_t *parent_nh)
 {
-	uint32_t cur = r->root;
+	return find(r, k, depth, true, has_parent, parent_nh);
+}
 
-	*has_parent = false;
-	while (cur != RIB_NIL) {
-		const struct rib_node *n = &r->nodes[cur];
-
-		if (n->depth > depth || common_len(k, n->key, n->depth) < n->depth)
-			return RIB_NIL;
-		if (n->depth == depth)
-			return n->is_route ? cur : RIB_NIL;
-		if (n->is_route) {
-			*has_parent = true;
-			*parent_nh = n->nh;
-		}
-		cur = n->child[key_bit(k, n->depth)];
-	}
-	return RIB_NIL;
+uint32_t
+vpk_rib_find(const struct rib *r, struct rib_key k, uint8_t depth)
+{
+	return find(r, k, depth, false, NULL, NULL);
 }
 
 int

@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/kern.h"
 #include "core/registry.h"
 #include "fib/ent.h"
+#include "fib/fib_mem.h"
 #include "fib/trie6.h"
 
 VPK_DECLARE_VARIANTS(struct trie6_impl, vpk_trie6_impl);
@@ -25,14 +25,6 @@ VPK_KERNEL_REGISTER(fib6_trie, "fib6-trie",
 /* Bits of address an entry of level 0 covers (128 - 24); each level below covers 8 fewer. */
 #define SHIFT0 104
 
-static void *
-map_zero(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 int
 vpk_trie6_init(struct trie6 *t, unsigned nh_sz, uint32_t num_tbl8, uint64_t default_nh)
 {
@@ -43,20 +35,16 @@ vpk_trie6_init(struct trie6 *t, unsigned nh_sz, uint32_t num_tbl8, uint64_t defa
 	t->default_nh = default_nh;
 	t->tbl24_bytes = (size_t)TRIE6_TBL24_SIZE * nh_sz + SLACK;
 	t->tbl8_bytes = (size_t)num_tbl8 * TRIE6_GROUP * nh_sz + SLACK;
-	t->tbl24 = map_zero(t->tbl24_bytes);
-	t->tbl8 = map_zero(t->tbl8_bytes);
-	t->free_stack = map_zero((size_t)num_tbl8 * 4);
-	t->pending = map_zero((size_t)num_tbl8 * 4);
+	/* tbl24 and tbl8 on huge pages: 2 MiB pages fault once per 2 MiB as groups are
+	 * first written (updates) and spare TLB misses on tbl24 (lookups). */
+	t->tbl24 = fib_map(t->tbl24_bytes, 1);
+	t->tbl8 = fib_map(t->tbl8_bytes, 1);
+	t->free_stack = fib_map((size_t)num_tbl8 * 4, 0);
+	t->pending = fib_map((size_t)num_tbl8 * 4, 0);
 	if (t->tbl24 == NULL || t->tbl8 == NULL || t->free_stack == NULL || t->pending == NULL) {
 		vpk_trie6_fini(t);
 		return -ENOMEM;
 	}
-#ifdef MADV_HUGEPAGE
-	/* A hint: 2 MiB pages fault once per 2 MiB as groups are first written (updates) and
-	 * spare TLB misses on tbl24 (lookups). */
-	(void)madvise(t->tbl24, t->tbl24_bytes, MADV_HUGEPAGE);
-	(void)madvise(t->tbl8, t->tbl8_bytes, MADV_HUGEPAGE);
-#endif
 	/* Pop order 0, 1, 2, ...: low groups first keeps touched memory compact. */
 	for (uint32_t i = 0; i < num_tbl8; i++)
 		t->free_stack[i] = num_tbl8 - 1 - i;
@@ -70,14 +58,10 @@ vpk_trie6_init(struct trie6 *t, unsigned nh_sz, uint32_t num_tbl8, uint64_t defa
 void
 vpk_trie6_fini(struct trie6 *t)
 {
-	if (t->tbl24 != NULL)
-		munmap(t->tbl24, t->tbl24_bytes);
-	if (t->tbl8 != NULL)
-		munmap(t->tbl8, t->tbl8_bytes);
-	if (t->free_stack != NULL)
-		munmap(t->free_stack, (size_t)t->num_tbl8 * 4);
-	if (t->pending != NULL)
-		munmap(t->pending, (size_t)t->num_tbl8 * 4);
+	fib_unmap(t->tbl24, t->tbl24_bytes);
+	fib_unmap(t->tbl8, t->tbl8_bytes);
+	fib_unmap(t->free_stack, (size_t)t->num_tbl8 * 4);
+	fib_unmap(t->pending, (size_t)t->num_tbl8 * 4);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -3,131 +3,88 @@
 #define VPK_FIB_V6VEC_H
 
 /*
- * IPv6 address blocks for the vector lookups of trie6_kern.c and
- * bm6_kern.c (include after core/kern.h in a per-ISA kernel file): addresses
- * loaded one per 128-bit lane, the bytes a level needs picked with in-lane
- * byte shuffles instead of gathers from the address array.
+ * IPv6 address blocks for the vector lookups of trie6 and bm6 (include in
+ * a per-ISA kernel file of 256 bits or more), written once over
+ * src/simd/vec.h. A block is as many addresses as the vector has 128-bit
+ * lanes, times 4: four vector loads, one address per 128-bit lane (8
+ * addresses on avx2, 16 on avx512). The bytes a level needs are picked with
+ * in-lane byte shuffles (no gathers from the address array): shuffling
+ * vector j puts byte k of its addresses into dword j of each lane, and
+ * OR-ing the four gives a vector in "transposed" order (position 4*l + j
+ * holds address V6_PER_VEC*j + l). Everything runs in that order; one
+ * permute by v6_untranspose() restores address order before the store.
  */
 #include <stdint.h>
 
 #include "core/kern.h"
+#include "simd/vec.h"
 
 /* Byte-shuffle controls of v6_idx(): dword = a0 << 16 | a1 << 8 | a2, or a0 << 8 | a1. */
 #define V6_IDX24 ((int)0x80000102u)
 #define V6_IDX16 ((int)0x80800001u)
 
-#if VPK_VEC_BITS >= 256
-#include <immintrin.h>
-#endif
+#define V6_PER_VEC (VPK_VEC_BYTES / 16)        /* addresses per vector */
+#define V6_ZERO ((int)0x80808080u)             /* shuffle control: four zero bytes */
 
-#if VPK_VEC_BITS >= 512
-/*
- * AVX-512: 16 addresses = four zmm loads, one address per 128-bit lane. The
- * bytes a level needs are picked with in-lane byte shuffles (no gathers from
- * the address array): shuffling zmm j puts byte k of its 4 addresses into
- * dword j of each lane, and OR-ing the four gives a vector in "transposed"
- * order (position 4*l + j holds address 4*j + l). Everything runs in that
- * order; one permute restores address order before the store.
- */
 struct v6blk {
-	__m512i a[4];
+	vpk_vi a[4];
 };
 
 static inline __attribute__((always_inline)) void
 v6_load(struct v6blk *b, const uint8_t (*ips)[16])
 {
 	for (int j = 0; j < 4; j++)
-		b->a[j] = _mm512_loadu_si512((const void *)ips[4 * j]);
+		b->a[j] = vpk_vi_loadu(ips[V6_PER_VEC * j]);
 }
 
-/* Dword j of every lane <- bytes selected by ctl (other bytes 0x80 = zero). */
-static inline __attribute__((always_inline)) __m512i
+/* Dword j of every lane <- bytes selected by ctl_j (the lane's dword j of ctl; 0x80 bytes give 0). */
+static inline __attribute__((always_inline)) vpk_vi
+v6_shuffle4(const struct v6blk *b, const vpk_vi ctl[4])
+{
+	vpk_vi r = vpk_vi_shuffle_bytes(b->a[0], ctl[0]);
+
+	for (int j = 1; j < 4; j++)
+		r |= vpk_vi_shuffle_bytes(b->a[j], ctl[j]);
+	return r;
+}
+
+/* Address byte k of the block (k < 16, a run-time value) in transposed order. */
+static inline __attribute__((always_inline)) vpk_vi
 v6_pick(const struct v6blk *b, int k)
 {
 	/* ctl_j: byte 4j of each lane = k, every other byte 0x80 (zero). */
-	const __m512i kk = _mm512_set1_epi32(k);
-	__m512i r = _mm512_setzero_si512();
+	const vpk_vi kk = (vpk_vi)u32v_splat((uint32_t)k), x80 = (vpk_vi)((u8v){ 0 } + 0x80);
+	vpk_vi ctl[4];
+
 	for (int j = 0; j < 4; j++) {
-		__m512i sel = _mm512_set4_epi32(j == 3 ? 0xff : 0, j == 2 ? 0xff : 0, j == 1 ? 0xff : 0, j == 0 ? 0xff : 0);
-		__m512i ctl = _mm512_or_si512(_mm512_and_si512(kk, sel),
-					      _mm512_andnot_si512(sel, _mm512_set1_epi8((char)0x80)));
-		r = _mm512_or_si512(r, _mm512_shuffle_epi8(b->a[j], ctl));
+		vpk_vi sel = vpk_vi_lanes4(j == 0 ? 0xff : 0, j == 1 ? 0xff : 0, j == 2 ? 0xff : 0, j == 3 ? 0xff : 0);
+
+		ctl[j] = (kk & sel) | (~sel & x80);
 	}
-	return r;
+	return v6_shuffle4(b, ctl);
 }
 
 /* Leading-bytes index (V6_IDX24: a0 << 16 | a1 << 8 | a2; V6_IDX16: a0 << 8 | a1) in transposed order. */
-static inline __attribute__((always_inline)) __m512i
+static inline __attribute__((always_inline)) vpk_vi
 v6_idx(int c, const struct v6blk *b)
 {
-	__m512i r = _mm512_setzero_si512();
-	for (int j = 0; j < 4; j++) {
-		const int z = (int)0x80808080u;
-		__m512i ctl = _mm512_set4_epi32(j == 3 ? c : z, j == 2 ? c : z, j == 1 ? c : z, j == 0 ? c : z);
-		r = _mm512_or_si512(r, _mm512_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
-}
+	const int z = V6_ZERO;
+	vpk_vi ctl[4];
 
-/* Dword j (address bytes 4j..4j+3, little-endian) of the 16 addresses, in transposed order. */
-static inline __attribute__((always_inline)) __m512i
-v6_dword(const struct v6blk *b, int j)
-{
-	const int c = 0x03020100 + 0x04040404 * j, z = (int)0x80808080u;
-	__m512i r = _mm512_setzero_si512();
-#pragma GCC unroll 4
-	for (int jj = 0; jj < 4; jj++) {
-		__m512i ctl = _mm512_set4_epi32(jj == 3 ? c : z, jj == 2 ? c : z, jj == 1 ? c : z, jj == 0 ? c : z);
-		r = _mm512_or_si512(r, _mm512_shuffle_epi8(b->a[jj], ctl));
-	}
-	return r;
-}
-
-/* Transposed position -> address order (for _mm512_permutexvar_epi32). */
-static const int32_t v6_untranspose[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 };
-
-#elif VPK_VEC_BITS >= 256
-/* AVX2: the same transposed scheme as AVX-512 on 8 addresses (four ymm, one
- * address per 128-bit lane; position 4*l + j holds address 2*j + l). */
-struct v6blk {
-	__m256i a[4];
-};
-
-static inline __attribute__((always_inline)) void
-v6_load(struct v6blk *b, const uint8_t (*ips)[16])
-{
 	for (int j = 0; j < 4; j++)
-		b->a[j] = _mm256_loadu_si256((const void *)ips[2 * j]);
+		ctl[j] = vpk_vi_lanes4(j == 0 ? c : z, j == 1 ? c : z, j == 2 ? c : z, j == 3 ? c : z);
+	return v6_shuffle4(b, ctl);
 }
 
-static inline __attribute__((always_inline)) __m256i
-v6_pick(const struct v6blk *b, int k)
+/* Dword permutation from transposed position back to address order: entry a = position of address a. */
+static inline __attribute__((always_inline)) vpk_vi
+v6_untranspose(void)
 {
-	const __m256i kk = _mm256_set1_epi32(k);
-	__m256i r = _mm256_setzero_si256();
-	for (int j = 0; j < 4; j++) {
-		__m256i sel = _mm256_setr_epi32(j == 0 ? 0xff : 0, j == 1 ? 0xff : 0, j == 2 ? 0xff : 0, j == 3 ? 0xff : 0,
-						j == 0 ? 0xff : 0, j == 1 ? 0xff : 0, j == 2 ? 0xff : 0, j == 3 ? 0xff : 0);
-		__m256i ctl = _mm256_or_si256(_mm256_and_si256(kk, sel),
-					      _mm256_andnot_si256(sel, _mm256_set1_epi8((char)0x80)));
-		r = _mm256_or_si256(r, _mm256_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
-}
+	int32_t t[VPK_U32_LANES];
 
-static inline __attribute__((always_inline)) __m256i
-v6_idx(int c, const struct v6blk *b)
-{
-	__m256i r = _mm256_setzero_si256();
-	for (int j = 0; j < 4; j++) {
-		const int z = (int)0x80808080u;
-		__m256i ctl = _mm256_setr_epi32(j == 0 ? c : z, j == 1 ? c : z, j == 2 ? c : z, j == 3 ? c : z,
-						j == 0 ? c : z, j == 1 ? c : z, j == 2 ? c : z, j == 3 ? c : z);
-		r = _mm256_or_si256(r, _mm256_shuffle_epi8(b->a[j], ctl));
-	}
-	return r;
+	for (int a = 0; a < VPK_U32_LANES; a++)
+		t[a] = 4 * (a % V6_PER_VEC) + a / V6_PER_VEC;
+	return vpk_vi_loadu(t);
 }
-
-#endif
 
 #endif

@@ -53,47 +53,70 @@ typedef uint32_t u32h __attribute__((vector_size(VPK_VEC_BYTES / 2)));
 /* One byte per u32 lane: what a u32v narrows to. */
 typedef uint8_t  u8q  __attribute__((vector_size(VPK_U32_LANES)));
 
-/* Unaligned, alias-safe load/store (compiles to movdqu / vmovdqu*). */
-VPK_INLINE u32v
-u32v_loadu(const void *p)
+/*
+ * T_loadu / T_storeu: unaligned, alias-safe load and store (movdqu /
+ * vmovdqu*); T_splat: every lane x.
+ */
+#define VPK_VEC_BASICS(T, E)                      \
+	VPK_INLINE T T##_loadu(const void *p)     \
+	{                                         \
+		T v;                              \
+		memcpy(&v, p, sizeof(v));         \
+		return v;                         \
+	}                                         \
+	VPK_INLINE void T##_storeu(void *p, T v)  \
+	{                                         \
+		memcpy(p, &v, sizeof(v));         \
+	}                                         \
+	VPK_INLINE T T##_splat(E x)               \
+	{                                         \
+		return (T){ 0 } + x;              \
+	}
+VPK_VEC_BASICS(u32v, uint32_t)
+VPK_VEC_BASICS(u64v, uint64_t)
+
+/* The ISA's own integer vector type, what its intrinsics take and return. */
+#if VPK_VEC_BITS == 512
+typedef __m512i vpk_vi;
+#elif VPK_VEC_BITS == 256
+typedef __m256i vpk_vi;
+#else
+typedef __m128i vpk_vi;
+#endif
+
+VPK_INLINE vpk_vi
+vpk_vi_loadu(const void *p)
 {
-	u32v v;
+	vpk_vi v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
 
-VPK_INLINE void
-u32v_storeu(void *p, u32v v)
+/* Every 128-bit lane holds the dwords d0, d1, d2, d3, in that order. */
+VPK_INLINE vpk_vi
+vpk_vi_lanes4(int d0, int d1, int d2, int d3)
 {
-	memcpy(p, &v, sizeof(v));
+#if VPK_VEC_BITS == 512
+	return _mm512_set4_epi32(d3, d2, d1, d0);
+#elif VPK_VEC_BITS == 256
+	return _mm256_setr_epi32(d0, d1, d2, d3, d0, d1, d2, d3);
+#else
+	return _mm_setr_epi32(d0, d1, d2, d3);
+#endif
 }
 
-VPK_INLINE u64v
-u64v_loadu(const void *p)
+/* Byte i of each 128-bit lane <- byte ctl[i] & 15 of the same lane of @a, or 0 where ctl[i] has bit 7 (pshufb). */
+VPK_INLINE vpk_vi
+vpk_vi_shuffle_bytes(vpk_vi a, vpk_vi ctl)
 {
-	u64v v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-VPK_INLINE void
-u64v_storeu(void *p, u64v v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-VPK_INLINE u32v
-u32v_splat(uint32_t x)
-{
-	return (u32v){ 0 } + x;
-}
-
-VPK_INLINE u64v
-u64v_splat(uint64_t x)
-{
-	return (u64v){ 0 } + x;
+#if VPK_VEC_BITS == 512
+	return _mm512_shuffle_epi8(a, ctl);
+#elif VPK_VEC_BITS == 256
+	return _mm256_shuffle_epi8(a, ctl);
+#else
+	return _mm_shuffle_epi8(a, ctl);
+#endif
 }
 
 /* Lanes 0..L/2-1 (lo) or L/2..L-1 (hi) of @v, zero-extended to 64 bits. */
@@ -360,6 +383,66 @@ u32v_compress_store(uint32_t *out, u32v v, uint32_t mask)
 }
 
 
+/* The VPK_U64_LANES words at @w as a vector literal (built in registers, no trip through memory). */
+VPK_INLINE u64v
+u64v_from_words(const uint64_t *w)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+#elif VPK_VEC_BITS == 256
+	return (u64v){ w[0], w[1], w[2], w[3] };
+#else
+	return (u64v){ w[0], w[1] };
+#endif
+}
+
+/*
+ * Store the eight words @w at @p (64 bytes), or with !@all only the first
+ * five (40 bytes: an IPv6 header and one word after it), in whole vectors
+ * and the fifth word alone; AVX-512 one masked store. Nothing is written
+ * past the stored words.
+ */
+VPK_INLINE void
+vpk_store_words8(uint8_t *p, const uint64_t *w, int all)
+{
+#if VPK_VEC_BITS == 512
+	_mm512_mask_storeu_epi8(p, all ? ~(__mmask64)0 : ((__mmask64)1 << 40) - 1, (__m512i)u64v_from_words(w));
+#else
+	for (unsigned k = 0; k < 4; k += VPK_U64_LANES)
+		u64v_storeu(p + 8 * k, u64v_from_words(w + k));
+	if (all)
+		for (unsigned k = 4; k < 8; k += VPK_U64_LANES)
+			u64v_storeu(p + 8 * k, u64v_from_words(w + k));
+	else
+		memcpy(p + 32, &w[4], 8);
+#endif
+}
+
+/*
+ * Copy bytes [off, len) of @src to @dst (len - off a multiple of 16) in
+ * whole vectors, writing nothing past dst + len. @src is aligned to and
+ * readable in whole vectors (AVX-512 reads full 64-byte lines).
+ */
+VPK_INLINE void
+vpk_copy16s(uint8_t *dst, const uint8_t *src, unsigned off, unsigned len)
+{
+#if VPK_VEC_BITS == 512
+	for (; off < len; off += 64) {
+		unsigned left = len - off;
+		__mmask64 m = left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
+
+		_mm512_mask_storeu_epi8(dst + off, m, _mm512_load_si512((const void *)(src + off)));
+	}
+#else
+#if VPK_VEC_BITS == 256
+	for (; off + 32 <= len; off += 32)
+		_mm256_storeu_si256((__m256i *)(dst + off), _mm256_load_si256((const __m256i *)(src + off)));
+#endif
+	for (; off < len; off += 16)
+		_mm_storeu_si128((__m128i *)(dst + off), _mm_load_si128((const __m128i *)(src + off)));
+#endif
+}
+
 /* Byte @p[l * stride] of each lane l, zero-extended (one scalar load per lane, built in registers). */
 VPK_INLINE u32v
 u32v_load_bytes_strided(const uint8_t *p, size_t stride)
@@ -538,6 +621,133 @@ u32v_store_widen64(uint64_t *p, u32v v)
 	_mm256_storeu_si256((void *)(p + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256((__m256i)v, 1)));
 #endif
 }
+
+/* The VPK_U64_LANES u32 / u16 values at @p, zero-extended to 64-bit lanes. */
+VPK_INLINE u64v
+u64v_load_u32(const uint32_t *p)
+{
+	u32h h;
+
+	memcpy(&h, p, sizeof(h));
+	return u32h_widen64(h);
+}
+
+VPK_INLINE u64v
+u64v_load_u16(const uint16_t *p)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v)_mm512_cvtepu16_epi64(_mm_loadu_si128((const __m128i *)p));
+#else
+	uint64_t q;
+
+	memcpy(&q, p, sizeof(q));
+	return (u64v)_mm256_cvtepu16_epi64(_mm_cvtsi64_si128((long long)q));
+#endif
+}
+
+/* The 32-bit words at byte offsets off[l] of @base, zero-extended. */
+VPK_INLINE u64v
+u64v_gather32_bytes(const void *base, u64v off)
+{
+#if VPK_VEC_BITS == 512
+	/* A fresh merge source: not the register of the last iteration's result. */
+	__m256i g = _mm512_mask_i64gather_epi32(_mm512_castsi512_si256(vpk_fresh_zero512()), (__mmask8)vpk_all16(),
+						(__m512i)off, base, 1);
+
+	return (u64v)_mm512_cvtepu32_epi64(g);
+#else
+	return (u64v)_mm256_cvtepu32_epi64(_mm256_i64gather_epi32((const int *)base, (__m256i)off, 1));
+#endif
+}
+
+/*
+ * Pairs of 64-bit words, as in an array of 16-byte records {x, y}: split
+ * the 2 * VPK_U64_LANES words at @p into the x (*lo) and y (*hi) of each
+ * record, and the reverse, interleaving x and y into records at @p.
+ */
+VPK_INLINE void
+u64v_load_pairs(const void *p, u64v *lo, u64v *hi)
+{
+#if VPK_VEC_BITS == 512
+	__m512i d0 = _mm512_loadu_si512(p), d1 = _mm512_loadu_si512((const uint8_t *)p + 64);
+
+	*lo = (u64v)_mm512_permutex2var_epi64(d0, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), d1);
+	*hi = (u64v)_mm512_permutex2var_epi64(d0, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), d1);
+#else
+	__m256i d0 = _mm256_loadu_si256((const __m256i *)p);
+	__m256i d1 = _mm256_loadu_si256((const __m256i *)((const uint8_t *)p + 32));
+
+	*lo = (u64v)_mm256_permute4x64_epi64(_mm256_unpacklo_epi64(d0, d1), 0xd8);
+	*hi = (u64v)_mm256_permute4x64_epi64(_mm256_unpackhi_epi64(d0, d1), 0xd8);
+#endif
+}
+
+VPK_INLINE void
+u64v_store_pairs(void *p, u64v lo, u64v hi)
+{
+#if VPK_VEC_BITS == 512
+	_mm512_storeu_si512(p, _mm512_permutex2var_epi64((__m512i)lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0),
+							 (__m512i)hi));
+	_mm512_storeu_si512((uint8_t *)p + 64, _mm512_permutex2var_epi64((__m512i)lo,
+									 _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4),
+									 (__m512i)hi));
+#else
+	__m256i a = _mm256_unpacklo_epi64((__m256i)lo, (__m256i)hi), b = _mm256_unpackhi_epi64((__m256i)lo, (__m256i)hi);
+
+	_mm256_storeu_si256((__m256i *)p, _mm256_permute2x128_si256(a, b, 0x20));
+	_mm256_storeu_si256((__m256i *)((uint8_t *)p + 32), _mm256_permute2x128_si256(a, b, 0x31));
+#endif
+}
+
+/* vpk_store_rows4() on 4 lanes: two 64-bit unpacks and a 128-bit lane permute per pair of rows. */
+VPK_INLINE void
+vpk_store_rows4_256(__m256i a, __m256i b, __m256i c, __m256i ptr)
+{
+	uint64_t p[4];
+	__m256i lo0 = _mm256_unpacklo_epi64(a, b), lo2 = _mm256_unpacklo_epi64(c, _mm256_setzero_si256());
+	__m256i hi0 = _mm256_unpackhi_epi64(a, b), hi2 = _mm256_unpackhi_epi64(c, _mm256_setzero_si256());
+
+	_mm256_storeu_si256((__m256i *)p, ptr);
+	_mm256_storeu_si256((__m256i *)(uintptr_t)p[0], _mm256_permute2x128_si256(lo0, lo2, 0x20));
+	_mm256_storeu_si256((__m256i *)(uintptr_t)p[1], _mm256_permute2x128_si256(hi0, hi2, 0x20));
+	_mm256_storeu_si256((__m256i *)(uintptr_t)p[2], _mm256_permute2x128_si256(lo0, lo2, 0x31));
+	_mm256_storeu_si256((__m256i *)(uintptr_t)p[3], _mm256_permute2x128_si256(hi0, hi2, 0x31));
+}
+
+/*
+ * Lane l's 32-byte row {a[l], b, c[l], 0} stored at the address in lane l
+ * of @ptr (a record header per buffer, e.g. buffer metadata). AVX-512 does
+ * it as two 256-bit halves: measured faster than one cross-lane vpermt2q
+ * per pair of rows (vpk bench rx).
+ */
+VPK_INLINE void
+vpk_store_rows4(u64v a, uint64_t b, u64v c, u64v ptr)
+{
+	const __m256i vb = _mm256_set1_epi64x((long long)b);
+#if VPK_VEC_BITS == 512
+	vpk_store_rows4_256(_mm512_castsi512_si256((__m512i)a), vb, _mm512_castsi512_si256((__m512i)c),
+			    _mm512_castsi512_si256((__m512i)ptr));
+	vpk_store_rows4_256(_mm512_extracti64x4_epi64((__m512i)a, 1), vb, _mm512_extracti64x4_epi64((__m512i)c, 1),
+			    _mm512_extracti64x4_epi64((__m512i)ptr, 1));
+#else
+	vpk_store_rows4_256((__m256i)a, vb, (__m256i)c, (__m256i)ptr);
+#endif
+}
+
+/* The low 32 bits of each lane of @v, stored as VPK_U64_LANES u32 at @p. */
+VPK_INLINE void
+u64v_store_low32(uint32_t *p, u64v v)
+{
+	u32h h = u64v_narrow32(v);
+
+#if VPK_VEC_BITS == 512
+	/* Keep vpmovqd in registers: its store form is several micro-ops on
+	 * Zen 4 (comp-recycle of vpk bench rx 9 % slower). */
+	__asm__("" : "+v"(h));
+#endif
+	memcpy(p, &h, sizeof(h));
+}
+
 #endif /* VPK_VEC_BITS >= 256 */
 
 #endif /* VPK_VEC_BITS */

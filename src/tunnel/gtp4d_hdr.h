@@ -15,8 +15,8 @@
  * Per packet: traffic class, payload length, next header, hop limit, the
  * IPv4 SA inside the IPv6 SA, and B = sr_prefix | (IPv4 DA 32 | QFI 6 R 1
  * U 1 | TEID 32) << (56 - sr_plen): any prefix length, no byte alignment.
- * Variants (gtp4d_hdr_kern.c): scalar = template copy + field stores (VPP's
- * way); SIMD = the first 64 bytes (IPv6 + SRH + B) assembled in registers
+ * Variants: scalar (gtp4d_hdr_scalar.c) = template copy + field stores
+ * (VPP's way); SIMD (gtp4d_hdr_kern.c) = the first 64 bytes (IPv6 + SRH + B) assembled in registers
  * from 8 computed 64-bit words and stored as whole lines, the remaining
  * segments copied as 16/32/64-byte lines. Identical bytes.
  */

@@ -49,6 +49,32 @@ mk(unsigned nh_size, uint32_t tbl8, uint64_t def, uint32_t max_routes)
 	return f;
 }
 
+/*
+ * n /24s at every other /24 of the /16 chunk at @chunk (x = 1, 3, 5, ...),
+ * next hops alternating nh0 and nh1, added (or with @del deleted) in the
+ * FIB and the reference. The chunk then holds 2n + 1 runs: a dense chunk
+ * as real tables have, which bm16 keeps in a flat node from 16 runs (8 at
+ * 1- and 2-byte next hops) and in a compressed one below half that.
+ */
+#define DENSE_N 9       /* 19 runs: flat at every next-hop width */
+static void
+spaced24(struct vpk_fib *f, struct ref_lpm *ref, uint32_t chunk, unsigned n, uint64_t nh0, uint64_t nh1, bool del)
+{
+	for (uint32_t x = 0; x < n; x++) {
+		uint32_t ip = chunk | (2 * x + 1) << 8;
+		uint64_t nh = x % 2 ? nh1 : nh0;
+
+		if (del) {
+			CHECK(vpk_fib_del(f, ip, 24) == 0, "del %08x/24", ip);
+			ref_del(ref, (uint64_t)ip << 32, 0, 24);
+		} else {
+			CHECK(vpk_fib_add(f, ip, 24, nh) == 0, "add %08x/24", ip);
+			ref_add(ref, (uint64_t)ip << 32, 0, 24, nh);
+		}
+	}
+}
+
+
 static void
 test_create_invalid(void)
 {
@@ -324,7 +350,7 @@ test_random(unsigned nh_size)
 	uint64_t max_nh = vpk_fib_max_nh(nh_size);
 	uint64_t def = check_rand_range(2) ? 0 : check_rand_range(max_nh + 1);
 	const uint32_t ntbl8 = 64;
-	struct vpk_fib *f = mk(nh_size, ntbl8, def, 4096);
+	struct vpk_fib *f = mk(nh_size, ntbl8, def, 8192);
 	struct ref_lpm ref;
 	uint32_t edges[4096];
 	size_t nedges = 0;
@@ -341,18 +367,20 @@ test_random(unsigned nh_size)
 	d.want = malloc(d.nips * 8);
 	d.out = malloc((d.nips + 1) * 8);
 	uint32_t area = 0x0a000000 | (check_rand_u32() & 0x00ff0000);  /* a /16 inside 10/8 */
+	bool dense = false;     /* the /16 after area holds spaced24() routes */
+
+	edges[nedges++] = ((area + 0x10000) & 0xffff0000) | 0x100;
+	edges[nedges++] = ((area + 0x10000) & 0xffff0000) | (2 * DENSE_N) << 8 | 0xff;
 	if (g_type == VPK_FIB_BM16) {
 		/*
 		 * Fill the arena past word 2^14 first (200 flat nodes in 100.k/16),
 		 * so that later node entries (word << 2) no longer fit 16 bits: a
 		 * /32-level entry stored into a narrow flat node would be cut.
 		 */
-		CHECK(vpk_fib_bm16_flat_min(f, 1) == 0, "flat threshold");
 		for (uint32_t k = 0; k < 200; k++) {
 			uint32_t ip = 0x64000100 | k << 16;
 			uint64_t nh = 1 + k % (max_nh < 200 ? max_nh : 200);
-			CHECK(vpk_fib_add(f, ip, 24, nh) == 0, "fill %08x", ip);
-			ref_add(&ref, (uint64_t)ip << 32, 0, 24, nh);
+			spaced24(f, &ref, ip & 0xffff0000, DENSE_N, nh, nh % max_nh + 1, false);
 			if (k % 20 == 0) {
 				edges[nedges++] = ip;
 				edges[nedges++] = ip + 255;
@@ -410,10 +438,11 @@ test_random(unsigned nh_size)
 			CHECK(vpk_fib_del(f, live[k].ip, live[k].depth) == -ENOENT, "del twice");
 			live[k] = live[--nlive];
 		}
-		if (g_type == VPK_FIB_BM16 && step % 100 == 0) {
-			/* bm16 node kinds: all flat, mixed, none; changed mid-sequence. */
-			static const unsigned th[] = { 1, 2, 3, 8, BM16_FLAT_MIN, 32, 300 };
-			CHECK(vpk_fib_bm16_flat_min(f, th[check_rand_range(7)]) == 0, "flat threshold");
+		if (step % 100 == 50) {
+			/* The next /16 turns dense and back (bm16: a flat node, then a
+			 * compressed one) while the random routes keep changing around it. */
+			spaced24(f, &ref, (area + 0x10000) & 0xffff0000, DENSE_N, 1, max_nh, dense);
+			dense = !dense;
 		}
 		if (step % 300 == 299)
 			compare_all(&d, edges, nedges, area);
@@ -452,10 +481,10 @@ test_random(unsigned nh_size)
 	for (unsigned i = 1; i < added; i++)
 		vpk_fib_del(f, base + (i << 8), 25);
 	vpk_fib_del(f, base + (added << 8), 26);
-	for (uint32_t k = 0; g_type == VPK_FIB_BM16 && k < 200; k++) {
-		CHECK(vpk_fib_del(f, 0x64000100 | k << 16, 24) == 0, "del fill");
-		ref_del(&ref, (uint64_t)(0x64000100 | k << 16) << 32, 0, 24);
-	}
+	for (uint32_t k = 0; g_type == VPK_FIB_BM16 && k < 200; k++)
+		spaced24(f, &ref, 0x64000000 | k << 16, DENSE_N, 0, 0, true);
+	if (dense)
+		spaced24(f, &ref, (area + 0x10000) & 0xffff0000, DENSE_N, 0, 0, true);
 	vpk_fib_get_stats(f, &st);
 	CHECK(st.routes == 0 && st.tbl8_used == 0 && st.tbl8_reserved == 0, "empty: routes %u used %u rsvd %u",
 	      st.routes, st.tbl8_used, st.tbl8_reserved);
@@ -474,7 +503,7 @@ test_random(unsigned nh_size)
  * Routes added and then deleted in address order (bm16's common update:
  * a compressed node patched after its last run, runs of adjacent /24s,
  * a /19 covering a whole bitmap word, /24s at the first and last entry of
- * a chunk, /25s under /24s), at several flat thresholds; every variant is
+ * a chunk, /25s under /24s), at several densities; every variant is
  * compared with the reference every few steps.
  */
 static int
@@ -485,11 +514,10 @@ by_addr(const void *a, const void *b)
 	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (int)x[1] - (int)y[1];
 }
 
-static void
-test_address_order(void)
+/* The routes of test_address_order, sorted: pct % of the /24s of two /16s hold one. */
+static size_t
+order_table(uint32_t (*rt)[3], unsigned pct)
 {
-	static const unsigned th[] = { 1, 8, BM16_FLAT_MIN, 32, 300 };
-	static uint32_t rt[1100][3];     /* at most 2 x (2 + 2 x 256) */
 	size_t n = 0;
 
 	for (uint32_t c = 0; c < 2; c++) {
@@ -502,7 +530,7 @@ test_address_order(void)
 		rt[n++][2] = 2;
 		for (uint32_t x = 0; x < 256; x++) {
 			uint32_t r = check_rand_u32();
-			if (x == 0 || x == 255 || (x >= 60 && x < 100 && r % 2) || r % 5 < 2) {
+			if (x == 0 || x == 255 || (pct >= 40 && x >= 60 && x < 100 && r % 2) || r % 100 < pct) {
 				rt[n][0] = chunk | x << 8;
 				rt[n][1] = 24;
 				rt[n++][2] = r % 7 == 0 ? 32767 : 3 + r % 5;     /* 2-byte maximum too */
@@ -515,19 +543,30 @@ test_address_order(void)
 		}
 	}
 	qsort(rt, n, sizeof(rt[0]), by_addr);
-	/* bm16: every threshold at 4-byte next hops, then at 2 bytes (narrow flat nodes). */
+	return n;
+}
+
+static void
+test_address_order(void)
+{
+	/* Share of the /24s holding a route: from every one (bm16: flat nodes from
+	 * the start) through a few (nodes turn flat part-way and back) to none
+	 * but the first and last (compressed throughout). */
+	static const unsigned pct[] = { 100, 40, 15, 5, 0 };
+	static uint32_t rt[1100][3];     /* at most 2 x (2 + 2 x 256) */
+
+	/* bm16: every density at 4-byte next hops, then at 2 bytes (narrow flat nodes). */
 	for (unsigned t = 0; t < (g_type == VPK_FIB_BM16 ? 10u : 1u); t++) {
+		size_t n = order_table(rt, g_type == VPK_FIB_BM16 ? pct[t % 5] : 40);
 		struct vpk_fib *f = mk(t < 5 ? 4 : 2, 512, 0, 1024);
 		struct ref_lpm ref;
 		static uint32_t edges[2200];
-		char label[40];
+		char label[48];
 		struct diff d = { .fib = f, .ref = &ref, .nips = 300, .label = label };
 
 		if (f == NULL)
 			return;
-		if (g_type == VPK_FIB_BM16)
-			CHECK(vpk_fib_bm16_flat_min(f, th[t % 5]) == 0, "flat threshold");
-		snprintf(label, sizeof(label), "address order, flat at %u, nh%u", th[t % 5], t < 5 ? 4 : 2);
+		snprintf(label, sizeof(label), "address order, %u %% of /24s, nh%u", pct[t % 5], t < 5 ? 4 : 2);
 		ref_init(&ref, 32, 0);
 		d.ips = check_guard_alloc(d.nips * 4);
 		d.want = malloc(d.nips * 8);
@@ -557,13 +596,13 @@ test_address_order(void)
 	}
 }
 
-/* Every variant against the reference on nips addresses of 10.1/16 and 100/8. */
+/* Every variant against the reference on nips addresses of the /16 at chunk and 100/8. */
 static void
-compare_narrow(struct diff *d)
+compare_narrow(struct diff *d, uint32_t chunk)
 {
 	for (size_t i = 0; i < d->nips; i++) {
 		uint32_t r = check_rand_u32();
-		d->ips[i] = i % 8 == 0 ? 0x64000000 | (r & 0xffffff) : 0x0a010000 | (r & 0x3fff);
+		d->ips[i] = i % 8 == 0 ? 0x64000000 | (r & 0xffffff) : chunk | (r & 0x3fff);
 		d->want[i] = ref_lookup4(d->ref, d->ips[i]);
 	}
 	check_each_impl(kname(), vpk_fib_impls(VPK_FIB_BM16), run_variant, d);
@@ -575,14 +614,16 @@ compare_narrow(struct diff *d)
  * /25, a /32), so it switches to a plain flat node and back, at the
  * width's maximum next hop, after the arena grew past word 2^14 (node
  * entries no longer fit 16 bits: a /32-level entry kept in a narrow node
- * would be cut), at flat thresholds 1, 16 and 300.
+ * would be cut). The same routes then go to a sparse chunk (10.2/16, 3
+ * /24s: compressed, turning flat as the more-specific routes add runs) and
+ * an empty one (10.3/16: a leaf, then a compressed node).
  */
 static void
 test_narrow(unsigned nh_size)
 {
-	static const unsigned th[] = { 1, BM16_FLAT_MIN, 300 };
+	static const uint32_t n24[] = { 64, 3, 0 };
 	uint64_t max_nh = vpk_fib_max_nh(nh_size);
-	struct vpk_fib *f = mk(nh_size, 64, 0, 1024);
+	struct vpk_fib *f = mk(nh_size, 64, 0, 4096);
 	struct ref_lpm ref;
 	char label[40];
 	struct diff d = { .fib = f, .ref = &ref, .nips = 400, .label = label };
@@ -594,30 +635,32 @@ test_narrow(unsigned nh_size)
 	d.ips = check_guard_alloc(d.nips * 4);
 	d.want = malloc(d.nips * 8);
 	d.out = malloc((d.nips + 1) * 8);
-	CHECK(vpk_fib_bm16_flat_min(f, 1) == 0, "flat threshold");
-	for (uint32_t k = 0; k < 200; k++) {      /* 200 flat nodes: the arena past word 2^14 */
-		CHECK(vpk_fib_add(f, 0x64000100 | k << 16, 24, 1) == 0, "fill");
-		ref_add(&ref, (uint64_t)(0x64000100 | k << 16) << 32, 0, 24, 1);
-	}
+	for (uint32_t k = 0; k < 200; k++)      /* 200 flat nodes: the arena past word 2^14 */
+		spaced24(f, &ref, 0x64000000 | k << 16, DENSE_N, 1, 2, false);
 	for (unsigned t = 0; t < 3; t++) {
-		CHECK(vpk_fib_bm16_flat_min(f, th[t]) == 0, "flat threshold");
-		for (uint32_t x = 0; x < 64; x++) {
+		uint32_t chunk = 0x0a010000 + (t << 16);
+
+		for (uint32_t x = 0; x < n24[t]; x++) {
 			uint64_t nh = x % 3 == 0 ? max_nh : 1 + (x + t) % 7;
-			CHECK(vpk_fib_add(f, 0x0a010000 | x << 8, 24, nh) == 0, "add /24");
-			ref_add(&ref, (uint64_t)(0x0a010000 | x << 8) << 32, 0, 24, nh);
+			CHECK(vpk_fib_add(f, chunk | x << 8, 24, nh) == 0, "add /24");
+			ref_add(&ref, (uint64_t)(chunk | x << 8) << 32, 0, 24, nh);
 		}
-		compare_narrow(&d);
+		compare_narrow(&d, chunk);
 		static const struct { uint32_t ip; uint8_t depth; } more[] = {
 			{ 0x0a010580, 25 }, { 0x0a010707, 32 }, { 0x0a013f00, 26 } };
 		for (unsigned m = 0; m < 3; m++) {
-			CHECK(vpk_fib_add(f, more[m].ip, more[m].depth, max_nh - m) == 0, "add more-specific");
-			ref_add(&ref, (uint64_t)more[m].ip << 32, 0, more[m].depth, max_nh - m);
-			compare_narrow(&d);
+			uint32_t ip = chunk | (more[m].ip & 0xffff);
+
+			CHECK(vpk_fib_add(f, ip, more[m].depth, max_nh - m) == 0, "add more-specific");
+			ref_add(&ref, (uint64_t)ip << 32, 0, more[m].depth, max_nh - m);
+			compare_narrow(&d, chunk);
 		}
 		for (unsigned m = 0; m < 3; m++) {
-			CHECK(vpk_fib_del(f, more[m].ip, more[m].depth) == 0, "del more-specific");
-			ref_del(&ref, (uint64_t)more[m].ip << 32, 0, more[m].depth);
-			compare_narrow(&d);
+			uint32_t ip = chunk | (more[m].ip & 0xffff);
+
+			CHECK(vpk_fib_del(f, ip, more[m].depth) == 0, "del more-specific");
+			ref_del(&ref, (uint64_t)ip << 32, 0, more[m].depth);
+			compare_narrow(&d, chunk);
 		}
 	}
 	check_guard_free(d.ips, d.nips * 4);
@@ -649,12 +692,7 @@ main(void)
 	CHECK(vpk_fib_create(&c8, &f8) == -EINVAL, "bm16 with 8-byte next hops");
 	c8.nh_size = 4;
 	CHECK(vpk_fib_create(&c8, &f8) == 0, "bm16 create");
-	CHECK(vpk_fib_bm16_flat_min(f8, 0) == -EINVAL && vpk_fib_bm16_flat_min(NULL, 1) == -EINVAL,
-	      "flat threshold 0 / NULL");
 	vpk_fib_destroy(f8);
 	g_type = VPK_FIB_DIR24_8;
-	f8 = mk(4, 64, 0, 8);
-	CHECK(f8 == NULL || vpk_fib_bm16_flat_min(f8, 1) == -EINVAL, "flat threshold on DIR-24-8");
-	vpk_fib_destroy(f8);
 	return check_finish();
 }

@@ -14,9 +14,10 @@
  * Then the IPv4 part again on VPK_FIB_BM16 with deferred freeing throughout
  * (every update replaces the node of the 10.0/16 chunk; without deferral the
  * freed node would be reused by the next update under the reader), reclaiming
- * every 16 rounds after the reader passed two quiescent points, switching
- * the flat-node threshold between 1 (every node flat: entries change in
- * place) and 300 (none: nodes are rebuilt and republished) every 64 rounds,
+ * every 16 rounds after the reader passed two quiescent points, adding and
+ * deleting 12 /24s at every other /24 of the 10.0/16 and 20.1/16 chunks
+ * every 64 rounds: dense chunks held in flat nodes (entries change in
+ * place), then sparse ones in compressed nodes (rebuilt and republished),
  * so nodes also change kind under the reader; once more at 2-byte next hops
  * (narrow flat nodes, a chunk switching kind with a /25 coming and going,
  * see run4()). Then once
@@ -31,7 +32,6 @@
 #include <vpk/fib.h>
 #include <vpk/fib6.h>
 
-#include "fib/bm16.h"
 #include "lib/check.h"
 
 #ifdef VPK_DEBUG
@@ -166,6 +166,23 @@ make6(enum vpk_fib6_type type)
 }
 
 /*
+ * bm16: 12 /24s at every other /24 from 10.0.16/24 and 20.1.16/24 (next hops
+ * the reader allows there) added, or deleted: their chunks turn dense (flat
+ * nodes, 25 runs) or back to sparse (compressed nodes).
+ */
+static void
+dense4(bool add)
+{
+	for (uint32_t i = 0; i < 12; i++) {
+		uint32_t a = 0x0a001000 + (2 * i << 8), b = 0x14011000 + (2 * i << 8);
+
+		CHECK(add ? vpk_fib_add(f4, a, 24, 10 + (i & 1)) == 0 && vpk_fib_add(f4, b, 24, 6 + (i & 1)) == 0
+			  : vpk_fib_del(f4, a, 24) == 0 && vpk_fib_del(f4, b, 24) == 0,
+		      "dense /24s %s", add ? "add" : "del");
+	}
+}
+
+/*
  * nh_size 2 on bm16: narrow flat nodes (16-bit entries, changed by 16-bit
  * stores) at the /32 level, and the 20.1/16 chunk switching between a narrow
  * flat node and a plain one (a /25 in 20.1.5/24 added and deleted) or a
@@ -196,7 +213,7 @@ run4(enum vpk_fib_type type, unsigned nh_size)
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		uint64_t a = 3 + (r & 1);
 		if (bm && r % 64 == 0)
-			CHECK(vpk_fib_bm16_flat_min(f4, r / 64 % 2 ? 300 : 1) == 0, "flat threshold");
+			dense4(r / 64 % 2 == 0);
 		CHECK(vpk_fib_add(f4, 0x0a000000, 25, a) == 0, "replace /25");
 		CHECK(vpk_fib_add(f4, 0x14010000, 16, 6 + (r & 1)) == 0, "replace /16");
 		CHECK(r % 2 == 0 ? vpk_fib_add(f4, 0x14010500, 25, 7) == 0 : vpk_fib_del(f4, 0x14010500, 25) == 0,
