@@ -369,4 +369,47 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 		classify_body(rt, data, results, n, categories, ncat, w);
 }
 
+/* The block tests of the SIMD variants: all 16 slots at once by the file's
+ * match32() / match16(), whatever is still live. */
+#define ACL_KERN_MATCH_ALL_SLOTS()                                                                    \
+	INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, \
+				    uint32_t mt, int w)                                                    \
+	{                                                                                                   \
+		return mt & match32(x, lo, sp, m, w);                                                       \
+	}                                                                                                   \
+	INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, \
+				    uint32_t mt, int w)                                                    \
+	{                                                                                                   \
+		return mt & match16(x, lo, sp, m, w);                                                       \
+	}
+
+/*
+ * The tail of the variants that read keys packet by packet and walk one tree
+ * at a time (scalar, sse42, avx2): their hooks over @walk_fn and their impl,
+ * @width bits wide.
+ */
+#define ACL_KERN_ONE_TREE(walk_fn, width)                                                             \
+	INLINE void acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, \
+			     uint32_t *keyt)                                                               \
+	{                                                                                                   \
+		(void)keyt;                                                                                 \
+		keys_scalar(rt, data, n, keys);                                                             \
+	}                                                                                                   \
+	INLINE int acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, \
+			    uint32_t nd, uint32_t n, uint32_t *leaf, uint32_t *lr, int w)                   \
+	{                                                                                                   \
+		(void)keyt, (void)lr, (void)w;                                                              \
+		walk_fn(&rt->tree[t], keys, nd, n, leaf + t * CHUNK);                                       \
+		return 0;                                                                                   \
+	}                                                                                                   \
+	static void VPK_FN(acl_classify)(const struct acl_rt *rt, const uint8_t *const *data,             \
+					 uint32_t *results, uint32_t n, uint32_t categories)               \
+	{                                                                                                   \
+		classify(rt, data, results, n, categories, width);                                          \
+	}                                                                                                   \
+	const struct acl_impl VPK_FN(acl_impl) = {                                                          \
+		.base = VPK_IMPL_INIT(width),                                                               \
+		.classify = VPK_FN(acl_classify),                                                           \
+	}
+
 #endif /* VPK_ACL_KERN_H */

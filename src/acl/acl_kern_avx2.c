@@ -43,17 +43,7 @@ match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, i
 							   _mm256_extracti128_si256(v, 1)));
 }
 
-INLINE uint32_t
-acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
-{
-	return mt & match32(x, lo, sp, m, w);
-}
-
-INLINE uint32_t
-acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt, int w)
-{
-	return mt & match16(x, lo, sp, m, w);
-}
+ACL_KERN_MATCH_ALL_SLOTS();
 
 /* AVX2: 2 x 8 lanes, vpgatherdd with vector masks. */
 INLINE void
@@ -106,30 +96,4 @@ walk_avx2(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t
 	}
 }
 
-INLINE void
-acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, uint32_t *keyt)
-{
-	(void)keyt;
-	keys_scalar(rt, data, n, keys);
-}
-
-INLINE int
-acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
-	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)
-{
-	(void)keyt, (void)lr, (void)w;
-	walk_avx2(&rt->tree[t], keys, nd, n, leaf + t * CHUNK);
-	return 0;
-}
-
-static void
-VPK_FN(acl_classify)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
-		     uint32_t n, uint32_t categories)
-{
-	classify(rt, data, results, n, categories, 256);
-}
-
-const struct acl_impl VPK_FN(acl_impl) = {
-	.base = VPK_IMPL_INIT(256),
-	.classify = VPK_FN(acl_classify),
-};
+ACL_KERN_ONE_TREE(walk_avx2, 256);

@@ -48,17 +48,7 @@ match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, i
 	return _mm256_cmple_epu16_mask(v, _mm256_load_si256((const __m256i *)sp));
 }
 
-INLINE uint32_t
-acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
-{
-	return mt & match32(x, lo, sp, m, w);
-}
-
-INLINE uint32_t
-acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt, int w)
-{
-	return mt & match16(x, lo, sp, m, w);
-}
+ACL_KERN_MATCH_ALL_SLOTS();
 
 /* The keys of 16 packets per dimension: one 32-bit gather per packet ending
  * at the field's last byte (it never reads before the packet's data nor past

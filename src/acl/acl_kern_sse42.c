@@ -44,42 +44,6 @@ match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, i
 	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
 }
 
-INLINE uint32_t
-acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
-{
-	return mt & match32(x, lo, sp, m, w);
-}
+ACL_KERN_MATCH_ALL_SLOTS();
 
-INLINE uint32_t
-acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt, int w)
-{
-	return mt & match16(x, lo, sp, m, w);
-}
-
-INLINE void
-acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, uint32_t *keyt)
-{
-	(void)keyt;
-	keys_scalar(rt, data, n, keys);
-}
-
-INLINE int
-acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
-	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)
-{
-	(void)keyt, (void)lr, (void)w;
-	walk_scalar(&rt->tree[t], keys, nd, n, leaf + t * CHUNK);
-	return 0;
-}
-
-static void
-VPK_FN(acl_classify)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
-		     uint32_t n, uint32_t categories)
-{
-	classify(rt, data, results, n, categories, 128);
-}
-
-const struct acl_impl VPK_FN(acl_impl) = {
-	.base = VPK_IMPL_INIT(128),
-	.classify = VPK_FN(acl_classify),
-};
+ACL_KERN_ONE_TREE(walk_scalar, 128);
