@@ -437,8 +437,8 @@ rte_acl_classify_alg(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32
 		return -EINVAL;
 	if ((uint32_t)alg > RTE_ACL_CLASSIFY_AVX512X32)
 		return -EINVAL;
-	/* DPDK's stubs for other architectures */
-	if (alg_impl[alg] == NULL)
+	/* DPDK's stubs for other architectures (a variant not compiled into vpk: the context's) */
+	if (compat_acl_alg_impl(alg) == NULL)
 		return -ENOTSUP;
 	return acl_classify(ctx, data, results, num, categories,
 			    alg == RTE_ACL_CLASSIFY_DEFAULT ? NULL : alg_impl[alg]);
