@@ -228,6 +228,22 @@ VPK_API void vpk_acl_classify_bulk(const struct vpk_acl *acl, const uint8_t *con
  */
 VPK_API int vpk_acl_select(struct vpk_acl *acl, const char *variant);
 
+/**
+ * vpk_acl_classify_bulk() with the variant @p impl for this call only (as
+ * DPDK's rte_acl_classify_alg()); the context's own variant is unchanged.
+ * Same results and preconditions as vpk_acl_classify_bulk(), and as it
+ * thread-safe against other classify calls and vpk_acl_build() (it does not
+ * write the context). Checks @p impl on each call: a loop over the few
+ * entries of vpk_acl_impls() and the usability test of vpk_impl_why_not().
+ * @param impl  An entry of vpk_acl_impls().
+ * @return 0, -EINVAL (NULL @p acl or @p impl, or @p impl not an entry of
+ *         vpk_acl_impls()), -ENOTSUP (@p impl cannot run here: CPU, OS or
+ *         above the cap); the reason is in vpk_last_error(), nothing classified.
+ */
+VPK_API int vpk_acl_classify_bulk_impl(const struct vpk_acl *acl, const struct vpk_impl *impl,
+				       const uint8_t *const *data, uint32_t *results, uint32_t n,
+				       uint32_t categories);
+
 /** Name of the variant in use. */
 VPK_API const char *vpk_acl_impl_name(const struct vpk_acl *acl);
 

@@ -584,9 +584,10 @@ vpk_acl_get_stats(const struct vpk_acl *a, struct vpk_acl_stats *st)
 	return 0;
 }
 
-void
-vpk_acl_classify_bulk(const struct vpk_acl *ca, const uint8_t *const *data, uint32_t *results,
-		      uint32_t n, uint32_t categories)
+/* The classify body: @p im on the published runtime, inside the reader protocol (top of file). */
+static inline __attribute__((always_inline)) void
+classify_with(const struct vpk_acl *ca, const struct acl_impl *im, const uint8_t *const *data,
+	      uint32_t *results, uint32_t n, uint32_t categories)
 {
 	struct vpk_acl *a = (struct vpk_acl *)ca;      /* only the reader slots are written */
 	unsigned s;
@@ -603,9 +604,37 @@ vpk_acl_classify_bulk(const struct vpk_acl *ca, const uint8_t *const *data, uint
 	if (rt == NULL)
 		memset(results, 0, (size_t)n * categories * sizeof(*results));
 	else
-		a->impl->classify(rt, data, results, n, categories);
+		im->classify(rt, data, results, n, categories);
 	if (s < ACL_SLOTS)
 		atomic_store_explicit(&a->slots[s].epoch, 0, memory_order_release);
 	else
 		atomic_fetch_sub_explicit(a->overflow, 1, memory_order_release);
+}
+
+void
+vpk_acl_classify_bulk(const struct vpk_acl *a, const uint8_t *const *data, uint32_t *results,
+		      uint32_t n, uint32_t categories)
+{
+	classify_with(a, a->impl, data, results, n, categories);
+}
+
+int
+vpk_acl_classify_bulk_impl(const struct vpk_acl *a, const struct vpk_impl *impl, const uint8_t *const *data,
+			   uint32_t *results, uint32_t n, uint32_t categories)
+{
+	const char *why;
+	unsigned i;
+
+	if (a == NULL || impl == NULL)
+		return vpk_seterr(-EINVAL, "ACL classify: %s is NULL", a == NULL ? "context" : "variant");
+	for (i = 0; acl_impls[i] != NULL && acl_impls[i] != impl; i++)
+		;
+	if (acl_impls[i] == NULL)
+		return vpk_seterr(-EINVAL, "ACL classify: variant %p is not one of vpk_acl_impls()",
+				  (const void *)impl);
+	why = vpk_impl_why_not(impl);
+	if (why != NULL)
+		return vpk_seterr(-ENOTSUP, "ACL variant %s: %s", impl->name, why);
+	classify_with(a, (const struct acl_impl *)impl, data, results, n, categories);
+	return 0;
 }

@@ -14,6 +14,10 @@
  *  - Packets: random bytes and bytes inside rules' ranges.
  *  - Errors: bad rules, a full context, bad build parameters, max_size too
  *    small (-ERANGE), bad categories and algorithms.
+ *  - rte_acl_classify_alg(): a child process (this program with "alg", the
+ *    drop-in's counters on) classifies with SCALAR, AVX512X32, DEFAULT and
+ *    the context's SSE; its per-variant packet counts show which vpk variant
+ *    answered each call.
  * Exits 77 when EAL cannot start.
  */
 #include <dlfcn.h>
@@ -26,6 +30,7 @@
 
 #include <rte_acl.h>
 #include <rte_eal.h>
+#include <vpk/isa.h>
 
 #include "lib/check.h"
 
@@ -42,13 +47,16 @@ struct acl_api {
 	int (*build)(struct rte_acl_ctx *, const struct rte_acl_config *);
 	int (*classify)(const struct rte_acl_ctx *, const uint8_t **, uint32_t *, uint32_t, uint32_t);
 	int (*set_alg)(struct rte_acl_ctx *, enum rte_acl_classify_alg);
+	int (*classify_alg)(const struct rte_acl_ctx *, const uint8_t **, uint32_t *, uint32_t, uint32_t,
+			    enum rte_acl_classify_alg);
+	int (*classify_scalar)(const struct rte_acl_ctx *, const uint8_t **, uint32_t *, uint32_t, uint32_t);
 	void (*reset)(struct rte_acl_ctx *);
 	struct rte_acl_ctx *(*find)(const char *);
 };
 
 static struct acl_api dpdk = {
 	"dpdk", rte_acl_create, rte_acl_free, rte_acl_add_rules, rte_acl_build, rte_acl_classify,
-	rte_acl_set_ctx_classify, rte_acl_reset, rte_acl_find_existing,
+	rte_acl_set_ctx_classify, NULL, NULL, rte_acl_reset, rte_acl_find_existing,
 };
 static struct acl_api vpk = { .who = "vpk" };
 
@@ -67,9 +75,11 @@ load_vpk(const char *path)
 	*(void **)&vpk.build = dlsym(h, "rte_acl_build");
 	*(void **)&vpk.classify = dlsym(h, "rte_acl_classify");
 	*(void **)&vpk.set_alg = dlsym(h, "rte_acl_set_ctx_classify");
+	*(void **)&vpk.classify_alg = dlsym(h, "rte_acl_classify_alg");
+	*(void **)&vpk.classify_scalar = dlsym(h, "rte_acl_classify_scalar");
 	*(void **)&vpk.reset = dlsym(h, "rte_acl_reset");
 	*(void **)&vpk.find = dlsym(h, "rte_acl_find_existing");
-	if (vpk.create == NULL || vpk.classify == NULL || vpk.find == NULL || (void *)vpk.create == (void *)rte_acl_create)
+	if (vpk.create == NULL || vpk.classify == NULL || vpk.classify_alg == NULL || vpk.classify_scalar == NULL || vpk.find == NULL || (void *)vpk.create == (void *)rte_acl_create)
 		return -1;
 	return 0;
 }
@@ -347,6 +357,21 @@ out:
 	free(rules);
 }
 
+/* The IPv4 5-tuple layout of DPDK's examples: small tries, no -ENOMEM from rte_acl. */
+static void
+ipv4_layout(struct layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->len = 16;
+	l->cfg.num_fields = 5;
+	l->cfg.defs[0] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_BITMASK, 1, 0, 0, 0 };
+	l->cfg.defs[1] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_MASK, 4, 1, 1, 4 };
+	l->cfg.defs[2] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_MASK, 4, 2, 2, 8 };
+	l->cfg.defs[3] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_RANGE, 2, 3, 3, 12 };
+	l->cfg.defs[4] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_RANGE, 2, 4, 3, 14 };
+	l->cfg.num_categories = 4;
+}
+
 static void
 errors(void)
 {
@@ -359,15 +384,7 @@ errors(void)
 	uint32_t res[4];
 	const uint8_t *p[1] = { (const uint8_t *)rules };
 
-	/* the IPv4 5-tuple layout of DPDK's examples: small tries, no -ENOMEM from rte_acl */
-	memset(&l, 0, sizeof(l));
-	l.cfg.num_fields = 5;
-	l.cfg.defs[0] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_BITMASK, 1, 0, 0, 0 };
-	l.cfg.defs[1] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_MASK, 4, 1, 1, 4 };
-	l.cfg.defs[2] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_MASK, 4, 2, 2, 8 };
-	l.cfg.defs[3] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_RANGE, 2, 3, 3, 12 };
-	l.cfg.defs[4] = (struct rte_acl_field_def){ RTE_ACL_FIELD_TYPE_RANGE, 2, 4, 3, 14 };
-	l.cfg.num_categories = 4;
+	ipv4_layout(&l);
 	for (uint32_t i = 0; i < 200; i++)
 		rand_rule(&l, (struct rte_acl_rule *)(rules + RSZ * i), i, 200);
 	for (int a = 0; a < 2; a++) {
@@ -410,6 +427,108 @@ errors(void)
 	free(rules);
 }
 
+/* The calls of the child: algorithm (-1: rte_acl_classify, -2: rte_acl_classify_scalar), packets. */
+static const struct alg_call {
+	int alg;
+	uint32_t n;
+} alg_calls[] = {
+	{ RTE_ACL_CLASSIFY_SCALAR, 96 }, { RTE_ACL_CLASSIFY_AVX512X32, 160 }, { RTE_ACL_CLASSIFY_DEFAULT, 64 },
+	{ -2, 32 }, { -1, 16 },
+};
+
+/* Child: each call of alg_calls[] on one context whose own algorithm is SSE, results checked. */
+static void
+alg_child(void)
+{
+	struct rte_acl_param prm = { .name = "dropin_alg", .socket_id = SOCKET_ID_ANY, .rule_size = RSZ,
+				     .max_rule_num = 200 };
+	struct layout l;
+	uint8_t *rules = calloc(200, RSZ), pkts[NPKT][PKTLEN];
+	const uint8_t *ptr[NPKT];
+	uint32_t res[NPKT * 4];
+	struct rte_acl_ctx *c = vpk.create(&prm);
+
+	ipv4_layout(&l);
+	for (uint32_t i = 0; i < 200; i++)
+		rand_rule(&l, (struct rte_acl_rule *)(rules + RSZ * i), i, 200);
+	for (uint32_t i = 0; i < NPKT; i++) {
+		rand_packet(&l, rules, 200, pkts[i]);
+		ptr[i] = pkts[i];
+	}
+	CHECK(c != NULL && vpk.add(c, (void *)rules, 200) == 0 && vpk.build(c, &l.cfg) == 0, "alg: build");
+	CHECK(vpk.set_alg(c, RTE_ACL_CLASSIFY_SSE) == 0, "alg: context's algorithm SSE");
+	for (size_t k = 0; k < sizeof(alg_calls) / sizeof(alg_calls[0]); k++) {
+		const struct alg_call *a = &alg_calls[k];
+		uint32_t bad = 0;
+		int rc;
+
+		memset(res, 0xa5, sizeof(res));
+		if (a->alg == -1)
+			rc = vpk.classify(c, ptr, res, a->n, 4);
+		else if (a->alg == -2)
+			rc = vpk.classify_scalar(c, ptr, res, a->n, 4);
+		else
+			rc = vpk.classify_alg(c, ptr, res, a->n, 4, (enum rte_acl_classify_alg)a->alg);
+		for (uint32_t i = 0; i < a->n * 4; i++)
+			bad += res[i] != ref_result(&l, rules, 200, pkts[i / 4], i % 4);
+		CHECK(rc == 0 && bad == 0, "alg %d: rc %d, %u of %u results wrong", a->alg, rc, bad, a->n * 4);
+	}
+	vpk.free(c);
+	free(rules);
+}
+
+/* @p name's count in the drop-in's "variant packets:" line of @p out, or -1. */
+static long
+variant_count(const char *out, const char *name)
+{
+	const char *line = strstr(out, "vpk-rte-acl: variant packets:"), *p;
+	char key[32];
+
+	if (line == NULL)
+		return -1;
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(line, key);
+	return p == NULL ? -1 : strtol(p + strlen(key), NULL, 10);
+}
+
+/*
+ * Run alg_child() in a process of its own (the counters are printed at its
+ * exit) under a 512-bit vpk cap, and check which variant answered each call:
+ * SCALAR and classify_scalar scalar, AVX512X32 avx512x32 where the CPU has
+ * it (else the context's), DEFAULT and classify the context's sse42.
+ */
+static void
+alg_variants(const char *self, const char *lib)
+{
+	static char out[1 << 16];
+	char cmd[4096];
+	size_t len = 0, r;
+	FILE *f;
+	int st;
+	bool x32 = vpk_isa_compiled(VPK_ISA_AVX512) && vpk_isa_cpu_supported(VPK_ISA_AVX512) &&
+		   vpk_isa_os_supported(VPK_ISA_AVX512);
+	long scalar = 96 + 32, sse = 64 + 16 + (x32 ? 0 : 160), avx512 = x32 ? 160 : 0;
+
+	snprintf(cmd, sizeof(cmd), "VPK_RTE_STATS=1 VPK_MAX_SIMD_BITWIDTH=512 '%s' '%s' alg 2>&1", self, lib);
+	f = popen(cmd, "r");
+	CHECK(f != NULL, "popen %s", cmd);
+	if (f == NULL)
+		return;
+	while (len < sizeof(out) - 1 && (r = fread(out + len, 1, sizeof(out) - 1 - len, f)) > 0)
+		len += r;
+	out[len] = 0;
+	st = pclose(f);
+	fputs(out, stdout);
+	CHECK(st == 0, "alg child: exit status %d", st);
+	CHECK(variant_count(out, "scalar") == scalar && variant_count(out, "sse42") == sse &&
+	      variant_count(out, "avx512x32") == avx512 && variant_count(out, "avx2") == 0 &&
+	      variant_count(out, "avx512x16") == 0,
+	      "classify_alg ran the variants asked: scalar %ld sse42 %ld avx512x32 %ld (want %ld %ld %ld), "
+	      "avx2 %ld avx512x16 %ld (want 0)", variant_count(out, "scalar"), variant_count(out, "sse42"),
+	      variant_count(out, "avx512x32"), scalar, sse, avx512, variant_count(out, "avx2"),
+	      variant_count(out, "avx512x16"));
+}
+
 static int
 rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -437,9 +556,18 @@ main(int argc, char **argv)
 		check_skip_all("rte_eal_init failed");
 		return check_finish();
 	}
-	errors();
-	for (uint32_t i = 0; i < 150; i++)
-		one_case(i, i % 3 == 2);
+	if (argc > 2 && strcmp(argv[2], "alg") == 0) {
+		alg_child();
+	} else {
+		char self[1024];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		errors();
+		for (uint32_t i = 0; i < 150; i++)
+			one_case(i, i % 3 == 2);
+		self[n > 0 ? n : 0] = 0;
+		alg_variants(self, argv[1]);
+	}
 	rte_eal_cleanup();
 	/* EAL leaves its runtime directory (config, memory arrays) behind. */
 	snprintf(run, sizeof(run), "/run/dpdk/%s", prefix);

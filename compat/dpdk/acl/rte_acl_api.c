@@ -25,13 +25,32 @@
 static pthread_mutex_t acl_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rte_acl_ctx *acl_list;
 
+#define ACL_NVARIANT 8              /* >= the entries of vpk_acl_impls() */
+
 static bool acl_stats;
 static _Atomic uint64_t st_create, st_build, st_classify_calls, st_classify_pkts;
+static _Atomic uint64_t st_variant_pkts[ACL_NVARIANT];  /* per entry of vpk_acl_impls() */
+
+/* The vpk variant of each DPDK algorithm (NULL: none on this architecture), looked up once. */
+static const struct vpk_impl *alg_impl[RTE_ACL_CLASSIFY_AVX512X32 + 1];
+
+static const struct vpk_impl *
+impl_by_name(const char *name)
+{
+	const struct vpk_impl *const *t = vpk_acl_impls();
+
+	for (unsigned i = 0; name != NULL && t[i] != NULL; i++)
+		if (strcmp(t[i]->name, name) == 0)
+			return t[i];
+	return NULL;
+}
 
 __attribute__((constructor)) static void
 acl_stats_init(void)
 {
 	acl_stats = compat_stats_enabled();
+	for (unsigned a = 0; a < RTE_DIM(alg_impl); a++)
+		alg_impl[a] = impl_by_name(compat_acl_alg_impl((enum rte_acl_classify_alg)a));
 }
 
 __attribute__((destructor)) static void
@@ -41,6 +60,25 @@ acl_stats_print(void)
 		fprintf(stderr, "vpk-rte-acl: create=%" PRIu64 " build=%" PRIu64 " classify_calls=%" PRIu64
 			" classify_packets=%" PRIu64 "\n", atomic_load(&st_create), atomic_load(&st_build),
 			atomic_load(&st_classify_calls), atomic_load(&st_classify_pkts));
+	if (acl_stats) {
+		const struct vpk_impl *const *t = vpk_acl_impls();
+
+		fprintf(stderr, "vpk-rte-acl: variant packets:");
+		for (unsigned i = 0; i < ACL_NVARIANT && t[i] != NULL; i++)
+			fprintf(stderr, " %s=%" PRIu64, t[i]->name, atomic_load(&st_variant_pkts[i]));
+		fprintf(stderr, "\n");
+	}
+}
+
+/* Count @p num packets classified by the variant called @p name (stats only). */
+static void
+count_variant(const char *name, uint32_t num)
+{
+	const struct vpk_impl *const *t = vpk_acl_impls();
+
+	for (unsigned i = 0; i < ACL_NVARIANT && t[i] != NULL; i++)
+		if (strcmp(t[i]->name, name) == 0)
+			atomic_fetch_add_explicit(&st_variant_pkts[i], num, memory_order_relaxed);
 }
 
 const char *
@@ -315,9 +353,34 @@ rte_acl_reset(struct rte_acl_ctx *ctx)
 	}
 }
 
+/*
+ * @p im when vpk can run it here, else NULL (the context's variant): as
+ * rte_acl_set_ctx_classify(), an algorithm the EAL allows but vpk's own cap
+ * does not falls back rather than fails. Checked without building
+ * vpk_impl_why_not()'s message, as it runs per call.
+ */
+static const struct vpk_impl *
+usable_or_null(const struct vpk_impl *im)
+{
+	if (im == NULL || !vpk_isa_compiled(im->isa) || !vpk_isa_cpu_supported(im->isa) ||
+	    !vpk_isa_os_supported(im->isa) || im->width > vpk_get_max_simd_bitwidth())
+		return NULL;
+	return im;
+}
+
+/* One vpk call with @p im, or the context's variant when @p im is NULL (or refused). */
+static inline void
+acl_bulk(const struct rte_acl_ctx *ctx, const struct vpk_impl *im, const uint8_t *const *data, uint32_t *results,
+	 uint32_t n, uint32_t categories)
+{
+	if (im == NULL || vpk_acl_classify_bulk_impl(ctx->acl, im, data, results, n, categories) < 0)
+		vpk_acl_classify_bulk(ctx->acl, data, results, n, categories);
+}
+
+/* Classify with the vpk variant @p im (NULL: the context's own). */
 static int
 acl_classify(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *results, uint32_t num,
-	     uint32_t categories)
+	     uint32_t categories, const struct vpk_impl *im)
 {
 	if (num == 0 || categories == 0)
 		return 0;
@@ -331,8 +394,11 @@ acl_classify(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *resu
 		memset(results, 0, (size_t)num * categories * sizeof(*results));
 		return 0;
 	}
+	im = usable_or_null(im);
+	if (acl_stats)
+		count_variant(im != NULL ? im->name : vpk_acl_impl_name(ctx->acl), num);
 	if (!ctx->gather) {
-		vpk_acl_classify_bulk(ctx->acl, data, results, num, categories);
+		acl_bulk(ctx, im, data, results, num, categories);
 	} else {
 		/* Pack each input as vpk's layout rules want it, 32 at a time. */
 		uint8_t buf[32][COMPAT_ACL_GATHER_MAX];
@@ -348,7 +414,7 @@ acl_classify(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *resu
 					       ctx->copy[c].len);
 				ptr[k] = buf[k];
 			}
-			vpk_acl_classify_bulk(ctx->acl, ptr, results + (size_t)i * categories, n, categories);
+			acl_bulk(ctx, im, ptr, results + (size_t)i * categories, n, categories);
 		}
 	}
 	if (ctx->has_zero) {
@@ -359,6 +425,10 @@ acl_classify(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *resu
 	return 0;
 }
 
+/*
+ * As DPDK's dispatch table: this call runs the algorithm asked for (DEFAULT:
+ * the context's own, see docs/dpdk-dropin.md), the context keeps its own.
+ */
 int
 rte_acl_classify_alg(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *results,
 		     uint32_t num, uint32_t categories, enum rte_acl_classify_alg alg)
@@ -367,10 +437,11 @@ rte_acl_classify_alg(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32
 		return -EINVAL;
 	if ((uint32_t)alg > RTE_ACL_CLASSIFY_AVX512X32)
 		return -EINVAL;
-	/* DPDK's stubs for other architectures; every x86 algorithm gives the same answers in vpk. */
+	/* DPDK's stubs for other architectures (a variant not compiled into vpk: the context's) */
 	if (compat_acl_alg_impl(alg) == NULL)
 		return -ENOTSUP;
-	return acl_classify(ctx, data, results, num, categories);
+	return acl_classify(ctx, data, results, num, categories,
+			    alg == RTE_ACL_CLASSIFY_DEFAULT ? NULL : alg_impl[alg]);
 }
 
 int
@@ -379,14 +450,14 @@ rte_acl_classify(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *
 {
 	if (categories != 1 && ((RTE_ACL_RESULTS_MULTIPLIER - 1) & categories) != 0)
 		return -EINVAL;
-	return acl_classify(ctx, data, results, num, categories);
+	return acl_classify(ctx, data, results, num, categories, NULL);
 }
 
 int
 rte_acl_classify_scalar(const struct rte_acl_ctx *ctx, const uint8_t **data, uint32_t *results,
 			uint32_t num, uint32_t categories)
 {
-	return acl_classify(ctx, data, results, num, categories);
+	return acl_classify(ctx, data, results, num, categories, alg_impl[RTE_ACL_CLASSIFY_SCALAR]);
 }
 
 void
