@@ -3,8 +3,8 @@
 #define VPK_ACL_BLD_H
 
 /*
- * Builder state shared by the tree builder (acl_build.c) and the leaf
- * layout (acl_leaf.c). Internal.
+ * Builder state shared by the tree builder (acl_build.c), the leaf
+ * layout (acl_leaf.c) and the runtime layout (acl_layout.c). Internal.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,5 +48,12 @@ uint32_t acl_rules_wide_addr(const struct acl_bld *b);
 size_t acl_leaf_bytes(const struct acl_bld *b, uint32_t l);
 /* Write leaf @p l's blocks (acl_leaf_bytes(b, l) bytes, 64-byte aligned) to @p out. */
 void acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat);
+
+/* The reason of a failed build, into @p why (len bytes; nothing when NULL). */
+void acl_setwhy(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The runtime of @p ng built trees (sorted here by rank) in one allocation: 0, or -ERANGE when it
+ * would exceed @p max_size (0: no limit), -ENOMEM; @p why says which. */
+int acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, const struct acl_dimsrc *src,
+		  uint32_t ncat, size_t max_size, struct acl_rt **out, char *why, size_t len);
 
 #endif /* VPK_ACL_BLD_H */

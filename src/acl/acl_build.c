@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "acl/acl_bld.h"
@@ -44,7 +43,7 @@
  * SPILL_FRAC  spill only rules at least 2^(width * (8 - SPILL_FRAC) / 8)
  *             wide in the cut dimension (a /16 or shorter prefix, a range of
  *             >= 256 ports);
- * plans[]     (below acl_build_rt's helpers) how many trees, how many such
+ * plans[]     (acl_plan.h) how many trees, how many such
  *             rules must span a cut to spill (spill), and when the last
  *             tree, which cannot spill, stops cutting (repl4, big).
  */
@@ -336,8 +335,8 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void
-setwhy(char *why, size_t len, const char *fmt, ...)
+void
+acl_setwhy(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -347,90 +346,6 @@ setwhy(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 }
-
-/*
- * A runtime of 2 MiB or more is 2 MiB-aligned and asks for transparent huge
- * pages: a classify touches leaf blocks all over it, and with 4 KiB pages a
- * 10 MB runtime needs more TLB entries than the core has.
- */
-#define RT_HUGE ((size_t)2 << 20)
-
-static void *
-rt_alloc(size_t bytes)
-{
-	void *mem;
-
-	if (bytes < RT_HUGE)
-		return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-	bytes = (bytes + RT_HUGE - 1) & ~(RT_HUGE - 1);
-	mem = aligned_alloc(RT_HUGE, bytes);
-#ifdef MADV_HUGEPAGE
-	if (mem != NULL)
-		(void)madvise(mem, bytes, MADV_HUGEPAGE);    /* a hint: failure only costs speed */
-#endif
-	return mem;
-}
-
-void
-acl_rt_free(struct acl_rt *rt)
-{
-	if (rt == NULL || --rt->refs > 0)
-		return;
-	acl_rt_free(rt->base);
-	free(rt->mem);
-}
-
-/*
- * Root table of the tree at @p root over dimension @p d (width @p bits):
- * entry k is where a walk of a key whose top bits are k arrives after the
- * top levels that cut d with the whole slice on one side. Returns the sum
- * of the levels saved over all entries.
- */
-static uint64_t
-root_table(const struct acl_bld *b, uint32_t root, uint32_t d, uint32_t bits, uint32_t *tab)
-{
-	uint32_t k = bits < ACL_RTAB_BITS ? bits : ACL_RTAB_BITS, sh = bits - k;
-	uint64_t saved = 0;
-
-	for (uint32_t e = 0; e < ACL_RTAB_SIZE; e++) {
-		uint64_t lo = (uint64_t)(e & ((1u << k) - 1)) << sh, hi = lo + ((uint64_t)1 << sh) - 1;
-		uint32_t x = root;
-
-		for (;;) {
-			uint32_t ix = b->info[x], t = b->thr[x];
-
-			if ((ix & ACL_LEAF_BIT) || (ix & 31) != d || (lo < t && hi >= t))
-				break;
-			x = (ix >> 5) + (lo >= t);
-			saved++;
-		}
-		tab[e] = x;
-	}
-	return saved;
-}
-
-/* Pick each tree's root-table dimension (the one saving the most levels). */
-static void
-root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32_t *tabs)
-{
-	for (uint32_t t = 0; t < ng; t++) {
-		uint32_t *tab = tabs + (size_t)t * ACL_RTAB_SIZE, bd = 0;
-		uint64_t best = 0;
-
-		for (uint32_t d = 0; d < b->nd; d++) {
-			uint64_t sv = root_table(b, trees[t].root, d, b->nr->dbits[d], tab);
-
-			if (d == 0 || sv > best) {
-				best = sv;
-				bd = d;
-			}
-		}
-		root_table(b, trees[t].root, bd, b->nr->dbits[bd], tab);
-		trees[t].rdim = bd;
-		trees[t].rshift = b->nr->dbits[bd] - (b->nr->dbits[bd] < ACL_RTAB_BITS ? b->nr->dbits[bd] : ACL_RTAB_BITS);
-	}
-}
-
 
 int acl_build_plan_override = -1;
 unsigned acl_build_spill_override;
@@ -486,6 +401,98 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 	}
 }
 
+/* The plan a build starts at: an index into uplans[] when @p upd, else into plans[]. */
+static unsigned
+first_plan(const struct acl_bld *b, bool upd)
+{
+	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
+	 * 100k: 19 copies per rule in one tree), so skip them there. The last
+	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 6 trees
+	 * spilling at >= 32 wide rules (not 16) whose last one cuts nodes above
+	 * 256 rules (not 512) are 12-20 % faster again, but where that last tree
+	 * gathers too many rules of mixed shapes its forced cuts copy them
+	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
+	 * instead (docs/acl.md, "Benchmarks": acl 100k with 6 spilling trees).
+	 * Update and frozen trees (@p upd) start in uplans[] by size. */
+	uint32_t n = b->nr->n;
+	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : n > UPD_SMALL ? UPLAN_MID : 0)
+		: n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0;
+
+	/* Crossing rules: the one-tree plans would copy until abandoned (acl_shape.c). */
+	if (first == 0 && !upd && n >= CROSS_MIN_RULES && acl_build_plan_override < 0 && acl_rules_cross(b))
+		first = PLAN_MANY;
+	/* Above 32k rules, sets whose addresses are mostly narrow try the two-tree
+	 * plan first (ClassBench 100k, avx512x32 cycles, six spilling trees -> two:
+	 * acl1 313 -> 230, acl2 1144 -> 583, acl4 585 -> 426, ipc1 815 -> 619,
+	 * acl1-v6 785 -> 594; fw4 431 -> 493). Sets with more than 55 % wide
+	 * addresses (fw1, fw3, fw5, --profile acl, fw, ipv6) abandon it or lose
+	 * with it (fw3 397 -> 573, ipv6 934 -> 1242). */
+	else if (first == PLAN_MANY && !upd && acl_build_plan_override < 0 &&
+		 (uint64_t)acl_rules_wide_addr(b) * 20 <= (uint64_t)n * 11)
+		first = PLAN_TWO;
+	return first;
+}
+
+/*
+ * Build with plans tab[first..ntab) until one stays within its copy limit;
+ * returns its number of trees (in @p trees), or a negative errno with @p why set.
+ */
+static int
+build_plans(struct acl_bld *b, const struct plan *tab, unsigned ntab, unsigned first, bool upd, size_t max_size,
+	    uint32_t *grp, uint32_t *idx, struct acl_tree *trees, char *why, size_t len)
+{
+	uint32_t n = b->nr->n;
+	uint32_t blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
+	bool capped;
+	int rc;
+
+	for (unsigned pl = first; pl < ntab; pl++) {
+		bool last = pl + 1 == ntab;
+
+		if (acl_build_plan_override >= 0 && acl_build_plan_override < 4) {
+			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
+			pl = acl_build_plan_override == 0 ? 0 : acl_build_plan_override == 1 ? PLAN_TWO
+				: acl_build_plan_override == 2 ? PLAN_MANY : NPLANS - 1;
+			last = true;
+		}
+
+		if (tab[pl].max_boxes != 0 && n > tab[pl].max_boxes && !last)
+			continue;
+		b->nnodes = b->nleaves = b->max_depth = 0;
+		b->nlent = 0;
+		memset(b->spill, 0, (size_t)n);
+		b->max_trees = tab[pl].max_trees;
+		b->repl4 = tab[pl].repl4;
+		b->bigleaf = tab[pl].big;
+		b->spill_min = acl_build_spill_override ? acl_build_spill_override : tab[pl].spill;
+		/* An early plan is abandoned as soon as it copies rules too often. */
+		b->limit_entries = last ? (size_t)64 * n + (1u << 22)
+			: (size_t)tab[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
+		if (!last && acl_build_copies_override >= 0)
+			b->limit_entries = (size_t)acl_build_copies_override * n;
+		/* Every leaf entry costs the runtime at least its share of a block's
+		 * header and rank lines, so max_size caps the entries: a plan that
+		 * would not fit stops when it gets there, not once built. */
+		capped = max_size != 0 && b->limit_entries > max_size / ENTRY_MIN_BYTES;
+		if (capped)
+			b->limit_entries = max_size / ENTRY_MIN_BYTES;
+		rc = build_trees(b, grp, idx, trees, blo, bhi);
+		if (rc >= 0)
+			return rc;
+		if (rc == -ENOMEM && last && capped && !b->mt->failed) {
+			acl_setwhy(why, len, "runtime would exceed max_size %zu (more than %zu rule copies in leaves)",
+				   max_size, b->limit_entries);
+			return -ERANGE;
+		}
+		if (rc != -ENOMEM || last || b->mt->failed) {
+			acl_setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
+				   b->limit_entries);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int
 acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
 	     enum acl_build_kind kind, size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why,
@@ -493,15 +500,10 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 {
 	uint64_t t0 = now_ns();
 	struct acl_bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
-	uint32_t n = nr->n, nd = nr->nd, ng = 0;
+	uint32_t n = nr->n, nd = nr->nd;
 	uint32_t *grp = NULL, *idx = NULL;
 	struct acl_tree trees[ACL_MAX_TREES];
-	uint32_t blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
-	size_t bytes, off_nodes, off_rtab, off_leaf, off_blk, blkbytes = 0;
-	struct acl_rt *rt;
-	uint8_t *mem;
 	int rc = -ENOMEM;
-	bool capped = false;
 
 	for (uint32_t d = 0; d < nd; d++) {
 		b.dmax[d] = nr->dbits[d] == 32 ? UINT32_MAX : (1u << nr->dbits[d]) - 1;
@@ -525,161 +527,15 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	b.spill = acl_calloc(mt, (size_t)n + 1);
 	if (b.spill == NULL)
 		goto out;
-	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
-	 * 100k: 19 copies per rule in one tree), so skip them there. The last
-	 * plan (8 trees) measured 1.5x faster than 4 trees on acl 100k; 6 trees
-	 * spilling at >= 32 wide rules (not 16) whose last one cuts nodes above
-	 * 256 rules (not 512) are 12-20 % faster again, but where that last tree
-	 * gathers too many rules of mixed shapes its forced cuts copy them
-	 * hundreds of times: beyond 8 copies per rule the 8-tree plan is built
-	 * instead (docs/acl.md, "Benchmarks": acl 100k with 6 spilling trees).
-	 * Update and frozen trees have plans of their own (uplans[]), unless a
+	/* Update and frozen trees have plans of their own (uplans[]), unless a
 	 * test forces a plan, or the tree is as big as a full build that starts
 	 * at the many-tree plans. */
 	bool upd = kind == ACL_BUILD_UPDATE && acl_build_plan_override < 0 && n <= 32768;
-	const struct plan *tab = upd ? uplans : plans;
-	unsigned ntab = upd ? NUPLANS : NPLANS;
-	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : n > UPD_SMALL ? UPLAN_MID : 0)
-		: n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0;
 
-	/* Crossing rules: the one-tree plans would copy until abandoned (acl_shape.c). */
-	if (first == 0 && !upd && n >= CROSS_MIN_RULES && acl_build_plan_override < 0 && acl_rules_cross(&b))
-		first = PLAN_MANY;
-	/* Above 32k rules, sets whose addresses are mostly narrow try the two-tree
-	 * plan first (ClassBench 100k, avx512x32 cycles, six spilling trees -> two:
-	 * acl1 313 -> 230, acl2 1144 -> 583, acl4 585 -> 426, ipc1 815 -> 619,
-	 * acl1-v6 785 -> 594; fw4 431 -> 493). Sets with more than 55 % wide
-	 * addresses (fw1, fw3, fw5, --profile acl, fw, ipv6) abandon it or lose
-	 * with it (fw3 397 -> 573, ipv6 934 -> 1242). */
-	else if (first == PLAN_MANY && !upd && acl_build_plan_override < 0 &&
-		 (uint64_t)acl_rules_wide_addr(&b) * 20 <= (uint64_t)n * 11)
-		first = PLAN_TWO;
-
-	for (unsigned pl = first; pl < ntab; pl++) {
-		bool last = pl + 1 == ntab;
-
-		if (acl_build_plan_override >= 0 && acl_build_plan_override < 4) {
-			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
-			pl = acl_build_plan_override == 0 ? 0 : acl_build_plan_override == 1 ? PLAN_TWO
-				: acl_build_plan_override == 2 ? PLAN_MANY : NPLANS - 1;
-			last = true;
-		}
-
-		if (tab[pl].max_boxes != 0 && n > tab[pl].max_boxes && !last)
-			continue;
-		b.nnodes = b.nleaves = b.max_depth = 0;
-		b.nlent = 0;
-		memset(b.spill, 0, (size_t)n);
-		b.max_trees = tab[pl].max_trees;
-		b.repl4 = tab[pl].repl4;
-		b.bigleaf = tab[pl].big;
-		b.spill_min = acl_build_spill_override ? acl_build_spill_override : tab[pl].spill;
-		/* An early plan is abandoned as soon as it copies rules too often. */
-		b.limit_entries = last ? (size_t)64 * n + (1u << 22)
-			: (size_t)tab[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
-		if (!last && acl_build_copies_override >= 0)
-			b.limit_entries = (size_t)acl_build_copies_override * n;
-		/* Every leaf entry costs the runtime at least its share of a block's
-		 * header and rank lines, so max_size caps the entries: a plan that
-		 * would not fit stops when it gets there, not once built. */
-		capped = max_size != 0 && b.limit_entries > max_size / ENTRY_MIN_BYTES;
-		if (capped)
-			b.limit_entries = max_size / ENTRY_MIN_BYTES;
-		rc = build_trees(&b, grp, idx, trees, blo, bhi);
-		if (rc >= 0) {
-			ng = (uint32_t)rc;
-			break;
-		}
-		if (rc == -ENOMEM && last && capped && !mt->failed) {
-			setwhy(why, len, "runtime would exceed max_size %zu (more than %zu rule copies in leaves)",
-			       max_size, b.limit_entries);
-			rc = -ERANGE;
-			goto out;
-		}
-		if (rc != -ENOMEM || last || mt->failed) {
-			setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
-			       b.limit_entries);
-			goto out;
-		}
-	}
-	rc = -ENOMEM;
-	/* Trees in rank order so that resolved packets skip later ones. */
-	for (uint32_t i = 1; i < ng; i++)
-		for (uint32_t j = i; j > 0 && trees[j].min_rank < trees[j - 1].min_rank; j--) {
-			struct acl_tree t = trees[j];
-
-			trees[j] = trees[j - 1];
-			trees[j - 1] = t;
-		}
-
-	for (uint32_t l = 0; l < b.nleaves; l++)
-		blkbytes += acl_leaf_bytes(&b, l);
-	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
-	off_rtab = off_nodes + (((size_t)b.nnodes * 8 + 63) & ~(size_t)63);
-	off_leaf = off_rtab + (size_t)ng * ACL_RTAB_SIZE * 4;
-	off_blk = off_leaf + (((size_t)b.nleaves * 8 + 63) & ~(size_t)63);
-	bytes = off_blk + blkbytes;
-	if (max_size != 0 && bytes > max_size) {
-		setwhy(why, len, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
-		rc = -ERANGE;
-		goto out;
-	}
-	if (blkbytes / 64 > ACL_LEAF_OFF) {
-		setwhy(why, len, "runtime too large");
-		rc = -ENOMEM;
-		goto out;
-	}
-	mem = rt_alloc(bytes);
-	if (mem == NULL) {
-		setwhy(why, len, "out of memory for a %zu-byte runtime", bytes);
-		rc = -ENOMEM;
-		goto out;
-	}
-	rt = (struct acl_rt *)mem;
-	memset(rt, 0, sizeof(*rt));
-	rt->mem = mem;
-	rt->refs = 1;
-	rt->nd = nd;
-	rt->ncat = ncat;
-	rt->ntrees = ng;
-	memcpy(rt->tree, trees, sizeof(trees));
-	memcpy(rt->src, src, sizeof(rt->src));
-	{
-		uint32_t *node = (uint32_t *)(mem + off_nodes);
-		uint32_t *leaf = (uint32_t *)(mem + off_leaf), *rtab = (uint32_t *)(mem + off_rtab);
-		uint8_t *blk = mem + off_blk, *p = blk;
-
-		for (uint32_t i = 0; i < b.nnodes; i++) {
-			node[2 * i] = b.thr[i];
-			node[2 * i + 1] = b.info[i];
-		}
-		for (uint32_t l = 0; l < b.nleaves; l++) {
-			uint32_t lines;
-
-			acl_leaf_emit(&b, l, p, ncat);
-			lines = ((const struct acl_blk *)(const void *)p)->lines & ~ACL_BLK_LAST;
-			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64) | (lines < 63 ? lines : 63) << ACL_LEAF_LSHIFT;
-			leaf[2 * l + 1] = b.lcnt[l] ? nr->rank[b.lent[b.lstart[l]]] : UINT32_MAX;
-			p += acl_leaf_bytes(&b, l);
-		}
-		root_tables(&b, rt->tree, ng, rtab);
-		for (uint32_t t = 0; t < ng; t++) {
-			rt->tree[t].rtab = rtab + (size_t)t * ACL_RTAB_SIZE;
-			rt->tree[t].thr = node;
-			rt->tree[t].info = node + 1;
-			rt->tree[t].leaf = leaf;
-			rt->tree[t].blocks = blk;
-		}
-	}
-	rt->stats.rules = nr->nrules;
-	rt->stats.trees = ng;
-	rt->stats.nodes = b.nnodes - b.nleaves;
-	rt->stats.leaves = b.nleaves;
-	rt->stats.max_depth = b.max_depth;
-	rt->stats.leaf_rules = b.nlent;
-	rt->stats.runtime_bytes = bytes;
-	*out = rt;
-	rc = 0;
+	rc = build_plans(&b, upd ? uplans : plans, upd ? NUPLANS : NPLANS, first_plan(&b, upd), upd, max_size, grp,
+			 idx, trees, why, len);
+	if (rc >= 0)
+		rc = acl_rt_layout(&b, trees, (uint32_t)rc, src, ncat, max_size, out, why, len);
 out:
 	acl_free(mt, b.plo);
 	acl_free(mt, b.phi);

@@ -126,6 +126,77 @@ one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_
 }
 
 extern const struct ep_cache_impl ep_cache_scalar;      /* the 1-entry cache, run while thrashing */
+
+/*
+ * The lanes of the block at keys[i] that hit no way (bit l of @p miss: key
+ * i + l), resolved in order exactly like the per-packet loop: the cache
+ * again (an earlier lane may just have inserted the key), then the table
+ * and an insert. Returns the table lookups.
+ */
+static inline __attribute__((always_inline)) uint64_t
+miss_lanes(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t i,
+	   unsigned miss, struct creg *r, unsigned *next)
+{
+	uint64_t misses = 0;
+	unsigned nx = *next;
+
+	for (; miss != 0; miss &= miss - 1) {
+		uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
+		unsigned m = creg_match(r, keys[j]);
+
+		if (m != 0) {
+			out[j] = c->val[__builtin_ctz(m)];
+			continue;
+		}
+		misses++;
+		v = ep_table_find(t, keys[j]);
+		out[j] = v;
+		if (v == EP_NONE)
+			continue;
+		creg_insert(r, nx, keys[j]);
+		c->val[nx] = v;
+		nx = (nx + 1) & (EP_CACHE_WAYS - 1);
+	}
+	*next = nx;
+	return misses;
+}
+
+/* Miss rate over >= EP_PROBE_KEYS keys (short calls summed) above 8 in 32: thrashing. */
+static inline __attribute__((always_inline)) void
+probe_update(struct ep_cache *c, uint32_t n, uint64_t misses)
+{
+	c->probe_n += n;
+	c->probe_miss += (uint32_t)misses;
+	if (c->probe_n >= EP_PROBE_KEYS) {
+		if (c->cold == 0 && (uint64_t)c->probe_miss * EP_PROBE_KEYS > (uint64_t)EP_PROBE_MISSES * c->probe_n)
+			c->cold = EP_COLD_CALLS;
+		c->probe_n = c->probe_miss = 0;
+	}
+}
+#endif
+
+#if VPK_VEC_BITS >= 512
+/* The 8 ways as broadcasts: key w in every lane of bk[w], its value in every lane of bv[w]. */
+static inline __attribute__((always_inline)) void
+bcast_ways(const struct ep_cache *c, __m512i *bk, __m256i *bv)
+{
+#pragma GCC unroll 8
+	for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+		bk[w] = _mm512_set1_epi64((long long)c->key[w]);
+		bv[w] = _mm256_set1_epi32((int)c->val[w]);
+	}
+}
+#elif VPK_VEC_BITS >= 256
+/* The 8 ways as broadcasts: key w in every lane of bk[w], its value in every 64-bit lane of bv[w]. */
+static inline __attribute__((always_inline)) void
+bcast_ways(const struct ep_cache *c, __m256i *bk, __m256i *bv)
+{
+#pragma GCC unroll 8
+	for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
+		bk[w] = _mm256_set1_epi64x((long long)c->key[w]);
+		bv[w] = _mm256_set1_epi64x(c->val[w]);
+	}
+}
 #endif
 
 static void
@@ -151,20 +222,15 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 	 * AVX-512: 8 packets at a time against the 8 ways held as broadcasts:
 	 * 8 compares (8 keys x 1 way each) and 8 masked moves of the way's value
 	 * per 8 packets, no per-packet branch. Lanes that hit no way are then
-	 * resolved in order exactly like the per-packet loop below (cache
-	 * again, since an earlier lane may just have inserted the key, then
-	 * table + insert), and the broadcasts are rebuilt after inserts.
+	 * resolved in order (miss_lanes()), and the broadcasts are rebuilt
+	 * after inserts.
 	 */
 	if (n >= 8) {
 		__m512i bk[EP_CACHE_WAYS];
 		__m256i bv[EP_CACHE_WAYS];
 
 		creg_store(&r, c);
-#pragma GCC unroll 8
-		for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-			bk[w] = _mm512_set1_epi64((long long)c->key[w]);
-			bv[w] = _mm256_set1_epi32((int)c->val[w]);
-		}
+		bcast_ways(c, bk, bv);
 		for (; i + 8 <= n; i += 8) {
 			__m512i kv = _mm512_loadu_si512((const void *)(keys + i));
 
@@ -183,29 +249,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 			_mm256_storeu_si256((__m256i *)(out + i), ov);
 			if (hit == 0xff)
 				continue;
-			for (unsigned miss = (unsigned)(uint8_t)~hit; miss != 0; miss &= miss - 1) {
-				uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
-				unsigned m = creg_match(&r, keys[j]);
-
-				if (m != 0) {
-					out[j] = c->val[__builtin_ctz(m)];
-					continue;
-				}
-				misses++;
-				v = ep_table_find(t, keys[j]);
-				out[j] = v;
-				if (v == EP_NONE)
-					continue;
-				creg_insert(&r, next, keys[j]);
-				c->val[next] = v;
-				next = (next + 1) & (EP_CACHE_WAYS - 1);
-			}
+			misses += miss_lanes(c, t, keys, out, i, (unsigned)(uint8_t)~hit, &r, &next);
 			creg_store(&r, c);
-#pragma GCC unroll 8
-			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-				bk[w] = _mm512_set1_epi64((long long)c->key[w]);
-				bv[w] = _mm256_set1_epi32((int)c->val[w]);
-			}
+			bcast_ways(c, bk, bv);
 		}
 	}
 #elif VPK_VEC_BITS >= 256
@@ -215,11 +261,7 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
 
 		creg_store(&r, c);
-#pragma GCC unroll 8
-		for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-			bk[w] = _mm256_set1_epi64x((long long)c->key[w]);
-			bv[w] = _mm256_set1_epi64x(c->val[w]);
-		}
+		bcast_ways(c, bk, bv);
 		for (; i + 4 <= n; i += 4) {
 			__m256i kv = _mm256_loadu_si256((const __m256i *)(keys + i));
 
@@ -240,29 +282,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 			hm = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(hit));
 			if (hm == 0xf)
 				continue;
-			for (unsigned miss = ~hm & 0xfu; miss != 0; miss &= miss - 1) {
-				uint32_t j = i + (uint32_t)__builtin_ctz(miss), v;
-				unsigned m = creg_match(&r, keys[j]);
-
-				if (m != 0) {
-					out[j] = c->val[__builtin_ctz(m)];
-					continue;
-				}
-				misses++;
-				v = ep_table_find(t, keys[j]);
-				out[j] = v;
-				if (v == EP_NONE)
-					continue;
-				creg_insert(&r, next, keys[j]);
-				c->val[next] = v;
-				next = (next + 1) & (EP_CACHE_WAYS - 1);
-			}
+			misses += miss_lanes(c, t, keys, out, i, ~hm & 0xfu, &r, &next);
 			creg_store(&r, c);
-#pragma GCC unroll 8
-			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-				bk[w] = _mm256_set1_epi64x((long long)c->key[w]);
-				bv[w] = _mm256_set1_epi64x(c->val[w]);
-			}
+			bcast_ways(c, bk, bv);
 		}
 	}
 #endif
@@ -310,14 +332,7 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 #if VPK_VEC_BITS >= 256
 	creg_store(&r, c);
 	c->next = next;
-	/* Miss rate over >= EP_PROBE_KEYS keys (short calls summed) above 8 in 32: thrashing. */
-	c->probe_n += n;
-	c->probe_miss += (uint32_t)misses;
-	if (c->probe_n >= EP_PROBE_KEYS) {
-		if (c->cold == 0 && (uint64_t)c->probe_miss * EP_PROBE_KEYS > (uint64_t)EP_PROBE_MISSES * c->probe_n)
-			c->cold = EP_COLD_CALLS;
-		c->probe_n = c->probe_miss = 0;
-	}
+	probe_update(c, n, misses);
 #endif
 	c->last_key = last;
 	c->last_val = last_val;

@@ -250,28 +250,16 @@ print_updates(bool json, const struct upd_result *ur, uint32_t updates, unsigned
 	printf("}");
 }
 
+/* The rules and trace of @p o (files or generated), with the oracle's results where the trace has none;
+ * 0, or the exit code 2 after a message. */
 static int
-cmd_bench_acl(int argc, char **argv)
+load_set(const struct abench_opts *o, struct vpk_acl5_rule **r5p, uint32_t *nrp, struct vpk_acl5_pkt **p5p,
+	 uint32_t *npp)
 {
-	struct abench_opts ao = { .profile = "acl", .nrules = 10000, .npkts = 1 << 20, .iter = 3,
-				 .bursts = { 32, 256 }, .nb = 2, .seed = 1, .json = vpk_opts.json, .kinds = 7,
-				 .cap = 512 };
-	bool dpdk_huge = false;
-	char why[512];
-
-	if (parse_opts(argc, argv, &ao) != 0)
-		return 2;
-	if (ao.matrix != NULL)
-		return bench_matrix(&ao);
-	const char *rulesf = ao.rulesf, *tracef = ao.tracef, *profile = ao.profile, *only = ao.only;
-	uint32_t nrules = ao.nrules, npkts = ao.npkts, iter = ao.iter, *bursts = ao.bursts, nb = ao.nb;
-	uint64_t seed = ao.seed;
-	bool ipv6 = ao.ipv6, json = ao.json, no_dpdk = ao.no_dpdk, dpdk_no_huge = ao.dpdk_no_huge;
-	uint32_t updates = ao.updates;
-	unsigned kinds = ao.kinds, cap = ao.cap;
-	vpk_set_max_simd_bitwidth(cap);
-
-	/* ---- data ---- */
+	const char *rulesf = o->rulesf, *tracef = o->tracef, *profile = o->profile;
+	uint32_t nrules = o->nrules, npkts = o->npkts;
+	uint64_t seed = o->seed;
+	bool ipv6 = o->ipv6, json = o->json;
 	struct vpk_acl5_rule *r5;
 	struct vpk_acl5_pkt *p5;
 	uint32_t nr, np;
@@ -310,6 +298,93 @@ cmd_bench_acl(int argc, char **argv)
 		if (!json)
 			fprintf(stderr, "oracle: %.1f s\n", now_s() - t0);
 	}
+	*r5p = r5;
+	*nrp = nr;
+	*p5p = p5;
+	*npp = np;
+	return 0;
+}
+
+/* Every vpk variant, and every usable rte_acl algorithm when @p have_dpdk, at each burst size of @p o:
+ * a line or JSON object each; returns how many vpk runs gave a wrong result. */
+static int
+classify_all(const struct abench_opts *o, struct vctx *vc, bool have_dpdk, const uint8_t **ptrs, uint32_t np,
+	     const uint32_t *want)
+{
+	const char *only = o->only;
+	const uint32_t *bursts = o->bursts;
+	uint32_t iter = o->iter, nb = o->nb;
+	bool json = o->json, first = true;
+	int fails = 0;
+
+	for (unsigned b = 0; b < nb; b++) {
+		for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL; im++) {
+			if (only != NULL && strstr(only, (*im)->name) == NULL)
+				continue;
+			if (vpk_acl_select(vc->acl, (*im)->name) < 0)
+				continue;
+			struct timing t = bench_measure(bench_vpk_cls, vc, ptrs, np, want, bursts[b], iter);
+
+			fails += !t.ok;
+			if (json)
+				printf("%s  {\"lib\":\"vpk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",
+				       first ? "" : ",\n", (*im)->name, bursts[b], t.cyc_pkt, t.mean_cyc_pkt,
+				       2600.0 / t.cyc_pkt, t.ok ? "true" : "false", t.mismatches);
+			else
+				printf("%-6s %-10s %6u %10.1f %10.1f %8.2f %s\n", "vpk", (*im)->name, bursts[b],
+				       t.cyc_pkt, t.mean_cyc_pkt, 2600.0 / t.cyc_pkt, t.ok ? "ok" : "MISMATCH");
+			fflush(stdout);
+			first = false;
+		}
+		for (unsigned a = 0; have_dpdk && a < dpdk_alg_count(); a++) {
+			struct dctx dc = { a };
+
+			if (!dpdk_alg_usable(a) || (only != NULL && strstr(only, "dpdk") == NULL))
+				continue;
+			struct timing t = bench_measure(bench_dpdk_cls, &dc, ptrs, np, want, bursts[b], iter);
+
+			if (json)
+				printf("%s  {\"lib\":\"dpdk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",
+				       first ? "" : ",\n", dpdk_alg_name(a), bursts[b], t.cyc_pkt,
+				       t.mean_cyc_pkt, 2600.0 / t.cyc_pkt, t.ok ? "true" : "false", t.mismatches);
+			else
+				printf("%-6s %-10s %6u %10.1f %10.1f %8.2f %s\n", "dpdk", dpdk_alg_name(a),
+				       bursts[b], t.cyc_pkt, t.mean_cyc_pkt, 2600.0 / t.cyc_pkt,
+				       t.ok ? "ok" : "MISMATCH");
+			fflush(stdout);
+			first = false;
+		}
+	}
+	return fails;
+}
+
+static int
+cmd_bench_acl(int argc, char **argv)
+{
+	struct abench_opts ao = { .profile = "acl", .nrules = 10000, .npkts = 1 << 20, .iter = 3,
+				 .bursts = { 32, 256 }, .nb = 2, .seed = 1, .json = vpk_opts.json, .kinds = 7,
+				 .cap = 512 };
+	bool dpdk_huge = false;
+	char why[512];
+
+	if (parse_opts(argc, argv, &ao) != 0)
+		return 2;
+	if (ao.matrix != NULL)
+		return bench_matrix(&ao);
+	const char *rulesf = ao.rulesf, *profile = ao.profile;
+	uint64_t seed = ao.seed;
+	bool ipv6 = ao.ipv6, json = ao.json, no_dpdk = ao.no_dpdk, dpdk_no_huge = ao.dpdk_no_huge;
+	uint32_t updates = ao.updates;
+	unsigned kinds = ao.kinds, cap = ao.cap;
+	vpk_set_max_simd_bitwidth(cap);
+
+	struct vpk_acl5_rule *r5;
+	struct vpk_acl5_pkt *p5;
+	uint32_t nr, np;
+	int rc;
+
+	if (load_set(&ao, &r5, &nr, &p5, &np) != 0)
+		return 2;
 
 	struct bench_data d = { .ipv6 = ipv6, .nrules = nr, .ncat_build = 1 };
 	uint32_t bs = vpk_acl5_buf_size(ipv6), *want = malloc((size_t)np * 4);
@@ -391,47 +466,8 @@ cmd_bench_acl(int argc, char **argv)
 		printf("%-6s %-10s %6s %10s %10s %8s %s\n", "lib", "variant", "burst", "cyc/pkt", "mean", "Mpps",
 		       "verify");
 	}
-	bool first = true;
-	int fails = 0;
+	int fails = classify_all(&ao, &vc, have_dpdk, ptrs, np, want);
 
-	for (unsigned b = 0; b < nb; b++) {
-		for (const struct vpk_impl *const *im = vpk_acl_impls(); *im != NULL; im++) {
-			if (only != NULL && strstr(only, (*im)->name) == NULL)
-				continue;
-			if (vpk_acl_select(vc.acl, (*im)->name) < 0)
-				continue;
-			struct timing t = bench_measure(bench_vpk_cls, &vc, ptrs, np, want, bursts[b], iter);
-
-			fails += !t.ok;
-			if (json)
-				printf("%s  {\"lib\":\"vpk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",
-				       first ? "" : ",\n", (*im)->name, bursts[b], t.cyc_pkt, t.mean_cyc_pkt,
-				       2600.0 / t.cyc_pkt, t.ok ? "true" : "false", t.mismatches);
-			else
-				printf("%-6s %-10s %6u %10.1f %10.1f %8.2f %s\n", "vpk", (*im)->name, bursts[b],
-				       t.cyc_pkt, t.mean_cyc_pkt, 2600.0 / t.cyc_pkt, t.ok ? "ok" : "MISMATCH");
-			fflush(stdout);
-			first = false;
-		}
-		for (unsigned a = 0; have_dpdk && a < dpdk_alg_count(); a++) {
-			struct dctx dc = { a };
-
-			if (!dpdk_alg_usable(a) || (only != NULL && strstr(only, "dpdk") == NULL))
-				continue;
-			struct timing t = bench_measure(bench_dpdk_cls, &dc, ptrs, np, want, bursts[b], iter);
-
-			if (json)
-				printf("%s  {\"lib\":\"dpdk\",\"variant\":\"%s\",\"burst\":%u,\"cycles_per_pkt\":%.1f,\"mean_cycles_per_pkt\":%.1f,\"mpps\":%.2f,\"verified\":%s,\"mismatches\":%u}",
-				       first ? "" : ",\n", dpdk_alg_name(a), bursts[b], t.cyc_pkt,
-				       t.mean_cyc_pkt, 2600.0 / t.cyc_pkt, t.ok ? "true" : "false", t.mismatches);
-			else
-				printf("%-6s %-10s %6u %10.1f %10.1f %8.2f %s\n", "dpdk", dpdk_alg_name(a),
-				       bursts[b], t.cyc_pkt, t.mean_cyc_pkt, 2600.0 / t.cyc_pkt,
-				       t.ok ? "ok" : "MISMATCH");
-			fflush(stdout);
-			first = false;
-		}
-	}
 	/* Single-rule updates, alone and while another thread classifies. */
 	struct upd_result ur;
 

@@ -119,6 +119,63 @@ cycles(struct vpk_acl *acl, const uint8_t **ptrs, uint32_t np, uint32_t *res)
 	return med;
 }
 
+/*
+ * After the updates: every result of the first 64k packets against the oracle
+ * over the rules stored now (of @p list, the live ones, userdata @p ud), then
+ * the classify cost of this runtime and of a full build of the same rules
+ * (base rules as stored in @p cur, added ones in @p xr); returns the failures.
+ */
+static uint32_t
+check_after(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_acl5_pkt *p5, const uint8_t **ptrs,
+	    uint32_t np, struct vpk_acl5_rule *list, const uint32_t *ud, const uint8_t *live, uint32_t nl,
+	    const uint8_t *cur, const uint8_t *xr, struct upd_result *out)
+{
+	size_t rs = VPK_ACL_RULE_SIZE(d->nf);
+	uint32_t nr = d->nrules, fails = 0;
+	struct vpk_acl_stats st;
+	uint32_t nc = np < 65536 ? np : 65536, m = 0, bad = 0;
+	struct vpk_acl5_pkt *pc = malloc((size_t)nc * sizeof(*pc));
+	uint32_t *lud = malloc((size_t)nl * 4), *res = malloc((size_t)nc * 4);
+
+	for (uint32_t i = 0; i < nl; i++)
+		if (live[i]) {
+			list[m] = list[i];
+			lud[m++] = ud[i];
+		}
+	memcpy(pc, p5, (size_t)nc * sizeof(*pc));
+	vpk_acl5_oracle(list, m, pc, nc, d->ipv6);
+	vpk_acl_classify_bulk(acl, ptrs, res, nc, 1);
+	for (uint32_t i = 0; i < nc; i++)
+		bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
+	if (bad) {
+		fprintf(stderr, "vpk: bench acl: after the updates %u of %u results differ\n", bad, nc);
+		fails++;
+	}
+	out->checked = nc;
+	/* Classify cost of the incremental runtime vs a full build of the same rules. */
+	vpk_acl_get_stats(acl, &st);
+	out->rules = st.rules;
+	out->trees = st.trees;
+	out->cyc_incremental = cycles(acl, ptrs, nc, res);
+	vpk_acl_reset_rules(acl);
+	for (uint32_t i = 0; i < nl; i++)
+		if (live[i] && vpk_acl_add_rules(acl, i < nr ? cur + (size_t)i * rs : xr + (size_t)(i - nr) * rs, 1) < 0)
+			fails++;
+	if (vpk_acl_build(acl) < 0)
+		fails++;
+	out->cyc_full = cycles(acl, ptrs, nc, res);
+	for (uint32_t i = 0; i < nc; i++)
+		bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
+	if (bad) {
+		fprintf(stderr, "vpk: bench acl: full rebuild after the updates: %u results differ\n", bad);
+		fails++;
+	}
+	free(pc);
+	free(lud);
+	free(res);
+	return fails;
+}
+
 int
 bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_acl5_rule *r5,
 	      const struct vpk_acl5_pkt *p5, const uint8_t **ptrs, uint32_t np, const char *profile,
@@ -128,7 +185,7 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 	uint32_t nr = d->nrules, nl = nr + n, fails = 0;
 	struct vpk_acl_gen_conf gc = { .rules = n, .seed = seed + 7, .ipv6 = d->ipv6 };
 	struct vpk_acl5_rule *extra = NULL, *list = malloc((size_t)nl * sizeof(*list));
-	uint32_t *ud = malloc((size_t)nl * 4), *res = NULL;
+	uint32_t *ud = malloc((size_t)nl * 4);
 	uint8_t *live = malloc(nl), *xr = malloc((size_t)n * rs), *tmp = malloc(rs);
 	uint8_t *cur = malloc((size_t)nr * rs);        /* the base rules as stored now */
 	uint32_t dport = d->ipv6 ? 10 : 4;
@@ -228,50 +285,8 @@ bench_updates(struct vpk_acl *acl, const struct bench_data *d, const struct vpk_
 		k->cpu_max = cpu[n - 1];
 	}
 	out->calls = atomic_load(&u.calls);
-	/* Every result against the oracle over the rules stored now. */
-	{
-		uint32_t nc = np < 65536 ? np : 65536, m = 0, bad = 0;
-		struct vpk_acl5_pkt *pc = malloc((size_t)nc * sizeof(*pc));
-		uint32_t *lud = malloc((size_t)nl * 4);
-
-		res = malloc((size_t)nc * 4);
-		for (uint32_t i = 0; i < nl; i++)
-			if (live[i]) {
-				list[m] = list[i];
-				lud[m++] = ud[i];
-			}
-		memcpy(pc, p5, (size_t)nc * sizeof(*pc));
-		vpk_acl5_oracle(list, m, pc, nc, d->ipv6);
-		vpk_acl_classify_bulk(acl, ptrs, res, nc, 1);
-		for (uint32_t i = 0; i < nc; i++)
-			bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
-		if (bad) {
-			fprintf(stderr, "vpk: bench acl: after the updates %u of %u results differ\n", bad, nc);
-			fails++;
-		}
-		out->checked = nc;
-		/* Classify cost of the incremental runtime vs a full build of the same rules. */
-		vpk_acl_get_stats(acl, &st);
-		out->rules = st.rules;
-		out->trees = st.trees;
-		out->cyc_incremental = cycles(acl, ptrs, nc, res);
-		vpk_acl_reset_rules(acl);
-		for (uint32_t i = 0; i < nl; i++)
-			if (live[i] && vpk_acl_add_rules(acl, i < nr ? cur + (size_t)i * rs : xr + (size_t)(i - nr) * rs, 1) < 0)
-				fails++;
-		if (vpk_acl_build(acl) < 0)
-			fails++;
-		out->cyc_full = cycles(acl, ptrs, nc, res);
-		for (uint32_t i = 0; i < nc; i++)
-			bad += res[i] != (pc[i].expected == VPK_ACL5_NO_MATCH ? 0 : lud[pc[i].expected]);
-		if (bad) {
-			fprintf(stderr, "vpk: bench acl: full rebuild after the updates: %u results differ\n", bad);
-			fails++;
-		}
-		free(pc);
-		free(lud);
-	}
+	fails += check_after(acl, d, p5, ptrs, np, list, ud, live, nl, cur, xr, out);
 done:
-	free(cur), free(extra), free(list), free(ud), free(live), free(xr), free(tmp), free(ms), free(cpu), free(res);
+	free(cur), free(extra), free(list), free(ud), free(live), free(xr), free(tmp), free(ms), free(cpu);
 	return fails ? -1 : 0;
 }

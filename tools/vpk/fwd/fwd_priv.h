@@ -113,7 +113,7 @@ struct vpk_fwd {
  * Extension points for features that live in their own files (tunnels,
  * live interfaces, ...):
  *  - a configuration command: `const struct fwd_cmd fwd_cmd_<x>` listed in
- *    fwd.c's cmds[] (the handler checks only when !apply, applies when apply);
+ *    fwd.c's feature_cmds[] (the handler checks only when !apply, applies when apply);
  *  - graph contributions for a run: a `fwd_graph_hook` listed in fwd_graph.c's
  *    graph_hooks[], which appends node names and node configurations;
  *  - cleanup: a `fwd_free_hook` listed in fwd.c's free_hooks[];
@@ -190,6 +190,8 @@ uint32_t fwd_mem_frame(struct vpk_node_rt *rt, const struct vpk_fwd *f, const ui
 int fwd_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n, bool ipv6,
 		    char *err, size_t len);
 void fwd_acl_free(struct fwd_acl *a);
+/* fwd_acl_cmd.c */
+extern const struct fwd_cmd fwd_cmd_acl;
 
 /* fwd_graph.c */
 int fwd_build_graph(struct vpk_fwd *f, const char *input, void *input_ctx, const char *input2,

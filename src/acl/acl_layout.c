@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACL runtime layout: the trees acl_build.c built -> one contiguous runtime
+ * (struct acl_rt, then nodes, root tables, leaf index and leaf blocks; acl_int.h
+ * has the format), allocated on huge pages when big, and freed by reference.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "acl/acl_bld.h"
+
+/*
+ * A runtime of 2 MiB or more is 2 MiB-aligned and asks for transparent huge
+ * pages: a classify touches leaf blocks all over it, and with 4 KiB pages a
+ * 10 MB runtime needs more TLB entries than the core has.
+ */
+#define RT_HUGE ((size_t)2 << 20)
+
+static void *
+rt_alloc(size_t bytes)
+{
+	void *mem;
+
+	if (bytes < RT_HUGE)
+		return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	bytes = (bytes + RT_HUGE - 1) & ~(RT_HUGE - 1);
+	mem = aligned_alloc(RT_HUGE, bytes);
+#ifdef MADV_HUGEPAGE
+	if (mem != NULL)
+		(void)madvise(mem, bytes, MADV_HUGEPAGE);    /* a hint: failure only costs speed */
+#endif
+	return mem;
+}
+
+void
+acl_rt_free(struct acl_rt *rt)
+{
+	if (rt == NULL || --rt->refs > 0)
+		return;
+	acl_rt_free(rt->base);
+	free(rt->mem);
+}
+
+/*
+ * Root table of the tree at @p root over dimension @p d (width @p bits):
+ * entry k is where a walk of a key whose top bits are k arrives after the
+ * top levels that cut d with the whole slice on one side. Returns the sum
+ * of the levels saved over all entries.
+ */
+static uint64_t
+root_table(const struct acl_bld *b, uint32_t root, uint32_t d, uint32_t bits, uint32_t *tab)
+{
+	uint32_t k = bits < ACL_RTAB_BITS ? bits : ACL_RTAB_BITS, sh = bits - k;
+	uint64_t saved = 0;
+
+	for (uint32_t e = 0; e < ACL_RTAB_SIZE; e++) {
+		uint64_t lo = (uint64_t)(e & ((1u << k) - 1)) << sh, hi = lo + ((uint64_t)1 << sh) - 1;
+		uint32_t x = root;
+
+		for (;;) {
+			uint32_t ix = b->info[x], t = b->thr[x];
+
+			if ((ix & ACL_LEAF_BIT) || (ix & 31) != d || (lo < t && hi >= t))
+				break;
+			x = (ix >> 5) + (lo >= t);
+			saved++;
+		}
+		tab[e] = x;
+	}
+	return saved;
+}
+
+/* Pick each tree's root-table dimension (the one saving the most levels). */
+static void
+root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32_t *tabs)
+{
+	for (uint32_t t = 0; t < ng; t++) {
+		uint32_t *tab = tabs + (size_t)t * ACL_RTAB_SIZE, bd = 0;
+		uint64_t best = 0;
+
+		for (uint32_t d = 0; d < b->nd; d++) {
+			uint64_t sv = root_table(b, trees[t].root, d, b->nr->dbits[d], tab);
+
+			if (d == 0 || sv > best) {
+				best = sv;
+				bd = d;
+			}
+		}
+		root_table(b, trees[t].root, bd, b->nr->dbits[bd], tab);
+		trees[t].rdim = bd;
+		trees[t].rshift = b->nr->dbits[bd] - (b->nr->dbits[bd] < ACL_RTAB_BITS ? b->nr->dbits[bd] : ACL_RTAB_BITS);
+	}
+}
+
+int
+acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, const struct acl_dimsrc *src,
+	      uint32_t ncat, size_t max_size, struct acl_rt **out, char *why, size_t len)
+{
+	const struct acl_nrules *nr = b->nr;
+	uint32_t nd = nr->nd;
+	size_t bytes, off_nodes, off_rtab, off_leaf, off_blk, blkbytes = 0;
+	struct acl_rt *rt;
+	uint8_t *mem;
+
+	/* Trees in rank order so that resolved packets skip later ones. */
+	for (uint32_t i = 1; i < ng; i++)
+		for (uint32_t j = i; j > 0 && trees[j].min_rank < trees[j - 1].min_rank; j--) {
+			struct acl_tree t = trees[j];
+
+			trees[j] = trees[j - 1];
+			trees[j - 1] = t;
+		}
+
+	for (uint32_t l = 0; l < b->nleaves; l++)
+		blkbytes += acl_leaf_bytes(b, l);
+	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
+	off_rtab = off_nodes + (((size_t)b->nnodes * 8 + 63) & ~(size_t)63);
+	off_leaf = off_rtab + (size_t)ng * ACL_RTAB_SIZE * 4;
+	off_blk = off_leaf + (((size_t)b->nleaves * 8 + 63) & ~(size_t)63);
+	bytes = off_blk + blkbytes;
+	if (max_size != 0 && bytes > max_size) {
+		acl_setwhy(why, len, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
+		return -ERANGE;
+	}
+	if (blkbytes / 64 > ACL_LEAF_OFF) {
+		acl_setwhy(why, len, "runtime too large");
+		return -ENOMEM;
+	}
+	mem = rt_alloc(bytes);
+	if (mem == NULL) {
+		acl_setwhy(why, len, "out of memory for a %zu-byte runtime", bytes);
+		return -ENOMEM;
+	}
+	rt = (struct acl_rt *)mem;
+	memset(rt, 0, sizeof(*rt));
+	rt->mem = mem;
+	rt->refs = 1;
+	rt->nd = nd;
+	rt->ncat = ncat;
+	rt->ntrees = ng;
+	memcpy(rt->tree, trees, sizeof(rt->tree));
+	memcpy(rt->src, src, sizeof(rt->src));
+	{
+		uint32_t *node = (uint32_t *)(mem + off_nodes);
+		uint32_t *leaf = (uint32_t *)(mem + off_leaf), *rtab = (uint32_t *)(mem + off_rtab);
+		uint8_t *blk = mem + off_blk, *p = blk;
+
+		for (uint32_t i = 0; i < b->nnodes; i++) {
+			node[2 * i] = b->thr[i];
+			node[2 * i + 1] = b->info[i];
+		}
+		for (uint32_t l = 0; l < b->nleaves; l++) {
+			uint32_t lines;
+
+			acl_leaf_emit(b, l, p, ncat);
+			lines = ((const struct acl_blk *)(const void *)p)->lines & ~ACL_BLK_LAST;
+			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64) | (lines < 63 ? lines : 63) << ACL_LEAF_LSHIFT;
+			leaf[2 * l + 1] = b->lcnt[l] ? nr->rank[b->lent[b->lstart[l]]] : UINT32_MAX;
+			p += acl_leaf_bytes(b, l);
+		}
+		root_tables(b, rt->tree, ng, rtab);
+		for (uint32_t t = 0; t < ng; t++) {
+			rt->tree[t].rtab = rtab + (size_t)t * ACL_RTAB_SIZE;
+			rt->tree[t].thr = node;
+			rt->tree[t].info = node + 1;
+			rt->tree[t].leaf = leaf;
+			rt->tree[t].blocks = blk;
+		}
+	}
+	rt->stats.rules = nr->nrules;
+	rt->stats.trees = ng;
+	rt->stats.nodes = b->nnodes - b->nleaves;
+	rt->stats.leaves = b->nleaves;
+	rt->stats.max_depth = b->max_depth;
+	rt->stats.leaf_rules = b->nlent;
+	rt->stats.runtime_bytes = bytes;
+	*out = rt;
+	return 0;
+}
