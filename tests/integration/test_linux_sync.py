@@ -314,6 +314,23 @@ class Routed:
         self.procs.append(p)
         return p
 
+    def start_vpk(self, vpk_bin, tmp_path):
+        """vpk fwd in r on both veths with linux-sync and a control socket, once that socket is up."""
+        cfg = tmp_path / "r.cfg"
+        cfg.write_text(f"interface ctlr1 mac {self.mac(self.r, 'ctlr1')} live ctlr1\n"
+                       f"interface ctlr2 mac {self.mac(self.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
+        sock = str(tmp_path / "cli.sock")
+        fwd = self.spawn(self.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
+        deadline = time.time() + 30
+        while not os.path.exists(sock):
+            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
+            time.sleep(0.05)
+
+        class V(Vpk):
+            def __init__(self):
+                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
+        return V()
+
     def echo_ok(self):
         out = sh("ip", "netns", "exec", self.h1, "python3", "-c", ECHO_CLIENT, "10.10.0.1", "10.20.0.1").stdout
         return int(out.strip() or 0)
@@ -356,22 +373,9 @@ protocol static flows {{ ipv4; route 10.10.0.0/16 via 10.1.0.2; route 10.20.0.0/
 protocol static bulk {{ ipv4;
 {routes}}}
 """)
-        cfg = tmp_path / "r.cfg"
-        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
-                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
-        sock = str(tmp_path / "cli.sock")
         echo = t.spawn(t.h2, "python3", "-c", ECHO_SERVER, "10.20.0.1")
         assert echo.stdout.readline().strip() == "ready"
-        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
-        deadline = time.time() + 30
-        while not os.path.exists(sock):
-            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
-            time.sleep(0.05)
-
-        class V(Vpk):
-            def __init__(self):
-                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
-        v = V()
+        v = t.start_vpk(vpk_bin, tmp_path)
         assert t.echo_ok() == 0             # no route yet: neither vpk nor the kernel forwards
         bsock = str(tmp_path / "bird.ctl")
         sh("ip", "netns", "exec", t.r, "bird", "-c", str(bird_conf), "-s", bsock, "-P", str(tmp_path / "bird.pid"))
@@ -437,20 +441,7 @@ def test_kernel_address_is_local(vpk_bin, tmp_path):
     try:
         sh("ip", "-n", t.r, "route", "add", "10.10.0.0/16", "via", "10.1.0.2")
         sh("ip", "netns", "exec", t.r, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1")
-        cfg = tmp_path / "r.cfg"
-        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
-                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
-        sock = str(tmp_path / "cli.sock")
-        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
-        deadline = time.time() + 30
-        while not os.path.exists(sock):
-            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
-            time.sleep(0.05)
-
-        class V(Vpk):
-            def __init__(self):
-                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
-        v = V()
+        v = t.start_vpk(vpk_bin, tmp_path)
         wait_equal(v, t.r)
 
         def ping(src="10.10.0.1", dst="10.99.0.1"):
@@ -495,29 +486,16 @@ def test_interface_down_up_live(vpk_bin, tmp_path):
     try:
         sh("ip", "-n", t.r, "route", "add", "10.10.0.0/16", "via", "10.1.0.2")
         sh("ip", "-n", t.r, "route", "add", "10.20.0.0/16", "via", "10.2.0.2")
-        cfg = tmp_path / "r.cfg"
-        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
-                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
-        sock = str(tmp_path / "cli.sock")
         echo = t.spawn(t.h2, "python3", "-c", ECHO_SERVER, "10.20.0.1")
         assert echo.stdout.readline().strip() == "ready"
-        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
-        deadline = time.time() + 30
-        while not os.path.exists(sock):
-            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
-            time.sleep(0.05)
-
-        class V(Vpk):
-            def __init__(self):
-                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
-        v = V()
+        v = t.start_vpk(vpk_bin, tmp_path)
         wait_equal(v, t.r)
 
         def state():
             return {i["name"]: i for i in v.json("show", "interface")["interfaces"]}
 
         def ctl(*cmd):
-            p = subprocess.run([vpk_bin, "ctl", "--socket", sock, *cmd], capture_output=True, text=True, timeout=30)
+            p = subprocess.run([vpk_bin, "ctl", "--socket", v.sock, *cmd], capture_output=True, text=True, timeout=30)
             assert p.returncode == 0, p.stderr
 
         assert t.echo_ok() >= 8
@@ -577,20 +555,7 @@ def test_ecmp_flows_spread_and_stick(vpk_bin, tmp_path):
         other = "02:ec:00:00:00:03"
         sh("ip", "-n", t.r, "neigh", "add", "10.2.0.3", "lladdr", other, "dev", "ctlr2", "nud", "permanent")
         sh("ip", "-n", t.r, "route", "add", "10.30.0.0/16", "nexthop", "via", "10.2.0.2", "nexthop", "via", "10.2.0.3")
-        cfg = tmp_path / "r.cfg"
-        cfg.write_text(f"interface ctlr1 mac {t.mac(t.r, 'ctlr1')} live ctlr1\n"
-                       f"interface ctlr2 mac {t.mac(t.r, 'ctlr2')} live ctlr2\nlinux-sync\n")
-        sock = str(tmp_path / "cli.sock")
-        fwd = t.spawn(t.r, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", sock)
-        deadline = time.time() + 30
-        while not os.path.exists(sock):
-            assert fwd.poll() is None and time.time() < deadline, fwd.stderr.read() if fwd.poll() is not None else ""
-            time.sleep(0.05)
-
-        class V(Vpk):
-            def __init__(self):
-                self.vpk, self.sock, self.p = vpk_bin, sock, fwd
-        v = V()
+        v = t.start_vpk(vpk_bin, tmp_path)
         wait_equal(v, t.r)
         assert len(v.json("show", "fib", "10.30.0.0/16")["ipv4"][0]["paths"]) == 2
         cap = t.spawn(t.h2, "python3", "-c", CAPTURE, "ctlh2", "4")
