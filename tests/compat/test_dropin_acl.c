@@ -22,7 +22,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include <rte_eal.h>
 #include <vpk/isa.h>
 
+#include "eal_test.h"
 #include "lib/check.h"
 
 #define NFMAX   12
@@ -529,30 +529,15 @@ alg_variants(const char *self, const char *lib)
 	      variant_count(out, "avx512x16"));
 }
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int
 main(int argc, char **argv)
 {
-	char prefix[64], run[96];
-	char *eal[] = { argv[0], "--no-huge", "-m", "1024", "--no-pci", "-l", "0", "--file-prefix", prefix,
-			"--log-level=*:emerg", NULL };
-
-	/* Per process: other checkouts may run this test at the same time. */
-	snprintf(prefix, sizeof(prefix), "vpk-rte-dtest-%d", (int)getpid());
 	check_init("compat_acl_diff");
 	if (argc < 2 || load_vpk(argv[1]) < 0) {
 		fprintf(stderr, "usage: %s libvpk_rte_acl.so\n", argv[0]);
 		return 2;
 	}
-	if (rte_eal_init(10, eal) < 0) {
+	if (eal_test_init(argv[0], "dtest", "1024") < 0) {
 		check_skip_all("rte_eal_init failed");
 		return check_finish();
 	}
@@ -568,9 +553,6 @@ main(int argc, char **argv)
 		self[n > 0 ? n : 0] = 0;
 		alg_variants(self, argv[1]);
 	}
-	rte_eal_cleanup();
-	/* EAL leaves its runtime directory (config, memory arrays) behind. */
-	snprintf(run, sizeof(run), "/run/dpdk/%s", prefix);
-	(void)nftw(run, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	eal_test_cleanup();
 	return check_finish();
 }

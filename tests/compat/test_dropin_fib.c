@@ -15,7 +15,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <rte_rib.h>
 #include <rte_rib6.h>
 
+#include "eal_test.h"
 #include "lib/check.h"
 
 #define NROUTE  3000
@@ -333,30 +333,15 @@ out:
 	vpk.free6(v);
 }
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int
 main(int argc, char **argv)
 {
-	char prefix[64], run[96];
-	char *eal[] = { argv[0], "--no-huge", "-m", "2048", "--no-pci", "-l", "0", "--file-prefix", prefix,
-			"--log-level=*:emerg", NULL };
-
-	/* Per process: other checkouts may run this test at the same time. */
-	snprintf(prefix, sizeof(prefix), "vpk-rte-ftest-%d", (int)getpid());
 	check_init("compat_fib_diff");
 	if (argc < 2 || load_vpk(argv[1]) < 0) {
 		fprintf(stderr, "usage: %s libvpk_rte_fib.so\n", argv[0]);
 		return 2;
 	}
-	if (rte_eal_init(10, eal) < 0) {
+	if (eal_test_init(argv[0], "ftest", "2048") < 0) {
 		check_skip_all("rte_eal_init failed");
 		return check_finish();
 	}
@@ -367,8 +352,6 @@ main(int argc, char **argv)
 	case6(RTE_FIB6_DUMMY, 0);
 	for (unsigned nh_sz = RTE_FIB6_TRIE_2B; nh_sz <= RTE_FIB6_TRIE_8B; nh_sz++)
 		case6(RTE_FIB6_TRIE, nh_sz);
-	rte_eal_cleanup();
-	snprintf(run, sizeof(run), "/run/dpdk/%s", prefix);
-	(void)nftw(run, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	eal_test_cleanup();
 	return check_finish();
 }
