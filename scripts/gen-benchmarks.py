@@ -424,6 +424,28 @@ def sec_l3fwd(d, ctx):
             + table(["mode", "l3fwd", "vpk", "vpk / l3fwd", "same packets out"], rows))
 
 
+def sec_dropin(d, ctx):
+    """libvpk_rte_acl / libvpk_rte_fib preloaded into DPDK's own tools against DPDK's libraries."""
+    if "skipped" in d:
+        return f"Skipped: {d['skipped']}\n"
+    measures = [("cycles_per_pkt", "classify cycles/pkt"), ("fib_lookup_cycles", "lookup cycles"),
+                ("fib_add_cycles", "add cycles"), ("fib_delete_cycles", "delete cycles"),
+                ("wall_s", "wall s"), ("max_rss_mib", "peak MiB")]
+    rows = []
+    for name, run in d.items():
+        if not isinstance(run, dict) or "ratio" not in run:
+            continue
+        for key, label in measures:
+            if key in run["ratio"]:
+                rows.append([name, label, run.get("dpdk", {}).get(key), run.get("vpk", {}).get(key),
+                             run["ratio"][key]])
+    return (f"DPDK's own programs (dpdk-test-acl, dpdk-test-fib, dpdk-test's fib_perf_autotest and "
+            f"fib6_perf_autotest) with DPDK's libraries and with vpk's drop-in libraries preloaded, "
+            f"{d.get('reps')} alternating runs each, medians; ratio = drop-in / DPDK, lower is better "
+            f"(EAL: {d.get('eal', '')}; load {fmt(d.get('load_avg'))}).\n\n"
+            + table(["set", "measure", "DPDK", "drop-in", "ratio"], rows))
+
+
 SECTIONS = [
     ("kernels", "Foundation kernels", sec_kernels),
     ("pool", "Buffer pool", sec_pool),
@@ -443,6 +465,7 @@ SECTIONS = [
     ("scan", "Power levels of libvpk's code", sec_scan),
     ("tune", "Where a narrower variant wins (vpk info --tune)", sec_tune),
     ("info", "Variant chosen per kernel", sec_info),
+    ("dropin", "DPDK applications with the drop-in libraries", sec_dropin),
 ]
 
 
