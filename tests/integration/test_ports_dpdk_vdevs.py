@@ -11,7 +11,6 @@ NIC's DMA mapping builds on).
 import itertools
 import json
 import os
-import shutil
 import subprocess
 import time
 
@@ -19,31 +18,9 @@ import pytest
 from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap  # noqa: E402
 
 import test_live
+from test_ports_dpdk import dpdk_ok, eal, remove_runtime_dirs  # noqa: F401 (fixtures)
 
-PREFIXES = []
 _seq = itertools.count()
-
-
-def eal(tag):
-    PREFIXES.append(f"hports{tag}{os.getpid()}")
-    return f"--no-huge -m 512 --no-pci --no-shconf --log-level=lib.eal:error --file-prefix {PREFIXES[-1]}"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def remove_runtime_dirs():
-    """--no-shconf leaves no files, but EAL still makes an empty runtime directory per prefix."""
-    yield
-    for p in PREFIXES:
-        shutil.rmtree(os.path.join("/var/run/dpdk", p), ignore_errors=True)
-
-
-@pytest.fixture
-def dpdk_ok(run_vpk):
-    p = run_vpk("iofwd", "--io", "dpdk", "--eal", eal("probe"), "--port", "net_null0", "--count", "1",
-                "--duration", "2")
-    if p.returncode != 0 and ("without libdpdk" in p.stderr or "EAL init" in p.stderr):
-        pytest.skip(f"no DPDK here: {p.stderr.strip()}")
-    assert p.returncode == 0, p.stderr
 
 
 def frames(n):
