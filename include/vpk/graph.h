@@ -188,6 +188,23 @@ VPK_API int vpk_graph_node_index(const struct vpk_graph *g, const char *name);
  */
 VPK_API int vpk_graph_set_node_ctx(struct vpk_graph *g, const char *node_name, void *ctx);
 
+/**
+ * Build a context for node @p node_name from @p conf as the node's init()
+ * does, without touching the running graph: publish it with
+ * vpk_graph_set_node_ctx() (or drop it with vpk_graph_node_ctx_free()). For
+ * nodes whose init() only sets the context (a node without init() gets
+ * @p conf itself). Lets a caller rebuild a node's private tables aside and
+ * swap them whole while the graph runs.
+ * @return 0, -EINVAL (no such node) or the init()'s error (*ctx is NULL).
+ */
+VPK_API int vpk_graph_node_ctx_build(struct vpk_graph *g, const char *node_name, void *conf, void **ctx);
+
+/** Free a context of node @p node_name that is no longer published (the node's fini()). */
+VPK_API void vpk_graph_node_ctx_free(struct vpk_graph *g, const char *node_name, void *ctx);
+
+/** The context node @p node_name currently has, or NULL (no such node). */
+VPK_API void *vpk_graph_get_node_ctx(const struct vpk_graph *g, const char *node_name);
+
 /** Hand @p n packets to node index @p node (as vpk_graph_inject()). @return 0 or -EINVAL. */
 VPK_API int vpk_graph_inject_idx(struct vpk_graph *g, uint16_t node, const uint32_t *bi, uint32_t n);
 

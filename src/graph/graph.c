@@ -312,6 +312,50 @@ vpk_graph_set_node_ctx(struct vpk_graph *g, const char *node_name, void *ctx)
 }
 
 int
+vpk_graph_node_ctx_build(struct vpk_graph *g, const char *node_name, void *conf, void **ctx)
+{
+	int i = vpk_graph_node_index(g, node_name), rc = 0;
+	struct vpk_node_rt tmp;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	*ctx = NULL;
+	if (i < 0)
+		return -EINVAL;
+	/* A copy of the node: its init() sets the copy's context, the graph's stays. */
+	tmp = g->nodes[i];
+	tmp.ctx = conf;
+	if (tmp.reg->init != NULL) {
+		tmp.ctx = NULL;
+		rc = tmp.reg->init(&tmp, conf);
+	}
+	if (rc == 0)
+		*ctx = tmp.ctx;
+	return rc;
+}
+
+void
+vpk_graph_node_ctx_free(struct vpk_graph *g, const char *node_name, void *ctx)
+{
+	int i = vpk_graph_node_index(g, node_name);
+	struct vpk_node_rt tmp;
+
+	if (i < 0 || ctx == NULL || g->nodes[i].reg->fini == NULL)
+		return;
+	tmp = g->nodes[i];
+	tmp.ctx = ctx;
+	tmp.reg->fini(&tmp);
+}
+
+void *
+vpk_graph_get_node_ctx(const struct vpk_graph *g, const char *node_name)
+{
+	int i = vpk_graph_node_index(g, node_name);
+
+	return i < 0 ? NULL : __atomic_load_n(&g->nodes[i].ctx, __ATOMIC_ACQUIRE);
+}
+
+int
 vpk_graph_set_remote(struct vpk_graph *g, const char *node_name, vpk_graph_remote_fn fn, void *ctx)
 {
 	int i = vpk_graph_node_index(g, node_name);

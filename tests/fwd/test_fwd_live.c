@@ -46,7 +46,7 @@ struct ctl_arg {
 	struct vpk_fwd *f;
 	const char *path_a, *path_b;
 	_Atomic bool stop;
-	unsigned swaps, routes, addrs;
+	unsigned swaps, routes, addrs, tuns;
 	int rc;
 	char err[256];
 };
@@ -79,6 +79,21 @@ control(void *p)
 		snprintf(line, sizeof(line), "interface c %s", a->addrs % 2 ? "up" : "down");
 		if (a->rc == 0 && (a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err))) == -ENOTSUP)
 			a->rc = 0;              /* the graphs are not built yet */
+		/* Tunnel tables no packet uses: every graph takes all its tunnel nodes' new contexts at once. */
+		snprintf(line, sizeof(line), "vxlan tunnel src 203.0.113.1 dst 203.0.113.%u vni %u encap 198.18.%u.0/24%s",
+			 (a->addrs / 2) % 200 + 2, a->addrs / 2, (a->addrs / 2) % 200, a->addrs % 2 ? " del" : "");
+		if (a->rc == 0)
+			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
+		snprintf(line, sizeof(line), a->addrs % 2 ? "sr steer gtp4-d 198.19.%u.0/24 del" :
+			 "sr steer gtp4-d 198.19.%u.0/24 sr-prefix d4::/32 v6src-prefix c1::/64 via 2",
+			 (a->addrs / 2) % 200);
+		if (a->rc == 0)
+			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
+		snprintf(line, sizeof(line), "sr localsid end-m-gtp4-e d5:%x::/32 %s", (a->addrs / 2) % 200 + 1,
+			 a->addrs % 2 ? "del" : "v4src-position 64");
+		if (a->rc == 0)
+			a->rc = vpk_fwd_exec(a->f, line, a->err, sizeof(a->err));
+		a->tuns += a->rc == 0;
 		a->addrs++;
 	}
 	return NULL;
@@ -162,8 +177,9 @@ run_once(unsigned workers, const char *wide, const char *pa, const char *pb)
 		fwd += fwd_node_error(g, "interface-output", 0);
 		te += fwd_node_error(g, "ip4-icmp-error", 0) + fwd_node_error(g, "ip4-icmp-error", 4);
 	}
-	printf("workers %u%s: %u ACL swaps, %u route changes, %u address changes during %llu packets\n", workers,
-	       wide != NULL ? " + wide" : "", a.swaps, a.routes, a.addrs, (unsigned long long)total);
+	printf("workers %u%s: %u ACL swaps, %u route changes, %u address changes, %u tunnel table changes "
+	       "during %llu packets\n", workers, wide != NULL ? " + wide" : "", a.swaps, a.routes, a.addrs, 3 * a.tuns,
+	       (unsigned long long)total);
 	CHECK(a.swaps >= 2, "the control thread did not get to swap (%u)", a.swaps);
 	CHECK(denied == (uint64_t)n_denied * REPEAT, "denied %llu, want %llu", (unsigned long long)denied,
 	      (unsigned long long)n_denied * REPEAT);

@@ -183,11 +183,17 @@ def test_runtime_errors_interface_after_a_run(vpk_bin, tmp_path):
         p = f.ctl("interface", "c", check=False)
         assert p.returncode == 1 and "cannot change while the forwarder runs" in p.stderr
         # Refusals say why, in one line.
-        p = f.ctl("vxlan", "tunnel", "src", "10.0.0.1", "dst", "10.0.0.2", "vni", "5", check=False)
-        assert p.returncode == 1 and "build their tunnel tables when the graphs are built" in p.stderr
+        p = f.ctl("run-limit", "5", check=False)
+        assert p.returncode == 1 and "cannot change while the forwarder runs (live: " in p.stderr
         assert len(p.stderr.strip().splitlines()) == 1
+        # Tunnel lines apply live; their errors are the configuration file's.
+        f.ctl("vxlan", "tunnel", "src", "10.0.0.1", "dst", "10.0.0.2", "vni", "5")
+        p = f.ctl("vxlan", "tunnel", "src", "10.0.0.1", "dst", "10.0.0.2", "vni", "5", check=False)
+        assert p.returncode == 1 and "exists" in p.stderr
+        f.ctl("vxlan", "tunnel", "src", "10.0.0.1", "dst", "10.0.0.2", "vni", "5", "del")
+        f.ctl("sr", "policy", "bsid", "c1::1", "segments", "c2::1")
         p = f.ctl("sr", "policy", "bsid", "c1::1", "segments", "c2::1", check=False)
-        assert p.returncode == 1 and "srv6-gtp4-d" in p.stderr
+        assert p.returncode == 1 and "BSID c1::1 exists" in p.stderr
         # Interface state does change live.
         f.ctl("interface", "b", "down")
         ifs = {i["name"]: i for i in f.json("show", "interface")["interfaces"]}

@@ -36,7 +36,7 @@ enum { GD_NEXT_REWRITE6, GD_NEXT_LOOKUP4, GD_NEXT_DROP, GD_NEXT_LOOKUP6, GD_N_NE
 enum {
 	GD_ERR_OK, GD_ERR_ECHO_REPLIED, GD_ERR_NOT_UDP, GD_ERR_FRAGMENT, GD_ERR_PORT, GD_ERR_TRUNC,
 	GD_ERR_UDP_LEN, GD_ERR_VERSION, GD_ERR_EXT_LEN, GD_ERR_ECHO_RESP, GD_ERR_ERROR_IND,
-	GD_ERR_END_MARKER, GD_ERR_MSG_TYPE, GD_ERR_INNER, GD_ERR_HEADROOM, GD_N_ERROR
+	GD_ERR_END_MARKER, GD_ERR_MSG_TYPE, GD_ERR_INNER, GD_ERR_HEADROOM, GD_ERR_NO_STEER, GD_N_ERROR
 };
 
 struct gd_ctx {
@@ -104,6 +104,9 @@ gd_parse(struct vpk_node_rt *rt, const struct gd_ctx *x, struct vpk_buf *b, stru
 	const uint8_t *u = h + hlen, *g = u + 8, *in;
 	uint8_t next_ext, args = 0;
 
+	/* an index of another version of the tables (a live change while the frame was in flight) */
+	if (tn_get_index(b) >= x->conf->n_steer)
+		return vpk_node_drop(rt, b, GD_ERR_NO_STEER, GD_NEXT_DROP);
 	if (h[9] != 17)
 		return vpk_node_drop(rt, b, GD_ERR_NOT_UDP, GD_NEXT_DROP);
 	if (vpk_rd16be(h + 6) & 0x3fff)
@@ -257,6 +260,7 @@ static const char *const gd_errors[] = {
 	"unsupported GTP-U message type",
 	"inner packet not IPv4/IPv6 or not the nhtype",
 	"no headroom for the IPv6 + SRH header",
+	"no such steering entry (the tables changed)",
 };
 
 static void

@@ -28,7 +28,7 @@
 #include "tunnel/gtp4d_hdr.h"
 
 enum { GE_NEXT_LOOKUP4, GE_NEXT_DROP, GE_NEXT_ICMP6, GE_N_NEXT };
-enum { GE_ERR_OK, GE_ERR_TRUNC, GE_ERR_SL, GE_ERR_NH, GE_ERR_HEADROOM, GE_ERR_INNER, GE_ERR_FRAG, GE_N_ERROR };
+enum { GE_ERR_OK, GE_ERR_TRUNC, GE_ERR_SL, GE_ERR_NH, GE_ERR_HEADROOM, GE_ERR_INNER, GE_ERR_FRAG, GE_ERR_NO_SID, GE_N_ERROR };
 
 /*
  * Walk the extension headers from @h (IPv6, @left bytes): *off = the
@@ -74,9 +74,13 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 	const struct vpk_gtp4e_localsid *s = &c->sid[tn_get_index(b)];
 	uint32_t left = vpk_l3_left(b), off = 40, ilen, hl, io, da4, sa4, teid;
 	uint8_t nh = 0, args, tos = (uint8_t)((h[0] & 0x0f) << 4 | h[1] >> 4), ttl = h[7];
-	uint16_t arc = ge_walk(rt, b, h, left, &off, &nh);
+	uint16_t arc;
 	gtp4d_u128 f;
 
+	/* an index of another version of the tables (a live change while the frame was in flight) */
+	if (tn_get_index(b) >= c->n_sid)
+		return vpk_node_drop(rt, b, GE_ERR_NO_SID, GE_NEXT_DROP);
+	arc = ge_walk(rt, b, h, left, &off, &nh);
 	if (arc != GE_N_NEXT)
 		return arc;
 	if (nh != 4 && nh != 41)
@@ -145,6 +149,7 @@ static const char *const ge_errors[] = {
 	"no headroom for IPv4 + UDP + GTP-U",
 	"inner packet shorter than an IPv4/IPv6 header or not that version",
 	"IPv6 fragment (not translated)",
+	"no such localsid (the tables changed)",
 };
 static const struct vpk_gtp4e_conf ge_none = { 0 };
 

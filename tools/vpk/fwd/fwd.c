@@ -504,20 +504,39 @@ exec_line(struct vpk_fwd *f, const char *text, bool apply, char *err, size_t len
 	return vpk_errf(err, len, -EINVAL, "unknown command '%s' (interface, neighbor, route, acl, show, linux-sync)", argv[0]);
 }
 
-int
-vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
+static int exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len);
+
+/* One line (@line), or a file (@in): checked, applied, published, under the control lock. */
+static int
+exec_locked(struct vpk_fwd *f, const char *line, FILE *in, const char *name, char *err, size_t err_len)
 {
 	bool locked;
 	int rc;
 
-	if (f == NULL || line == NULL)
-		return vpk_errf(err, err_len, -EINVAL, "no forwarder or line");
+	if (f == NULL || (line == NULL && in == NULL))
+		return vpk_errf(err, err_len, -EINVAL, "no forwarder or %s", line == NULL ? "file" : "line");
 	locked = fwd_ctl_lock(f);
-	rc = exec_line(f, line, false, err, err_len);
-	if (rc == 0)
-		rc = exec_line(f, line, true, err, err_len);
+	if (in != NULL) {
+		rc = exec_file(f, in, name, err, err_len);
+	} else {
+		rc = exec_line(f, line, false, err, err_len);
+		if (rc == 0)
+			rc = exec_line(f, line, true, err, err_len);
+		/* a tunnel line changed a copy of the tables: into the graphs, or dropped */
+		if (rc == 0)
+			rc = fwd_tunnel_commit(f, err, err_len);
+		else
+			fwd_tunnel_abort(f);
+	}
 	fwd_ctl_unlock(f, locked);
 	return rc;
+}
+
+int
+vpk_fwd_exec(struct vpk_fwd *f, const char *line, char *err, size_t err_len)
+{
+	return line != NULL ? exec_locked(f, line, NULL, NULL, err, err_len)
+			    : vpk_errf(err, err_len, -EINVAL, "no forwarder or line");
 }
 
 /*
@@ -601,10 +620,11 @@ exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_l
 		rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 		goto undo;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (early_line(f, lines[i], ifs_before))
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && early_line(f, lines[i], ifs_before))
 			continue;
-		rc = exec_line(f, lines[i], true, why, sizeof(why));
+		/* after the last line: the tunnel lines' tables into the running graphs */
+		rc = i < n ? exec_line(f, lines[i], true, why, sizeof(why)) : fwd_tunnel_commit(f, why, sizeof(why));
 		if (rc != 0) {
 			/* A resource limit (table full) or a line that conflicts
 			 * with an earlier one of the file: say where, and put
@@ -613,10 +633,10 @@ exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_l
 
 			if (bad == 0)
 				vpk_errf(err, err_len, rc, "%s:%zu: %s (the changes of this file were undone)",
-					 name, i + 1, why);
+					 name, i < n ? i + 1 : n, why);
 			else
 				vpk_errf(err, err_len, rc, "%s:%zu: %s (%zu changes could not be undone)",
-					 name, i + 1, why, bad);
+					 name, i < n ? i + 1 : n, why, bad);
 			goto undo;
 		}
 	}
@@ -642,13 +662,6 @@ out:
 int
 vpk_fwd_exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_len)
 {
-	bool locked;
-	int rc;
-
-	if (f == NULL || in == NULL)
-		return vpk_errf(err, err_len, -EINVAL, "no forwarder or file");
-	locked = fwd_ctl_lock(f);
-	rc = exec_file(f, in, name, err, err_len);
-	fwd_ctl_unlock(f, locked);
-	return rc;
+	return in != NULL ? exec_locked(f, NULL, in, name, err, err_len)
+			  : vpk_errf(err, err_len, -EINVAL, "no forwarder or file");
 }

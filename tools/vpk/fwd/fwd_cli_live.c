@@ -140,6 +140,7 @@ fwd_ctl_reader(struct vpk_fwd *f, unsigned id, bool online)
 			c->t_clear = fwd_ctl_now();
 		atomic_store(&c->online[id], true);
 		vpk_qsbr_thread_online(c->q, id);
+		fwd_tunnel_adopt(f, id, NULL);
 	} else {
 		vpk_qsbr_thread_offline(c->q, id);
 		atomic_store(&c->online[id], false);
@@ -157,6 +158,9 @@ fwd_ctl_tick_slow(struct vpk_fwd *f, unsigned id, struct vpk_graph *g)
 		c->seen_gen[id] = gen;
 	}
 	vpk_qsbr_quiescent(c->q, id);
+	/* After the quiescent state: a writer that saw it may free what the
+	 * graph used before, so the tables published before it are taken now. */
+	fwd_tunnel_adopt(f, id, g);
 }
 
 /* Called with the lock held. */
@@ -259,16 +263,7 @@ fwd_ctl_acl_install(struct vpk_fwd *f, const struct vpk_acl5_rule *r, uint32_t n
 int
 fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t len)
 {
-	static const char *const live_ok[] = { "route", "neighbor", "acl", "show", "ip", "icmp" };
-	static const struct {
-		const char *cmd, *why;
-	} why[] = {
-		{ "vxlan", "vxlan4/6-input and ip4/ip6-tunnel-bypass build their tunnel tables when the graphs "
-			   "are built" },
-		{ "sr", "srv6-gtp4-d builds its SRv6 header templates when the graphs are built" },
-		{ "interface", "ports are opened and ethernet-input configured when the run starts "
-			       "(live: interface NAME up|down)" },
-	};
+	static const char *const live_ok[] = { "route", "neighbor", "acl", "show", "ip", "icmp", "vxlan", "sr" };
 	const char *cmd = argv[0];
 
 	if (f->ctl == NULL || !fwd_ctl_has_graphs(f))
@@ -278,10 +273,9 @@ fwd_ctl_refuse(const struct vpk_fwd *f, int argc, char **argv, char *err, size_t
 			return 0;
 	if (strcmp(cmd, "interface") == 0 && argc == 3 && (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
 		return 0;
-	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
-		if (strcmp(cmd, why[i].cmd) == 0)
-			return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs: %s", cmd,
-					why[i].why);
+	if (strcmp(cmd, "interface") == 0)
+		return vpk_errf(err, len, -EBUSY, "interface: cannot change while the forwarder runs: ports are opened "
+				"and ethernet-input configured when the run starts (live: interface NAME up|down)");
 	return vpk_errf(err, len, -EBUSY, "%s: cannot change while the forwarder runs "
-			"(live: route, neighbor, acl, ip address, icmp, interface NAME up|down)", cmd);
+			"(live: route, neighbor, acl, ip address, icmp, vxlan, sr, interface NAME up|down)", cmd);
 }

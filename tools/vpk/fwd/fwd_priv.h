@@ -252,14 +252,21 @@ void fwd_stats_tick(struct vpk_fwd *f);         /* the reader thread, often: sna
 void fwd_stats_start(struct vpk_fwd *f);        /* ports just opened */
 void fwd_stats_free(struct vpk_fwd *f);
 
-/* fwd_tunnel.c */
+/* fwd_tunnel.c, fwd_tunnel_live.c */
 extern const struct fwd_cmd fwd_cmd_vxlan, fwd_cmd_sr;
 int fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
 void fwd_tunnel_free(struct vpk_fwd *f);
 /* A copy of the tunnel state (*out NULL when there is none) for the undo
- * journal; restore puts it back (NULL: frees the state) and frees it. 0 or -ENOMEM. */
+ * journal; restore puts it back (NULL: frees the state) and frees it. 0 or -ENOMEM.
+ * While graphs run, lines change a copy: restore drops it. */
 int fwd_tunnel_save(const struct vpk_fwd *f, void **out);
 void fwd_tunnel_restore(struct vpk_fwd *f, void *saved);
+/* Publish what the lines changed to the running graphs (lock held): 0, or an
+ * error with the change dropped. Without running graphs: nothing to do. */
+int fwd_tunnel_commit(struct vpk_fwd *f, char *err, size_t len);
+void fwd_tunnel_abort(struct vpk_fwd *f);
+/* A graph's thread (reader @id; @g NULL: its slot's), after its quiescent state: take the published tables. */
+void fwd_tunnel_adopt(struct vpk_fwd *f, unsigned id, struct vpk_graph *g);
 
 /*
  * Undo journal (fwd_undo.c): while vpk_fwd_exec_file() applies a file,

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The forwarder's tunnel feature: configuration commands, the
- * graph hook that adds the tunnel nodes when something is configured, and
- * cleanup. State: struct fwd_tun behind vpk_fwd::tunnels.
+ * The forwarder's tunnel feature: its configuration commands. The tables
+ * they change (struct fwd_tun, fwd_tunnel.h) go into the graphs, also while
+ * they run, through fwd_tunnel_live.c.
  *
  *   vxlan tunnel src A dst B vni N [decap-next l2|ip4|ip6] [encap PREFIX/LEN] [del]
  *   vxlan port N                     (UDP destination port, default 4789)
  *   vxlan mode rfc|strict            (RFC 7348 receive rules, or VPP's exact flags)
  *   sr policy bsid B segments S1 [S2 ..] [via ID]
+ *   sr policy bsid B del             (not while a steering entry uses it)
  *   sr steer gtp4-d PREFIX/LEN sr-prefix P/L v6src-prefix P/L [policy BSID | via ID]
  *        [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in]
+ *   sr steer gtp4-d PREFIX/LEN del   (every entry of that prefix)
  *   sr localsid end-m-gtp4-e PREFIX/LEN (v4src-position BITS | v4src-addr A)
+ *   sr localsid end-m-gtp4-e PREFIX/LEN del
  *
  * The SID list of a GTP4.D steering entry is named explicitly (policy
  * BSID) instead of VPP's "the policy whose BSID equals the sr-prefix"
@@ -22,31 +25,13 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <vpk/tunnel.h>
-#include "fwd/fwd_priv.h"
-
-#define TUN_MAX_VXLAN 4096u
-#define TUN_MAX_SR 64u          /* SR policies */
-#define TUN_MAX_STEER 4096u     /* GTP4.D steering entries, End.M.GTP4.E localsids */
-
-struct fwd_tun {
-	struct vpk_vxlan_tunnel vx[TUN_MAX_VXLAN];
-	struct vpk_vxlan_conf vxc;
-	struct vpk_sr_policy pol[TUN_MAX_SR];
-	uint32_t n_pol;
-	struct vpk_gtp4d_steer steer[TUN_MAX_STEER];
-	struct vpk_gtp4d_conf gdc;
-	struct vpk_gtp4e_localsid sid[TUN_MAX_STEER];
-	struct vpk_gtp4e_conf gec;
-	struct vpk_tunnel_bypass_conf bp4, bp6;
-};
-
-
+#include "fwd/fwd_tunnel.h"
 
 /* Address: 4 (IPv4, first 4 bytes of out) or 6; -EINVAL. */
 static int
@@ -67,21 +52,28 @@ prefix(const char *s, int fam, uint8_t out[16], uint8_t *plen)
 	return fwd_parse_prefix(s, out, plen) == fam ? 0 : -EINVAL;
 }
 
-static struct fwd_tun *
-tun_get(struct vpk_fwd *f)
+/*
+ * The apply step of an adding line: refuses when @n entries of @max are
+ * there, returns 1 with *t the version to change (0 in the check pass).
+ */
+static int
+tun_room(struct vpk_fwd *f, bool apply, uint32_t n, uint32_t max, const char *what, struct fwd_tun **t,
+	 char *err, size_t len)
 {
-	struct fwd_tun *t = f->tunnels;
+	if (n >= max)
+		return vpk_errf(err, len, -ENOSPC, "%s: at most %u", what, max);
+	if (!apply)
+		return 0;
+	if ((*t = fwd_tun_wr(f)) == NULL)
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	return 1;
+}
 
-	if (t == NULL) {
-		t = calloc(1, sizeof(*t));
-		if (t == NULL)
-			return NULL;
-		t->vxc.tunnels = t->vx;
-		t->gdc.steer = t->steer;
-		t->gec.sid = t->sid;
-		f->tunnels = t;
-	}
-	return t;
+/* The version to change for a setting (1), 0 in the check pass. */
+static int
+tun_set(struct vpk_fwd *f, bool apply, struct fwd_tun **t, char *err, size_t len)
+{
+	return tun_room(f, apply, 0, 1, "", t, err, len);
 }
 
 static bool
@@ -93,108 +85,141 @@ zero(const uint8_t *a)
 }
 
 static int
-cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+vxlan_setting(struct vpk_fwd *f, char **argv, bool apply, char *err, size_t len)
 {
-	struct vpk_vxlan_tunnel v = { 0 };
 	struct fwd_tun *t;
-	bool del = false;
-	uint32_t x;
-	int fs = 0, fd = 0;
+	uint32_t x = 0;
+	int rc;
 
-	if (argc == 3 && strcmp(argv[1], "port") == 0) {
+	if (strcmp(argv[1], "port") == 0) {
 		if (fwd_parse_u32(argv[2], 65535, &x) != 0 || x == 0)
 			return vpk_errf(err, len, -EINVAL, "vxlan port: '%s' is not a UDP port 1..65535", argv[2]);
-		if (!apply)
-			return 0;
-		if ((t = tun_get(f)) == NULL)
-			return vpk_errf(err, len, -ENOMEM, "out of memory");
+	} else if (strcmp(argv[2], "rfc") != 0 && strcmp(argv[2], "strict") != 0) {
+		return vpk_errf(err, len, -EINVAL, "vxlan mode: want rfc or strict, not '%s'", argv[2]);
+	}
+	if ((rc = tun_set(f, apply, &t, err, len)) <= 0)
+		return rc;
+	if (x != 0)
 		t->vxc.port = (uint16_t)x;
-		return 0;
-	}
-	if (argc == 3 && strcmp(argv[1], "mode") == 0) {
-		if (strcmp(argv[2], "rfc") != 0 && strcmp(argv[2], "strict") != 0)
-			return vpk_errf(err, len, -EINVAL, "vxlan mode: want rfc or strict, not '%s'", argv[2]);
-		if (!apply)
-			return 0;
-		if ((t = tun_get(f)) == NULL)
-			return vpk_errf(err, len, -ENOMEM, "out of memory");
+	else
 		t->vxc.mode = strcmp(argv[2], "strict") == 0 ? VPK_VXLAN_STRICT : VPK_VXLAN_RFC;
-		return 0;
+	return 0;
+}
+
+/* One `KEY VALUE` of a vxlan tunnel line into @v; @fs/@fd: the families of src/dst. */
+static int
+vxlan_key(struct vpk_vxlan_tunnel *v, const char *k, const char *val, int *fs, int *fd, char *err, size_t len)
+{
+	if (strcmp(k, "src") == 0) {
+		if ((*fs = addr(val, v->src)) < 0 || zero(v->src))
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: bad src address '%s'", val);
+	} else if (strcmp(k, "dst") == 0) {
+		if ((*fd = addr(val, v->dst)) < 0 || zero(v->dst))
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: bad dst address '%s'", val);
+	} else if (strcmp(k, "vni") == 0) {
+		if (fwd_parse_u32(val, 0xffffff, &v->vni) != 0)
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: vni '%s' must be 0..16777215", val);
+	} else if (strcmp(k, "decap-next") == 0) {
+		if (strcmp(val, "l2") == 0)
+			v->decap_next = VPK_VXLAN_NEXT_L2;
+		else if (strcmp(val, "ip4") == 0)
+			v->decap_next = VPK_VXLAN_NEXT_IP4;
+		else if (strcmp(val, "ip6") == 0)
+			v->decap_next = VPK_VXLAN_NEXT_IP6;
+		else
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: decap-next '%s': want l2, ip4 or ip6", val);
+	} else if (strcmp(k, "encap") == 0) {
+		uint8_t p[16];
+
+		if (prefix(val, 4, p, &v->encap_plen) != 0 || v->encap_plen == 0)
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: encap '%s': want an IPv4 prefix a.b.c.d/1..32", val);
+		v->encap_prefix = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	} else {
+		return vpk_errf(err, len, -EINVAL, "vxlan tunnel: unknown keyword '%s'", k);
 	}
+	return 0;
+}
+
+static int
+cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+{
+	struct vpk_vxlan_tunnel v = { .vni = UINT32_MAX };
+	struct fwd_tun *t;
+	bool del = false;
+	int fs = 0, fd = 0, rc;
+
+	if (argc == 3 && (strcmp(argv[1], "port") == 0 || strcmp(argv[1], "mode") == 0))
+		return vxlan_setting(f, argv, apply, err, len);
 	if (argc < 2 || strcmp(argv[1], "tunnel") != 0)
 		return vpk_errf(err, len, -EINVAL, "usage: vxlan tunnel src A dst B vni N [decap-next l2|ip4|ip6] "
 			    "[encap PREFIX/LEN] [del] | vxlan port N | vxlan mode rfc|strict");
-	v.vni = UINT32_MAX;
 	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (strcmp(k, "del") == 0) {
+		if (strcmp(argv[i], "del") == 0) {
 			del = true;
 			continue;
 		}
-		if (val == NULL)
-			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: '%s' needs a value", k);
+		if (i + 1 == argc)
+			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: '%s' needs a value", argv[i]);
+		if ((rc = vxlan_key(&v, argv[i], argv[i + 1], &fs, &fd, err, len)) != 0)
+			return rc;
 		i++;
-		if (strcmp(k, "src") == 0) {
-			if ((fs = addr(val, v.src)) < 0 || zero(v.src))
-				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: bad src address '%s'", val);
-		} else if (strcmp(k, "dst") == 0) {
-			if ((fd = addr(val, v.dst)) < 0 || zero(v.dst))
-				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: bad dst address '%s'", val);
-		} else if (strcmp(k, "vni") == 0) {
-			if (fwd_parse_u32(val, 0xffffff, &v.vni) != 0)
-				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: vni '%s' must be 0..16777215", val);
-		} else if (strcmp(k, "decap-next") == 0) {
-			if (strcmp(val, "l2") == 0)
-				v.decap_next = VPK_VXLAN_NEXT_L2;
-			else if (strcmp(val, "ip4") == 0)
-				v.decap_next = VPK_VXLAN_NEXT_IP4;
-			else if (strcmp(val, "ip6") == 0)
-				v.decap_next = VPK_VXLAN_NEXT_IP6;
-			else
-				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: decap-next '%s': want l2, ip4 or ip6", val);
-		} else if (strcmp(k, "encap") == 0) {
-			uint8_t p[16];
-
-			if (prefix(val, 4, p, &v.encap_plen) != 0 || v.encap_plen == 0)
-				return vpk_errf(err, len, -EINVAL, "vxlan tunnel: encap '%s': want an IPv4 prefix a.b.c.d/1..32", val);
-			v.encap_prefix = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-		} else {
-			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: unknown keyword '%s'", k);
-		}
 	}
 	if (fs == 0 || fd == 0 || v.vni == UINT32_MAX)
 		return vpk_errf(err, len, -EINVAL, "vxlan tunnel: src, dst and vni are required");
 	if (fs != fd)
 		return vpk_errf(err, len, -EINVAL, "vxlan tunnel: src and dst must both be IPv4 or both IPv6");
 	v.is_ip6 = fs == 6;
-	t = f->tunnels;
+	t = fwd_tun_rd(f);
 	for (uint32_t i = 0; t != NULL && i < t->vxc.n_tunnels; i++) {
-		struct vpk_vxlan_tunnel *o = &t->vx[i];
+		const struct vpk_vxlan_tunnel *o = &t->vx[i];
 
-		if (o->is_ip6 == v.is_ip6 && memcmp(o->src, v.src, 16) == 0 &&
-		    memcmp(o->dst, v.dst, 16) == 0 && o->vni == v.vni) {
-			if (!del)
-				return vpk_errf(err, len, -EEXIST, "vxlan tunnel: src %s dst %s vni %u exists",
-					    argv[3], argv[5], v.vni);
-			if (apply) {
-				memmove(o, o + 1, (t->vxc.n_tunnels - i - 1) * sizeof(*o));
-				t->vxc.n_tunnels--;
-			}
-			return 0;
+		if (o->is_ip6 != v.is_ip6 || memcmp(o->src, v.src, 16) != 0 || memcmp(o->dst, v.dst, 16) != 0 ||
+		    o->vni != v.vni)
+			continue;
+		if (!del)
+			return vpk_errf(err, len, -EEXIST, "vxlan tunnel: src %s dst %s vni %u exists",
+				    argv[3], argv[5], v.vni);
+		if (apply) {
+			if ((t = fwd_tun_wr(f)) == NULL)
+				return vpk_errf(err, len, -ENOMEM, "out of memory");
+			memmove(&t->vx[i], &t->vx[i + 1], (t->vxc.n_tunnels - i - 1) * sizeof(t->vx[0]));
+			t->vxc.n_tunnels--;
 		}
-	}
-	if (del && apply)       /* the check pass of a file runs before earlier lines apply */
-		return vpk_errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel");
-	if (del)
 		return 0;
-	if (t != NULL && t->vxc.n_tunnels == TUN_MAX_VXLAN)
-		return vpk_errf(err, len, -ENOSPC, "vxlan tunnel: at most %u tunnels", TUN_MAX_VXLAN);
+	}
+	if (del)        /* the check pass of a file runs before earlier lines apply */
+		return apply ? vpk_errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel") : 0;
+	if ((rc = tun_room(f, apply, t != NULL ? t->vxc.n_tunnels : 0, TUN_MAX_VXLAN, "vxlan tunnel", &t,
+			   err, len)) <= 0)
+		return rc;
+	t->vx[t->vxc.n_tunnels++] = v;
+	return 0;
+}
+
+/* `sr policy bsid B del`: not while a steering entry uses it. */
+static int
+sr_policy_del(struct vpk_fwd *f, char **argv, const uint8_t bsid[16], bool apply, char *err, size_t len)
+{
+	struct fwd_tun *t = fwd_tun_rd(f);
+	uint32_t k;
+
+	for (k = 0; t != NULL && k < t->n_pol && memcmp(t->pol[k].bsid, bsid, 16) != 0; k++)
+		;
+	if (t == NULL || k == t->n_pol)
+		return apply ? vpk_errf(err, len, -ENOENT, "sr policy del: no policy with BSID %s", argv[3]) : 0;
+	for (uint32_t i = 0; i < t->gdc.n_steer; i++)
+		if (t->steer[i].policy == &t->pol[k])
+			return vpk_errf(err, len, -EBUSY, "sr policy del: BSID %s is used by a steering entry",
+					argv[3]);
 	if (!apply)
 		return 0;
-	if ((t = tun_get(f)) == NULL)
+	if ((t = fwd_tun_wr(f)) == NULL)
 		return vpk_errf(err, len, -ENOMEM, "out of memory");
-	t->vx[t->vxc.n_tunnels++] = v;
+	memmove(&t->pol[k], &t->pol[k + 1], (t->n_pol - k - 1) * sizeof(t->pol[0]));
+	t->n_pol--;
+	for (uint32_t i = 0; i < t->gdc.n_steer; i++)   /* the policies after it moved down */
+		if (t->steer[i].policy > &t->pol[k])
+			t->steer[i].policy--;
 	return 0;
 }
 
@@ -202,17 +227,21 @@ static int
 sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	struct vpk_sr_policy p = { 0 };
-	struct fwd_tun *t = f->tunnels;
-	int i;
-
+	struct fwd_tun *t = fwd_tun_rd(f);
 	bool via = argc >= 7 && strcmp(argv[argc - 2], "via") == 0;
-	int end = via ? argc - 2 : argc;
+	int end = via ? argc - 2 : argc, rc;
 
+	if (argc == 5 && strcmp(argv[2], "bsid") == 0 && strcmp(argv[4], "del") == 0) {
+		if (addr(argv[3], p.bsid) != 6)
+			return vpk_errf(err, len, -EINVAL, "sr policy: bad BSID '%s' (want an IPv6 address)", argv[3]);
+		return sr_policy_del(f, argv, p.bsid, apply, err, len);
+	}
 	if (argc < 6 || strcmp(argv[2], "bsid") != 0 || strcmp(argv[4], "segments") != 0 || end < 6)
-		return vpk_errf(err, len, -EINVAL, "usage: sr policy bsid B segments S1 [S2 ..] [via ID]");
+		return vpk_errf(err, len, -EINVAL, "usage: sr policy bsid B segments S1 [S2 ..] [via ID] | "
+			    "sr policy bsid B del");
 	if (addr(argv[3], p.bsid) != 6)
 		return vpk_errf(err, len, -EINVAL, "sr policy: bad BSID '%s' (want an IPv6 address)", argv[3]);
-	for (i = 5; i < end; i++) {
+	for (int i = 5; i < end; i++) {
 		if (p.n_seg == VPK_SR_MAX_SEGS)
 			return vpk_errf(err, len, -EINVAL, "sr policy: at most %u segments", VPK_SR_MAX_SEGS);
 		if (addr(argv[i], p.seg[p.n_seg++]) != 6)
@@ -224,92 +253,134 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	for (uint32_t k = 0; t != NULL && k < t->n_pol; k++)
 		if (memcmp(t->pol[k].bsid, p.bsid, 16) == 0)
 			return vpk_errf(err, len, -EEXIST, "sr policy: BSID %s exists", argv[3]);
-	if (t != NULL && t->n_pol == TUN_MAX_SR)
-		return vpk_errf(err, len, -ENOSPC, "sr policy: at most %u policies", TUN_MAX_SR);
-	if (!apply)
-		return 0;
-	if ((t = tun_get(f)) == NULL)
-		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	if ((rc = tun_room(f, apply, t != NULL ? t->n_pol : 0, TUN_MAX_SR, "sr policy", &t, err, len)) <= 0)
+		return rc;
 	t->pol[t->n_pol++] = p;
 	return 0;
+}
+
+/* Remove every entry of @base[0..*n) (each @size bytes) whose key (at offset 0, @klen bytes) is @key. */
+static uint32_t
+drop_key(void *base, uint32_t *n, size_t size, const void *key, size_t klen)
+{
+	uint8_t *p = base;
+	uint32_t out = 0, gone;
+
+	for (uint32_t i = 0; i < *n; i++)
+		if (memcmp(p + i * size, key, klen) != 0)
+			memmove(p + out++ * size, p + i * size, size);
+	gone = *n - out;
+	*n = out;
+	return gone;
+}
+
+/* `... del` of a steering entry or localsid: @key's entries go. */
+static int
+sr_del(struct vpk_fwd *f, bool steer, const void *key, bool apply, const char *what, char *err, size_t len)
+{
+	struct fwd_tun *t;
+	uint32_t gone;
+
+	if (!apply)     /* the check pass of a file runs before earlier lines apply */
+		return 0;
+	if ((t = fwd_tun_wr(f)) == NULL)
+		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	if (steer)
+		gone = drop_key(t->steer, &t->gdc.n_steer, sizeof(t->steer[0]), key,
+				offsetof(struct vpk_gtp4d_steer, plen4) + 1);
+	else
+		gone = drop_key(t->sid, &t->gec.n_sid, sizeof(t->sid[0]), key,
+				offsetof(struct vpk_gtp4e_localsid, plen) + 1);
+	return gone != 0 ? 0 : vpk_errf(err, len, -ENOENT, "%s del: no such prefix", what);
+}
+
+/* One `KEY [VALUE]` of a steering line into @s; returns the words taken or a negative error. */
+static int
+steer_key(struct vpk_fwd *f, struct vpk_gtp4d_steer *s, uint8_t bsid[16], unsigned *have, const char *k,
+	  const char *val, char *err, size_t len)
+{
+	if (strcmp(k, "drop-in") == 0)
+		return 1;
+	if (strcmp(k, "del") == 0) {
+		*have |= 16;
+		return 1;
+	}
+	if (strcmp(k, "u-pdu-type") == 0) {
+		s->u_from_pdu_type = 1;
+		return 1;
+	}
+	if (val == NULL)
+		return vpk_errf(err, len, -EINVAL, "sr steer: '%s' needs a value", k);
+	if (strcmp(k, "sr-prefix") == 0) {
+		if (prefix(val, 6, s->sr_prefix, &s->sr_plen) != 0 || s->sr_plen > 56)
+			return vpk_errf(err, len, -EINVAL, "sr steer: sr-prefix '%s': want an IPv6 prefix of "
+				    "length <= 56 (32 + 40 bits must follow it)", val);
+		*have |= 1;
+	} else if (strcmp(k, "v6src-prefix") == 0) {
+		if (prefix(val, 6, s->v6src, &s->v6src_plen) != 0 || s->v6src_plen > 96)
+			return vpk_errf(err, len, -EINVAL, "sr steer: v6src-prefix '%s': want an IPv6 prefix of "
+				    "length <= 96", val);
+		*have |= 2;
+	} else if (strcmp(k, "policy") == 0) {
+		if (addr(val, bsid) != 6)
+			return vpk_errf(err, len, -EINVAL, "sr steer: bad policy BSID '%s'", val);
+		*have |= 4;
+	} else if (strcmp(k, "via") == 0) {
+		if (fwd_parse_u32(val, f->conf.max_neighbors, &s->adj) != 0 || s->adj == 0)
+			return vpk_errf(err, len, -EINVAL, "sr steer: via '%s' must be a neighbor ID", val);
+		*have |= 8;
+	} else if (strcmp(k, "nhtype") == 0) {
+		if (strcmp(val, "auto") == 0)
+			s->nhtype = VPK_GTP4D_NH_AUTO;
+		else if (strcmp(val, "ipv4") == 0)
+			s->nhtype = VPK_GTP4D_NH_IP4;
+		else if (strcmp(val, "ipv6") == 0)
+			s->nhtype = VPK_GTP4D_NH_IP6;
+		else
+			return vpk_errf(err, len, -EINVAL, "sr steer: nhtype '%s': want auto, ipv4 or ipv6", val);
+	} else {
+		return vpk_errf(err, len, -EINVAL, "sr steer: unknown keyword '%s'", k);
+	}
+	return 2;
 }
 
 static int
 sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	struct vpk_gtp4d_steer s = { 0 };
-	struct fwd_tun *t = f->tunnels;
+	struct fwd_tun *t = fwd_tun_rd(f);
 	uint8_t p4[16], plen4 = 0, bsid[16];
-	bool have_sr = false, have_src = false, have_pol = false, have_via = false;
+	unsigned have = 0;      /* 1 sr-prefix, 2 v6src-prefix, 4 policy, 8 via, 16 del */
+	int rc;
 
 	if (argc < 4 || strcmp(argv[2], "gtp4-d") != 0 || prefix(argv[3], 4, p4, &plen4) != 0)
 		return vpk_errf(err, len, -EINVAL, "usage: sr steer gtp4-d A.B.C.D/LEN sr-prefix P/L v6src-prefix P/L "
-			    "[policy BSID | via ID] [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in]");
+			    "[policy BSID | via ID] [nhtype auto|ipv4|ipv6] [u-pdu-type] [drop-in] | "
+			    "sr steer gtp4-d A.B.C.D/LEN del");
 	s.prefix4 = (uint32_t)p4[0] << 24 | (uint32_t)p4[1] << 16 | (uint32_t)p4[2] << 8 | p4[3];
 	s.plen4 = plen4;
-	for (int i = 4; i < argc; i++) {
-		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (strcmp(k, "drop-in") == 0)
-			continue;
-		if (strcmp(k, "u-pdu-type") == 0) {
-			s.u_from_pdu_type = 1;
-			continue;
-		}
-		if (val == NULL)
-			return vpk_errf(err, len, -EINVAL, "sr steer: '%s' needs a value", k);
-		i++;
-		if (strcmp(k, "sr-prefix") == 0) {
-			if (prefix(val, 6, s.sr_prefix, &s.sr_plen) != 0 || s.sr_plen > 56)
-				return vpk_errf(err, len, -EINVAL, "sr steer: sr-prefix '%s': want an IPv6 prefix of "
-					    "length <= 56 (32 + 40 bits must follow it)", val);
-			have_sr = true;
-		} else if (strcmp(k, "v6src-prefix") == 0) {
-			if (prefix(val, 6, s.v6src, &s.v6src_plen) != 0 || s.v6src_plen > 96)
-				return vpk_errf(err, len, -EINVAL, "sr steer: v6src-prefix '%s': want an IPv6 prefix of "
-					    "length <= 96", val);
-			have_src = true;
-		} else if (strcmp(k, "policy") == 0) {
-			if (addr(val, bsid) != 6)
-				return vpk_errf(err, len, -EINVAL, "sr steer: bad policy BSID '%s'", val);
-			have_pol = true;
-		} else if (strcmp(k, "via") == 0) {
-			if (fwd_parse_u32(val, f->conf.max_neighbors, &s.adj) != 0 || s.adj == 0)
-				return vpk_errf(err, len, -EINVAL, "sr steer: via '%s' must be a neighbor ID", val);
-			have_via = true;
-		} else if (strcmp(k, "nhtype") == 0) {
-			if (strcmp(val, "auto") == 0)
-				s.nhtype = VPK_GTP4D_NH_AUTO;
-			else if (strcmp(val, "ipv4") == 0)
-				s.nhtype = VPK_GTP4D_NH_IP4;
-			else if (strcmp(val, "ipv6") == 0)
-				s.nhtype = VPK_GTP4D_NH_IP6;
-			else
-				return vpk_errf(err, len, -EINVAL, "sr steer: nhtype '%s': want auto, ipv4 or ipv6", val);
-		} else {
-			return vpk_errf(err, len, -EINVAL, "sr steer: unknown keyword '%s'", k);
-		}
-	}
-	if (!have_sr || !have_src || (have_pol && have_via))
+	for (int i = 4; i < argc; i += rc)
+		if ((rc = steer_key(f, &s, bsid, &have, argv[i], i + 1 < argc ? argv[i + 1] : NULL, err, len)) < 0)
+			return rc;
+	if (have & 16)
+		return sr_del(f, true, &s, apply, "sr steer", err, len);
+	if ((have & 3) != 3 || (have & 12) == 12)
 		return vpk_errf(err, len, -EINVAL, "sr steer: sr-prefix and v6src-prefix are required; policy and via "
 			    "exclude each other (the policy has its own via)");
-	if (have_pol && apply) {        /* the check pass of a file runs before earlier lines apply */
+	if ((have & 4) && apply) {      /* the check pass of a file runs before earlier lines apply */
 		uint32_t k;
 
-		for (k = 0; t != NULL && k < t->n_pol; k++)
-			if (memcmp(t->pol[k].bsid, bsid, 16) == 0)
-				break;
+		for (k = 0; t != NULL && k < t->n_pol && memcmp(t->pol[k].bsid, bsid, 16) != 0; k++)
+			;
 		if (t == NULL || k == t->n_pol)
 			return vpk_errf(err, len, -ENOENT, "sr steer: no policy with BSID %s (define it first)",
 				    argv[argc - 1]);
-		s.policy = &t->pol[k];
+		s.policy = (const struct vpk_sr_policy *)(uintptr_t)k;     /* an index until t is the version changed */
 	}
-	if (t != NULL && t->gdc.n_steer == TUN_MAX_STEER)
-		return vpk_errf(err, len, -ENOSPC, "sr steer: at most %u steering entries", TUN_MAX_STEER);
-	if (!apply)
-		return 0;
-	if ((t = tun_get(f)) == NULL)
-		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	if ((rc = tun_room(f, apply, t != NULL ? t->gdc.n_steer : 0, TUN_MAX_STEER, "sr steer", &t, err, len)) <= 0)
+		return rc;
+	if (have & 4)
+		s.policy = &t->pol[(uintptr_t)s.policy];
 	t->steer[t->gdc.n_steer++] = s;
 	return 0;
 }
@@ -318,15 +389,19 @@ static int
 sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	struct vpk_gtp4e_localsid s = { 0 };
-	struct fwd_tun *t = f->tunnels;
+	struct fwd_tun *t = fwd_tun_rd(f);
 	uint8_t a[16];
 	uint32_t pos;
+	int rc;
 
-	if (argc != 6 || strcmp(argv[2], "end-m-gtp4-e") != 0)
+	if ((argc != 6 && argc != 5) || strcmp(argv[2], "end-m-gtp4-e") != 0 ||
+	    (argc == 5 && strcmp(argv[4], "del") != 0))
 		return vpk_errf(err, len, -EINVAL, "usage: sr localsid end-m-gtp4-e PREFIX/LEN "
-			    "(v4src-position BITS | v4src-addr A.B.C.D)");
+			    "(v4src-position BITS | v4src-addr A.B.C.D) | sr localsid end-m-gtp4-e PREFIX/LEN del");
 	if (prefix(argv[3], 6, s.prefix, &s.plen) != 0 || s.plen > 56)
 		return vpk_errf(err, len, -EINVAL, "sr localsid: '%s': want an IPv6 prefix of length <= 56", argv[3]);
+	if (argc == 5)
+		return sr_del(f, false, &s, apply, "sr localsid", err, len);
 	if (strcmp(argv[4], "v4src-position") == 0) {
 		if (fwd_parse_u32(argv[5], 96, &pos) != 0 || pos == 0)
 			return vpk_errf(err, len, -EINVAL, "sr localsid: v4src-position '%s' must be 1..96", argv[5]);
@@ -338,12 +413,8 @@ sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, siz
 	} else {
 		return vpk_errf(err, len, -EINVAL, "sr localsid: want v4src-position or v4src-addr, not '%s'", argv[4]);
 	}
-	if (t != NULL && t->gec.n_sid == TUN_MAX_STEER)
-		return vpk_errf(err, len, -ENOSPC, "sr localsid: at most %u localsids", TUN_MAX_STEER);
-	if (!apply)
-		return 0;
-	if ((t = tun_get(f)) == NULL)
-		return vpk_errf(err, len, -ENOMEM, "out of memory");
+	if ((rc = tun_room(f, apply, t != NULL ? t->gec.n_sid : 0, TUN_MAX_STEER, "sr localsid", &t, err, len)) <= 0)
+		return rc;
 	t->sid[t->gec.n_sid++] = s;
 	return 0;
 }
@@ -362,74 +433,3 @@ cmd_sr(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t l
 
 const struct fwd_cmd fwd_cmd_vxlan = { "vxlan", cmd_vxlan };
 const struct fwd_cmd fwd_cmd_sr = { "sr", cmd_sr };
-
-int
-fwd_tunnel_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
-{
-	struct fwd_tun *t = f->tunnels;
-	bool v4 = false, v6 = false;
-	int rc = 0;
-
-	if (t == NULL)
-		return 0;
-	for (uint32_t i = 0; i < t->vxc.n_tunnels; i++) {
-		v4 |= !t->vx[i].is_ip6;
-		v6 |= t->vx[i].is_ip6;
-	}
-	t->bp4 = (struct vpk_tunnel_bypass_conf){ .vxlan = v4 ? &t->vxc : NULL,
-						  .gtp4d = t->gdc.n_steer ? &t->gdc : NULL };
-	t->bp6 = (struct vpk_tunnel_bypass_conf){ .vxlan = v6 ? &t->vxc : NULL,
-						  .gtp4e = t->gec.n_sid ? &t->gec : NULL };
-	if (v6 && t->bp4.vxlan == NULL)
-		t->bp4.vxlan = &t->vxc;         /* IPv4 packets may be encapsulated into IPv6 tunnels */
-	if (t->bp4.vxlan != NULL || t->bp4.gtp4d != NULL)
-		rc |= fwd_graph_add(fg, "ip4-tunnel-bypass", &t->bp4);
-	if (t->bp6.vxlan != NULL || t->bp6.gtp4e != NULL)
-		rc |= fwd_graph_add(fg, "ip6-tunnel-bypass", &t->bp6);
-	if (v4) {
-		rc |= fwd_graph_add(fg, "vxlan4-input", &t->vxc);
-		rc |= fwd_graph_add(fg, "vxlan4-encap", &t->vxc);
-	}
-	if (v6) {
-		rc |= fwd_graph_add(fg, "vxlan6-input", &t->vxc);
-		rc |= fwd_graph_add(fg, "vxlan6-encap", &t->vxc);
-	}
-	if (t->gdc.n_steer)
-		rc |= fwd_graph_add(fg, "srv6-gtp4-d", &t->gdc);
-	if (t->gec.n_sid)
-		rc |= fwd_graph_add(fg, "srv6-end-m-gtp4-e", &t->gec);
-	return rc != 0 ? vpk_errf(err, len, -ENOSPC, "tunnels: too many graph nodes") : 0;
-}
-
-int
-fwd_tunnel_save(const struct vpk_fwd *f, void **out)
-{
-	*out = NULL;
-	if (f->tunnels == NULL)
-		return 0;
-	*out = malloc(sizeof(struct fwd_tun));
-	if (*out == NULL)
-		return -ENOMEM;
-	memcpy(*out, f->tunnels, sizeof(struct fwd_tun));
-	return 0;
-}
-
-void
-fwd_tunnel_restore(struct vpk_fwd *f, void *saved)
-{
-	if (saved == NULL) {
-		fwd_tunnel_free(f);     /* none before: drop what the file created */
-		return;
-	}
-	/* Copied back into the same allocation, so the pointers inside (the
-	 * confs' arrays, steering entries' policies) point where they did. */
-	memcpy(f->tunnels, saved, sizeof(struct fwd_tun));
-	free(saved);
-}
-
-void
-fwd_tunnel_free(struct vpk_fwd *f)
-{
-	free(f->tunnels);
-	f->tunnels = NULL;
-}
