@@ -643,6 +643,7 @@ exec_file(struct vpk_fwd *f, FILE *in, const char *name, char *err, size_t err_l
 	fwd_undo_end(f, false);
 	goto out;
 undo:
+	fwd_if_state_trim(f, ifs_before);
 	while (f->n_ifs > ifs_before) {
 		f->n_ifs--;
 		free(f->ifs[f->n_ifs].in_path);

@@ -50,6 +50,7 @@ static const fwd_graph_hook graph_hooks[] = {
 	fwd_tunnel_graph,
 	fwd_icmp_graph,
 	fwd_l2_graph,
+	fwd_if_state_graph,     /* after fwd_l2_graph: replaces ethernet-input's conf */
 };
 
 uint64_t

@@ -12,9 +12,10 @@
  *    (`show interface`: tx_admin_down).
  *
  * Both are published whole to every graph (vpk_graph_set_node_ctx()); the
- * previous copy is freed after the workers passed a quiescent state. The
- * state lasts for the run: it needs the running graphs, so before the start
- * the line is refused (leave a down interface out of the configuration).
+ * previous copy is freed after the workers passed a quiescent state. Before
+ * the start (a configuration file's `interface NAME down`) the state is only
+ * recorded: the graph hook below builds the copies for the graphs of the
+ * run, so a port configured down is down from its first frame.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -108,9 +109,16 @@ if_state(struct vpk_fwd *f, char **argv, bool apply, char *err, size_t len)
 		;
 	if (i == f->n_ifs)
 		return vpk_errf(err, len, -ENOENT, "interface %s %s: no such interface", argv[1], argv[2]);
-	if (f->ctl == NULL || !fwd_ctl_has_graphs(f))
-		return vpk_errf(err, len, -ENOTSUP, "interface %s %s: only while the forwarder runs with live changes "
-				"(vpk ctl); before the start, leave a down interface out", argv[1], argv[2]);
+	if (!fwd_ctl_has_graphs(f)) {   /* before the start: the graphs of the run take it (fwd_if_state_graph()) */
+		if (apply && s == NULL && (s = f->ifstate = calloc(1, sizeof(*s))) == NULL)
+			return vpk_errf(err, len, -ENOMEM, "out of memory");
+		if (apply)
+			s->down[i] = strcmp(argv[2], "down") == 0;
+		return 0;
+	}
+	if (f->ctl == NULL)
+		return vpk_errf(err, len, -ENOTSUP, "interface %s %s: while the forwarder runs, only with live changes "
+				"(vpk ctl)", argv[1], argv[2]);
 	if ((base = fwd_l2_conf(f)) == NULL)
 		return vpk_errf(err, len, -ENOTSUP, "interface %s %s: the running graph has no ethernet-input "
 				"configuration", argv[1], argv[2]);
@@ -139,6 +147,67 @@ fwd_if_state_cmd(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err
 	if (argc != 3 || (strcmp(argv[2], "up") != 0 && strcmp(argv[2], "down") != 0))
 		return vpk_errf(err, len, -EINVAL, "usage: interface NAME up|down");
 	return if_state(f, argv, apply, err, len);
+}
+
+int
+fwd_if_state_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len)
+{
+	struct fwd_ifstate *s = f->ifstate;
+	const struct vpk_eth_input_conf *base;
+	bool any = false;
+
+	for (size_t i = 0; s != NULL && i < f->n_ifs; i++)
+		any |= s->down[i];
+	if (!any)
+		return 0;
+	/* The first graph of a run builds the copies (the last run's graphs are gone); the others share them. */
+	if (!fwd_ctl_has_graphs(f) || s->pub == NULL) {
+		struct ifs_pub *p;
+
+		if ((base = fwd_l2_conf(f)) == NULL)
+			return vpk_errf(err, len, -ENOTSUP, "interface down: no ethernet-input configuration");
+		if ((p = ifs_build(f, s, base)) == NULL)
+			return vpk_errf(err, len, -ENOMEM, "out of memory");
+		free(s->pub);
+		s->pub = p;
+	}
+	for (size_t k = 0; k < fg->n_nc; k++) {
+		if (strcmp(fg->nc[k].node, "ethernet-input") == 0)
+			fg->nc[k].conf = &s->pub->c;
+		else if (strcmp(fg->nc[k].node, "interface-output") == 0)
+			fg->nc[k].conf = &s->pub->out;
+	}
+	return 0;
+}
+
+/* A failed configuration file drops the interfaces it declared (from index @n on): their state goes too. */
+void
+fwd_if_state_trim(struct vpk_fwd *f, size_t n)
+{
+	struct fwd_ifstate *s = f->ifstate;
+
+	for (size_t i = n; s != NULL && i < FWD_MAX_IFS; i++)
+		s->down[i] = false;
+}
+
+void
+fwd_if_state_get(const struct vpk_fwd *f, bool down[FWD_MAX_IFS])
+{
+	const struct fwd_ifstate *s = f->ifstate;
+
+	for (size_t i = 0; i < FWD_MAX_IFS; i++)
+		down[i] = s != NULL && s->down[i];
+}
+
+void
+fwd_if_state_put(struct vpk_fwd *f, const bool down[FWD_MAX_IFS])
+{
+	struct fwd_ifstate *s = f->ifstate;
+
+	if (s == NULL || fwd_ctl_has_graphs(f))        /* running: the published copies stay as they are */
+		return;
+	for (size_t i = 0; i < FWD_MAX_IFS; i++)
+		s->down[i] = down[i];
 }
 
 bool

@@ -318,6 +318,12 @@ int fwd_if_state_cmd(struct vpk_fwd *f, int argc, char **argv, bool apply, char 
 /* Interface @i is administratively down; *tx_drops: frames not sent because of it. */
 bool fwd_if_down(const struct vpk_fwd *f, size_t i, uint64_t *tx_drops);
 void fwd_if_state_free(struct vpk_fwd *f);
+/* Graph hook: interfaces configured down before the start are down in the run's graphs. */
+int fwd_if_state_graph(struct vpk_fwd *f, struct fwd_graph *fg, char *err, size_t len);
+void fwd_if_state_trim(struct vpk_fwd *f, size_t n);
+/* The down flags, for the undo journal (put: only before the start). */
+void fwd_if_state_get(const struct vpk_fwd *f, bool down[FWD_MAX_IFS]);
+void fwd_if_state_put(struct vpk_fwd *f, const bool down[FWD_MAX_IFS]);
 /* fwd_l2.c: ethernet-input's configuration as built for the run (NULL: none). */
 const struct vpk_eth_input_conf *fwd_l2_conf(const struct vpk_fwd *f);
 

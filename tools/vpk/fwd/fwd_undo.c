@@ -6,8 +6,8 @@
  * whose check depended on earlier lines of the same file (a second `vxlan
  * tunnel` with the same key, a `del` of a tunnel the file itself adds).
  * Route and neighbor commands record the state they are about to change
- * here; interface settings and the tunnel state are copied whole when the
- * journal begins (a few KB and one allocation, on a control-plane path).
+ * here; interface settings (with their administrative state) and the
+ * tunnel state are copied whole when the journal begins (a few KB and one allocation, on a control-plane path).
  * When a line fails, all of it is put back and the forwarder is as it was
  * before the file.
  *
@@ -42,6 +42,7 @@ struct fwd_undo {
 	struct fwd_if *ifs;             /* interfaces at the start, strings owned here */
 	size_t n_ifs;
 	void *tun;                      /* fwd_tunnel_save() copy */
+	bool down[FWD_MAX_IFS];         /* interfaces' administrative state at the start */
 };
 
 static void
@@ -64,21 +65,28 @@ dup_or_null(const char *s, bool *fail)
 	return d;
 }
 
+/* A new entry of @kind: NULL with *rc 0 without a journal, -ENOMEM when it cannot grow. */
 static struct undo_ent *
-push(struct vpk_fwd *f)
+push(struct vpk_fwd *f, enum undo_kind kind, int *rc)
 {
 	struct fwd_undo *u = f->undo;
 
+	*rc = 0;
+	if (u == NULL)
+		return NULL;
 	if (u->n == u->cap) {
 		size_t cap = u->cap ? 2 * u->cap : 64;
 		struct undo_ent *e = realloc(u->e, cap * sizeof(*e));
 
-		if (e == NULL)
+		if (e == NULL) {
+			*rc = -ENOMEM;
 			return NULL;
+		}
 		u->e = e;
 		u->cap = cap;
 	}
 	memset(&u->e[u->n], 0, sizeof(u->e[0]));
+	u->e[u->n].kind = kind;
 	return &u->e[u->n++];
 }
 
@@ -106,52 +114,49 @@ fwd_undo_begin(struct vpk_fwd *f)
 		free(u);
 		return -ENOMEM;
 	}
+	fwd_if_state_get(f, u->down);
 	f->undo = u;
+	return 0;
+}
+
+/* A route about to change: @ip6 NULL for IPv4 @ip4. */
+static int
+note_route(struct vpk_fwd *f, uint32_t ip4, const uint8_t *ip6, uint8_t plen)
+{
+	int rc;
+	struct undo_ent *e = push(f, ip6 != NULL ? UNDO_ROUTE6 : UNDO_ROUTE4, &rc);
+
+	if (e == NULL)
+		return rc;
+	e->ip4 = ip4;
+	if (ip6 != NULL)
+		memcpy(e->ip6, ip6, 16);
+	e->plen = plen;
+	e->had = ip6 != NULL ? vpk_fib6_get(f->fib6, ip6, plen, &e->nh) == 0
+			     : vpk_fib_get(f->fib4, ip4, plen, &e->nh) == 0;
 	return 0;
 }
 
 int
 fwd_undo_route4(struct vpk_fwd *f, uint32_t ip, uint8_t plen)
 {
-	struct undo_ent *e;
-
-	if (f->undo == NULL)
-		return 0;
-	if ((e = push(f)) == NULL)
-		return -ENOMEM;
-	e->kind = UNDO_ROUTE4;
-	e->ip4 = ip;
-	e->plen = plen;
-	e->had = vpk_fib_get(f->fib4, ip, plen, &e->nh) == 0;
-	return 0;
+	return note_route(f, ip, NULL, plen);
 }
 
 int
 fwd_undo_route6(struct vpk_fwd *f, const uint8_t ip[16], uint8_t plen)
 {
-	struct undo_ent *e;
-
-	if (f->undo == NULL)
-		return 0;
-	if ((e = push(f)) == NULL)
-		return -ENOMEM;
-	e->kind = UNDO_ROUTE6;
-	memcpy(e->ip6, ip, 16);
-	e->plen = plen;
-	e->had = vpk_fib6_get(f->fib6, ip, plen, &e->nh) == 0;
-	return 0;
+	return note_route(f, 0, ip, plen);
 }
 
 int
 fwd_undo_neighbor(struct vpk_fwd *f, uint32_t id)
 {
-	struct undo_ent *e;
+	int rc;
+	struct undo_ent *e = push(f, UNDO_NEIGHBOR, &rc);
 
-	if (f->undo == NULL)
-		return 0;
-	if ((e = push(f)) == NULL)
-		return -ENOMEM;
-	e->kind = UNDO_NEIGHBOR;
+	if (e == NULL)
+		return rc;
 	e->id = id;
 	e->adj = f->adj[id];
 	e->adj_if = f->adj_if[id];
@@ -206,6 +211,7 @@ fwd_undo_end(struct vpk_fwd *f, bool failed)
 		}
 		f->undo->n_ifs = 0;
 		fwd_tunnel_restore(f, f->undo->tun);
+		fwd_if_state_put(f, f->undo->down);
 	} else {
 		free(f->undo->tun);
 	}
