@@ -76,6 +76,18 @@ tun_set(struct vpk_fwd *f, bool apply, struct fwd_tun **t, char *err, size_t len
 	return tun_room(f, apply, 0, 1, "", t, err, len);
 }
 
+/* *out = the position of @val among three words, else the error naming @what. */
+static int
+pick3(const char *val, const char *const words[3], const char *what, uint8_t *out, char *err, size_t len)
+{
+	for (uint8_t i = 0; i < 3; i++)
+		if (strcmp(val, words[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	return vpk_errf(err, len, -EINVAL, "%s '%s': want %s, %s or %s", what, val, words[0], words[1], words[2]);
+}
+
 static bool
 zero(const uint8_t *a)
 {
@@ -120,14 +132,9 @@ vxlan_key(struct vpk_vxlan_tunnel *v, const char *k, const char *val, int *fs, i
 		if (fwd_parse_u32(val, 0xffffff, &v->vni) != 0)
 			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: vni '%s' must be 0..16777215", val);
 	} else if (strcmp(k, "decap-next") == 0) {
-		if (strcmp(val, "l2") == 0)
-			v->decap_next = VPK_VXLAN_NEXT_L2;
-		else if (strcmp(val, "ip4") == 0)
-			v->decap_next = VPK_VXLAN_NEXT_IP4;
-		else if (strcmp(val, "ip6") == 0)
-			v->decap_next = VPK_VXLAN_NEXT_IP6;
-		else
-			return vpk_errf(err, len, -EINVAL, "vxlan tunnel: decap-next '%s': want l2, ip4 or ip6", val);
+		static const char *const next[3] = { "l2", "ip4", "ip6" };     /* enum vpk_vxlan_decap_next */
+
+		return pick3(val, next, "vxlan tunnel: decap-next", &v->decap_next, err, len);
 	} else if (strcmp(k, "encap") == 0) {
 		uint8_t p[16];
 
@@ -330,14 +337,9 @@ steer_key(struct vpk_fwd *f, struct vpk_gtp4d_steer *s, uint8_t bsid[16], unsign
 			return vpk_errf(err, len, -EINVAL, "sr steer: via '%s' must be a neighbor ID", val);
 		*have |= 8;
 	} else if (strcmp(k, "nhtype") == 0) {
-		if (strcmp(val, "auto") == 0)
-			s->nhtype = VPK_GTP4D_NH_AUTO;
-		else if (strcmp(val, "ipv4") == 0)
-			s->nhtype = VPK_GTP4D_NH_IP4;
-		else if (strcmp(val, "ipv6") == 0)
-			s->nhtype = VPK_GTP4D_NH_IP6;
-		else
-			return vpk_errf(err, len, -EINVAL, "sr steer: nhtype '%s': want auto, ipv4 or ipv6", val);
+		static const char *const nh[3] = { "auto", "ipv4", "ipv6" };   /* enum vpk_gtp4d_nhtype */
+
+		return pick3(val, nh, "sr steer: nhtype", &s->nhtype, err, len) < 0 ? -EINVAL : 2;
 	} else {
 		return vpk_errf(err, len, -EINVAL, "sr steer: unknown keyword '%s'", k);
 	}
