@@ -311,6 +311,26 @@ vpk_graph_set_node_ctx(struct vpk_graph *g, const char *node_name, void *ctx)
 	return 0;
 }
 
+/*
+ * A stand-in for node @i with context @ctx, for its init() or fini() beside
+ * the running graph: the fields set when the graph was built (the counters
+ * the graph's thread writes are not read, the stand-in counts into its own).
+ */
+static void
+node_shadow(const struct vpk_graph *g, int i, void *ctx, struct vpk_node_rt *tmp)
+{
+	const struct vpk_node_rt *rt = &g->nodes[i];
+
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->errors = tmp->err_store;
+	tmp->g = rt->g;
+	tmp->reg = rt->reg;
+	tmp->impl = rt->impl;
+	tmp->index = rt->index;
+	memcpy(tmp->next_node, rt->next_node, sizeof(tmp->next_node));
+	tmp->ctx = ctx;
+}
+
 int
 vpk_graph_node_ctx_build(struct vpk_graph *g, const char *node_name, void *conf, void **ctx)
 {
@@ -322,13 +342,10 @@ vpk_graph_node_ctx_build(struct vpk_graph *g, const char *node_name, void *conf,
 	*ctx = NULL;
 	if (i < 0)
 		return -EINVAL;
-	/* A copy of the node: its init() sets the copy's context, the graph's stays. */
-	tmp = g->nodes[i];
-	tmp.ctx = conf;
-	if (tmp.reg->init != NULL) {
-		tmp.ctx = NULL;
+	/* init() sets the stand-in's context, the graph's stays. */
+	node_shadow(g, i, g->nodes[i].reg->init != NULL ? NULL : conf, &tmp);
+	if (tmp.reg->init != NULL)
 		rc = tmp.reg->init(&tmp, conf);
-	}
 	if (rc == 0)
 		*ctx = tmp.ctx;
 	return rc;
@@ -342,8 +359,7 @@ vpk_graph_node_ctx_free(struct vpk_graph *g, const char *node_name, void *ctx)
 
 	if (i < 0 || ctx == NULL || g->nodes[i].reg->fini == NULL)
 		return;
-	tmp = g->nodes[i];
-	tmp.ctx = ctx;
+	node_shadow(g, i, ctx, &tmp);
 	tmp.reg->fini(&tmp);
 }
 
