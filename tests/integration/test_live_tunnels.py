@@ -282,3 +282,26 @@ def test_interface_down_in_the_configuration(vpk_bin, topo, tmp_path):
     d = fwd.delta()
     assert count(d, "ethernet-input", "administratively down") == 0
     assert [f for f in sniff(topo) if IP in f and f[IP].dst == "10.1.0.5"]
+
+
+def test_sr_del_forms_in_a_file(run_vpk, tmp_path):
+    """Delete forms in a configuration file (no namespaces): a policy goes while the steering entry
+    using another one keeps its segments; deleted steering entries and localsids translate nothing."""
+    from scapy.layers.inet6 import IPv6ExtHdrSegmentRouting
+    from test_tunnels import GTP_CONF, err, gtpu, run
+
+    conf = ("sr policy bsid d9:: segments d7:: via 1\n" + GTP_CONF + "sr policy bsid d9:: del\n"
+            "sr steer gtp4-d 1.1.2.0/24 sr-prefix d4::/32 v6src-prefix c1::/64 via 1\n"
+            "sr steer gtp4-d 1.1.2.0/24 del\n"
+            "sr localsid end-m-gtp4-e d5::/32 v4src-position 64\nsr localsid end-m-gtp4-e d5::/32 del\n")
+    out, errs, _ = run(run_vpk, tmp_path, conf, [gtpu(INNER6), gtpu(INNER6, dst="1.1.2.1")])
+    assert err(errs, "srv6-gtp4-d", "good packets") == 1
+    assert len(out) == 1
+    assert out[0][IPv6ExtHdrSegmentRouting].addresses[1:] == ["d3::", "d2::"]     # policy d4::, not d9::
+    bad = tmp_path / "bad.conf"
+    bad.write_text(GTP_CONF + "sr policy bsid d4:: del\n")
+    p = run_vpk("fwd", "--config", str(bad))
+    assert p.returncode != 0 and "sr policy del: BSID d4:: is used by a steering entry" in p.stderr
+    bad.write_text("sr steer gtp4-d 1.1.9.0/24 del\n")
+    p = run_vpk("fwd", "--config", str(bad))
+    assert p.returncode != 0 and "bad.conf:1: sr steer del: no such prefix" in p.stderr

@@ -60,8 +60,9 @@ static int
 tun_room(struct vpk_fwd *f, bool apply, uint32_t n, uint32_t max, const char *what, struct fwd_tun **t,
 	 char *err, size_t len)
 {
-	if (n >= max)
-		return vpk_errf(err, len, -ENOSPC, "%s: at most %u", what, max);
+	if (n >= max)   /* @what: "LINE: ENTRIES" */
+		return vpk_errf(err, len, -ENOSPC, "%.*s: at most %u%s", (int)strcspn(what, ":"), what, max,
+				what + strcspn(what, ":") + 1);
 	if (!apply)
 		return 0;
 	if ((*t = fwd_tun_wr(f)) == NULL)
@@ -73,7 +74,7 @@ tun_room(struct vpk_fwd *f, bool apply, uint32_t n, uint32_t max, const char *wh
 static int
 tun_set(struct vpk_fwd *f, bool apply, struct fwd_tun **t, char *err, size_t len)
 {
-	return tun_room(f, apply, 0, 1, "", t, err, len);
+	return tun_room(f, apply, 0, 1, "vxlan: settings", t, err, len);
 }
 
 /* *out = the position of @val among three words, else the error naming @what. */
@@ -196,7 +197,7 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	}
 	if (del)        /* the check pass of a file runs before earlier lines apply */
 		return apply ? vpk_errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel") : 0;
-	if ((rc = tun_room(f, apply, t != NULL ? t->vxc.n_tunnels : 0, TUN_MAX_VXLAN, "vxlan tunnel", &t,
+	if ((rc = tun_room(f, apply, t != NULL ? t->vxc.n_tunnels : 0, TUN_MAX_VXLAN, "vxlan tunnel: tunnels", &t,
 			   err, len)) <= 0)
 		return rc;
 	t->vx[t->vxc.n_tunnels++] = v;
@@ -260,7 +261,7 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	for (uint32_t k = 0; t != NULL && k < t->n_pol; k++)
 		if (memcmp(t->pol[k].bsid, p.bsid, 16) == 0)
 			return vpk_errf(err, len, -EEXIST, "sr policy: BSID %s exists", argv[3]);
-	if ((rc = tun_room(f, apply, t != NULL ? t->n_pol : 0, TUN_MAX_SR, "sr policy", &t, err, len)) <= 0)
+	if ((rc = tun_room(f, apply, t != NULL ? t->n_pol : 0, TUN_MAX_SR, "sr policy: policies", &t, err, len)) <= 0)
 		return rc;
 	t->pol[t->n_pol++] = p;
 	return 0;
@@ -379,7 +380,8 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 				    argv[argc - 1]);
 		s.policy = (const struct vpk_sr_policy *)(uintptr_t)k;     /* an index until t is the version changed */
 	}
-	if ((rc = tun_room(f, apply, t != NULL ? t->gdc.n_steer : 0, TUN_MAX_STEER, "sr steer", &t, err, len)) <= 0)
+	if ((rc = tun_room(f, apply, t != NULL ? t->gdc.n_steer : 0, TUN_MAX_STEER, "sr steer: steering entries", &t,
+			   err, len)) <= 0)
 		return rc;
 	if (have & 4)
 		s.policy = &t->pol[(uintptr_t)s.policy];
@@ -415,7 +417,8 @@ sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, siz
 	} else {
 		return vpk_errf(err, len, -EINVAL, "sr localsid: want v4src-position or v4src-addr, not '%s'", argv[4]);
 	}
-	if ((rc = tun_room(f, apply, t != NULL ? t->gec.n_sid : 0, TUN_MAX_STEER, "sr localsid", &t, err, len)) <= 0)
+	if ((rc = tun_room(f, apply, t != NULL ? t->gec.n_sid : 0, TUN_MAX_STEER, "sr localsid: localsids", &t,
+			   err, len)) <= 0)
 		return rc;
 	t->sid[t->gec.n_sid++] = s;
 	return 0;
