@@ -82,7 +82,7 @@ static const char *const words[] = {
 	"show", "clear", "route", "neighbor", "acl", "help", "runtime", "errors", "interface", "node",
 	"trace", "fib", "neighbors", "linux-sync", "verbose", "--json", "add", "del", "via", "load",
 	"fragments", "portless", "drop", "ipv6", "dev", "quit", "ip", "address", "icmp", "rate-limit", "up",
-	"down", NULL,
+	"down", "vxlan", "tunnel", "src", "dst", "vni", "sr", "policy", "steer", "localsid", NULL,
 };
 
 static char *

@@ -41,8 +41,13 @@ static const char *const help_text =
 	"  neighbor ID MAC dev IFACE | neighbor del ID\n"
 	"  acl load FILE [ipv6] | acl fragments portless|drop\n"
 	"  ip address [del] IFACE ADDR/LEN | icmp rate-limit PPS [burst N]\n"
+	"  vxlan tunnel src A dst B vni N [decap-next l2|ip4|ip6] [encap PREFIX/LEN] [del]\n"
+	"  vxlan port N | vxlan mode rfc|strict\n"
+	"  sr policy bsid B segments S1 [S2 ..] [via ID] | sr policy bsid B del\n"
+	"  sr steer gtp4-d PREFIX/LEN sr-prefix P/L v6src-prefix P/L ... | sr steer gtp4-d PREFIX/LEN del\n"
+	"  sr localsid end-m-gtp4-e PREFIX/LEN (v4src-position N | v4src-addr A) | ... PREFIX/LEN del\n"
 	"  interface NAME up|down\n"
-	"  (other interface lines, vxlan, sr, run-limit: configuration file only, before the start)\n";
+	"  (other interface lines, run-limit: configuration file only, before the start)\n";
 
 int
 fwd_cli_exec(struct vpk_fwd *f, const char *line, FILE *out)

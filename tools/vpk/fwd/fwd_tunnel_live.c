@@ -308,8 +308,7 @@ fwd_tunnel_restore(struct vpk_fwd *f, void *saved)
 		return;
 	}
 	if (saved == NULL) {    /* none before: drop what the file created */
-		free(s->cur);
-		s->cur = NULL;
+		fwd_tunnel_free(f);
 		return;
 	}
 	/* Copied back into the same allocation, so the pointers inside (the
