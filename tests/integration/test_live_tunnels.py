@@ -135,8 +135,19 @@ def start_sender(topo, frames, pps=800):
 
 
 def sniff(topo, secs=1.0):
-    p = sh("ip", "netns", "exec", topo.s, sys.executable, "-c", SNIFFER, topo.s0, str(secs), timeout=30)
+    # a generous timeout: the forwarder's busy-polling threads and the sender share the cores
+    p = sh("ip", "netns", "exec", topo.s, sys.executable, "-c", SNIFFER, topo.s0, str(secs), timeout=120)
     return [Ether(bytes.fromhex(x)) for x in p.stdout.split()]
+
+
+def rx_quiet(topo, secs=1.0):
+    """Frames arriving on s0 during @secs (its kernel counter; nothing should leave F)."""
+    def rx():
+        return int(sh("ip", "netns", "exec", topo.s, "cat", f"/sys/class/net/{topo.s0}/statistics/rx_packets",
+                      timeout=60).stdout)
+    a = rx()
+    time.sleep(secs)
+    return rx() - a
 
 
 class Fwd:
@@ -238,7 +249,7 @@ def test_tunnels_added_and_deleted_live_under_traffic(vpk_bin, topo, tmp_path, a
     assert count(d, "vxlan4-input", "not for a local VTEP") > 0
     assert count(d, "vxlan4-input", "good packets") == 0
     assert count(d, "ip4-lookup", "") > 0 and count(d, "ip6-lookup", "") > 0
-    assert kinds(sniff(topo)) == {"decap": 0, "encap": 0, "srv6": 0, "gtp4e": 0}
+    assert rx_quiet(topo) == 0
 
     for line in ADD:
         fwd.ctl(line)
@@ -261,7 +272,7 @@ def test_tunnels_added_and_deleted_live_under_traffic(vpk_bin, topo, tmp_path, a
     assert count(d, "vxlan4-encap", "") == 0 and count(d, "srv6-gtp4-d", "") == 0
     assert count(d, "srv6-end-m-gtp4-e", "") == 0
     assert count(d, "ip4-lookup", "") > 0 and count(d, "ip6-lookup", "") > 0      # back to no route
-    assert kinds(sniff(topo)) == {"decap": 0, "encap": 0, "srv6": 0, "gtp4e": 0}
+    assert rx_quiet(topo) == 0
     st = json.loads(fwd.ctl("show errors --json"))
     assert st["errors"]
 
@@ -275,7 +286,7 @@ def test_interface_down_in_the_configuration(vpk_bin, topo, tmp_path):
     d = fwd.delta()
     assert count(d, "ethernet-input", "port is administratively down") > 0
     assert count(d, "interface-output", "") == 0
-    assert not [f for f in sniff(topo) if IP in f and f[IP].dst == "10.1.0.5"]
+    assert rx_quiet(topo) == 0
     ifs = {i["name"]: i for i in json.loads(fwd.ctl("show interface --json"))["interfaces"]}
     assert ifs["eth0"]["state"] == "down" and ifs["eth1"]["state"] == "up"
     fwd.ctl("interface eth0 up")
