@@ -52,22 +52,23 @@ class Topo:
         self.g0, self.f0, self.f1, self.s0 = (f"live{x}{sfx}" for x in ("g0", "f0", "f1", "s0"))
         self.procs = []
         try:
+            # generous timeouts: namespace operations wait for the kernel's locks on a shared machine
             for n in (self.g, self.f, self.s):
-                sh("ip", "netns", "add", n)
+                sh("ip", "netns", "add", n, timeout=90)
                 sh("ip", "netns", "exec", n, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                   "net.ipv6.conf.default.disable_ipv6=1")
+                   "net.ipv6.conf.default.disable_ipv6=1", timeout=90)
             sh("ip", "link", "add", self.g0, "netns", self.g, "type", "veth", "peer", "name", self.f0,
-               "netns", self.f)
+               "netns", self.f, timeout=90)
             sh("ip", "link", "add", self.f1, "netns", self.f, "type", "veth", "peer", "name", self.s0,
-               "netns", self.s)
+               "netns", self.s, timeout=90)
             for n, i in ((self.g, self.g0), (self.f, self.f0), (self.f, self.f1), (self.s, self.s0)):
-                sh("ip", "-n", n, "link", "set", i, "up")
+                sh("ip", "-n", n, "link", "set", i, "up", timeout=90)
         except Exception:
             self.close()
             raise
 
     def start(self, ns, *cmd, **kw):
-        p = subprocess.Popen(["ip", "netns", "exec", ns, "timeout", "120", *cmd], **kw)
+        p = subprocess.Popen(["ip", "netns", "exec", ns, "timeout", "600", *cmd], **kw)
         self.procs.append(p)
         return p
 
@@ -80,7 +81,7 @@ class Topo:
             except subprocess.TimeoutExpired:
                 pass
         for n in (self.g, self.f, self.s):
-            sh("ip", "netns", "del", n, check=False)
+            sh("ip", "netns", "del", n, check=False, timeout=90)
 
 
 @pytest.fixture
@@ -157,7 +158,7 @@ class Fwd:
         cfg.write_text(conf)
         self.p = topo.start(topo.f, vpk_bin, "fwd", "--config", str(cfg), "--cli-socket", self.sock, *args,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         while not os.path.exists(self.sock):
             if self.p.poll() is not None or time.time() > deadline:
                 self.p.kill()

@@ -70,6 +70,39 @@ tun_room(struct vpk_fwd *f, bool apply, uint32_t n, uint32_t max, const char *wh
 	return 1;
 }
 
+enum tun_kind { TK_VXLAN, TK_POLICY, TK_STEER, TK_SID };
+
+/* Append @e, one entry of @kind, to the version changed (the check pass checks the room). */
+static int
+tun_append(struct vpk_fwd *f, bool apply, enum tun_kind kind, const void *e, char *err, size_t len)
+{
+	static const struct {
+		size_t arr, n, size;
+		uint32_t max;
+		const char *what;
+	} k[] = {
+		{ offsetof(struct fwd_tun, vx), offsetof(struct fwd_tun, vxc.n_tunnels), sizeof(struct vpk_vxlan_tunnel),
+		  TUN_MAX_VXLAN, "vxlan tunnel: tunnels" },
+		{ offsetof(struct fwd_tun, pol), offsetof(struct fwd_tun, n_pol), sizeof(struct vpk_sr_policy),
+		  TUN_MAX_SR, "sr policy: policies" },
+		{ offsetof(struct fwd_tun, steer), offsetof(struct fwd_tun, gdc.n_steer), sizeof(struct vpk_gtp4d_steer),
+		  TUN_MAX_STEER, "sr steer: steering entries" },
+		{ offsetof(struct fwd_tun, sid), offsetof(struct fwd_tun, gec.n_sid), sizeof(struct vpk_gtp4e_localsid),
+		  TUN_MAX_STEER, "sr localsid: localsids" },
+	};
+	struct fwd_tun *t = fwd_tun_rd(f);
+	uint32_t *n;
+	int rc;
+
+	if ((rc = tun_room(f, apply, t != NULL ? *(uint32_t *)((char *)t + k[kind].n) : 0, k[kind].max,
+			   k[kind].what, &t, err, len)) <= 0)
+		return rc;
+	n = (uint32_t *)((char *)t + k[kind].n);
+	memcpy((char *)t + k[kind].arr + (size_t)*n * k[kind].size, e, k[kind].size);
+	(*n)++;
+	return 0;
+}
+
 /* The version to change for a setting (1), 0 in the check pass. */
 static int
 tun_set(struct vpk_fwd *f, bool apply, struct fwd_tun **t, char *err, size_t len)
@@ -197,11 +230,7 @@ cmd_vxlan(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	}
 	if (del)        /* the check pass of a file runs before earlier lines apply */
 		return apply ? vpk_errf(err, len, -ENOENT, "vxlan tunnel del: no such tunnel") : 0;
-	if ((rc = tun_room(f, apply, t != NULL ? t->vxc.n_tunnels : 0, TUN_MAX_VXLAN, "vxlan tunnel: tunnels", &t,
-			   err, len)) <= 0)
-		return rc;
-	t->vx[t->vxc.n_tunnels++] = v;
-	return 0;
+	return tun_append(f, apply, TK_VXLAN, &v, err, len);
 }
 
 /* `sr policy bsid B del`: not while a steering entry uses it. */
@@ -237,7 +266,7 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	struct vpk_sr_policy p = { 0 };
 	struct fwd_tun *t = fwd_tun_rd(f);
 	bool via = argc >= 7 && strcmp(argv[argc - 2], "via") == 0;
-	int end = via ? argc - 2 : argc, rc;
+	int end = via ? argc - 2 : argc;
 
 	if (argc == 5 && strcmp(argv[2], "bsid") == 0 && strcmp(argv[4], "del") == 0) {
 		if (addr(argv[3], p.bsid) != 6)
@@ -261,10 +290,7 @@ sr_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_
 	for (uint32_t k = 0; t != NULL && k < t->n_pol; k++)
 		if (memcmp(t->pol[k].bsid, p.bsid, 16) == 0)
 			return vpk_errf(err, len, -EEXIST, "sr policy: BSID %s exists", argv[3]);
-	if ((rc = tun_room(f, apply, t != NULL ? t->n_pol : 0, TUN_MAX_SR, "sr policy: policies", &t, err, len)) <= 0)
-		return rc;
-	t->pol[t->n_pol++] = p;
-	return 0;
+	return tun_append(f, apply, TK_POLICY, &p, err, len);
 }
 
 /* Remove every entry of @base[0..*n) (each @size bytes) whose key (at offset 0, @klen bytes) is @key. */
@@ -378,25 +404,19 @@ sr_steer(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t
 		if (t == NULL || k == t->n_pol)
 			return vpk_errf(err, len, -ENOENT, "sr steer: no policy with BSID %s (define it first)",
 				    argv[argc - 1]);
-		s.policy = (const struct vpk_sr_policy *)(uintptr_t)k;     /* an index until t is the version changed */
+		if ((t = fwd_tun_wr(f)) == NULL)        /* the policy of the version changed, same index */
+			return vpk_errf(err, len, -ENOMEM, "out of memory");
+		s.policy = &t->pol[k];
 	}
-	if ((rc = tun_room(f, apply, t != NULL ? t->gdc.n_steer : 0, TUN_MAX_STEER, "sr steer: steering entries", &t,
-			   err, len)) <= 0)
-		return rc;
-	if (have & 4)
-		s.policy = &t->pol[(uintptr_t)s.policy];
-	t->steer[t->gdc.n_steer++] = s;
-	return 0;
+	return tun_append(f, apply, TK_STEER, &s, err, len);
 }
 
 static int
 sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
 	struct vpk_gtp4e_localsid s = { 0 };
-	struct fwd_tun *t = fwd_tun_rd(f);
 	uint8_t a[16];
 	uint32_t pos;
-	int rc;
 
 	if ((argc != 6 && argc != 5) || strcmp(argv[2], "end-m-gtp4-e") != 0 ||
 	    (argc == 5 && strcmp(argv[4], "del") != 0))
@@ -417,11 +437,7 @@ sr_localsid(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, siz
 	} else {
 		return vpk_errf(err, len, -EINVAL, "sr localsid: want v4src-position or v4src-addr, not '%s'", argv[4]);
 	}
-	if ((rc = tun_room(f, apply, t != NULL ? t->gec.n_sid : 0, TUN_MAX_STEER, "sr localsid: localsids", &t,
-			   err, len)) <= 0)
-		return rc;
-	t->sid[t->gec.n_sid++] = s;
-	return 0;
+	return tun_append(f, apply, TK_SID, &s, err, len);
 }
 
 static int
