@@ -14,6 +14,7 @@ tests skip and say why.
 import itertools
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -68,14 +69,18 @@ class Topo:
             raise
 
     def start(self, ns, *cmd, **kw):
+        # timeout(1) makes itself the leader of a new process group with the command in it, so one
+        # killpg() ends both; killing timeout alone would leave the command running.
         p = subprocess.Popen(["ip", "netns", "exec", ns, "timeout", "600", *cmd], **kw)
         self.procs.append(p)
         return p
 
     def close(self):
         for p in self.procs:
-            if p.poll() is None:
-                p.kill()
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             try:
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
