@@ -194,9 +194,7 @@ cmd_bench_churn(int argc, char **argv)
 	{
 		double s = bench_median(steady, runs), m = bench_median(churn, runs);
 
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "fwd-churn");
+		bench_json_begin(&j, "fwd-churn");
 		json_u64(&j, "routes", routes);
 		json_u64(&j, "packets_per_run", (uint64_t)packets_m * 1000000);
 		json_u64(&j, "runs", runs);

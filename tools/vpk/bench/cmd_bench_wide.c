@@ -155,9 +155,7 @@ cmd_bench_wide(int argc, char **argv)
 		return status;
 	struct json j;
 	if (vpk_opts.json) {
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "wide");
+		bench_json_begin(&j, "wide");
 		json_dbl(&j, "tsc_hz", tsc);
 		json_u64(&j, "scalar_cpu", (uint64_t)scalar_cpu);
 		json_str(&j, "wide_cpus", wide);

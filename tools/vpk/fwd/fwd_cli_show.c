@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <vpk/icmp.h>
@@ -18,6 +19,21 @@ static const char *const show_usage =
 	"usage: show runtime [verbose] | errors | interface | node NAME | trace | fib [PREFIX] | acl | neighbors"
 	" | linux-sync [--json]";
 
+/* A table's start: the JSON document {"@key": [ ..., or the text header line @fmt. */
+static void __attribute__((format(printf, 5, 6)))
+table_begin(struct json *j, bool json, FILE *out, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json) {
+		json_doc_arr(j, out, key);
+		return;
+	}
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
 static void
 show_errors(struct vpk_fwd *f, bool json, FILE *out)
 {
@@ -26,13 +42,7 @@ show_errors(struct vpk_fwd *f, bool json, FILE *out)
 	struct json j;
 	bool any = false;
 
-	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "errors");
-	} else {
-		fprintf(out, "%12s  %-24s %s\n", "Count", "Node", "Reason");
-	}
+	table_begin(&j, json, out, "errors", "%12s  %-24s %s\n", "Count", "Node", "Reason");
 	for (size_t i = 0; g0 != NULL && i < vpk_graph_n_nodes(g0); i++) {
 		struct vpk_node_stats s;
 
@@ -59,9 +69,7 @@ show_errors(struct vpk_fwd *f, bool json, FILE *out)
 		}
 	}
 	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_close(&j);
 	} else if (!any) {
 		fprintf(out, "%12s  (no counters)\n", "");
 	}
@@ -72,14 +80,8 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 {
 	struct json j;
 
-	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "interfaces");
-	} else {
-		fprintf(out, "%-16s %5s %-5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx", "State", "MAC", "Device",
-			"rx packets", "tx packets", "drops");
-	}
+	table_begin(&j, json, out, "interfaces", "%-16s %5s %-5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx",
+		    "State", "MAC", "Device", "rx packets", "tx packets", "drops");
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		const struct fwd_if *x = &f->ifs[i];
 		char mac[18];
@@ -108,11 +110,8 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 				(unsigned long long)(x->rx_drop + x->tx_drop + x->tx_no_output + down_drops));
 		}
 	}
-	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	}
+	if (json)
+		json_close(&j);
 }
 
 static int
@@ -173,9 +172,7 @@ show_trace(struct vpk_fwd *f, bool json, FILE *out)
 	struct json j;
 
 	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "trace");
+		json_doc_arr(&j, out, "trace");
 	} else if (n == 0) {
 		fputs("no trace (vpk fwd --trace N records the first N packets)\n", out);
 	}
@@ -192,11 +189,8 @@ show_trace(struct vpk_fwd *f, bool json, FILE *out)
 				tr[i].next[0] ? tr[i].next : "(end)", tr[i].detail);
 		}
 	}
-	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	}
+	if (json)
+		json_close(&j);
 }
 
 struct fib_out {
@@ -307,9 +301,7 @@ show_fib(struct vpk_fwd *f, bool json, FILE *out)
 	struct fib_out o = { f, json ? &j : NULL, out, 0 };
 
 	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "ipv4");
+		json_doc_arr(&j, out, "ipv4");
 	} else {
 		fputs("ipv4:\n", out);
 	}
@@ -321,9 +313,7 @@ show_fib(struct vpk_fwd *f, bool json, FILE *out)
 	o.n = 0;
 	vpk_fib6_walk(f->fib6, fib6_cb, &o);
 	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_close(&j);
 	} else {
 		fprintf(out, "%llu routes\n", (unsigned long long)o.n);
 	}
@@ -356,9 +346,7 @@ show_fib_prefix(struct vpk_fwd *f, const char *pfx, bool json, FILE *out)
 	else if (rc == 0)
 		fib6_cb(&o, ip, len, nh);
 	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_close(&j);
 	} else if (rc != 0) {
 		fprintf(out, "%s: no such route\n", pfx);
 	}
@@ -408,13 +396,7 @@ show_neighbors(struct vpk_fwd *f, bool json, FILE *out)
 {
 	struct json j;
 
-	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "neighbors");
-	} else {
-		fprintf(out, "%8s %-17s %-16s %s\n", "ID", "MAC", "Interface", "Gateway");
-	}
+	table_begin(&j, json, out, "neighbors", "%8s %-17s %-16s %s\n", "ID", "MAC", "Interface", "Gateway");
 	for (uint32_t id = 1; id <= f->conf.max_neighbors; id++) {
 		const struct vpk_adj *a = &f->adj[id];
 		char mac[18], gw[64] = "", dev[32] = "";
@@ -439,11 +421,8 @@ show_neighbors(struct vpk_fwd *f, bool json, FILE *out)
 				ls ? " dev " : "", dev);
 		}
 	}
-	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	}
+	if (json)
+		json_close(&j);
 }
 
 int

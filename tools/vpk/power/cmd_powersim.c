@@ -59,9 +59,7 @@ list(void)
 		for (size_t i = 0; vpk_psim_cpu_at(i); i++) {
 			const struct vpk_psim_cpu *c = vpk_psim_cpu_at(i);
 			json_obj(&j, NULL);
-			json_str(&j, "name", c->name);
-			json_str(&j, "desc", c->desc);
-			json_str(&j, "source", c->source);
+			json_fields(&j, JS("name", c->name), JS("desc", c->desc), JS("source", c->source));
 			json_arr(&j, "ghz");
 			for (int l = 0; l < VPK_PSIM_LEVELS; l++)
 				json_dbl(&j, NULL, c->ghz[l]);
@@ -70,10 +68,8 @@ list(void)
 			for (int k = 0; k < VPK_PSIM_N_CLASSES; k++)
 				json_u64(&j, NULL, c->level_of[k]);
 			json_end(&j);
-			json_dbl(&j, "volt_ns", c->volt_ns);
-			json_dbl(&j, "throttle", c->throttle);
-			json_dbl(&j, "halt_ns", c->halt_ns);
-			json_dbl(&j, "hyst_ns", c->hyst_ns);
+			json_fields(&j, JD("volt_ns", c->volt_ns), JD("throttle", c->throttle),
+					JD("halt_ns", c->halt_ns), JD("hyst_ns", c->hyst_ns));
 			json_end(&j);
 		}
 		json_end(&j);
