@@ -102,20 +102,9 @@ list(void)
 static int
 cmd_powersim(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "scenario", required_argument, 0, 's' }, { "request", required_argument, 0, 'r' },
-		{ "from-runtime", required_argument, 0, 'f' }, { "cpu", required_argument, 0, 'c' },
-		{ "cores", required_argument, 0, 'n' }, { "wide-cores", required_argument, 0, 'w' },
-		{ "rate", required_argument, 0, 'R' }, { "switch-ns", required_argument, 0, 'S' },
-		{ "confine", required_argument, 0, 'C' }, { "dedicated", no_argument, 0, 'D' }, { "sync", no_argument, 0, 'Y' },
-		{ "duration-ms", required_argument, 0, 'd' }, { "tasks", required_argument, 0, 't' },
-		{ "frame", required_argument, 0, 'F' }, { "sweep", required_argument, 0, 'k' },
-		{ "per-core", no_argument, 0, 'p' }, { "list", no_argument, 0, 'l' },
-		{ "ghz", required_argument, 0, 'G' }, { "ramp-us", required_argument, 0, 'V' },
-		{ "throttle", required_argument, 0, 'T' }, { "halt-us", required_argument, 0, 'H' },
-		{ "hyst-us", required_argument, 0, 'Z' },
-		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
-	};
+	VPK_LONGOPTS(opts, "scenario=s request=r from-runtime=f cpu=c cores=n wide-cores=w rate=R "
+			   "switch-ns=S confine=C dedicated/D sync/Y duration-ms=d tasks=t frame=F sweep=k "
+			   "per-core/p list/l ghz=G ramp-us=V throttle=T halt-us=H hyst-us=Z help/h");
 	struct psim_args a;
 	memset(&a, 0, sizeof(a));
 	a.cores = a.wide = a.tasks = a.frame = -1;
