@@ -83,9 +83,9 @@ cmd_gen_acl(int argc, char **argv)
 	struct vpk_acl5_pkt *p = NULL;
 	int c, rc, li;
 	const struct vpk_optnum nums[] = {
-		{ 'n', 'u', "gen acl: --rules", 1, 1u << 24, &gc.rules, NULL, 0 },
-		{ 's', 'U', "gen acl: --seed", 0, UINT64_MAX, &gc.seed, NULL, 0 },
-		{ 't', 'U', "gen acl: --trace", 0, 1u << 30, &ntrace, NULL, 0 },
+		VPK_OPTNUM_UINT('n', "gen acl: --rules", 1, 1u << 24, &gc.rules),
+		VPK_OPTNUM_U64('s', "gen acl: --seed", 0, UINT64_MAX, &gc.seed),
+		VPK_OPTNUM_U64('t', "gen acl: --trace", 0, 1u << 30, &ntrace),
 		{ 0 },
 	};
 

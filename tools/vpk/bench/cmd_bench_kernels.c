@@ -133,10 +133,10 @@ cmd_bench_kernels(int argc, char **argv)
 	unsigned runs = 7;
 	struct json j;
 	const struct vpk_optnum nums[] = {
-		{ 'b', 'l', "bench kernels: --burst (a list like 1,8,32,256)", 1, 1000000, bursts, &nb, 16 },
-		{ 'n', 'U', "bench kernels: --packets", 1000, UINT64_C(1) << 40, &packets, NULL, 0 },
-		{ 'r', 'u', "bench kernels: --runs", 1, 101, &runs, NULL, 0 },
-		{ 'w', 'u', "bench kernels: --working-set (packets)", 256, MAX_PKTS, &N_PKTS, NULL, 0 },
+		VPK_OPTNUM_LIST('b', "bench kernels: --burst (a list like 1,8,32,256)", 1, 1000000, bursts, &nb, 16),
+		VPK_OPTNUM_U64('n', "bench kernels: --packets", 1000, UINT64_C(1) << 40, &packets),
+		VPK_OPTNUM_UINT('r', "bench kernels: --runs", 1, 101, &runs),
+		VPK_OPTNUM_UINT('w', "bench kernels: --working-set (packets)", 256, MAX_PKTS, &N_PKTS),
 		{ 0 },
 	};
 

@@ -97,10 +97,10 @@ cmd_bench_pool(int argc, char **argv)
 	unsigned runs = 5;
 	struct json j;
 	const struct vpk_optnum nums[] = {
-		{ 'b', 'l', "bench pool: --burst", 1, 256, bursts, &nb, 16 },
-		{ 'n', 'U', "bench pool: --buffers", 1000, UINT64_C(1) << 40, &bufs, NULL, 0 },
-		{ 'r', 'u', "bench pool: --runs", 1, 101, &runs, NULL, 0 },
-		{ 't', 'l', "bench pool: --threads", 1, MAX_THREADS, thr, &nt, MAX_THREADS },
+		VPK_OPTNUM_LIST('b', "bench pool: --burst", 1, 256, bursts, &nb, 16),
+		VPK_OPTNUM_U64('n', "bench pool: --buffers", 1000, UINT64_C(1) << 40, &bufs),
+		VPK_OPTNUM_UINT('r', "bench pool: --runs", 1, 101, &runs),
+		VPK_OPTNUM_LIST('t', "bench pool: --threads", 1, MAX_THREADS, thr, &nt, MAX_THREADS),
 		{ 0 },
 	};
 

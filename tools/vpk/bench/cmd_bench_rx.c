@@ -66,10 +66,10 @@ cmd_bench_rx(int argc, char **argv)
 	double hz = bench_tsc_hz();
 
 	const struct vpk_optnum nums[] = {
-		{ 'b', 'u', "bench rx: --burst", 1, 256, &burst, NULL, 0 },
-		{ 'n', 'u', "bench rx: --ring", 1, 1u << 20, &ring_n, NULL, 0 },
-		{ 'r', 'u', "bench rx: --runs", 1, 64, &runs, NULL, 0 },
-		{ 'p', 'u', "bench rx: --passes", 1, 1000000, &passes, NULL, 0 },
+		VPK_OPTNUM_UINT('b', "bench rx: --burst", 1, 256, &burst),
+		VPK_OPTNUM_UINT('n', "bench rx: --ring", 1, 1u << 20, &ring_n),
+		VPK_OPTNUM_UINT('r', "bench rx: --runs", 1, 64, &runs),
+		VPK_OPTNUM_UINT('p', "bench rx: --passes", 1, 1000000, &passes),
 		{ 0 },
 	};
 

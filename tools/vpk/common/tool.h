@@ -99,6 +99,11 @@ struct vpk_optnum {
 	int *n;                 /* 'l': how many values the list has */
 	size_t max;
 };
+/* Rows of the table, with the destination's type checked. */
+#define VPK_OPTNUM_U64(key, where, lo, hi, out) { (key), 'U', (where), (lo), (hi), 1 ? (out) : (uint64_t *)0, NULL, 0 }
+#define VPK_OPTNUM_UINT(key, where, lo, hi, out) { (key), 'u', (where), (lo), (hi), 1 ? (out) : (unsigned *)0, NULL, 0 }
+#define VPK_OPTNUM_LIST(key, where, lo, hi, out, n, max) \
+	{ (key), 'l', (where), (lo), (hi), 1 ? (out) : (unsigned *)0, (n), (max) }
 #define VPK_OPT_BAD (-2)
 int vpk_getopt_nums(int argc, char **argv, const char *shortopts, const struct option *lo, int *li,
 		    const struct vpk_optnum *nums);
