@@ -14,6 +14,8 @@
 
 #include "common/libvpk_internal.h"
 #include "bench.h"
+#include "common/json.h"
+#include "common/tool.h"
 
 uint64_t
 bench_tsc(void)
@@ -83,12 +85,18 @@ cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void
+bench_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+}
+
 double
 bench_median(double *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_dbl);
+	bench_sort(v, n);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -158,6 +166,31 @@ bench_hugepages_free(void)
 	}
 	closedir(d);
 	return total;
+}
+
+int
+bench_options(int argc, char **argv, const char *shortopts, const char *longspec,
+	      const struct vpk_optnum *nums, const char *usage)
+{
+	VPK_LONGOPTS(lo, longspec);
+	int c;
+
+	optind = 1;
+	c = vpk_getopt_nums(argc, argv, shortopts, lo, NULL, nums);
+	if (c == -1)
+		return -1;
+	if (c != 'h')
+		return VPK_EXIT_USAGE;
+	fputs(usage, stdout);
+	return VPK_EXIT_OK;
+}
+
+void
+bench_json_begin(struct json *j, const char *bench)
+{
+	json_init(j, stdout);
+	json_obj(j, NULL);
+	json_str(j, "bench", bench);
 }
 
 void

@@ -27,6 +27,8 @@ uint64_t bench_cpu_tsc(void);
 /* The benches' clock in TSC ticks: bench_cpu_tsc() when cpu_time (their
  * `--cpu-time`), else bench_tsc(). */
 uint64_t bench_clock(int cpu_time);
+/* v[0..n) in ascending order. */
+void bench_sort(double *v, size_t n);
 /* Median / min / max of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 double bench_min(const double *v, size_t n);
@@ -43,6 +45,18 @@ size_t bench_hugepages_free(void);
 /* Packet @i's 20-byte IPv4 header at @h (UDP, 10.x.x.x, distinct per i, valid checksum): the
  * frames of the kernel benchmarks and of vpk info --tune. */
 void bench_ip4_header(uint8_t *h, uint32_t i);
+struct json;
+struct vpk_optnum;
+/*
+ * The options of a `vpk bench ...` command: getopt_long over @longspec
+ * (vpk_longopts) and @shortopts, the numbers @nums lists (vpk_getopt_nums),
+ * and --help, which prints @usage. Returns -1 to go on, else the exit code.
+ */
+int bench_options(int argc, char **argv, const char *shortopts, const char *longspec,
+		  const struct vpk_optnum *nums, const char *usage);
+/* Start the --json document of the benchmark @bench on stdout: {"bench": "@bench", ... */
+void bench_json_begin(struct json *j, const char *bench);
+
 /* Keep the optimiser from dropping a result. */
 #define bench_keep(x) __asm__ volatile("" : : "r,m"(x) : "memory")
 

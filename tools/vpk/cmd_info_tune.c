@@ -48,6 +48,18 @@ static struct tune_data D;
 /* One pass over the working set in calls of @burst items; returns items done. */
 typedef size_t (*tune_pass_fn)(const struct vpk_impl *impl, unsigned burst);
 
+/*
+ * The statement @call for each burst of @burst items in the first @items of
+ * the working set (`at` is the burst's first item); evaluates to the items
+ * done. A macro, so every pass times direct calls of its kernel.
+ */
+#define TUNE_SWEEP(items, burst, call)                                   \
+	__extension__({                                                  \
+		for (size_t at = 0; at + (burst) <= (items); at += (burst)) \
+			call;                                            \
+		(size_t)(items) / (burst) * (burst);                     \
+	})
+
 static size_t
 pass_csum(const struct vpk_impl *impl, unsigned burst)
 {
@@ -55,9 +67,7 @@ pass_csum(const struct vpk_impl *impl, unsigned burst)
 
 	if (vpk_ip4_csum_check_get(impl->isa, &fn, NULL) != 0)
 		return 0;
-	for (size_t at = 0; at + burst <= TUNE_ITEMS; at += burst)
-		fn(D.hdrs + at, D.ok + at, burst);
-	return TUNE_ITEMS / burst * burst;
+	return TUNE_SWEEP(TUNE_ITEMS, burst, fn(D.hdrs + at, D.ok + at, burst));
 }
 
 static size_t
@@ -67,29 +77,27 @@ pass_idx(const struct vpk_impl *impl, unsigned burst)
 
 	if (vpk_buf_kernels_get(impl->isa, &fn, NULL, NULL) != 0)
 		return 0;
-	for (size_t at = 0; at + burst <= TUNE_ITEMS; at += burst)
-		fn(D.slots, D.idx + at, D.ptrs + at, burst);
-	return TUNE_ITEMS / burst * burst;
+	return TUNE_SWEEP(TUNE_ITEMS, burst, fn(D.slots, D.idx + at, D.ptrs + at, burst));
 }
 
 static size_t
 pass_rss(const struct vpk_impl *impl, unsigned burst)
 {
-	if (D.rss[impl->isa] == NULL)
+	struct vpk_rss *r = D.rss[impl->isa];
+
+	if (r == NULL)
 		return 0;
-	for (size_t at = 0; at + burst <= TUNE_ITEMS; at += burst)
-		vpk_rss_hash_bulk(D.rss[impl->isa], D.tuples + at * 16, 16, D.hash + at, burst);
-	return TUNE_ITEMS / burst * burst;
+	return TUNE_SWEEP(TUNE_ITEMS, burst, vpk_rss_hash_bulk(r, D.tuples + at * 16, 16, D.hash + at, burst));
 }
 
 static size_t
 pass_fib(const struct vpk_impl *impl, unsigned burst)
 {
-	if (D.fib[impl->isa] == NULL)
+	struct vpk_fib *t = D.fib[impl->isa];
+
+	if (t == NULL)
 		return 0;
-	for (size_t at = 0; at + burst <= TUNE_FIB_KEYS; at += burst)
-		vpk_fib_lookup_bulk(D.fib[impl->isa], D.keys + at, D.nhs + at, burst);
-	return TUNE_FIB_KEYS / burst * burst;
+	return TUNE_SWEEP(TUNE_FIB_KEYS, burst, vpk_fib_lookup_bulk(t, D.keys + at, D.nhs + at, burst));
 }
 
 static uint32_t

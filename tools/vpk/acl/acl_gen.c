@@ -23,6 +23,7 @@
 
 #include "acl/acl_family.h"
 #include "acl/acl_gen.h"
+#include "common/splitmix.h"
 
 static uint32_t
 below(struct acl_rng *r, uint32_t n)
@@ -187,11 +188,7 @@ length(struct acl_rng *r, const unsigned *w, bool ipv6)
 uint64_t
 acl_rnd(struct acl_rng *r)
 {
-	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return splitmix64_next(&r->s);
 }
 
 double

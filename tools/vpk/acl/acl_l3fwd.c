@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "acl/acl_l3fwd.h"
+#include "common/splitmix.h"
 #include "common/tool.h"
 
 static uint64_t ports = 2;
@@ -35,10 +36,7 @@ acl_l3fwd_option(const char *name, const char *val)
 static uint64_t
 mix(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
+	return splitmix64_mix(x + UINT64_C(0x9e3779b97f4a7c15));
 }
 
 int

@@ -69,12 +69,8 @@ usage(const char *why)
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "rulesf", 1, 0, 'r' }, { "tracef", 1, 0, 't' }, { "rulenum", 1, 0, 'R' },
-		{ "tracenum", 1, 0, 'T' }, { "tracestep", 1, 0, 's' }, { "bldcat", 1, 0, 'b' },
-		{ "runcat", 1, 0, 'c' }, { "maxsize", 1, 0, 'm' }, { "iter", 1, 0, 'i' },
-		{ "verbose", 1, 0, 'v' }, { "alg", 1, 0, 'a' }, { "ipv6", 2, 0, '6' },
-		{ "l3fwd", 0, 0, 'l' }, { "verify", 0, 0, 'V' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+	VPK_LONGOPTS(lo, "rulesf=r tracef=t rulenum=R tracenum=T tracestep=s bldcat=b runcat=c maxsize=m "
+			 "iter=i verbose=v alg=a ipv6?6 l3fwd/l verify/V help/h");
 	int c, li = 0;
 
 	*o = (struct opts){ .rulenum = 65536, .tracenum = 65536, .tracestep = 256, .bldcat = 3,
@@ -243,31 +239,20 @@ report_json(const struct opts *o, uint32_t nr, uint32_t np, double tb, const str
 
 	json_init(&j, stdout);
 	json_obj(&j, NULL);
-	json_str(&j, "rulesf", o->rulesf);
-	json_u64(&j, "rules", nr);
-	json_str(&j, "layout", o->ipv6_8b ? "ipv6-8B" : o->ipv6 ? "ipv6-4B" : "ipv4");
-	json_str(&j, "tracef", o->tracef ? o->tracef : "");
-	json_u64(&j, "packets", np);
-	json_u64(&j, "tracestep", o->tracestep);
-	json_u64(&j, "bldcat", o->bldcat);
-	json_u64(&j, "runcat", o->runcat);
-	json_u64(&j, "iter", o->iter);
-	json_dbl(&j, "tsc_hz", hz);
-	json_obj(&j, "build");
-	json_dbl(&j, "seconds", tb);
-	json_u64(&j, "runtime_bytes", st->runtime_bytes);
-	json_u64(&j, "build_peak_bytes", st->build_peak_bytes);
-	json_u64(&j, "trees", st->trees);
-	json_u64(&j, "leaves", st->leaves);
-	json_u64(&j, "max_depth", st->max_depth);
-	json_u64(&j, "leaf_rules", st->leaf_rules);
-	json_end(&j);
+	json_fields(&j, JS("rulesf", o->rulesf), JU("rules", nr),
+			JS("layout", o->ipv6_8b ? "ipv6-8B" : o->ipv6 ? "ipv6-4B" : "ipv4"),
+			JS("tracef", o->tracef ? o->tracef : ""), JU("packets", np),
+			JU("tracestep", o->tracestep), JU("bldcat", o->bldcat), JU("runcat", o->runcat),
+			JU("iter", o->iter), JD("tsc_hz", hz));
+	json_record(&j, "build", JD("seconds", tb), JU("runtime_bytes", st->runtime_bytes),
+				 JU("build_peak_bytes", st->build_peak_bytes), JU("trees", st->trees),
+				 JU("leaves", st->leaves), JU("max_depth", st->max_depth),
+				 JU("leaf_rules", st->leaf_rules));
 	json_arr(&j, "algs");
 	for (unsigned i = 0; i < nres; i++) {
 		json_obj(&j, NULL);
-		json_str(&j, "alg", res[i].name);
-		json_dbl(&j, "cycles_per_pkt", res[i].cyc_pkt);
-		json_dbl(&j, "pkts_per_sec", res[i].pps);
+		json_fields(&j, JS("alg", res[i].name), JD("cycles_per_pkt", res[i].cyc_pkt),
+				JD("pkts_per_sec", res[i].pps));
 		if (o->verify)
 			json_u64(&j, "mismatches", res[i].mismatches);
 		json_end(&j);

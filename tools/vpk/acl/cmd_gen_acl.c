@@ -73,43 +73,32 @@ wr_trace(FILE *f, const void *a, uint32_t n, bool ipv6)
 static int
 cmd_gen_acl(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "profile", 1, 0, 'p' }, { "rules", 1, 0, 'n' }, { "seed", 1, 0, 's' },
-		{ "rules-out", 1, 0, 'r' }, { "trace", 1, 0, 't' }, { "trace-out", 1, 0, 'T' },
-		{ "random-share", 1, 0, 'x' }, { "l3fwd-out", 1, 0, 'l' }, { "help", 0, 0, 'h' },
-		{ "l3fwd-ports", 1, 0, 'L' }, { "l3fwd-deny", 1, 0, 'L' },
-		{ 0, 0, 0, 0 } };
+	VPK_LONGOPTS(lo, "profile=p rules=n seed=s rules-out=r trace=t trace-out=T random-share=x l3fwd-out=l "
+			 "help/h l3fwd-ports=L l3fwd-deny=L");
 	struct vpk_acl_gen_conf gc = { .rules = 0, .seed = 1 };
 	const char *profile = "acl", *rules_out = NULL, *trace_out = NULL, *l3_out = NULL;
-	uint64_t ntrace = 0, v;
+	uint64_t ntrace = 0;
 	double share = 0.05;
 	struct vpk_acl5_rule *r = NULL;
 	struct vpk_acl5_pkt *p = NULL;
 	int c, rc, li;
+	const struct vpk_optnum nums[] = {
+		VPK_OPTNUM_UINT('n', "gen acl: --rules", 1, 1u << 24, &gc.rules),
+		VPK_OPTNUM_U64('s', "gen acl: --seed", 0, UINT64_MAX, &gc.seed),
+		VPK_OPTNUM_U64('t', "gen acl: --trace", 0, 1u << 30, &ntrace),
+		{ 0 },
+	};
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
+	while ((c = vpk_getopt_nums(argc, argv, "", lo, &li, nums)) != -1) {
 		switch (c) {
 		case 'L':
 			if (acl_l3fwd_option(lo[li].name, optarg) < 0)
 				return VPK_EXIT_USAGE;
 			break;
 		case 'p': profile = optarg; break;
-		case 'n':
-			if (!vpk_opt_u64("gen acl: --rules", optarg, 1, 1u << 24, &v))
-				return VPK_EXIT_USAGE;
-			gc.rules = (uint32_t)v;
-			break;
-		case 's':
-			if (!vpk_opt_u64("gen acl: --seed", optarg, 0, UINT64_MAX, &gc.seed))
-				return VPK_EXIT_USAGE;
-			break;
 		case 'r': rules_out = optarg; break;
-		case 't':
-			if (!vpk_opt_u64("gen acl: --trace", optarg, 0, 1u << 30, &ntrace))
-				return VPK_EXIT_USAGE;
-			break;
 		case 'T': trace_out = optarg; break;
 		case 'x':
 			if (!vpk_opt_f64("gen acl: --random-share", optarg, 0, 1, &share))
@@ -117,6 +106,7 @@ cmd_gen_acl(int argc, char **argv)
 			break;
 		case 'l': l3_out = optarg; break;
 		case 'h': return usage(NULL);
+		case VPK_OPT_BAD: return VPK_EXIT_USAGE;
 		default: return usage("unknown option or missing value");
 		}
 	}

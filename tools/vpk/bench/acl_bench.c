@@ -100,29 +100,13 @@ bench_dpdk_cls(void *arg, const uint8_t **d, uint32_t *r, uint32_t n)
 	dpdk_classify(((struct dctx *)arg)->alg, d, r, n, 1);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-
 /* The benchmark's options (see the top of this file); 0, or the exit code 2 after a message. */
 static int
 parse_opts(int argc, char **argv, struct abench_opts *a)
 {
-	static const struct option lo[] = {
-		{ "rulesf", 1, 0, 'r' }, { "tracef", 1, 0, 't' }, { "profile", 1, 0, 'p' },
-		{ "rules", 1, 0, 'n' }, { "trace", 1, 0, 'T' }, { "seed", 1, 0, 's' },
-		{ "iter", 1, 0, 'i' }, { "bursts", 1, 0, 'b' }, { "ipv6", 0, 0, '6' },
-		{ "json", 0, 0, 'j' }, { "no-dpdk", 0, 0, 'D' }, { "cap", 1, 0, 'c' },
-		{ "only", 1, 0, 'o' }, { "updates", 1, 0, 'u' },
-		{ "update-kinds", 1, 0, 'k' }, { "dpdk-no-huge", 0, 0, 'H' }, { "vs-dpdk", 0, 0, 'V' },
-		{ "matrix", 1, 0, 'M' }, { "families", 1, 0, 'F' }, { "sizes", 1, 0, 'S' },
-		{ "dpdk-max-rules", 1, 0, 'R' }, { 0, 0, 0, 0 } };
+	VPK_LONGOPTS(lo, "rulesf=r tracef=t profile=p rules=n trace=T seed=s iter=i bursts=b ipv6/6 json/j "
+			 "no-dpdk/D cap=c only=o updates=u update-kinds=k dpdk-no-huge/H vs-dpdk/V "
+			 "matrix=M families=F sizes=S dpdk-max-rules=R");
 	int o, li = 0;
 
 	optind = 1;
@@ -292,11 +276,11 @@ load_set(const struct abench_opts *o, struct vpk_acl5_rule **r5p, uint32_t *nrp,
 		np = npkts;
 	}
 	if (np == 0 || !p5[0].has_expected) {
-		double t0 = now_s();
+		double t0 = bench_now_s();
 
 		vpk_acl5_oracle(r5, nr, p5, np, ipv6);
 		if (!json)
-			fprintf(stderr, "oracle: %.1f s\n", now_s() - t0);
+			fprintf(stderr, "oracle: %.1f s\n", bench_now_s() - t0);
 	}
 	*r5p = r5;
 	*nrp = nr;
@@ -414,9 +398,9 @@ cmd_bench_acl(int argc, char **argv)
 	}
 	vr0 = bench_rss();
 	bench_hwm_reset();
-	vb0 = now_s();
+	vb0 = bench_now_s();
 	rc = vpk_acl_build(vc.acl);
-	vbuild = now_s() - vb0;
+	vbuild = bench_now_s() - vb0;
 	vpeak = bench_hwm() - vr0;
 	if (rc < 0) {
 		fprintf(stderr, "vpk: bench acl: vpk build: %s\n", vpk_last_error());

@@ -44,26 +44,9 @@ struct set_result {
 };
 
 static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
 median(double *v, unsigned n)
 {
-	qsort(v, n, sizeof(*v), cmp_dbl);
+	bench_sort(v, n);
 	return n ? v[n / 2] : 0;
 }
 
@@ -146,12 +129,12 @@ run_set(const struct abench_opts *a, const char *name, uint32_t n, uint32_t np, 
 
 	if (vpk_acl_create(&conf, &acl) < 0 || vpk_acl_add_rules(acl, rules, n) < 0)
 		goto out;
-	t0 = now_s();
+	t0 = bench_now_s();
 	if (vpk_acl_build(acl) < 0) {
 		fprintf(stderr, "vpk: bench acl: %s %u: vpk build: %s\n", name, n, vpk_last_error());
 		goto out;
 	}
-	sr->vpk_build_s = now_s() - t0;
+	sr->vpk_build_s = bench_now_s() - t0;
 	vpk_acl_get_stats(acl, &sr->st);
 	sr->vpk_peak = sr->st.build_peak_bytes, sr->vpk_rt = sr->st.runtime_bytes;
 	vpk_acl_select(acl, "auto");

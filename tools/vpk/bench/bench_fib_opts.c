@@ -49,9 +49,7 @@ entry_sizes(const char *arg, bool v6, const char *cmd, struct bench_fib_opts *o)
 int
 bench_fib_parse(int argc, char **argv, bool v6, struct bench_fib_opts *o)
 {
-	static const struct option lo[] = { { "no-dpdk", no_argument, NULL, 'D' }, { "vs-dpdk", no_argument, NULL, 'V' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "cpu-time", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	VPK_LONGOPTS(lo, "no-dpdk/D vs-dpdk/V seed=S cpu-time/C help/h");
 	const char *cmd = v6 ? "bench fib --ipv6" : "bench fib";
 	char where[64];
 	int c, rc;

@@ -141,11 +141,7 @@ setup(struct vpk_fwd **out, uint32_t routes, uint64_t packets)
 static int
 cmd_bench_churn(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "routes", required_argument, NULL, 'r' }, { "packets", required_argument, NULL, 'p' },
-		{ "runs", required_argument, NULL, 'n' },   { "rate", required_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
+	VPK_LONGOPTS(opts, "routes=r packets=p runs=n rate=R");
 	unsigned routes = 1u << 20, runs = 5, packets_m = 8, crate = 0;
 	double steady[32], churn[32], rate[32];
 	struct vpk_fwd *f = NULL;
@@ -194,9 +190,7 @@ cmd_bench_churn(int argc, char **argv)
 	{
 		double s = bench_median(steady, runs), m = bench_median(churn, runs);
 
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "fwd-churn");
+		bench_json_begin(&j, "fwd-churn");
 		json_u64(&j, "routes", routes);
 		json_u64(&j, "packets_per_run", (uint64_t)packets_m * 1000000);
 		json_u64(&j, "runs", runs);

@@ -311,13 +311,9 @@ report_json(const struct run *R)
 
 	json_init(&j, stdout);
 	json_obj(&j, NULL);
-	json_str(&j, "family", R->fam->family);
-	json_str(&j, "routes_file", o->path);
-	json_u64(&j, "routes", R->nrt);
-	json_bool(&j, "dpdk_hugepages", R->use_dpdk && dpdk_hugepages());
-	json_u64(&j, "lookups", o->nl);
-	json_u64(&j, "passes", o->passes);
-	json_dbl(&j, "tsc_ghz", ghz);
+	json_fields(&j, JS("family", R->fam->family), JS("routes_file", o->path), JU("routes", R->nrt),
+			JB("dpdk_hugepages", R->use_dpdk && dpdk_hugepages()), JU("lookups", o->nl),
+			JU("passes", o->passes), JD("tsc_ghz", ghz));
 	json_str(&j, "method", "whole-array lookup_bulk per pass (or calls of `burst` keys) after an "
 			       "untimed warm-up on 256k keys, one TSC pair, variants interleaved; "
 			       "cycles/lookup median and min over passes");
@@ -326,43 +322,28 @@ report_json(const struct run *R)
 	json_arr(&j, "lookup");
 	for (size_t i = 0; i < R->nrows; i++) {
 		const struct row *w = &R->rows[i];
-		json_obj(&j, NULL);
-		json_u64(&j, "nh_size", w->nh_size);
-		json_str(&j, "impl", w->impl);
-		json_str(&j, "variant", w->variant);
-		json_str(&j, "keys", w->keys);
-		json_dbl(&j, "cycles_median", w->med);
-		json_dbl(&j, "cycles_min", w->min);
-		json_dbl(&j, "mlps_median", ghz * 1e3 / w->med);
-		json_bool(&j, "same_results", w->same);
-		json_end(&j);
+		json_record(&j, NULL, JU("nh_size", w->nh_size), JS("impl", w->impl),
+				      JS("variant", w->variant), JS("keys", w->keys),
+				      JD("cycles_median", w->med), JD("cycles_min", w->min),
+				      JD("mlps_median", ghz * 1e3 / w->med), JB("same_results", w->same));
 	}
 	json_end(&j);
 	json_arr(&j, "updates");
 	for (size_t i = 0; i < R->nupd; i++) {
 		const struct upd *u = &R->upds[i];
-		json_obj(&j, NULL);
-		json_u64(&j, "nh_size", u->nh_size);
-		json_str(&j, "impl", u->impl);
-		json_str(&j, "order", u->order);
-		json_dbl(&j, "add_cycles_per_route", u->fl.add[0]);
-		json_dbl(&j, "del_cycles_per_route", u->fl.del[0]);
-		json_dbl(&j, "add_cycles_per_route_reused", u->fl.add[1]);
-		json_dbl(&j, "del_cycles_per_route_reused", u->fl.del[1]);
-		json_end(&j);
+		json_record(&j, NULL, JU("nh_size", u->nh_size), JS("impl", u->impl), JS("order", u->order),
+				      JD("add_cycles_per_route", u->fl.add[0]),
+				      JD("del_cycles_per_route", u->fl.del[0]),
+				      JD("add_cycles_per_route_reused", u->fl.add[1]),
+				      JD("del_cycles_per_route_reused", u->fl.del[1]));
 	}
 	json_end(&j);
 	json_arr(&j, "memory");
 	for (size_t i = 0; i < R->nmem; i++) {
 		const struct mem *m = &R->mems[i];
-		json_obj(&j, NULL);
-		json_u64(&j, "nh_size", m->nh_size);
-		json_str(&j, "impl", m->impl);
-		json_bool(&j, "loaded", m->loaded);
-		json_str(&j, "why_not", m->why);
-		json_u64(&j, "dataplane_bytes", m->dataplane);
-		json_u64(&j, "rib_bytes", m->rib);
-		json_end(&j);
+		json_record(&j, NULL, JU("nh_size", m->nh_size), JS("impl", m->impl), JB("loaded", m->loaded),
+				      JS("why_not", m->why), JU("dataplane_bytes", m->dataplane),
+				      JU("rib_bytes", m->rib));
 	}
 	json_end(&j);
 	json_end(&j);

@@ -127,57 +127,29 @@ setup(void)
 static int
 cmd_bench_kernels(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "burst", required_argument, NULL, 'b' },
-		{ "packets", required_argument, NULL, 'n' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "working-set", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned bursts[16] = { 1, 7, 8, 15, 16, 17, 32, 64, 256 };
-	int nb = 9, c;
+	int nb = 9, rc;
 	uint64_t packets = 4u << 20;
 	unsigned runs = 7;
 	struct json j;
+	const struct vpk_optnum nums[] = {
+		VPK_OPTNUM_LIST('b', "bench kernels: --burst (a list like 1,8,32,256)", 1, 1000000, bursts, &nb, 16),
+		VPK_OPTNUM_U64('n', "bench kernels: --packets", 1000, UINT64_C(1) << 40, &packets),
+		VPK_OPTNUM_UINT('r', "bench kernels: --runs", 1, 101, &runs),
+		VPK_OPTNUM_UINT('w', "bench kernels: --working-set (packets)", 256, MAX_PKTS, &N_PKTS),
+		{ 0 },
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:n:r:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			nb = vpk_opt_list("bench kernels: --burst (a list like 1,8,32,256)", optarg, 1, 1000000, bursts, 16);
-			if (nb <= 0)
-				return VPK_EXIT_USAGE;
-			break;
-		case 'n':
-			if (!vpk_opt_u64("bench kernels: --packets", optarg, 1000, UINT64_C(1) << 40, &packets))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'r':
-			if (!vpk_opt_uint("bench kernels: --runs", optarg, 1, 101, &runs))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'w':
-			if (!vpk_opt_uint("bench kernels: --working-set (packets)", optarg, 256, MAX_PKTS, &N_PKTS))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'h':
-			printf("usage: vpk bench kernels [--burst=1,8,32,256] [--packets=N] [--runs=R] [--working-set=PKTS] [--json]\n");
-			return VPK_EXIT_OK;
-		default:
-			return VPK_EXIT_USAGE;
-		}
-	}
+	rc = bench_options(argc, argv, "b:n:r:w:h", "burst=b packets=n runs=r working-set=w help/h", nums,
+			   "usage: vpk bench kernels [--burst=1,8,32,256] [--packets=N] [--runs=R] "
+			   "[--working-set=PKTS] [--json]\n");
+	if (rc >= 0)
+		return rc;
 	setup();
 	if (vpk_opts.json) {
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "kernels");
-		json_str(&j, "cpu", vpk_cpu_model());
-		json_u64(&j, "cap", vpk_get_max_simd_bitwidth());
-		json_dbl(&j, "tsc_hz", bench_tsc_hz());
-		json_u64(&j, "runs", runs);
-		json_u64(&j, "working_set", N_PKTS);
+		bench_json_begin(&j, "kernels");
+		json_fields(&j, JS("cpu", vpk_cpu_model()), JU("cap", vpk_get_max_simd_bitwidth()),
+			    JD("tsc_hz", bench_tsc_hz()), JU("runs", runs), JU("working_set", N_PKTS));
 		json_arr(&j, "results");
 	} else {
 		printf("cpu %s, cap %u, %u runs of %llu packets each, working set %u packets; "

@@ -89,55 +89,25 @@ one_run(struct vpk_pool *pool, unsigned threads, unsigned burst, unsigned long b
 static int
 cmd_bench_pool(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "burst", required_argument, NULL, 'b' },
-		{ "buffers", required_argument, NULL, 'n' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const unsigned caches[NCACHE] = { 0, 256 };
 	struct vpk_pool *pools[NCACHE];
 	unsigned bursts[16] = { 1, 8, 32, 64, 256 }, thr[MAX_THREADS] = { 1, 2 };
-	int nb = 5, nt = 2, c;
-	unsigned long bufs = 2u << 20;
+	int nb = 5, nt = 2, ret;
+	uint64_t bufs = 2u << 20;
 	unsigned runs = 5;
 	struct json j;
+	const struct vpk_optnum nums[] = {
+		VPK_OPTNUM_LIST('b', "bench pool: --burst", 1, 256, bursts, &nb, 16),
+		VPK_OPTNUM_U64('n', "bench pool: --buffers", 1000, UINT64_C(1) << 40, &bufs),
+		VPK_OPTNUM_UINT('r', "bench pool: --runs", 1, 101, &runs),
+		VPK_OPTNUM_LIST('t', "bench pool: --threads", 1, MAX_THREADS, thr, &nt, MAX_THREADS),
+		{ 0 },
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:n:r:t:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			nb = vpk_opt_list("bench pool: --burst", optarg, 1, 256, bursts, 16);
-			if (nb <= 0)
-				return VPK_EXIT_USAGE;
-			break;
-		case 'n':
-			{
-				uint64_t v;
-
-				if (!vpk_opt_u64("bench pool: --buffers", optarg, 1000, UINT64_C(1) << 40, &v))
-					return VPK_EXIT_USAGE;
-				bufs = (unsigned long)v;
-			}
-			break;
-		case 'r':
-			if (!vpk_opt_uint("bench pool: --runs", optarg, 1, 101, &runs))
-				return VPK_EXIT_USAGE;
-			break;
-		case 't':
-			nt = vpk_opt_list("bench pool: --threads", optarg, 1, MAX_THREADS, thr, MAX_THREADS);
-			if (nt <= 0)
-				return VPK_EXIT_USAGE;
-			break;
-		case 'h':
-			printf("usage: vpk bench pool [--burst=1,8,32,256] [--buffers=N] [--runs=R] [--threads=1,2] [--json]\n");
-			return VPK_EXIT_OK;
-		default:
-			return VPK_EXIT_USAGE;
-		}
-	}
+	ret = bench_options(argc, argv, "b:n:r:t:h", "burst=b buffers=n runs=r threads=t help/h", nums,
+			    "usage: vpk bench pool [--burst=1,8,32,256] [--buffers=N] [--runs=R] [--threads=1,2] [--json]\n");
+	if (ret >= 0)
+		return ret;
 	for (size_t ci = 0; ci < NCACHE; ci++) {
 		/* Room for every thread's cache and burst: never exhausted. */
 		struct vpk_pool_conf conf = { .name = "bench", .cache_size = caches[ci],
@@ -148,17 +118,13 @@ cmd_bench_pool(int argc, char **argv)
 			return vpk_fail(VPK_EXIT_FAIL, "bench pool: pool create: %s", strerror(-rc));
 	}
 	if (vpk_opts.json) {
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "pool");
-		json_str(&j, "cpu", vpk_cpu_model());
-		json_dbl(&j, "tsc_hz", bench_tsc_hz());
-		json_u64(&j, "runs", runs);
-		json_u64(&j, "buffers_per_thread", bufs);
+		bench_json_begin(&j, "pool");
+		json_fields(&j, JS("cpu", vpk_cpu_model()), JD("tsc_hz", bench_tsc_hz()), JU("runs", runs),
+			    JU("buffers_per_thread", bufs));
 		json_arr(&j, "results");
 	} else {
 		printf("cpu %s, %u runs, %lu buffers per thread per run; cycles per buffer "
-		       "(alloc + free): median (min-max)\n", vpk_cpu_model(), runs, bufs);
+		       "(alloc + free): median (min-max)\n", vpk_cpu_model(), runs, (unsigned long)bufs);
 	}
 	if (!vpk_opts.json)
 		printf("\n%-8s %-6s %-22s %-22s\n", "threads", "burst", "no cache", "cache 256");

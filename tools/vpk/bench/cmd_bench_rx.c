@@ -58,47 +58,27 @@ run_kernel(const struct io_desc_kern_impl *k, int which, struct ring *r, uint32_
 static int
 cmd_bench_rx(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "burst", required_argument, NULL, 'b' },
-		{ "ring", required_argument, NULL, 'n' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "passes", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned burst = 32, ring_n = 4096, runs = 11, passes = 200;
 	const struct io_desc_kern_impl *v[MAXV];
-	int nv = 0, c;
+	int nv = 0;
 	double cpp[NK][MAXV][64];
 	struct ring r;
 	double hz = bench_tsc_hz();
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (!vpk_opt_uint("bench rx: --burst", optarg, 1, 256, &burst))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'n':
-			if (!vpk_opt_uint("bench rx: --ring", optarg, 1, 1u << 20, &ring_n))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'r':
-			if (!vpk_opt_uint("bench rx: --runs", optarg, 1, 64, &runs))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'p':
-			if (!vpk_opt_uint("bench rx: --passes", optarg, 1, 1000000, &passes))
-				return VPK_EXIT_USAGE;
-			break;
-		case 'h':
-			printf("usage: vpk bench rx [--burst N (32)] [--ring N (4096)] [--runs N (11)] [--passes N (200)] [--json]\n");
-			return VPK_EXIT_OK;
-		default:
-			return VPK_EXIT_USAGE;
-		}
-	}
+	const struct vpk_optnum nums[] = {
+		VPK_OPTNUM_UINT('b', "bench rx: --burst", 1, 256, &burst),
+		VPK_OPTNUM_UINT('n', "bench rx: --ring", 1, 1u << 20, &ring_n),
+		VPK_OPTNUM_UINT('r', "bench rx: --runs", 1, 64, &runs),
+		VPK_OPTNUM_UINT('p', "bench rx: --passes", 1, 1000000, &passes),
+		{ 0 },
+	};
+
+	int rc = bench_options(argc, argv, "h", "burst=b ring=n runs=r passes=p help/h", nums,
+			       "usage: vpk bench rx [--burst N (32)] [--ring N (4096)] [--runs N (11)] "
+			       "[--passes N (200)] [--json]\n");
+
+	if (rc >= 0)
+		return rc;
 	if (burst == 0 || burst > 256 || ring_n < burst || ring_n > (1u << 20) || ring_n % burst != 0 ||
 	    runs == 0 || runs > 64 || passes == 0)
 		return vpk_fail(VPK_EXIT_USAGE, "bench rx: want --burst 1..256, --ring a multiple of it up to 2^20, "
@@ -140,9 +120,7 @@ cmd_bench_rx(int argc, char **argv)
 	if (vpk_opts.json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "rx");
+		bench_json_begin(&j, "rx");
 		json_u64(&j, "burst", burst);
 		json_u64(&j, "ring", ring_n);
 		json_u64(&j, "runs", runs);

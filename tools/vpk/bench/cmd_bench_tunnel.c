@@ -43,13 +43,7 @@ struct opts {
 static int
 parse_opts(int argc, char **argv, const char *name, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "runs", required_argument, NULL, 'r' },
-		{ "frames", required_argument, NULL, 'f' },
-		{ "tunnels", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	VPK_LONGOPTS(lo, "runs=r frames=f tunnels=t help/h");
 	int c;
 
 	o->runs = 7;
@@ -181,9 +175,7 @@ static void
 head(struct json *j, const char *name, const struct opts *o)
 {
 	if (vpk_opts.json) {
-		json_init(j, stdout);
-		json_obj(j, NULL);
-		json_str(j, "bench", name);
+		bench_json_begin(j, name);
 		json_str(j, "cpu", vpk_cpu_model());
 		json_u64(j, "cap", vpk_get_max_simd_bitwidth());
 		json_dbl(j, "tsc_hz", bench_tsc_hz());

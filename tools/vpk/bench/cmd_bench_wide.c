@@ -88,11 +88,7 @@ run_once(enum op op, unsigned iters, int scalar_cpu)
 static int
 cmd_bench_wide(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "scalar-cpu", required_argument, NULL, 's' }, { "wide-cpus", required_argument, NULL, 'w' },
-		{ "iters", required_argument, NULL, 'i' },      { "runs", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },             { NULL, 0, NULL, 0 },
-	};
+	VPK_LONGOPTS(opts, "scalar-cpu=s wide-cpus=w iters=i runs=r help/h");
 	int scalar_cpu = 0;
 	char wide[64];
 	unsigned iters = 2000, runs = 7;
@@ -155,9 +151,7 @@ cmd_bench_wide(int argc, char **argv)
 		return status;
 	struct json j;
 	if (vpk_opts.json) {
-		json_init(&j, stdout);
-		json_obj(&j, NULL);
-		json_str(&j, "bench", "wide");
+		bench_json_begin(&j, "wide");
 		json_dbl(&j, "tsc_hz", tsc);
 		json_u64(&j, "scalar_cpu", (uint64_t)scalar_cpu);
 		json_str(&j, "wide_cpus", wide);

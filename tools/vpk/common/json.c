@@ -149,3 +149,41 @@ json_done(struct json *j)
 {
 	fputc('\n', j->f);
 }
+
+void
+json_doc_arr(struct json *j, FILE *f, const char *key)
+{
+	json_init(j, f);
+	json_obj(j, NULL);
+	json_arr(j, key);
+}
+
+void
+json_close(struct json *j)
+{
+	while (j->depth > 0)
+		json_end(j);
+	json_done(j);
+}
+
+void
+json_fieldv(struct json *j, const struct json_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (f[i].type) {
+		case 'u': json_u64(j, f[i].key, f[i].v.u); break;
+		case 'i': json_i64(j, f[i].key, f[i].v.i); break;
+		case 'd': json_dbl(j, f[i].key, f[i].v.d); break;
+		case 's': json_str(j, f[i].key, f[i].v.s); break;
+		default: json_bool(j, f[i].key, f[i].v.b); break;
+		}
+	}
+}
+
+void
+json_recordv(struct json *j, const char *key, const struct json_field *f, size_t n)
+{
+	json_obj(j, key);
+	json_fieldv(j, f, n);
+	json_end(j);
+}

@@ -47,10 +47,7 @@ static bool dpdk_format;
 static int
 parse(int argc, char **argv, struct fib_opts *o)
 {
-	static const struct option lo[] = {
-		{ "dpdk", no_argument, NULL, 'D' }, { "seed", required_argument, NULL, 'S' },
-		{ "dpdk-format", no_argument, NULL, 'F' },
-		{ "nh-max", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	VPK_LONGOPTS(lo, "dpdk/D seed=S dpdk-format/F nh-max=N help/h");
 	uint64_t v;
 	int c;
 

@@ -13,9 +13,6 @@
 #include "fib/fib_gen.h"
 #include "common/tool.h"
 
-static int cmd_gen_routes(int argc, char **argv);
-VPK_CMD(gen_routes, "gen routes", "synthetic route table (BGP-like lengths) and lookup sets", cmd_gen_routes);
-
 static const char usage[] =
 	"usage: vpk gen routes [-n routes] [-d depth:N|P%,...] [--seed N] [--nh-max N] [-o routes-file]\n"
 	"                      [--lookups random|in-table|skewed] [-l count] [-r pct-random] [--lookups-out file]\n"
@@ -25,10 +22,7 @@ static const char usage[] =
 static int
 cmd_gen_routes(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "seed", required_argument, NULL, 'S' }, { "nh-max", required_argument, NULL, 'N' },
-		{ "lookups", required_argument, NULL, 'L' }, { "lookups-out", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	VPK_LONGOPTS(lo, "seed=S nh-max=N lookups=L lookups-out=U help/h");
 	uint64_t n = 100000, seed = 1, nh_max = 127, nl = 1000000, pct = 0;
 	const char *spec = NULL, *out = NULL, *lout = NULL;
 	bool lookups = false;
@@ -117,3 +111,5 @@ cmd_gen_routes(int argc, char **argv)
 	free(rt);
 	return VPK_EXIT_OK;
 }
+
+VPK_CMD(gen_routes, "gen routes", "synthetic route table (BGP-like lengths) and lookup sets", cmd_gen_routes);

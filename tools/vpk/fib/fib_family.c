@@ -81,17 +81,22 @@ write_lines(const char *path, size_t n, const void *arr, void (*line)(FILE *f, c
  * pointers: route i of an array of R, into vpk's V_add/V_del/... (V_conf
  * CONF) and fib_dpdk.h's D_add/D_del/...; the family's number is sfx (4, 6).
  */
+/* Route i of an array of R into P_add / P_del (vpk's or DPDK's table), as pre##add##sfx / pre##del##sfx. */
+#define ROUTE_ADD_DEL(pre, sfx, R, P)                                                  \
+	static int pre##add##sfx(void *t, const void *rt, size_t i)                    \
+	{                                                                              \
+		const R *r = (const R *)rt + i;                                        \
+		return P##_add(t, r->ip, r->depth, r->nh);                             \
+	}                                                                              \
+	static int pre##del##sfx(void *t, const void *rt, size_t i)                    \
+	{                                                                              \
+		const R *r = (const R *)rt + i;                                        \
+		return P##_del(t, r->ip, r->depth);                                    \
+	}
+
 #define FAMILY_ADAPTERS(sfx, R, V, D, STATS, CONF)                                     \
-	static int add##sfx(void *f, const void *rt, size_t i)                         \
-	{                                                                              \
-		const R *r = (const R *)rt + i;                                        \
-		return V##_add(f, r->ip, r->depth, r->nh);                             \
-	}                                                                              \
-	static int del##sfx(void *f, const void *rt, size_t i)                         \
-	{                                                                              \
-		const R *r = (const R *)rt + i;                                        \
-		return V##_del(f, r->ip, r->depth);                                    \
-	}                                                                              \
+	ROUTE_ADD_DEL(, sfx, R, V)                                                     \
+	ROUTE_ADD_DEL(d, sfx, R, D)                                                    \
 	static void select##sfx(void *f, const char *variant)                          \
 	{                                                                              \
 		V##_select(f, variant);                                                \
@@ -116,16 +121,6 @@ write_lines(const char *path, size_t n, const void *arr, void (*line)(FILE *f, c
 	static void destroy##sfx(void *f)                                              \
 	{                                                                              \
 		V##_destroy(f);                                                        \
-	}                                                                              \
-	static int dadd##sfx(void *d, const void *rt, size_t i)                        \
-	{                                                                              \
-		const R *r = (const R *)rt + i;                                        \
-		return D##_add(d, r->ip, r->depth, r->nh);                             \
-	}                                                                              \
-	static int ddel##sfx(void *d, const void *rt, size_t i)                        \
-	{                                                                              \
-		const R *r = (const R *)rt + i;                                        \
-		return D##_del(d, r->ip, r->depth);                                    \
 	}                                                                              \
 	static void dlookup##sfx(void *d, const void *keys, uint64_t *out, size_t n)   \
 	{                                                                              \
@@ -172,6 +167,33 @@ write_lines(const char *path, size_t n, const void *arr, void (*line)(FILE *f, c
 	{                                                                              \
 		return D##_select(d, type);                                            \
 	}
+
+/* The members of struct fib_family that each family fills with its functions named sfx (4, 6). */
+#define FAMILY_OPS(sfx)                                                                                \
+	.max_tbl8 = max_tbl8_##sfx, .dpdk_max_tbl8 = dpdk_max_tbl8_##sfx, .load = load##sfx,            \
+	.generate = generate##sfx, .cmp = cmp##sfx, .keys = keys##sfx, .route_str = route_str##sfx,      \
+	.write_routes = write_routes##sfx, .write_keys = write_keys##sfx, .create = create##sfx,        \
+	.add = add##sfx, .del = del##sfx, .select = select##sfx, .lookup = lookup##sfx,                 \
+	.lookup_rib = lookup_rib##sfx, .stats = stats##sfx, .type_name = type_name##sfx,                \
+	.type_of = type_of##sfx, .impls = impls##sfx, .destroy = destroy##sfx, .dcreate = dcreate##sfx, \
+	.dadd = dadd##sfx, .ddel = ddel##sfx, .dselect = dselect##sfx, .dlookup = dlookup##sfx,         \
+	.dfree = dfree##sfx
+
+/* The generator's table @rt of (up to) @n routes, or NULL and the reason. */
+static void *
+generated(void *rt, size_t n, char *err, size_t len)
+{
+	if (rt == NULL)
+		snprintf(err, len, "out of memory for %zu routes", n);
+	return rt;
+}
+
+/* Routes sort by address, then shorter prefix first. */
+static int
+cmp_depth(unsigned a, unsigned b)
+{
+	return (a > b) - (a < b);
+}
 
 /* ---- IPv4 ---- */
 
@@ -239,10 +261,7 @@ generate4(size_t n, const char *spec, uint64_t nh_max, uint64_t seed, size_t *ou
 		snprintf(err, len, "-d %s: %s", spec, why);
 		return NULL;
 	}
-	void *rt = gen_routes4(count, nh_max, seed, out_n);
-	if (rt == NULL)
-		snprintf(err, len, "out of memory for %zu routes", n);
-	return rt;
+	return generated(gen_routes4(count, nh_max, seed, out_n), n, err, len);
 }
 
 static int
@@ -252,7 +271,7 @@ cmp4(const void *a, const void *b)
 
 	if (x->ip != y->ip)
 		return x->ip < y->ip ? -1 : 1;
-	return (x->depth > y->depth) - (x->depth < y->depth);
+	return cmp_depth(x->depth, y->depth);
 }
 
 static int
@@ -268,14 +287,7 @@ const struct fib_family fib_family4 = {
 	.dtypes = { { DPDK_FIB_SCALAR_MACRO, "s1-macro", "dpdk-s1" }, { DPDK_FIB_SCALAR_INLINE, "s2-inline", "dpdk-s2" },
 		    { DPDK_FIB_SCALAR_UNI, "s3-uni", "dpdk-s3" }, { DPDK_FIB_VECTOR_AVX512, "v-avx512", "dpdk-v" } },
 	.ndtypes = 4,
-	.max_nh = vpk_fib_max_nh, .max_tbl8 = max_tbl8_4, .dpdk_max_tbl8 = dpdk_max_tbl8_4,
-	.load = load4, .generate = generate4, .cmp = cmp4, .keys = keys4, .route_str = route_str4,
-	.write_routes = write_routes4, .write_keys = write_keys4,
-	.create = create4, .add = add4, .del = del4, .select = select4, .lookup = lookup4,
-	.lookup_rib = lookup_rib4, .stats = stats4, .type_name = type_name4, .type_of = type_of4,
-	.impls = impls4, .destroy = destroy4,
-	.dcreate = dcreate4, .dadd = dadd4, .ddel = ddel4, .dselect = dselect4, .dlookup = dlookup4,
-	.dfree = dfree4,
+	.max_nh = vpk_fib_max_nh, FAMILY_OPS(4),
 };
 
 /* ---- IPv6 ---- */
@@ -334,10 +346,7 @@ generate6(size_t n, const char *spec, uint64_t nh_max, uint64_t seed, size_t *ou
 		snprintf(err, len, "-6 -d: IPv6 generation uses the Tier-1 histogram only");
 		return NULL;
 	}
-	void *rt = gen_routes6(n, nh_max, seed, out_n);
-	if (rt == NULL)
-		snprintf(err, len, "out of memory for %zu routes", n);
-	return rt;
+	return generated(gen_routes6(n, nh_max, seed, out_n), n, err, len);
 }
 
 static int
@@ -346,7 +355,7 @@ cmp6(const void *a, const void *b)
 	const struct gen_route6 *x = a, *y = b;
 	int c = memcmp(x->ip, y->ip, 16);
 
-	return c ? c : (x->depth > y->depth) - (x->depth < y->depth);
+	return c ? c : cmp_depth(x->depth, y->depth);
 }
 
 static int
@@ -361,12 +370,5 @@ const struct fib_family fib_family6 = {
 	.layouts = { { "vpk-trie", "trie", VPK_FIB6_TRIE }, { "vpk-bm6", "bm6", VPK_FIB6_BM6 } },
 	.dtypes = { { 1, "s-scalar", "dpdk-s" }, { 2, "v-avx512", "dpdk-v" } },  /* fib_dpdk.h: 1 scalar, 2 avx512 */
 	.ndtypes = 2,
-	.max_nh = vpk_fib6_max_nh, .max_tbl8 = max_tbl8_6, .dpdk_max_tbl8 = dpdk_max_tbl8_6,
-	.load = load6, .generate = generate6, .cmp = cmp6, .keys = keys6, .route_str = route_str6,
-	.write_routes = write_routes6, .write_keys = write_keys6,
-	.create = create6, .add = add6, .del = del6, .select = select6, .lookup = lookup6,
-	.lookup_rib = lookup_rib6, .stats = stats6, .type_name = type_name6, .type_of = type_of6,
-	.impls = impls6, .destroy = destroy6,
-	.dcreate = dcreate6, .dadd = dadd6, .ddel = ddel6, .dselect = dselect6, .dlookup = dlookup6,
-	.dfree = dfree6,
+	.max_nh = vpk_fib6_max_nh, FAMILY_OPS(6),
 };

@@ -10,15 +10,12 @@
 
 #include "common/libvpk_internal.h"
 #include "fib/fib_gen.h"
+#include "common/splitmix.h"
 
 uint64_t
 gen_next(struct gen_rng *r)
 {
-	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return splitmix64_next(&r->s);
 }
 
 /* Tier-1 2023 IPv4 histogram (research/fib.md §4.1), per 901 899 routes. */

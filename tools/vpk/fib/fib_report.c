@@ -26,33 +26,30 @@ report_json(const struct fib_opts *o, const struct fib_report *r)
 		json_str(&j, "routes_file", o->routes_file);
 		json_str(&j, "lookups_file", o->lookups_file);
 	}
-	json_u64(&j, "routes", r->nrt);
-	json_u64(&j, "lookups", r->nips);
-	json_u64(&j, "nh_size", o->nh_size);
+	json_fields(&j, JU("routes", r->nrt), JU("lookups", r->nips), JU("nh_size", o->nh_size));
 	if (!o->v6)
 		json_u64(&j, "tbl8_groups", r->tbl8_total);
 	json_u64(&j, "tbl8_used", r->tbl8_used);
 	if (!o->v6)
 		json_dbl(&j, "tsc_ghz", r->ghz);
-	json_dbl(&j, "add_cycles_per_route", r->add_cyc);
-	json_dbl(&j, "del_cycles_per_route", r->del_cyc);
-	json_u64(&j, "dataplane_bytes_touched", r->dataplane);
+	json_fields(&j, JD("add_cycles_per_route", r->add_cyc), JD("del_cycles_per_route", r->del_cyc),
+			JU("dataplane_bytes_touched", r->dataplane));
 	json_u64(&j, o->v6 ? "rib_bytes" : "control_plane_bytes", r->rib);
 	if (!o->v6)
 		json_str(&j, "type", r->type);
 	if (r->have_dpdk) {
-		json_dbl(&j, "dpdk_add_cycles_per_route", r->dpdk_add);
-		json_dbl(&j, "dpdk_del_cycles_per_route", r->dpdk_del);
-		json_u64(&j, "dpdk_heap_bytes", r->dpdk_mem);
+		json_fields(&j, JD("dpdk_add_cycles_per_route", r->dpdk_add),
+				JD("dpdk_del_cycles_per_route", r->dpdk_del),
+				JU("dpdk_heap_bytes", r->dpdk_mem));
 	}
 	if (o->cmp_ref)
 		json_u64(&j, "reference_mismatches", r->ref_bad);
 	json_arr(&j, "lookup");
 	for (size_t i = 0; i < r->nrows; i++) {
 		json_obj(&j, NULL);
-		json_str(&j, "variant", r->rows[i].name);
-		json_dbl(&j, "cycles_min", bench_min(r->rows[i].c, o->passes));
-		json_dbl(&j, "cycles_median", bench_median(r->rows[i].c, o->passes));
+		json_fields(&j, JS("variant", r->rows[i].name),
+				JD("cycles_min", bench_min(r->rows[i].c, o->passes)),
+				JD("cycles_median", bench_median(r->rows[i].c, o->passes)));
 		if (o->cmp_all)
 			json_bool(&j, "same_as_first", r->rows[i].ok);
 		json_end(&j);

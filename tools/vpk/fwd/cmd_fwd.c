@@ -104,22 +104,10 @@ struct fwd_args {
 static int
 parse_args(int argc, char **argv, struct fwd_args *a)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "in", required_argument, NULL, 'i' },
-		{ "out", required_argument, NULL, 'o' }, { "show-runtime", no_argument, NULL, 'R' },
-		{ "show-errors", no_argument, NULL, 'E' }, { "show-node", required_argument, NULL, 'N' },
-		{ "trace", required_argument, NULL, 't' }, { "node-variant", required_argument, NULL, 'V' },
-		{ "demo", no_argument, NULL, 'D' }, { "l3fwd-acl", no_argument, NULL, 'L' },
-		{ "workers", required_argument, NULL, 'W' }, { "wide-cores", required_argument, NULL, 'K' },
-		{ "wide-nodes", required_argument, NULL, 'X' }, { "wide-ring", required_argument, NULL, 'G' },
-		{ "rule_ipv4", required_argument, NULL, '4' }, { "rule_ipv6", required_argument, NULL, '6' },
-		{ "alg", required_argument, NULL, 'A' }, { "iface", required_argument, NULL, 'I' },
-		{ "io", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'U' },
-		{ "fib4", required_argument, NULL, 'F' }, { "count", required_argument, NULL, 'C' },
-		{ "loop", optional_argument, NULL, 'P' }, { "cli", no_argument, NULL, 'S' },
-		{ "cli-socket", required_argument, NULL, 's' }, { "stats-period", required_argument, NULL, 0x102 },
-		{ "eal", required_argument, NULL, 0x101 }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
+	VPK_LONGOPTS(opts, "config=c in=i out=o show-runtime/R show-errors/E show-node=N trace=t "
+			   "node-variant=V demo/D l3fwd-acl/L workers=W wide-cores=K wide-nodes=X "
+			   "wide-ring=G rule_ipv4=4 rule_ipv6=6 alg=A iface=I io=T duration=U fib4=F "
+			   "count=C loop?P cli/S cli-socket=s stats-period=0x102 eal=0x101 help/h");
 	int c;
 
 	optind = 1;

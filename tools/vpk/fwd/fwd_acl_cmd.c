@@ -10,42 +10,30 @@
 
 #include "fwd/fwd_priv.h"
 
-/* acl fragments portless|drop */
+/*
+ * acl fragments portless|drop, acl deny drop|icmp-unreachable: two policies
+ * of two words each, kept by the forwarder and both ACL stages' contexts.
+ */
 static int
-cmd_acl_fragments(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
+cmd_acl_policy(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
 {
-	enum vpk_acl_frag_policy p;
+	bool frag = strcmp(argv[1], "fragments") == 0, second;
+	const char *w0 = frag ? "portless" : "drop", *w1 = frag ? "drop" : "icmp-unreachable";
 
-	if (argc == 3 && strcmp(argv[2], "portless") == 0)
-		p = VPK_ACL_FRAG_PORTLESS;
-	else if (argc == 3 && strcmp(argv[2], "drop") == 0)
-		p = VPK_ACL_FRAG_DROP;
+	if (argc == 3 && strcmp(argv[2], w0) == 0)
+		second = false;
+	else if (argc == 3 && strcmp(argv[2], w1) == 0)
+		second = true;
 	else
-		return vpk_errf(err, len, -EINVAL, "usage: acl fragments portless|drop");
-	if (apply) {
-		f->acl_frag_policy = p;
-		f->acl4.nc.frag_policy = p;
-		f->acl6.nc.frag_policy = p;
-	}
-	return 0;
-}
-
-/* acl deny drop|icmp-unreachable */
-static int
-cmd_acl_deny(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t len)
-{
-	bool icmp;
-
-	if (argc == 3 && strcmp(argv[2], "drop") == 0)
-		icmp = false;
-	else if (argc == 3 && strcmp(argv[2], "icmp-unreachable") == 0)
-		icmp = true;
-	else
-		return vpk_errf(err, len, -EINVAL, "usage: acl deny drop|icmp-unreachable");
-	if (apply) {
-		f->acl_deny_icmp = icmp;
-		f->acl4.nc.deny_icmp = icmp;
-		f->acl6.nc.deny_icmp = icmp;
+		return vpk_errf(err, len, -EINVAL, "usage: acl %s %s|%s", argv[1], w0, w1);
+	if (apply && frag) {
+		f->acl_frag_policy = second ? VPK_ACL_FRAG_DROP : VPK_ACL_FRAG_PORTLESS;
+		f->acl4.nc.frag_policy = f->acl_frag_policy;
+		f->acl6.nc.frag_policy = f->acl_frag_policy;
+	} else if (apply) {
+		f->acl_deny_icmp = second;
+		f->acl4.nc.deny_icmp = second;
+		f->acl6.nc.deny_icmp = second;
 	}
 	return 0;
 }
@@ -60,10 +48,8 @@ cmd_acl(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, size_t 
 	char why[256];
 	int rc;
 
-	if (argc >= 2 && strcmp(argv[1], "fragments") == 0)
-		return cmd_acl_fragments(f, argc, argv, apply, err, len);
-	if (argc >= 2 && strcmp(argv[1], "deny") == 0)
-		return cmd_acl_deny(f, argc, argv, apply, err, len);
+	if (argc >= 2 && (strcmp(argv[1], "fragments") == 0 || strcmp(argv[1], "deny") == 0))
+		return cmd_acl_policy(f, argc, argv, apply, err, len);
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "load") != 0 ||
 	    (argc == 4 && strcmp(argv[3], "ipv6") != 0))
 		return vpk_errf(err, len, -EINVAL, "usage: acl load FILE [ipv6] | acl fragments portless|drop | "

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <vpk/icmp.h>
@@ -18,6 +19,21 @@ static const char *const show_usage =
 	"usage: show runtime [verbose] | errors | interface | node NAME | trace | fib [PREFIX] | acl | neighbors"
 	" | linux-sync [--json]";
 
+/* A table's start: the JSON document {"@key": [ ..., or the text header line @fmt. */
+static void __attribute__((format(printf, 5, 6)))
+table_begin(struct json *j, bool json, FILE *out, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json) {
+		json_doc_arr(j, out, key);
+		return;
+	}
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
 static void
 show_errors(struct vpk_fwd *f, bool json, FILE *out)
 {
@@ -26,13 +42,7 @@ show_errors(struct vpk_fwd *f, bool json, FILE *out)
 	struct json j;
 	bool any = false;
 
-	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "errors");
-	} else {
-		fprintf(out, "%12s  %-24s %s\n", "Count", "Node", "Reason");
-	}
+	table_begin(&j, json, out, "errors", "%12s  %-24s %s\n", "Count", "Node", "Reason");
 	for (size_t i = 0; g0 != NULL && i < vpk_graph_n_nodes(g0); i++) {
 		struct vpk_node_stats s;
 
@@ -48,20 +58,14 @@ show_errors(struct vpk_fwd *f, bool json, FILE *out)
 				continue;
 			any = true;
 			if (json) {
-				json_obj(&j, NULL);
-				json_str(&j, "node", s.name);
-				json_str(&j, "reason", why);
-				json_u64(&j, "count", c);
-				json_end(&j);
+				json_record(&j, NULL, JS("node", s.name), JS("reason", why), JU("count", c));
 			} else {
 				fprintf(out, "%12llu  %-24s %s\n", (unsigned long long)c, s.name, why);
 			}
 		}
 	}
 	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_close(&j);
 	} else if (!any) {
 		fprintf(out, "%12s  (no counters)\n", "");
 	}
@@ -72,14 +76,8 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 {
 	struct json j;
 
-	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "interfaces");
-	} else {
-		fprintf(out, "%-16s %5s %-5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx", "State", "MAC", "Device",
-			"rx packets", "tx packets", "drops");
-	}
+	table_begin(&j, json, out, "interfaces", "%-16s %5s %-5s %-17s %-12s %14s %14s %12s\n", "Name", "Idx",
+		    "State", "MAC", "Device", "rx packets", "tx packets", "drops");
 	for (size_t i = 0; i < f->n_ifs; i++) {
 		const struct fwd_if *x = &f->ifs[i];
 		char mac[18];
@@ -89,18 +87,12 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", x->mac[0], x->mac[1], x->mac[2],
 			 x->mac[3], x->mac[4], x->mac[5]);
 		if (json) {
-			json_obj(&j, NULL);
-			json_str(&j, "name", x->name);
-			json_u64(&j, "index", i);
-			json_str(&j, "mac", mac);
-			json_str(&j, "device", x->live != NULL ? x->live : "");
-			json_u64(&j, "rx", x->rx);
-			json_u64(&j, "tx", x->tx);
-			json_u64(&j, "rx_drop", x->rx_drop);
-			json_u64(&j, "tx_drop", x->tx_drop + x->tx_no_output);
-			json_str(&j, "state", down ? "down" : "up");
-			json_u64(&j, "tx_admin_down", down_drops);
-			json_end(&j);
+			json_record(&j, NULL, JS("name", x->name), JU("index", i), JS("mac", mac),
+					      JS("device", x->live != NULL ? x->live : ""), JU("rx", x->rx),
+					      JU("tx", x->tx), JU("rx_drop", x->rx_drop),
+					      JU("tx_drop", x->tx_drop + x->tx_no_output),
+					      JS("state", down ? "down" : "up"),
+					      JU("tx_admin_down", down_drops));
 		} else {
 			fprintf(out, "%-16s %5zu %-5s %-17s %-12s %14llu %14llu %12llu\n", x->name, i, down ? "down" : "up",
 				mac, x->live != NULL ? x->live : x->in_path != NULL ? "pcap" : "-",
@@ -108,11 +100,8 @@ show_interface(struct vpk_fwd *f, bool json, FILE *out)
 				(unsigned long long)(x->rx_drop + x->tx_drop + x->tx_no_output + down_drops));
 		}
 	}
-	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	}
+	if (json)
+		json_close(&j);
 }
 
 static int
@@ -142,12 +131,10 @@ show_node(struct vpk_fwd *f, const char *name, bool json, FILE *out)
 	if (json) {
 		json_init(&j, out);
 		json_obj(&j, NULL);
-		json_str(&j, "name", name);
-		json_str(&j, "type", r->type == VPK_NODE_INPUT ? "input" : "internal");
-		json_str(&j, "variant", sum.variant);
-		json_u64(&j, "calls", sum.calls);
-		json_u64(&j, "vectors", sum.vectors);
-		json_u64(&j, "clocks", sum.clocks);
+		json_fields(&j, JS("name", name),
+				JS("type", r->type == VPK_NODE_INPUT ? "input" : "internal"),
+				JS("variant", sum.variant), JU("calls", sum.calls),
+				JU("vectors", sum.vectors), JU("clocks", sum.clocks));
 		json_arr(&j, "next");
 		for (uint16_t a = 0; a < r->n_next; a++)
 			json_str(&j, NULL, r->next_names[a]);
@@ -173,30 +160,21 @@ show_trace(struct vpk_fwd *f, bool json, FILE *out)
 	struct json j;
 
 	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "trace");
+		json_doc_arr(&j, out, "trace");
 	} else if (n == 0) {
 		fputs("no trace (vpk fwd --trace N records the first N packets)\n", out);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
-			json_obj(&j, NULL);
-			json_u64(&j, "packet", tr[i].pkt);
-			json_str(&j, "node", tr[i].node);
-			json_str(&j, "next", tr[i].next);
-			json_str(&j, "detail", tr[i].detail);
-			json_end(&j);
+			json_record(&j, NULL, JU("packet", tr[i].pkt), JS("node", tr[i].node),
+					      JS("next", tr[i].next), JS("detail", tr[i].detail));
 		} else {
 			fprintf(out, "  pkt %-4u %-18s -> %-18s %s\n", tr[i].pkt, tr[i].node,
 				tr[i].next[0] ? tr[i].next : "(end)", tr[i].detail);
 		}
 	}
-	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	}
+	if (json)
+		json_close(&j);
 }
 
 struct fib_out {
@@ -307,9 +285,7 @@ show_fib(struct vpk_fwd *f, bool json, FILE *out)
 	struct fib_out o = { f, json ? &j : NULL, out, 0 };
 
 	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "ipv4");
+		json_doc_arr(&j, out, "ipv4");
 	} else {
 		fputs("ipv4:\n", out);
 	}
@@ -321,9 +297,7 @@ show_fib(struct vpk_fwd *f, bool json, FILE *out)
 	o.n = 0;
 	vpk_fib6_walk(f->fib6, fib6_cb, &o);
 	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_close(&j);
 	} else {
 		fprintf(out, "%llu routes\n", (unsigned long long)o.n);
 	}
@@ -356,9 +330,7 @@ show_fib_prefix(struct vpk_fwd *f, const char *pfx, bool json, FILE *out)
 	else if (rc == 0)
 		fib6_cb(&o, ip, len, nh);
 	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
+		json_close(&j);
 	} else if (rc != 0) {
 		fprintf(out, "%s: no such route\n", pfx);
 	}
@@ -382,10 +354,10 @@ show_acl(struct vpk_fwd *f, bool json, FILE *out)
 			vpk_acl_get_stats(a->acl, &st);
 		if (json) {
 			json_obj(&j, v6 ? "ipv6" : "ipv4");
-			json_bool(&j, "loaded", a->acl != NULL);
-			json_u64(&j, "rules", a->acl != NULL ? a->nc.n_action - 1 : 0);
-			json_str(&j, "variant", a->acl != NULL ? vpk_acl_impl_name(a->acl) : "-");
-			json_u64(&j, "fragment_rules", a->acl_frag != NULL ? 1 : 0);
+			json_fields(&j, JB("loaded", a->acl != NULL),
+					JU("rules", a->acl != NULL ? a->nc.n_action - 1 : 0),
+					JS("variant", a->acl != NULL ? vpk_acl_impl_name(a->acl) : "-"),
+					JU("fragment_rules", a->acl_frag != NULL ? 1 : 0));
 			json_end(&j);
 		} else if (a->acl == NULL) {
 			fprintf(out, "%s: no rules\n", v6 ? "ipv6" : "ipv4");
@@ -408,13 +380,7 @@ show_neighbors(struct vpk_fwd *f, bool json, FILE *out)
 {
 	struct json j;
 
-	if (json) {
-		json_init(&j, out);
-		json_obj(&j, NULL);
-		json_arr(&j, "neighbors");
-	} else {
-		fprintf(out, "%8s %-17s %-16s %s\n", "ID", "MAC", "Interface", "Gateway");
-	}
+	table_begin(&j, json, out, "neighbors", "%8s %-17s %-16s %s\n", "ID", "MAC", "Interface", "Gateway");
 	for (uint32_t id = 1; id <= f->conf.max_neighbors; id++) {
 		const struct vpk_adj *a = &f->adj[id];
 		char mac[18], gw[64] = "", dev[32] = "";
@@ -426,10 +392,8 @@ show_neighbors(struct vpk_fwd *f, bool json, FILE *out)
 			 a->dst_mac[2], a->dst_mac[3], a->dst_mac[4], a->dst_mac[5]);
 		if (json) {
 			json_obj(&j, NULL);
-			json_u64(&j, "id", id);
-			json_bool(&j, "valid", a->valid);
-			json_str(&j, "mac", mac);
-			json_str(&j, "interface", a->valid ? f->ifs[f->adj_if[id]].name : "");
+			json_fields(&j, JU("id", id), JB("valid", a->valid), JS("mac", mac),
+					JS("interface", a->valid ? f->ifs[f->adj_if[id]].name : ""));
 			if (ls)
 				json_str(&j, "gateway", gw), json_str(&j, "dev", dev);
 			json_end(&j);
@@ -439,11 +403,8 @@ show_neighbors(struct vpk_fwd *f, bool json, FILE *out)
 				ls ? " dev " : "", dev);
 		}
 	}
-	if (json) {
-		json_end(&j);
-		json_end(&j);
-		json_done(&j);
-	}
+	if (json)
+		json_close(&j);
 }
 
 int

@@ -232,21 +232,8 @@ struct demo {
 static int
 demo_parse(int argc, char **argv, struct demo *d)
 {
-	static const struct option opts[] = {
-		{ "demo", no_argument, NULL, 'D' },
-		{ "packets", required_argument, NULL, 'n' },
-		{ "routes", required_argument, NULL, 'r' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "rules", required_argument, NULL, 'a' },
-		{ "workers", required_argument, NULL, 'W' },
-		{ "fib4", required_argument, NULL, 'F' },
-		{ "routes-file", required_argument, NULL, 'P' },
-		{ "wide-cores", required_argument, NULL, 'C' },
-		{ "runs", required_argument, NULL, 'u' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "show-runtime", no_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
+	VPK_LONGOPTS(opts, "demo/D packets=n routes=r flows=f rules=a workers=W fib4=F routes-file=P "
+			   "wide-cores=C runs=u quiet/q show-runtime/R");
 	bool routes_set = false;
 	int c;
 

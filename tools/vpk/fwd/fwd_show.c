@@ -145,6 +145,18 @@ show_node(const struct vpk_graph *g, const char *name)
 	printf("\n");
 }
 
+/* @show of every worker's graph, under a heading per thread when there are several. */
+static void
+per_worker(const struct vpk_fwd *f, void (*show)(const struct vpk_graph *g))
+{
+	for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
+		printf("\n");
+		if (vpk_fwd_n_workers(f) > 1)
+			printf("Thread %u (worker %u):\n", w, w);
+		show(vpk_fwd_worker_graph(f, w));
+	}
+}
+
 void
 fwd_show_text(const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, const struct fwd_show_opts *so)
 {
@@ -174,22 +186,10 @@ fwd_show_text(const struct vpk_fwd *f, const struct vpk_fwd_run_stats *st, const
 			printf("  pkt %-4u %-18s -> %-18s %s\n", tr[i].pkt, tr[i].node,
 			       tr[i].next[0] ? tr[i].next : "(end)", tr[i].detail);
 	}
-	if (so->runtime) {
-		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
-			printf("\n");
-			if (vpk_fwd_n_workers(f) > 1)
-				printf("Thread %u (worker %u):\n", w, w);
-			fwd_show_runtime(vpk_fwd_worker_graph(f, w));
-		}
-	}
-	if (so->errors) {
-		for (unsigned w = 0; w < vpk_fwd_n_workers(f); w++) {
-			printf("\n");
-			if (vpk_fwd_n_workers(f) > 1)
-				printf("Thread %u (worker %u):\n", w, w);
-			show_errors(vpk_fwd_worker_graph(f, w));
-		}
-	}
+	if (so->runtime)
+		per_worker(f, fwd_show_runtime);
+	if (so->errors)
+		per_worker(f, show_errors);
 	for (size_t i = 0; i < so->n_nodes; i++) {
 		printf("\n");
 		show_node(g, so->nodes[i]);
@@ -239,18 +239,13 @@ json_nodes(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *g)
 			if (strcmp((*v)->name, s.variant) == 0)
 				width = (*v)->width;
 		json_obj(j, NULL);
-		json_str(j, "name", s.name);
-		json_str(j, "variant", s.variant);
-		json_u64(j, "width", width);
-		json_u64(j, "calls", s.calls);
-		json_u64(j, "vectors", s.vectors);
-		json_u64(j, "clocks", s.clocks);
-		json_dbl(j, "clocks_per_packet", per_pkt(&s));
-		json_dbl(j, "vectors_per_call", s.calls ? (double)s.vectors / (double)s.calls : 0);
+		json_fields(j, JS("name", s.name), JS("variant", s.variant), JU("width", width),
+			       JU("calls", s.calls), JU("vectors", s.vectors), JU("clocks", s.clocks),
+			       JD("clocks_per_packet", per_pkt(&s)),
+			       JD("vectors_per_call", s.calls ? (double)s.vectors / (double)s.calls : 0));
 		if (hcalls > 0) {
-			json_u64(j, "handoff_frames", hcalls);
-			json_u64(j, "handoff_packets", hvec);
-			json_dbl(j, "handoff_clocks_per_packet", hvec ? (double)hclk / (double)hvec : 0);
+			json_fields(j, JU("handoff_frames", hcalls), JU("handoff_packets", hvec),
+				       JD("handoff_clocks_per_packet", hvec ? (double)hclk / (double)hvec : 0));
 		}
 		json_end(j);
 	}
@@ -280,11 +275,7 @@ json_errors(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *g)
 			}
 			if (c == 0)
 				continue;
-			json_obj(j, NULL);
-			json_str(j, "node", s.name);
-			json_str(j, "reason", why);
-			json_u64(j, "count", c);
-			json_end(j);
+			json_record(j, NULL, JS("node", s.name), JS("reason", why), JU("count", c));
 		}
 	}
 	for (int k = 0; k < 2; k++) {
@@ -298,11 +289,8 @@ json_errors(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *g)
 		}
 		if (c == 0)
 			continue;
-		json_obj(j, NULL);
-		json_str(j, "node", "(graph)");
-		json_str(j, "reason", graph_drop_reason[k]);
-		json_u64(j, "count", c);
-		json_end(j);
+		json_record(j, NULL, JS("node", "(graph)"), JS("reason", graph_drop_reason[k]),
+				     JU("count", c));
 	}
 	json_end(j);
 }
@@ -322,11 +310,9 @@ json_workers(struct json *j, const struct vpk_fwd *f)
 
 			vpk_graph_get_node_stats(wg, i, &s);
 			json_obj(j, NULL);
-			json_str(j, "name", s.name);
-			json_str(j, "variant", s.remote ? "remote" : s.variant);
-			json_u64(j, "calls", s.calls);
-			json_u64(j, "vectors", s.vectors);
-			json_dbl(j, "clocks_per_packet", per_pkt(&s));
+			json_fields(j, JS("name", s.name), JS("variant", s.remote ? "remote" : s.variant),
+				       JU("calls", s.calls), JU("vectors", s.vectors),
+				       JD("clocks_per_packet", per_pkt(&s)));
 			if (s.remote)
 				json_u64(j, "remote_full", s.remote_full);
 			json_end(j);
@@ -349,23 +335,16 @@ json_ifs_trace(struct json *j, const struct vpk_fwd *f, const struct vpk_graph *
 
 		vpk_fwd_if_stats(f, i, &s);
 		json_obj(j, NULL);
-		json_str(j, "name", s.name);
-		json_u64(j, "rx", s.rx);
-		json_u64(j, "rx_skipped", s.rx_skipped);
-		json_u64(j, "tx", s.tx);
-		json_u64(j, "tx_no_output", s.tx_no_output);
+		json_fields(j, JS("name", s.name), JU("rx", s.rx), JU("rx_skipped", s.rx_skipped),
+			       JU("tx", s.tx), JU("tx_no_output", s.tx_no_output));
 		fwd_json_queues(j, f, i);
 		json_end(j);
 	}
 	json_end(j);
 	json_arr(j, "trace");
 	for (size_t i = 0; i < ntr; i++) {
-		json_obj(j, NULL);
-		json_u64(j, "pkt", tr[i].pkt);
-		json_str(j, "node", tr[i].node);
-		json_str(j, "next", tr[i].next);
-		json_str(j, "detail", tr[i].detail);
-		json_end(j);
+		json_record(j, NULL, JU("pkt", tr[i].pkt), JS("node", tr[i].node), JS("next", tr[i].next),
+				     JS("detail", tr[i].detail));
 	}
 	json_end(j);
 }
@@ -376,16 +355,11 @@ fwd_json_run(struct json *j, const struct vpk_fwd *f, const struct vpk_fwd_run_s
 	const struct vpk_graph *g = vpk_fwd_graph(f);
 
 	json_obj(j, NULL);
-	json_u64(j, "cap", cap);
-	json_u64(j, "packets", st->packets);
-	json_u64(j, "forwarded", st->forwarded);
-	json_u64(j, "dropped", st->dropped);
-	json_u64(j, "tsc", st->tsc);
-	json_dbl(j, "mpps", fwd_mpps(st));
-	json_u64(j, "cpu_ns", st->cpu_ns);
-	json_dbl(j, "clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0);
-	json_u64(j, "workers_n", vpk_fwd_n_workers(f));
-	json_str(j, "fib4", vpk_fib_type_name(vpk_fwd_fib4(f)));
+	json_fields(j, JU("cap", cap), JU("packets", st->packets), JU("forwarded", st->forwarded),
+		       JU("dropped", st->dropped), JU("tsc", st->tsc), JD("mpps", fwd_mpps(st)),
+		       JU("cpu_ns", st->cpu_ns),
+		       JD("clocks_per_packet", st->packets ? (double)st->tsc / (double)st->packets : 0),
+		       JU("workers_n", vpk_fwd_n_workers(f)), JS("fib4", vpk_fib_type_name(vpk_fwd_fib4(f))));
 	json_nodes(j, f, g);
 	json_errors(j, f, g);
 	if (vpk_fwd_n_workers(f) > 1)

@@ -321,25 +321,8 @@ struct iofwd_opts {
 static int
 parse_opts(int argc, char **argv, struct iofwd_opts *o)
 {
-	static const struct option opts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "io", required_argument, NULL, 'T' },
-		{ "stats-period", required_argument, NULL, 's' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "rx-ring", required_argument, NULL, 'r' },
-		{ "bufs", required_argument, NULL, 'B' },
-		{ "busy", no_argument, NULL, 'Y' },
-		{ "xdp-skb", no_argument, NULL, 'K' },
-		{ "txonly", no_argument, NULL, 'X' },
-		{ "workers", required_argument, NULL, 'W' },
-		{ "queues", required_argument, NULL, 'Q' },
-		{ "xdp-mode", required_argument, NULL, 'M' },
-		{ "eal", required_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	VPK_LONGOPTS(opts, "port=p io=T stats-period=s duration=d count=n burst=b rx-ring=r bufs=B busy/Y "
+			   "xdp-skb/K txonly/X workers=W queues=Q xdp-mode=M eal=E help/h");
 	int c;
 
 	*o = (struct iofwd_opts){ .type = VPK_IO_AF_PACKET, .burst = 32, .n_bufs = 65536, .nw = 1,
@@ -548,9 +531,7 @@ json_report(struct json *j, struct worker *wk, unsigned nw, size_t n_ports, cons
 	json_arr(j, "workers");
 	for (unsigned k = 0; k < nw; k++) {
 		json_obj(j, NULL);
-		json_u64(j, "rx", wk[k].rx);
-		json_u64(j, "tx", wk[k].tx);
-		json_dbl(j, "cpu_s", wk[k].cpu_s);
+		json_fields(j, JU("rx", wk[k].rx), JU("tx", wk[k].tx), JD("cpu_s", wk[k].cpu_s));
 		json_end(j);
 	}
 	json_end(j);

@@ -201,9 +201,8 @@ measure(const struct pmu_model *m, char **cmd)
 	if (vpk_opts.json) {
 		json_init(&j, stdout);
 		json_obj(&j, NULL);
-		json_str(&j, "cpu", m->arch);
-		json_bool(&j, "encoding_verified", m->verified);
-		json_str(&j, "scope", task ? "command threads" : "system-wide per cpu");
+		json_fields(&j, JS("cpu", m->arch), JB("encoding_verified", m->verified),
+				JS("scope", task ? "command threads" : "system-wide per cpu"));
 		json_arr(&j, "cpus");
 	} else {
 		printf("CORE_POWER events for %s%s; scope: %s\n", m->arch,
@@ -306,31 +305,22 @@ probe_mode(int runs)
 	if (vpk_opts.json) {
 		json_init(&j, stdout);
 		json_obj(&j, NULL);
-		json_i64(&j, "cpu", r.cpu);
-		json_dbl(&j, "tsc_ghz", r.tsc_hz / 1e9);
-		json_dbl(&j, "imul_chain_ghz_at_rest", r.chain_ghz);
-		json_u64(&j, "runs", (uint64_t)runs);
-		json_dbl(&j, "rest_us", cfg.rest_us);
-		json_dbl(&j, "burst_us", cfg.burst_us);
-		json_dbl(&j, "window_a_us", cfg.window_a_us);
-		json_dbl(&j, "window_b_us", cfg.window_b_us);
+		json_fields(&j, JI("cpu", r.cpu), JD("tsc_ghz", r.tsc_hz / 1e9),
+				JD("imul_chain_ghz_at_rest", r.chain_ghz), JU("runs", (uint64_t)runs),
+				JD("rest_us", cfg.rest_us), JD("burst_us", cfg.burst_us),
+				JD("window_a_us", cfg.window_a_us), JD("window_b_us", cfg.window_b_us));
 		json_arr(&j, "bursts");
 		for (int k = 0; k < POWER_PROBE_KINDS; k++) {
 			const struct power_probe_kind *o = &r.kind[k];
 
 			json_obj(&j, NULL);
-			json_str(&j, "kind", o->name);
-			json_str(&j, "instructions", o->what);
-			json_bool(&j, "ran", o->ran);
+			json_fields(&j, JS("kind", o->name), JS("instructions", o->what), JB("ran", o->ran));
 			if (!o->ran) {
 				json_str(&j, "why", o->why);
 			} else {
-				json_dbl(&j, "a_median", o->a_median);
-				json_dbl(&j, "a_min", o->a_min);
-				json_dbl(&j, "a_max", o->a_max);
-				json_dbl(&j, "b_median", o->b_median);
-				json_dbl(&j, "b_min", o->b_min);
-				json_dbl(&j, "b_max", o->b_max);
+				json_fields(&j, JD("a_median", o->a_median), JD("a_min", o->a_min),
+						JD("a_max", o->a_max), JD("b_median", o->b_median),
+						JD("b_min", o->b_min), JD("b_max", o->b_max));
 			}
 			json_end(&j);
 		}

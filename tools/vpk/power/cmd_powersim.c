@@ -59,9 +59,7 @@ list(void)
 		for (size_t i = 0; vpk_psim_cpu_at(i); i++) {
 			const struct vpk_psim_cpu *c = vpk_psim_cpu_at(i);
 			json_obj(&j, NULL);
-			json_str(&j, "name", c->name);
-			json_str(&j, "desc", c->desc);
-			json_str(&j, "source", c->source);
+			json_fields(&j, JS("name", c->name), JS("desc", c->desc), JS("source", c->source));
 			json_arr(&j, "ghz");
 			for (int l = 0; l < VPK_PSIM_LEVELS; l++)
 				json_dbl(&j, NULL, c->ghz[l]);
@@ -70,10 +68,8 @@ list(void)
 			for (int k = 0; k < VPK_PSIM_N_CLASSES; k++)
 				json_u64(&j, NULL, c->level_of[k]);
 			json_end(&j);
-			json_dbl(&j, "volt_ns", c->volt_ns);
-			json_dbl(&j, "throttle", c->throttle);
-			json_dbl(&j, "halt_ns", c->halt_ns);
-			json_dbl(&j, "hyst_ns", c->hyst_ns);
+			json_fields(&j, JD("volt_ns", c->volt_ns), JD("throttle", c->throttle),
+					JD("halt_ns", c->halt_ns), JD("hyst_ns", c->hyst_ns));
 			json_end(&j);
 		}
 		json_end(&j);
@@ -106,20 +102,9 @@ list(void)
 static int
 cmd_powersim(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "scenario", required_argument, 0, 's' }, { "request", required_argument, 0, 'r' },
-		{ "from-runtime", required_argument, 0, 'f' }, { "cpu", required_argument, 0, 'c' },
-		{ "cores", required_argument, 0, 'n' }, { "wide-cores", required_argument, 0, 'w' },
-		{ "rate", required_argument, 0, 'R' }, { "switch-ns", required_argument, 0, 'S' },
-		{ "confine", required_argument, 0, 'C' }, { "dedicated", no_argument, 0, 'D' }, { "sync", no_argument, 0, 'Y' },
-		{ "duration-ms", required_argument, 0, 'd' }, { "tasks", required_argument, 0, 't' },
-		{ "frame", required_argument, 0, 'F' }, { "sweep", required_argument, 0, 'k' },
-		{ "per-core", no_argument, 0, 'p' }, { "list", no_argument, 0, 'l' },
-		{ "ghz", required_argument, 0, 'G' }, { "ramp-us", required_argument, 0, 'V' },
-		{ "throttle", required_argument, 0, 'T' }, { "halt-us", required_argument, 0, 'H' },
-		{ "hyst-us", required_argument, 0, 'Z' },
-		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
-	};
+	VPK_LONGOPTS(opts, "scenario=s request=r from-runtime=f cpu=c cores=n wide-cores=w rate=R "
+			   "switch-ns=S confine=C dedicated/D sync/Y duration-ms=d tasks=t frame=F sweep=k "
+			   "per-core/p list/l ghz=G ramp-us=V throttle=T halt-us=H hyst-us=Z help/h");
 	struct psim_args a;
 	memset(&a, 0, sizeof(a));
 	a.cores = a.wide = a.tasks = a.frame = -1;

@@ -57,14 +57,10 @@ json_result(struct json *j, const char *key, const struct vpk_psim_result *r, co
 	    const struct vpk_psim_core_stats *pc, bool per_core)
 {
 	json_obj(j, key);
-	json_dbl(j, "throughput", r->throughput);
-	json_dbl(j, "ideal_throughput", r->ideal_throughput);
-	json_dbl(j, "loss", r->loss);
-	json_dbl(j, "utilisation", r->utilisation);
-	json_dbl(j, "avg_ghz", r->avg_ghz);
-	json_dbl(j, "scalar_slowed_share", r->scalar_slowed_share);
-	json_dbl(j, "hops_per_s", r->hops_per_s);
-	json_u64(j, "dropped", r->dropped);
+	json_fields(j, JD("throughput", r->throughput), JD("ideal_throughput", r->ideal_throughput),
+		       JD("loss", r->loss), JD("utilisation", r->utilisation), JD("avg_ghz", r->avg_ghz),
+		       JD("scalar_slowed_share", r->scalar_slowed_share), JD("hops_per_s", r->hops_per_s),
+		       JU("dropped", r->dropped));
 	if (per_core) {
 		json_arr(j, "cores");
 		for (unsigned i = 0; i < c->cores; i++) {
@@ -75,12 +71,9 @@ json_result(struct json *j, const char *key, const struct vpk_psim_result *r, co
 			for (int l = 0; l < VPK_PSIM_LEVELS; l++)
 				json_dbl(j, NULL, pc[i].run_ns[l]);
 			json_end(j);
-			json_dbl(j, "throttle_ns", pc[i].throttle_ns);
-			json_dbl(j, "halt_ns", pc[i].halt_ns);
-			json_dbl(j, "switch_ns", pc[i].switch_ns);
-			json_dbl(j, "idle_ns", pc[i].idle_ns);
-			json_u64(j, "ups", pc[i].ups);
-			json_u64(j, "downs", pc[i].downs);
+			json_fields(j, JD("throttle_ns", pc[i].throttle_ns), JD("halt_ns", pc[i].halt_ns),
+				       JD("switch_ns", pc[i].switch_ns), JD("idle_ns", pc[i].idle_ns),
+				       JU("ups", pc[i].ups), JU("downs", pc[i].downs));
 			json_end(j);
 		}
 		json_end(j);
@@ -91,13 +84,9 @@ json_result(struct json *j, const char *key, const struct vpk_psim_result *r, co
 void
 psim_json_conf(struct json *j, const struct vpk_psim_conf *c, const struct vpk_psim_workload *w)
 {
-	json_str(j, "cpu", c->cpu.name);
-	json_u64(j, "cores", c->cores);
-	json_u64(j, "wide_cores", c->wide_cores);
-	json_dbl(j, "switch_ns", c->switch_ns);
-	json_bool(j, "dedicated", c->dedicated);
-	json_bool(j, "sync", c->sync);
-	json_dbl(j, "rate", w->rate);
+	json_fields(j, JS("cpu", c->cpu.name), JU("cores", c->cores), JU("wide_cores", c->wide_cores),
+		       JD("switch_ns", c->switch_ns), JB("dedicated", c->dedicated), JB("sync", c->sync),
+		       JD("rate", w->rate));
 	json_arr(j, "request");
 	for (size_t i = 0; i < w->n; i++) {
 		json_obj(j, NULL);
@@ -143,13 +132,9 @@ sweep(const struct vpk_psim_conf *conf, const struct vpk_psim_workload *w, const
 		if (breakeven < 0 && p->with.loss >= p->without.loss)
 			breakeven = i;
 		if (j) {
-			json_obj(j, NULL);
-			json_u64(j, "k", ks[i]);
-			json_dbl(j, "hops_per_s_per_scalar_core", hps);
-			json_dbl(j, "loss_without", p->without.loss);
-			json_dbl(j, "loss_with", p->with.loss);
-			json_dbl(j, "gain", gain);
-			json_end(j);
+			json_record(j, NULL, JU("k", ks[i]), JD("hops_per_s_per_scalar_core", hps),
+					     JD("loss_without", p->without.loss),
+					     JD("loss_with", p->with.loss), JD("gain", gain));
 		} else {
 			printf("  %6u %14.0f %13.2f%% %11.2f%% %+9.2f%%\n", ks[i], hps, 100 * p->without.loss,
 			       100 * p->with.loss, 100 * gain);
@@ -194,9 +179,8 @@ psim_report(const char *title, const struct vpk_psim_conf *conf, const struct vp
 		psim_json_conf(&j, conf, w);
 		json_dbl(&j, "loss_without", p->without.loss);
 		if (p->have_with) {
-			json_dbl(&j, "loss_with", p->with.loss);
-			json_dbl(&j, "loss_reduction", red);
-			json_dbl(&j, "gain", p->with.throughput / p->without.throughput - 1);
+			json_fields(&j, JD("loss_with", p->with.loss), JD("loss_reduction", red),
+					JD("gain", p->with.throughput / p->without.throughput - 1));
 		}
 		json_result(&j, "without", &p->without, conf, p->pc_without, per_core);
 		if (p->have_with)

@@ -158,24 +158,14 @@ json_counts(struct json *j, const struct vpk_scan_counts *c)
 {
 	char sub[160];
 
-	json_u64(j, "insns", c->insns);
-	json_u64(j, "bytes", c->bytes);
-	json_u64(j, "bad_bytes", c->bad_bytes);
-	json_u64(j, "w128", c->w128);
-	json_u64(j, "w256", c->w256);
-	json_u64(j, "w512", c->w512);
-	json_dbl(j, "wide_ratio", wide_ratio(c));
-	json_u64(j, "heavy256", c->heavy256);
-	json_u64(j, "heavy512", c->heavy512);
-	json_u64(j, "heavy_assumed", c->heavy_assumed);
-	json_u64(j, "opmask", c->opmask);
-	json_u64(j, "avx512", c->avx512);
-	json_u64(j, "amx", c->amx);
-	json_u64(j, "vzeroupper", c->vzeroupper);
-	json_u64(j, "level", c->level);
-	json_u64(j, "loops", c->loops);
-	json_u64(j, "heavy_in_loops", c->heavy_in_loops);
-	json_dbl(j, "loop_heavy_share", c->loop_heavy_pm / 1000.0);
+	json_fields(j, JU("insns", c->insns), JU("bytes", c->bytes), JU("bad_bytes", c->bad_bytes),
+		       JU("w128", c->w128), JU("w256", c->w256), JU("w512", c->w512),
+		       JD("wide_ratio", wide_ratio(c)), JU("heavy256", c->heavy256),
+		       JU("heavy512", c->heavy512), JU("heavy_assumed", c->heavy_assumed),
+		       JU("opmask", c->opmask), JU("avx512", c->avx512), JU("amx", c->amx),
+		       JU("vzeroupper", c->vzeroupper), JU("level", c->level), JU("loops", c->loops),
+		       JU("heavy_in_loops", c->heavy_in_loops),
+		       JD("loop_heavy_share", c->loop_heavy_pm / 1000.0));
 	json_arr(j, "subsets");
 	for (unsigned i = 0; i < VPK_SCAN_SUBSET_COUNT; i++)
 		if (c->subsets & (1u << i))
@@ -213,10 +203,8 @@ json_file(struct json *j, const struct scan_opts *o, const struct item *it,
 		json_obj(j, NULL);
 		json_str(j, "name", v[i]->name);
 		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)v[i]->addr);
-		json_str(j, "addr", addr);
-		json_u64(j, "size", v[i]->size);
-		json_str(j, "section", v[i]->section);
-		json_str(j, "source", src_name[v[i]->src]);
+		json_fields(j, JS("addr", addr), JU("size", v[i]->size), JS("section", v[i]->section),
+			       JS("source", src_name[v[i]->src]));
 		json_counts(j, &v[i]->c);
 		if (o->nsuffix)
 			json_bool(j, "policy_violation", violates(o, v[i]));
