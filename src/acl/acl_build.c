@@ -55,8 +55,9 @@
 #define CROSS_MIN_RULES 8192
 #define ENTRY_MIN_BYTES (sizeof(struct acl_blk) / ACL_BLK)     /* runtime bytes per leaf entry, at least */
 
+/* Room for @p need entries in the parallel arrays *p and *q of capacity *cap: 0 or -ENOMEM. */
 static int
-grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
+grow2(struct acl_bld *b, uint32_t **p, uint32_t **q, uint32_t *cap, uint32_t need)
 {
 	uint32_t ncap;
 
@@ -65,11 +66,12 @@ grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
 	ncap = *cap ? *cap : 1024;
 	while (ncap < need)
 		ncap *= 2;
-	*p = acl_realloc(b->mt, *p, (size_t)ncap * elt);
+	*p = acl_realloc(b->mt, *p, (size_t)ncap * 4);
 	if (*p == NULL)
 		return -ENOMEM;
 	*cap = ncap;
-	return 0;
+	*q = acl_realloc(b->mt, *q, (size_t)ncap * 4);
+	return *q == NULL ? -ENOMEM : 0;
 }
 
 /* Sort a[0..n-1] ascending; tmp has room for n. LSD radix sort with 11-bit
@@ -120,13 +122,8 @@ new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, co
 	const struct acl_nrules *nr = b->nr;
 	uint32_t nd = b->nd;
 
-	if (b->nleaves + 1 > b->capleaves) {
-		if (grow(b, (void **)&b->lstart, &b->capleaves, b->nleaves + 1, 4) < 0)
-			return -ENOMEM;
-		b->lcnt = acl_realloc(b->mt, b->lcnt, (size_t)b->capleaves * 4);
-		if (b->lcnt == NULL)
-			return -ENOMEM;
-	}
+	if (grow2(b, &b->lstart, &b->lcnt, &b->capleaves, b->nleaves + 1) < 0)
+		return -ENOMEM;
 	if (b->nlent + cnt > b->limit_entries)
 		return -ENOMEM;
 	if (b->nlent + cnt > b->caplent) {
@@ -285,13 +282,8 @@ build_node(struct acl_bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32
 	}
 
 	c = b->nnodes;
-	if (c + 2 > b->capnodes) {
-		if (grow(b, (void **)&b->thr, &b->capnodes, c + 2, 4) < 0)
-			return -ENOMEM;
-		b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
-		if (b->info == NULL)
-			return -ENOMEM;
-	}
+	if (grow2(b, &b->thr, &b->info, &b->capnodes, c + 2) < 0)
+		return -ENOMEM;
 	b->nnodes += 2;
 	b->thr[node] = bestt;
 	b->info[node] = c << 5 | bestd;
@@ -367,13 +359,8 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 			if (grp[r] == round)
 				idx[cnt++] = r;
 		root = b->nnodes;
-		if (root + 1 > b->capnodes) {
-			if (grow(b, (void **)&b->thr, &b->capnodes, root + 1, 4) < 0)
-				return -ENOMEM;
-			b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
-			if (b->info == NULL)
-				return -ENOMEM;
-		}
+		if (grow2(b, &b->thr, &b->info, &b->capnodes, root + 1) < 0)
+			return -ENOMEM;
 		b->nnodes++;
 		for (uint32_t d = 0; d < nd; d++) {
 			blo[d] = 0;
