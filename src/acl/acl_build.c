@@ -28,13 +28,12 @@
  * build time and memory stay near-linear (docs/acl.md has the figures).
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "acl/acl_bld.h"
+#include "core/errf.h"
 #include "acl/acl_plan.h"
 
 /*
@@ -327,18 +326,6 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void
-acl_setwhy(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
 build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
@@ -463,14 +450,13 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 		if (rc >= 0)
 			return rc;
 		if (rc == -ENOMEM && last && capped && !b->mt->failed) {
-			acl_setwhy(why, len, "runtime would exceed max_size %zu (more than %zu rule copies in leaves)",
-				   max_size, b->limit_entries);
-			return -ERANGE;
+			return vpk_errf(why, len, -ERANGE,
+					"runtime would exceed max_size %zu (more than %zu rule copies in leaves)", max_size,
+					b->limit_entries);
 		}
 		if (rc != -ENOMEM || last || b->mt->failed) {
-			acl_setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
-				   b->limit_entries);
-			return rc;
+			return vpk_errf(why, len, rc, "decision tree too large (more than %zu rule copies in leaves)",
+					b->limit_entries);
 		}
 	}
 	return 0;

@@ -26,11 +26,8 @@ INLINE uint32_t
 match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
 	(void)w;
-	__m256i v = _mm256_set1_epi16((short)x);
+	__m256i v = sub16_ymm(x, lo, m);
 
-	if (m != NULL)
-		v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
-	v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
 	v = _mm256_cmpeq_epi16(_mm256_min_epu16(v, _mm256_load_si256((const __m256i *)sp)), v);
 	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm256_castsi256_si128(v),
 							   _mm256_extracti128_si256(v, 1)));
