@@ -480,7 +480,7 @@ build_update(struct vpk_acl *a)
 		budget = a->max_size - a->base->stats.runtime_bytes;
 	}
 	if (nr.n > 0) {
-		rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_UPDATE, budget, &mt, &rt, vpk_errbuf(),
+		rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_UPDATE, NULL, budget, &mt, &rt, vpk_errbuf(),
 				  VPK_ERR_LEN);
 		if (rc == 0 && acl_compose(a->base, rt) < 0) {
 			acl_rt_free(rt);
@@ -515,6 +515,12 @@ build_update(struct vpk_acl *a)
 int
 vpk_acl_build(struct vpk_acl *a)
 {
+	return acl_build_with(a, NULL);
+}
+
+int
+acl_build_with(struct vpk_acl *a, const struct acl_build_opts *opt)
+{
 	struct acl_mem mt = { 0 };
 	struct acl_nrules nr;
 	struct acl_rt *rt = NULL;
@@ -524,7 +530,7 @@ vpk_acl_build(struct vpk_acl *a)
 		return -EINVAL;
 	vpk_errbuf()[0] = 0;
 	a->fallback = VPK_ACL_FALLBACK_NONE;
-	if (a->full != NULL && a->full_valid && (a->nrules > a->full_live || a->del.ndead > 0)) {
+	if (opt == NULL && a->full != NULL && a->full_valid && (a->nrules > a->full_live || a->del.ndead > 0)) {
 		rc = build_update(a);
 		if (rc != -EAGAIN)
 			return rc;
@@ -535,7 +541,7 @@ vpk_acl_build(struct vpk_acl *a)
 		snprintf(vpk_errbuf(), VPK_ERR_LEN, "out of memory normalising %u rules", a->nrules);
 		return rc;
 	}
-	rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_FULL, a->max_size, &mt, &rt, vpk_errbuf(),
+	rc = acl_build_rt(&nr, a->lay.src, a->ncat, ACL_BUILD_FULL, opt, a->max_size, &mt, &rt, vpk_errbuf(),
 			  VPK_ERR_LEN);
 	if (rc < 0) {
 		acl_nrules_free(&mt, &nr);

@@ -84,20 +84,31 @@ rule_head(void *out, uint32_t i, uint32_t nf, uint32_t cats, const struct vpk_ac
 	return o;
 }
 
-void
-vpk_acl5_to_rules_ipv6_8b(const struct vpk_acl5_rule *r, uint32_t n, uint32_t cats, void *out)
+/* Rules with each address as @p nw words of @p bits (32 or 64) bits, then the two ports. */
+static void
+to_rules_words(const struct vpk_acl5_rule *r, uint32_t n, uint32_t cats, void *out, unsigned nw, unsigned bits)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vpk_acl5_rule *x = &r[i];
-		struct vpk_acl_rule *o = rule_head(out, i, 7, cats, x);
+		struct vpk_acl_rule *o = rule_head(out, i, 3 + 2 * nw, cats, x);
 
-		for (unsigned k = 0; k < 2; k++) {
-			o->field[1 + k] = (struct vpk_acl_field){ be64(x->src + 8 * k), word_len(x->src_len, k, 64) };
-			o->field[3 + k] = (struct vpk_acl_field){ be64(x->dst + 8 * k), word_len(x->dst_len, k, 64) };
+		for (unsigned k = 0; k < nw; k++) {
+			const uint8_t *sa = x->src + bits / 8 * k, *da = x->dst + bits / 8 * k;
+
+			o->field[1 + k] = (struct vpk_acl_field){ bits == 64 ? be64(sa) : be32(sa),
+								  word_len(x->src_len, k, bits) };
+			o->field[1 + nw + k] = (struct vpk_acl_field){ bits == 64 ? be64(da) : be32(da),
+								       word_len(x->dst_len, k, bits) };
 		}
-		o->field[5] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
-		o->field[6] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
+		o->field[1 + 2 * nw] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
+		o->field[2 + 2 * nw] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
 	}
+}
+
+void
+vpk_acl5_to_rules_ipv6_8b(const struct vpk_acl5_rule *r, uint32_t n, uint32_t cats, void *out)
+{
+	to_rules_words(r, n, cats, out, 2, 64);
 }
 
 bool
@@ -109,24 +120,7 @@ vpk_acl5_rule_portless(const struct vpk_acl5_rule *r)
 void
 vpk_acl5_to_rules(const struct vpk_acl5_rule *r, uint32_t n, bool ipv6, uint32_t cats, void *out)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		const struct vpk_acl5_rule *x = &r[i];
-		struct vpk_acl_rule *o = rule_head(out, i, ipv6 ? 11 : 5, cats, x);
-
-		if (!ipv6) {
-			o->field[1] = (struct vpk_acl_field){ be32(x->src), x->src_len };
-			o->field[2] = (struct vpk_acl_field){ be32(x->dst), x->dst_len };
-			o->field[3] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
-			o->field[4] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
-			continue;
-		}
-		for (unsigned k = 0; k < 4; k++) {
-			o->field[1 + k] = (struct vpk_acl_field){ be32(x->src + 4 * k), word_len(x->src_len, k, 32) };
-			o->field[5 + k] = (struct vpk_acl_field){ be32(x->dst + 4 * k), word_len(x->dst_len, k, 32) };
-		}
-		o->field[9] = (struct vpk_acl_field){ x->sport_lo, x->sport_hi };
-		o->field[10] = (struct vpk_acl_field){ x->dport_lo, x->dport_hi };
-	}
+	to_rules_words(r, n, cats, out, ipv6 ? 4 : 1, 32);
 }
 
 void

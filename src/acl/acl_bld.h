@@ -49,8 +49,6 @@ size_t acl_leaf_bytes(const struct acl_bld *b, uint32_t l);
 /* Write leaf @p l's blocks (acl_leaf_bytes(b, l) bytes, 64-byte aligned) to @p out. */
 void acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat);
 
-/* The reason of a failed build, into @p why (len bytes; nothing when NULL). */
-void acl_setwhy(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The runtime of @p ng built trees (sorted here by rank) in one allocation: 0, or -ERANGE when it
  * would exceed @p max_size (0: no limit), -ENOMEM; @p why says which. */
 int acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, const struct acl_dimsrc *src,

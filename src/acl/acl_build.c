@@ -28,13 +28,12 @@
  * build time and memory stay near-linear (docs/acl.md has the figures).
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "acl/acl_bld.h"
+#include "core/errf.h"
 #include "acl/acl_plan.h"
 
 /*
@@ -55,8 +54,9 @@
 #define CROSS_MIN_RULES 8192
 #define ENTRY_MIN_BYTES (sizeof(struct acl_blk) / ACL_BLK)     /* runtime bytes per leaf entry, at least */
 
+/* Room for @p need entries in the parallel arrays *p and *q of capacity *cap: 0 or -ENOMEM. */
 static int
-grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
+grow2(struct acl_bld *b, uint32_t **p, uint32_t **q, uint32_t *cap, uint32_t need)
 {
 	uint32_t ncap;
 
@@ -65,11 +65,12 @@ grow(struct acl_bld *b, void **p, uint32_t *cap, uint32_t need, size_t elt)
 	ncap = *cap ? *cap : 1024;
 	while (ncap < need)
 		ncap *= 2;
-	*p = acl_realloc(b->mt, *p, (size_t)ncap * elt);
+	*p = acl_realloc(b->mt, *p, (size_t)ncap * 4);
 	if (*p == NULL)
 		return -ENOMEM;
 	*cap = ncap;
-	return 0;
+	*q = acl_realloc(b->mt, *q, (size_t)ncap * 4);
+	return *q == NULL ? -ENOMEM : 0;
 }
 
 /* Sort a[0..n-1] ascending; tmp has room for n. LSD radix sort with 11-bit
@@ -120,13 +121,8 @@ new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, co
 	const struct acl_nrules *nr = b->nr;
 	uint32_t nd = b->nd;
 
-	if (b->nleaves + 1 > b->capleaves) {
-		if (grow(b, (void **)&b->lstart, &b->capleaves, b->nleaves + 1, 4) < 0)
-			return -ENOMEM;
-		b->lcnt = acl_realloc(b->mt, b->lcnt, (size_t)b->capleaves * 4);
-		if (b->lcnt == NULL)
-			return -ENOMEM;
-	}
+	if (grow2(b, &b->lstart, &b->lcnt, &b->capleaves, b->nleaves + 1) < 0)
+		return -ENOMEM;
 	if (b->nlent + cnt > b->limit_entries)
 		return -ENOMEM;
 	if (b->nlent + cnt > b->caplent) {
@@ -285,13 +281,8 @@ build_node(struct acl_bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32
 	}
 
 	c = b->nnodes;
-	if (c + 2 > b->capnodes) {
-		if (grow(b, (void **)&b->thr, &b->capnodes, c + 2, 4) < 0)
-			return -ENOMEM;
-		b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
-		if (b->info == NULL)
-			return -ENOMEM;
-	}
+	if (grow2(b, &b->thr, &b->info, &b->capnodes, c + 2) < 0)
+		return -ENOMEM;
 	b->nnodes += 2;
 	b->thr[node] = bestt;
 	b->info[node] = c << 5 | bestd;
@@ -335,22 +326,6 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void
-acl_setwhy(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
-int acl_build_plan_override = -1;
-unsigned acl_build_spill_override;
-int acl_build_copies_override = -1;
-
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
 build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
@@ -371,13 +346,8 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 			if (grp[r] == round)
 				idx[cnt++] = r;
 		root = b->nnodes;
-		if (root + 1 > b->capnodes) {
-			if (grow(b, (void **)&b->thr, &b->capnodes, root + 1, 4) < 0)
-				return -ENOMEM;
-			b->info = acl_realloc(b->mt, b->info, (size_t)b->capnodes * 4);
-			if (b->info == NULL)
-				return -ENOMEM;
-		}
+		if (grow2(b, &b->thr, &b->info, &b->capnodes, root + 1) < 0)
+			return -ENOMEM;
 		b->nnodes++;
 		for (uint32_t d = 0; d < nd; d++) {
 			blo[d] = 0;
@@ -401,9 +371,9 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 	}
 }
 
-/* The plan a build starts at: an index into uplans[] when @p upd, else into plans[]. */
+/* The plan a build starts at: an index into uplans[] when @p upd, else into fplans[]. */
 static unsigned
-first_plan(const struct acl_bld *b, bool upd)
+first_plan(const struct acl_bld *b, bool upd, int forced)
 {
 	/* Above 32k rules the one- and two-tree plans were always abandoned (acl
 	 * 100k: 19 copies per rule in one tree), so skip them there. The last
@@ -416,10 +386,10 @@ first_plan(const struct acl_bld *b, bool upd)
 	 * Update and frozen trees (@p upd) start in uplans[] by size. */
 	uint32_t n = b->nr->n;
 	unsigned first = upd ? (n > UPD_ONE_TREE ? UPLAN_TWO : n > UPD_SMALL ? UPLAN_MID : 0)
-		: n > 32768 || acl_build_plan_override == 4 ? PLAN_MANY : 0;
+		: n > 32768 || forced == 4 ? PLAN_MANY : 0;
 
 	/* Crossing rules: the one-tree plans would copy until abandoned (acl_shape.c). */
-	if (first == 0 && !upd && n >= CROSS_MIN_RULES && acl_build_plan_override < 0 && acl_rules_cross(b))
+	if (first == 0 && !upd && n >= CROSS_MIN_RULES && forced < 0 && acl_rules_cross(b))
 		first = PLAN_MANY;
 	/* Above 32k rules, sets whose addresses are mostly narrow try the two-tree
 	 * plan first (ClassBench 100k, avx512x32 cycles, six spilling trees -> two:
@@ -427,49 +397,49 @@ first_plan(const struct acl_bld *b, bool upd)
 	 * acl1-v6 785 -> 594; fw4 431 -> 493). Sets with more than 55 % wide
 	 * addresses (fw1, fw3, fw5, --profile acl, fw, ipv6) abandon it or lose
 	 * with it (fw3 397 -> 573, ipv6 934 -> 1242). */
-	else if (first == PLAN_MANY && !upd && acl_build_plan_override < 0 &&
+	else if (first == PLAN_MANY && !upd && forced < 0 &&
 		 (uint64_t)acl_rules_wide_addr(b) * 20 <= (uint64_t)n * 11)
 		first = PLAN_TWO;
 	return first;
 }
 
 /*
- * Build with plans tab[first..ntab) until one stays within its copy limit;
+ * Build with plans[seq[first]], plans[seq[first + 1]].. until one stays within its copy limit;
  * returns its number of trees (in @p trees), or a negative errno with @p why set.
  */
 static int
-build_plans(struct acl_bld *b, const struct plan *tab, unsigned ntab, unsigned first, bool upd, size_t max_size,
-	    uint32_t *grp, uint32_t *idx, struct acl_tree *trees, char *why, size_t len)
+build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first, bool upd,
+	    const struct acl_build_opts *opt, size_t max_size, uint32_t *grp, uint32_t *idx, struct acl_tree *trees,
+	    char *why, size_t len)
 {
 	uint32_t n = b->nr->n;
 	uint32_t blo[ACL_MAX_DIMS], bhi[ACL_MAX_DIMS];
 	bool capped;
 	int rc;
 
-	for (unsigned pl = first; pl < ntab; pl++) {
-		bool last = pl + 1 == ntab;
+	for (unsigned k = first; k < ntab; k++) {
+		bool last = k + 1 == ntab;
+		unsigned pl = seq[k];
 
-		if (acl_build_plan_override >= 0 && acl_build_plan_override < 4) {
-			/* 0: the first one-tree plan, 1: two trees, 2: six trees, 3: the last plan */
-			pl = acl_build_plan_override == 0 ? 0 : acl_build_plan_override == 1 ? PLAN_TWO
-				: acl_build_plan_override == 2 ? PLAN_MANY : NPLANS - 1;
+		if (opt->plan >= 0 && opt->plan < 4) {
+			pl = opt->plan == 0 ? 0 : opt->plan == 1 ? PLAN_TWO : opt->plan == 2 ? PLAN_MANY : NPLANS - 1;
 			last = true;
 		}
 
-		if (tab[pl].max_boxes != 0 && n > tab[pl].max_boxes && !last)
+		if (plans[pl].max_boxes != 0 && n > plans[pl].max_boxes && !last)
 			continue;
 		b->nnodes = b->nleaves = b->max_depth = 0;
 		b->nlent = 0;
 		memset(b->spill, 0, (size_t)n);
-		b->max_trees = tab[pl].max_trees;
-		b->repl4 = tab[pl].repl4;
-		b->bigleaf = tab[pl].big;
-		b->spill_min = acl_build_spill_override ? acl_build_spill_override : tab[pl].spill;
+		b->max_trees = plans[pl].max_trees;
+		b->repl4 = plans[pl].repl4;
+		b->bigleaf = plans[pl].big;
+		b->spill_min = opt->spill ? opt->spill : plans[pl].spill;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b->limit_entries = last ? (size_t)64 * n + (1u << 22)
-			: (size_t)tab[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
-		if (!last && acl_build_copies_override >= 0)
-			b->limit_entries = (size_t)acl_build_copies_override * n;
+			: (size_t)plans[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
+		if (!last && opt->copies >= 0)
+			b->limit_entries = (size_t)opt->copies * n;
 		/* Every leaf entry costs the runtime at least its share of a block's
 		 * header and rank lines, so max_size caps the entries: a plan that
 		 * would not fit stops when it gets there, not once built. */
@@ -480,14 +450,13 @@ build_plans(struct acl_bld *b, const struct plan *tab, unsigned ntab, unsigned f
 		if (rc >= 0)
 			return rc;
 		if (rc == -ENOMEM && last && capped && !b->mt->failed) {
-			acl_setwhy(why, len, "runtime would exceed max_size %zu (more than %zu rule copies in leaves)",
-				   max_size, b->limit_entries);
-			return -ERANGE;
+			return vpk_errf(why, len, -ERANGE,
+					"runtime would exceed max_size %zu (more than %zu rule copies in leaves)", max_size,
+					b->limit_entries);
 		}
 		if (rc != -ENOMEM || last || b->mt->failed) {
-			acl_setwhy(why, len, "decision tree too large (more than %zu rule copies in leaves)",
-				   b->limit_entries);
-			return rc;
+			return vpk_errf(why, len, rc, "decision tree too large (more than %zu rule copies in leaves)",
+					b->limit_entries);
 		}
 	}
 	return 0;
@@ -495,9 +464,10 @@ build_plans(struct acl_bld *b, const struct plan *tab, unsigned ntab, unsigned f
 
 int
 acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
-	     enum acl_build_kind kind, size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why,
-	     size_t len)
+	     enum acl_build_kind kind, const struct acl_build_opts *opt, size_t max_size, struct acl_mem *mt,
+	     struct acl_rt **out, char *why, size_t len)
 {
+	static const struct acl_build_opts automatic = { .plan = -1, .spill = 0, .copies = -1 };
 	uint64_t t0 = now_ns();
 	struct acl_bld b = { .nr = nr, .nd = nr->nd, .mt = mt };
 	uint32_t n = nr->n, nd = nr->nd;
@@ -527,13 +497,14 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 	b.spill = acl_calloc(mt, (size_t)n + 1);
 	if (b.spill == NULL)
 		goto out;
-	/* Update and frozen trees have plans of their own (uplans[]), unless a
-	 * test forces a plan, or the tree is as big as a full build that starts
-	 * at the many-tree plans. */
-	bool upd = kind == ACL_BUILD_UPDATE && acl_build_plan_override < 0 && n <= 32768;
+	/* Update and frozen trees have plans of their own (uplans[]), unless the
+	 * tree is as big as a full build that starts at the many-tree plans. */
+	bool upd = kind == ACL_BUILD_UPDATE && n <= 32768;
 
-	rc = build_plans(&b, upd ? uplans : plans, upd ? NUPLANS : NPLANS, first_plan(&b, upd), upd, max_size, grp,
-			 idx, trees, why, len);
+	if (opt == NULL || kind == ACL_BUILD_UPDATE)
+		opt = &automatic;
+	rc = build_plans(&b, upd ? uplans : fplans, upd ? NUPLANS : NPLANS, first_plan(&b, upd, opt->plan), upd, opt,
+			 max_size, grp, idx, trees, why, len);
 	if (rc >= 0)
 		rc = acl_rt_layout(&b, trees, (uint32_t)rc, src, ncat, max_size, out, why, len);
 out:

@@ -427,7 +427,7 @@ acl_del_freeze(struct acl_delstate *ds, struct acl_rt **base, const struct acl_d
 	if (rc < 0)
 		return rc;
 	nrules = nr.nrules;
-	rc = acl_build_rt(&nr, src, ncat, ACL_BUILD_UPDATE, max_size, &mt, &frz, why, len);
+	rc = acl_build_rt(&nr, src, ncat, ACL_BUILD_UPDATE, NULL, max_size, &mt, &frz, why, len);
 	acl_nrules_free(&mt, &nr);
 	if (rc < 0)
 		return rc;

@@ -146,30 +146,70 @@ parse_rule_line(char **tok, unsigned nt, bool ipv6, bool route, struct vpk_acl5_
 	return 0;
 }
 
-struct rctx {
+/* A rule or trace parse: the records so far (r or p) and where errors go. */
+struct pctx {
 	const char *name;
 	bool ipv6;
-	enum vpk_acl5_format fmt;
+	enum vpk_acl5_format fmt;       /* rules only */
 	uint32_t max;
 	struct vpk_acl5_rule *r;
+	struct vpk_acl5_pkt *p;
 	uint32_t n, cap;
 	char *why;
 	size_t len;
 };
 
+/* The line's first non-blank character, or NULL for a blank or '#' line. */
+static const char *
+line_body(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == e || *p == '#' ? NULL : p;
+}
+
+/* @p arr (c->n of c->cap records of @p size bytes used) with room for one more, or NULL. */
+static void *
+room(struct pctx *c, void *arr, size_t size, uint32_t first_cap)
+{
+	uint32_t ncap;
+	void *na;
+
+	if (c->n < c->cap)
+		return arr;
+	ncap = c->cap ? c->cap * 2 : first_cap;
+	na = realloc(arr, (size_t)ncap * size);
+	if (na != NULL)
+		c->cap = ncap;
+	return na;
+}
+
+/* The end of a parse: 0 with the count in @p n, or an error (named when out of memory) with @p arr freed. */
+static int
+parse_done(struct pctx *c, int rc, void *arr, uint32_t *n)
+{
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			ferr(c->why, c->len, rc, c->name, 0, "out of memory");
+		free(arr);
+		return rc;
+	}
+	*n = c->n;
+	return 0;
+}
+
 static int
 rule_line(void *arg, const char *p, const char *e, size_t lineno)
 {
 	unsigned ln = (unsigned)lineno;
-	struct rctx *c = arg;
+	struct pctx *c = arg;
+	struct vpk_acl5_rule *r;
 	char buf[1024], *tok[MAXTOK];
 	unsigned nt;
 	bool route = false;
 	int rc;
 
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
-		p++;
-	if (p == e || *p == '#')
+	if ((p = line_body(p, e)) == NULL)
 		return 0;
 	if (*p == 'R' && c->fmt != VPK_ACL5_CLASSBENCH)
 		route = true;
@@ -179,15 +219,9 @@ rule_line(void *arg, const char *p, const char *e, size_t lineno)
 	if (c->max != 0 && c->n >= c->max)
 		return ferr(c->why, c->len, -E2BIG, c->name, ln, "more than %u rules", c->max);
 	nt = tokenize(p + 1, e, buf, sizeof(buf), tok);
-	if (c->n == c->cap) {
-		uint32_t ncap = c->cap ? c->cap * 2 : 1024;
-		struct vpk_acl5_rule *nr = realloc(c->r, (size_t)ncap * sizeof(*nr));
-
-		if (nr == NULL)
-			return -ENOMEM;
-		c->r = nr;
-		c->cap = ncap;
-	}
+	if ((r = room(c, c->r, sizeof(*r), 1024)) == NULL)
+		return -ENOMEM;
+	c->r = r;
 	rc = parse_rule_line(tok, nt, c->ipv6, route, &c->r[c->n], c->name, ln, c->why, c->len);
 	if (rc == 0)
 		c->n++;
@@ -196,7 +230,7 @@ rule_line(void *arg, const char *p, const char *e, size_t lineno)
 
 /* The end of a rule parse: the l3fwd check, then hand out or free. */
 static int
-rules_done(struct rctx *c, int rc, struct vpk_acl5_rule **out, uint32_t *n)
+rules_done(struct pctx *c, int rc, struct vpk_acl5_rule **out, uint32_t *n)
 {
 	if (rc == 0 && c->fmt == VPK_ACL5_L3FWD) {
 		bool any = false;
@@ -206,15 +240,10 @@ rules_done(struct rctx *c, int rc, struct vpk_acl5_rule **out, uint32_t *n)
 		if (!any)
 			rc = ferr(c->why, c->len, -EINVAL, c->name, 0, "no route ('R') line; l3fwd needs at least one");
 	}
-	if (rc != 0) {
-		if (rc == -ENOMEM)
-			ferr(c->why, c->len, rc, c->name, 0, "out of memory");
-		free(c->r);
-		return rc;
-	}
-	*out = c->r;
-	*n = c->n;
-	return 0;
+	rc = parse_done(c, rc, c->r, n);
+	if (rc == 0)
+		*out = c->r;
+	return rc;
 }
 
 int
@@ -224,7 +253,7 @@ vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
 {
 	char *why = vpk_errbuf();
 	size_t len = VPK_ERR_LEN;
-	struct rctx c = { .name = name ? name : "-", .ipv6 = ipv6, .fmt = fmt, .max = max,
+	struct pctx c = { .name = name ? name : "-", .ipv6 = ipv6, .fmt = fmt, .max = max,
 			  .why = why, .len = len };
 
 	why[0] = '\0';  /* no stale reason on a failure without one */
@@ -233,29 +262,17 @@ vpk_acl5_parse_rules(const char *buf, size_t size, const char *name, bool ipv6,
 	return rules_done(&c, vpk_lines_each_buf(buf, size, c.name, rule_line, &c, why, len), out, n);
 }
 
-struct tctx {
-	const char *name;
-	bool ipv6;
-	uint32_t max;
-	struct vpk_acl5_pkt *p;
-	uint32_t n, cap;
-	char *why;
-	size_t len;
-};
-
 static int
 trace_line(void *arg, const char *p, const char *e, size_t lineno)
 {
 	unsigned ln = (unsigned)lineno;
-	struct tctx *c = arg;
+	struct pctx *c = arg;
 	char buf[512], *tok[MAXTOK];
 	unsigned nt;
 	uint64_t v;
 	struct vpk_acl5_pkt *k;
 
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
-		p++;
-	if (p == e || *p == '#')
+	if ((p = line_body(p, e)) == NULL)
 		return 0;
 	if (c->max != 0 && c->n >= c->max)
 		return 1;       /* enough: stop quietly, like --tracenum */
@@ -263,15 +280,9 @@ trace_line(void *arg, const char *p, const char *e, size_t lineno)
 	if (nt < 5)
 		return ferr(c->why, c->len, -EINVAL, c->name, ln,
 			    "%u fields, expected src dst sport dport proto [expected]", nt);
-	if (c->n == c->cap) {
-		uint32_t ncap = c->cap ? c->cap * 2 : 4096;
-		struct vpk_acl5_pkt *np = realloc(c->p, (size_t)ncap * sizeof(*np));
-
-		if (np == NULL)
-			return -ENOMEM;
-		c->p = np;
-		c->cap = ncap;
-	}
+	if ((k = room(c, c->p, sizeof(*k), 4096)) == NULL)
+		return -ENOMEM;
+	c->p = k;
 	k = &c->p[c->n];
 	memset(k, 0, sizeof(*k));
 	for (int a = 0; a < 2; a++) {
@@ -310,17 +321,12 @@ trace_line(void *arg, const char *p, const char *e, size_t lineno)
 }
 
 static int
-trace_done(struct tctx *c, int rc, struct vpk_acl5_pkt **out, uint32_t *n)
+trace_done(struct pctx *c, int rc, struct vpk_acl5_pkt **out, uint32_t *n)
 {
-	if (rc < 0) {
-		if (rc == -ENOMEM)
-			ferr(c->why, c->len, rc, c->name, 0, "out of memory");
-		free(c->p);
-		return rc;
-	}
-	*out = c->p;
-	*n = c->n;
-	return 0;
+	rc = parse_done(c, rc, c->p, n);
+	if (rc == 0)
+		*out = c->p;
+	return rc;
 }
 
 int
@@ -329,7 +335,7 @@ vpk_acl5_parse_trace(const char *buf, size_t size, const char *name, bool ipv6, 
 {
 	char *why = vpk_errbuf();
 	size_t len = VPK_ERR_LEN;
-	struct tctx c = { .name = name ? name : "-", .ipv6 = ipv6, .max = max, .why = why, .len = len };
+	struct pctx c = { .name = name ? name : "-", .ipv6 = ipv6, .max = max, .why = why, .len = len };
 
 	why[0] = '\0';  /* no stale reason on a failure without one */
 	if ((buf == NULL && size > 0) || out == NULL || n == NULL)
@@ -343,7 +349,7 @@ vpk_acl5_load_rules(const char *path, bool ipv6, enum vpk_acl5_format fmt, uint3
 {
 	char *why = vpk_errbuf();
 	size_t len = VPK_ERR_LEN;
-	struct rctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
+	struct pctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
 			  .fmt = fmt, .max = max, .why = why, .len = len };
 
 	why[0] = '\0';  /* no stale reason on a failure without one */
@@ -360,7 +366,7 @@ vpk_acl5_load_trace(const char *path, bool ipv6, uint32_t max, struct vpk_acl5_p
 {
 	char *why = vpk_errbuf();
 	size_t len = VPK_ERR_LEN;
-	struct tctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
+	struct pctx c = { .name = path != NULL && strcmp(path, "-") == 0 ? "<stdin>" : path, .ipv6 = ipv6,
 			  .max = max, .why = why, .len = len };
 
 	why[0] = '\0';  /* no stale reason on a failure without one */

@@ -165,20 +165,23 @@ enum acl_build_kind {
 	ACL_BUILD_FULL,
 	ACL_BUILD_UPDATE,
 };
-/* Build a runtime from normalised rules. 0, -ENOMEM, -ERANGE. */
+/* Forced choices of a full build, for tests that reach each plan with small rule sets
+ * (acl_build_with()); a build without them picks by the set's size and shape. */
+struct acl_build_opts {
+	/* 0: the first one-tree plan, 1: the 2-tree plan, 2: the 6-tree plan, 3: the last, 8-tree plan,
+	 * 4: start at the 6-tree plan as a set above 32k rules does, with its fallback; -1: automatic */
+	int plan;
+	unsigned spill;         /* spill when this many wide rules span a cut (0: the plan's threshold) */
+	int copies;             /* abandon every plan but the last beyond this many copies per rule (-1: the plans' limits) */
+};
+/* Build a runtime from normalised rules (@p opt: NULL, or forced choices of a full build).
+ * 0, -ENOMEM, -ERANGE. */
 int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t ncat,
-		 enum acl_build_kind kind, size_t max_size, struct acl_mem *mt, struct acl_rt **out, char *why,
-		 size_t len);
+		 enum acl_build_kind kind, const struct acl_build_opts *opt, size_t max_size, struct acl_mem *mt,
+		 struct acl_rt **out, char *why, size_t len);
 void acl_rt_free(struct acl_rt *rt);
-/* Tests only: force the first one-tree plan (0), the 2-tree (1), the 6-tree (2) or the last, 8-tree plan (3);
- * 4 = start at the 6-tree plan as a set above 32k rules does, with its fallback; -1 = automatic. Not thread-safe. */
-extern int acl_build_plan_override;
-/* Tests only: abandon every plan but the last beyond this many rule copies per rule (-1 = the plans' own
- * limits; 0 = abandon them all), so small sets reach the fallback. Not thread-safe. */
-extern int acl_build_copies_override;
-/* Tests only: spill when this many wide rules span a cut instead of the plan's threshold (0 = the plan's).
- * Small test sets spill into many trees with a low threshold. Not thread-safe. */
-extern unsigned acl_build_spill_override;
+/* vpk_acl_build(), or with @p opt a full build (never an incremental one) with those choices. */
+int acl_build_with(struct vpk_acl *a, const struct acl_build_opts *opt);
 
 /* Scalar helpers shared by every variant (acl_kern.h includes them). */
 static inline uint32_t

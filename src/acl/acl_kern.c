@@ -28,19 +28,35 @@ live(uint32_t mt)
 }
 
 /* The first dimension of a block leaves few of its 16 slots (the builder puts
- * the addresses first): the others test only those, one bit at a time. */
+ * the addresses first): the others test only those, one bit at a time. The
+ * arrays are u32 when @p w32, else u16 (and the difference taken mod 2^16). */
+INLINE uint32_t
+match_sparse(uint32_t x, const void *lo, const void *sp, const void *m, uint32_t mt, bool w32)
+{
+	for (uint32_t y = mt; y != 0; y &= y - 1) {
+		uint32_t j = (uint32_t)__builtin_ctz(y), out;
+
+		if (w32) {
+			uint32_t v = m != NULL ? x & ((const uint32_t *)m)[j] : x;
+
+			out = v - ((const uint32_t *)lo)[j] > ((const uint32_t *)sp)[j];
+		} else {
+			uint16_t v = (uint16_t)(m != NULL ? x & ((const uint16_t *)m)[j] : x);
+
+			out = (uint16_t)(v - ((const uint16_t *)lo)[j]) > ((const uint16_t *)sp)[j];
+		}
+		mt &= ~(out << j);
+	}
+	return mt;
+}
+
 INLINE uint32_t
 acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt, int w)
 {
 	(void)w;
 	if (live(mt) > SPARSE_SLOTS)
 		return mt & match32_scalar(x, lo, sp, m);
-	for (uint32_t y = mt; y != 0; y &= y - 1) {
-		uint32_t j = (uint32_t)__builtin_ctz(y), v = m != NULL ? x & m[j] : x;
-
-		mt &= ~((uint32_t)(v - lo[j] > sp[j]) << j);
-	}
-	return mt;
+	return match_sparse(x, lo, sp, m, mt, true);
 }
 
 INLINE uint32_t
@@ -49,13 +65,7 @@ acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *
 	(void)w;
 	if (live(mt) > SPARSE_SLOTS)
 		return mt & match16_scalar(x, lo, sp, m);
-	for (uint32_t y = mt; y != 0; y &= y - 1) {
-		uint32_t j = (uint32_t)__builtin_ctz(y);
-		uint16_t v = (uint16_t)(m != NULL ? x & m[j] : x);
-
-		mt &= ~((uint32_t)((uint16_t)(v - lo[j]) > sp[j]) << j);
-	}
-	return mt;
+	return match_sparse(x, lo, sp, m, mt, false);
 }
 
 ACL_KERN_ONE_TREE(walk_scalar, 64);

@@ -87,6 +87,36 @@ match16_scalar(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_
 	return r;
 }
 
+#ifdef __AVX2__
+#include <immintrin.h>
+
+/* (x & m) - lo for the 16 slots of a 32-bit dimension in two ymm (slots 0-7 in
+ * *a, 8-15 in *b; m == NULL: no mask): what the 256-bit compares start from. */
+INLINE void
+sub32_ymm(uint32_t x, const uint32_t *lo, const uint32_t *m, __m256i *a, __m256i *b)
+{
+	__m256i v = _mm256_set1_epi32((int)x), va = v, vb = v;
+
+	if (m != NULL) {
+		va = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+		vb = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(m + 8)));
+	}
+	*a = _mm256_sub_epi32(va, _mm256_load_si256((const __m256i *)lo));
+	*b = _mm256_sub_epi32(vb, _mm256_load_si256((const __m256i *)(lo + 8)));
+}
+
+/* (x & m) - lo for the 16 slots of a 16-bit dimension in one ymm. */
+INLINE __m256i
+sub16_ymm(uint32_t x, const uint16_t *lo, const uint16_t *m)
+{
+	__m256i v = _mm256_set1_epi16((short)x);
+
+	if (m != NULL)
+		v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
+	return _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
+}
+#endif
+
 /* A matching block: per category, the first set bit of mt & cmask is the
  * block's best rule (blocks are in rank order); keep it if it beats the best. */
 INLINE void

@@ -13,18 +13,11 @@ INLINE uint32_t
 match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
 {
 	(void)w;
-	__m256i v = _mm256_set1_epi32((int)x), a = v, b = v, s0, s1;
+	__m256i a, b;
 
-	if (m != NULL) {
-		a = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
-		b = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(m + 8)));
-	}
-	a = _mm256_sub_epi32(a, _mm256_load_si256((const __m256i *)lo));
-	b = _mm256_sub_epi32(b, _mm256_load_si256((const __m256i *)(lo + 8)));
-	s0 = _mm256_load_si256((const __m256i *)sp);
-	s1 = _mm256_load_si256((const __m256i *)(sp + 8));
-	a = _mm256_cmpeq_epi32(_mm256_min_epu32(a, s0), a);
-	b = _mm256_cmpeq_epi32(_mm256_min_epu32(b, s1), b);
+	sub32_ymm(x, lo, m, &a, &b);
+	a = _mm256_cmpeq_epi32(_mm256_min_epu32(a, _mm256_load_si256((const __m256i *)sp)), a);
+	b = _mm256_cmpeq_epi32(_mm256_min_epu32(b, _mm256_load_si256((const __m256i *)(sp + 8))), b);
 	return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(a)) |
 	       (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(b)) << 8;
 }
@@ -33,11 +26,8 @@ INLINE uint32_t
 match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
 	(void)w;
-	__m256i v = _mm256_set1_epi16((short)x);
+	__m256i v = sub16_ymm(x, lo, m);
 
-	if (m != NULL)
-		v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
-	v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
 	v = _mm256_cmpeq_epi16(_mm256_min_epu16(v, _mm256_load_si256((const __m256i *)sp)), v);
 	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm256_castsi256_si128(v),
 							   _mm256_extracti128_si256(v, 1)));

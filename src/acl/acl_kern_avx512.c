@@ -24,14 +24,9 @@ match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, i
 		v = _mm512_sub_epi32(v, _mm512_load_si512(lo));
 		return _mm512_cmple_epu32_mask(v, _mm512_load_si512(sp));
 	}
-	__m256i v = _mm256_set1_epi32((int)x), a = v, b = v;
+	__m256i a, b;
 
-	if (m != NULL) {
-		a = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
-		b = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(m + 8)));
-	}
-	a = _mm256_sub_epi32(a, _mm256_load_si256((const __m256i *)lo));
-	b = _mm256_sub_epi32(b, _mm256_load_si256((const __m256i *)(lo + 8)));
+	sub32_ymm(x, lo, m, &a, &b);
 	return _mm256_cmple_epu32_mask(a, _mm256_load_si256((const __m256i *)sp)) |
 	       (uint32_t)_mm256_cmple_epu32_mask(b, _mm256_load_si256((const __m256i *)(sp + 8))) << 8;
 }
@@ -40,11 +35,8 @@ INLINE uint32_t
 match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, int w)
 {
 	(void)w;
-	__m256i v = _mm256_set1_epi16((short)x);
+	__m256i v = sub16_ymm(x, lo, m);
 
-	if (m != NULL)
-		v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)m));
-	v = _mm256_sub_epi16(v, _mm256_load_si256((const __m256i *)lo));
 	return _mm256_cmple_epu16_mask(v, _mm256_load_si256((const __m256i *)sp));
 }
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "acl/acl_bld.h"
+#include "core/errf.h"
 
 /*
  * A runtime of 2 MiB or more is 2 MiB-aligned and asks for transparent huge
@@ -121,17 +122,14 @@ acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, cons
 	off_blk = off_leaf + (((size_t)b->nleaves * 8 + 63) & ~(size_t)63);
 	bytes = off_blk + blkbytes;
 	if (max_size != 0 && bytes > max_size) {
-		acl_setwhy(why, len, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
-		return -ERANGE;
+		return vpk_errf(why, len, -ERANGE, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
 	}
 	if (blkbytes / 64 > ACL_LEAF_OFF) {
-		acl_setwhy(why, len, "runtime too large");
-		return -ENOMEM;
+		return vpk_errf(why, len, -ENOMEM, "runtime too large");
 	}
 	mem = rt_alloc(bytes);
 	if (mem == NULL) {
-		acl_setwhy(why, len, "out of memory for a %zu-byte runtime", bytes);
-		return -ENOMEM;
+		return vpk_errf(why, len, -ENOMEM, "out of memory for a %zu-byte runtime", bytes);
 	}
 	rt = (struct acl_rt *)mem;
 	memset(rt, 0, sizeof(*rt));

@@ -35,11 +35,14 @@ static const struct plan plans[] = {
 	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
 };
 #define NPLANS (sizeof(plans) / sizeof(plans[0]))
+static const uint8_t fplans[] = { 0, 1, 2, 3, 4, 5, 6, 7 };  /* a full build tries them all, in order */
+_Static_assert(sizeof(fplans) == NPLANS, "fplans[] lists every plan");
 #define PLAN_TWO  5                     /* the two-tree plan */
 #define PLAN_MANY 6                     /* the first many-tree plan */
 
 /*
- * Plans of update and frozen trees (ACL_BUILD_UPDATE): at most ~1024 rules
+ * The plans of update and frozen trees (ACL_BUILD_UPDATE), a subsequence of
+ * plans[] in another order: at most ~1024 rules
  * (frozen trees of big sets up to n/8), built while the application waits
  * for vpk_acl_build(). An abandoned plan costs about as much as a kept one,
  * and the full build's first plans, given 65536 leaf entries beyond their
@@ -60,13 +63,7 @@ static const struct plan plans[] = {
  *    fewer cycles per packet there); then big leaves in one tree, then the
  *    full build's last plan (docs/acl.md, "Update and frozen trees").
  */
-static const struct plan uplans[] = {
-	{ 1, 6, 32, 16, 0 },
-	{ 1, 6, 128, 24, 0 },
-	{ 2, 6, 1024, 10, 16 },
-	{ 1, 6, 1024, 12, 0 },
-	{ ACL_BUILD_TREES, 5, 512, 0, 16 },
-};
+static const uint8_t uplans[] = { 0, 2, PLAN_TWO, 4, NPLANS - 1 };     /* indices into plans[] */
 #define NUPLANS (sizeof(uplans) / sizeof(uplans[0]))
 #define UPLAN_MID 1                     /* where trees of more than UPD_SMALL boxes start */
 #define UPLAN_TWO 2                     /* where trees of more than UPD_ONE_TREE boxes start */

@@ -244,30 +244,14 @@ field_conds(const struct vpk_acl_field_def *d, const struct vpk_acl_field *f,
 	return 1;
 }
 
-struct rank_ent {
-	uint32_t prio;
-	uint32_t idx;
-};
-
-static int
-rank_cmp(const void *a, const void *b)
+int
+acl_prio_cmp(const void *a, const void *b)
 {
-	const struct rank_ent *x = a, *y = b;
+	const struct acl_prio_idx *x = a, *y = b;
 
 	if (x->prio != y->prio)
 		return x->prio > y->prio ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static const uint32_t *sort_ranks;    /* qsort context for rank_in ordering (build is single-writer) */
-
-static int
-rankin_cmp(const void *a, const void *b)
-{
-	uint32_t x = sort_ranks[((const struct rank_ent *)a)->idx];
-	uint32_t y = sort_ranks[((const struct rank_ent *)b)->idx];
-
-	return x < y ? -1 : x > y;
 }
 
 uint32_t
@@ -288,7 +272,7 @@ acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 	uint32_t shift = acl_rank_shift(nrules);
 
 	struct acl_layout lay;
-	struct rank_ent *order;
+	struct acl_prio_idx *order;
 	uint32_t cap, n = 0, nd;
 	uint16_t catmask = (uint16_t)((1u << ncat) - 1);
 
@@ -303,14 +287,10 @@ acl_normalize(const struct vpk_acl_field_def *defs, uint32_t nf, uint32_t ncat,
 	for (uint32_t i = 0; i < nrules; i++) {
 		const struct vpk_acl_rule *r = (const void *)(rules + (size_t)i * rsz);
 
-		order[i] = (struct rank_ent){ r->priority, i };
+		/* Given ranks sort ascending: their complements descending. */
+		order[i] = (struct acl_prio_idx){ rank_in != NULL ? ~rank_in[i] : r->priority, i };
 	}
-	if (rank_in != NULL) {
-		sort_ranks = rank_in;
-		qsort(order, nrules, sizeof(*order), rankin_cmp);
-	} else {
-		qsort(order, nrules, sizeof(*order), rank_cmp);
-	}
+	qsort(order, nrules, sizeof(*order), acl_prio_cmp);
 
 	cap = nrules + 16;
 	out->lo = acl_malloc(mt, (size_t)cap * nd * 4);

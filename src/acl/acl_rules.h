@@ -49,5 +49,11 @@ acl_rank_pos(uint32_t r, uint32_t shift)
 	return (r >> shift) - 1;
 }
 void acl_nrules_free(struct acl_mem *mt, struct acl_nrules *nr);
+/* A rule's priority and its index, sorted by acl_prio_cmp(): priority
+ * descending, index ascending (the rank order: first added wins ties). */
+struct acl_prio_idx {
+	uint32_t prio, idx;
+};
+int acl_prio_cmp(const void *a, const void *b);
 
 #endif /* VPK_ACL_RULES_H */

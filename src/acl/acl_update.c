@@ -23,20 +23,6 @@
 #include "acl/acl_update.h"
 #include "acl/acl_rules.h"
 
-struct tab_ent {
-	uint32_t prio, idx;
-};
-
-static int
-tab_cmp(const void *a, const void *b)
-{
-	const struct tab_ent *x = a, *y = b;
-
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 void
 acl_ranktab_free(struct acl_ranktab *t)
 {
@@ -49,7 +35,7 @@ int
 acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_t rsz,
 		  uint32_t *pos_out)
 {
-	struct tab_ent *e = malloc(((size_t)n + 1) * sizeof(*e));
+	struct acl_prio_idx *e = malloc(((size_t)n + 1) * sizeof(*e));
 	uint32_t shift = acl_rank_shift(n);
 
 	acl_ranktab_free(t);
@@ -61,8 +47,8 @@ acl_ranktab_build(struct acl_ranktab *t, const uint8_t *rules, uint32_t n, size_
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		e[i] = (struct tab_ent){ ((const struct vpk_acl_rule *)(const void *)(rules + (size_t)i * rsz))->priority, i };
-	qsort(e, n, sizeof(*e), tab_cmp);
+		e[i] = (struct acl_prio_idx){ ((const struct vpk_acl_rule *)(const void *)(rules + (size_t)i * rsz))->priority, i };
+	qsort(e, n, sizeof(*e), acl_prio_cmp);
 	for (uint32_t k = 0; k < n; k++) {
 		t->prio[k] = e[k].prio;
 		t->rank[k] = acl_rank_of(k, shift);     /* as acl_normalize() ranks a full build */

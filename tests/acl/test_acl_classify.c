@@ -171,13 +171,13 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 				rc |= vpk_acl_build(r.acl);
 			}
 		} else {
-			acl_build_plan_override = plan == 4 ? 2 : plan == 5 ? 3 : plan == 6 ? 4 : plan;
-			acl_build_spill_override = plan == 4 ? 4 : 0;
-			acl_build_copies_override = plan == 6 ? 0 : -1;
-			rc = vpk_acl_build(r.acl);
-			acl_build_plan_override = -1;
-			acl_build_spill_override = 0;
-			acl_build_copies_override = -1;
+			const struct acl_build_opts o = {
+				.plan = plan == 4 ? 2 : plan == 5 ? 3 : plan == 6 ? 4 : plan,
+				.spill = plan == 4 ? 4 : 0,
+				.copies = plan == 6 ? 0 : -1,
+			};
+
+			rc = plan < 0 ? vpk_acl_build(r.acl) : acl_build_with(r.acl, &o);
 		}
 		CHECK(rc == 0, "build %s plan %d: %d %s", s.name, plan, rc, vpk_last_error());
 		vpk_acl_get_stats(r.acl, &st);

@@ -91,12 +91,13 @@ run_variant(void *arg, const struct vpk_impl *impl)
 	CHECK(got[NP * t->ncat] == POISON, "%s: wrote past n", impl->name);
 }
 
-/* Build and compare every variant with the reference over t->cur. */
+/* Build (a full build with @p opt's forced choices, or as vpk_acl_build() when NULL)
+ * and compare every variant with the reference over t->cur. */
 static void
-build_check(struct st *t, const char *step)
+build_check_opt(struct st *t, const char *step, const struct acl_build_opts *opt)
 {
 	struct vpk_acl_stats s;
-	int rc = vpk_acl_build(t->acl);
+	int rc = acl_build_with(t->acl, opt);
 
 	t->step = step;
 	CHECK(rc == 0, "%s: build after '%s': %d %s", t->pool.name, step, rc, vpk_last_error());
@@ -111,6 +112,12 @@ build_check(struct st *t, const char *step)
 	for (uint32_t i = 0; i < NP; i++)
 		ref_classify(&t->cur, t->pkt[i], t->want + i * 16, t->ncat);
 	check_each_impl("acl-classify", vpk_acl_impls(), run_variant, t);
+}
+
+static void
+build_check(struct st *t, const char *step)
+{
+	build_check_opt(t, step, NULL);
 }
 
 static void
@@ -184,8 +191,9 @@ del(struct st *t, const struct vpk_acl_rule *r)
  */
 static void
 random_ops(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, unsigned steps,
-	   int plan /* of the full build: acl_build_plan_override */)
+	   int plan, unsigned spill /* of the full build: acl_build_opts */)
 {
+	const struct acl_build_opts full = { .plan = plan, .spill = spill, .copies = -1 };
 	struct st t;
 	uint32_t next;
 	uint8_t *tmp;
@@ -195,9 +203,7 @@ random_ops(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span
 	st_packets(&t);
 	for (next = 0; next < nrules; next++)
 		add(&t, ref_rule(&t.pool, next));
-	acl_build_plan_override = plan;
-	build_check(&t, "full build");
-	acl_build_plan_override = -1;
+	build_check_opt(&t, "full build", plan < 0 && spill == 0 ? NULL : &full);
 	for (unsigned s = 0; s < steps; s++) {
 		unsigned nops = 1 + (unsigned)check_rand_range(3);
 
@@ -369,11 +375,10 @@ wide_rules(enum ref_layout l, int plan)
 	for (uint32_t i = 0; i < t.pool.n; i++)
 		add(&t, ref_rule(&t.pool, i));
 	st_packets(&t);
-	acl_build_plan_override = plan;
-	acl_build_spill_override = plan == 2 ? 8 : 0;  /* the 6-tree plan spills at 32: these 60 would stay */
-	build_check(&t, "full build with wide rules");
-	acl_build_plan_override = -1;
-	acl_build_spill_override = 0;
+	/* The 6-tree plan spills at 32: these 60 would stay. */
+	const struct acl_build_opts full = { .plan = plan, .spill = plan == 2 ? 8 : 0, .copies = -1 };
+
+	build_check_opt(&t, "full build with wide rules", &full);
 	for (uint32_t i = nw - 1; i > 0; i--) {
 		uint32_t j = (uint32_t)check_rand_range(i + 1), x = order[i];
 
@@ -659,17 +664,15 @@ main(void)
 {
 	check_init("acl_del");
 	for (int l = 0; l < REF_NLAYOUTS; l++) {
-		random_ops((enum ref_layout)l, 4, 200, 1000000, 25, -1);
-		random_ops((enum ref_layout)l, 16, 300, 8, 20, -1);    /* ties */
+		random_ops((enum ref_layout)l, 4, 200, 1000000, 25, -1, 0);
+		random_ops((enum ref_layout)l, 16, 300, 8, 20, -1, 0);    /* ties */
 		adversarial((enum ref_layout)l);
 	}
-	random_ops(REF_IPV4, 1, 2000, 1000000, 15, -1);               /* bigger trees */
-	random_ops(REF_IPV4, 4, 600, 1000000, 30, 1);                 /* full build: 2 spill trees */
-	random_ops(REF_IPV6, 4, 600, 50, 30, 2);                      /* full build: up to 6 trees */
-	acl_build_spill_override = 4;                                 /* ...and with all 6 used */
-	random_ops(REF_IPV4, 4, 600, 50, 20, 2);
-	acl_build_spill_override = 0;
-	random_ops(REF_IPV4, 4, 600, 50, 20, 3);                      /* the 8-tree fallback plan */
+	random_ops(REF_IPV4, 1, 2000, 1000000, 15, -1, 0);            /* bigger trees */
+	random_ops(REF_IPV4, 4, 600, 1000000, 30, 1, 0);              /* full build: 2 spill trees */
+	random_ops(REF_IPV6, 4, 600, 50, 30, 2, 0);                   /* full build: up to 6 trees */
+	random_ops(REF_IPV4, 4, 600, 50, 20, 2, 4);                   /* ...and with all 6 used */
+	random_ops(REF_IPV4, 4, 600, 50, 20, 3, 0);                   /* the 8-tree fallback plan */
 	for (int l = 0; l < REF_NLAYOUTS; l++)
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 	fallback();
