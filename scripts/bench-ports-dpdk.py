@@ -35,7 +35,7 @@ def vpk_run(vpk, seconds, burst, tag):
     eal = " ".join(EAL + ["-l", "1", f"--file-prefix=portsbv{tag}{os.getpid()}"])
     p = subprocess.run([vpk, "--json", "iofwd", "--io", "dpdk", "--eal", eal, "--port", "net_null0",
                         "--port", "net_null1", "--busy", "--burst", str(burst), "--duration", str(seconds)],
-                       capture_output=True, text=True, timeout=seconds + 60)
+                       capture_output=True, text=True, timeout=seconds + 300)
     if p.returncode != 0:
         raise RuntimeError(f"vpk iofwd failed: {p.stderr.strip()}")
     r = json.loads(p.stdout)
@@ -43,13 +43,19 @@ def vpk_run(vpk, seconds, burst, tag):
 
 
 def thread_cpu_s(pid):
-    """CPU seconds of the busiest thread of @pid (testpmd's forwarding lcore)."""
-    best = 0
+    """CPU seconds of testpmd's forwarding lcore: its EAL worker thread ("lcore-worker-N"), else the
+    busiest thread (the main thread, which also initialised the EAL, must not be taken for it)."""
+    workers, best = [], 0
     for t in os.listdir(f"/proc/{pid}/task"):
         with open(f"/proc/{pid}/task/{t}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        best = max(best, int(fields[11]) + int(fields[12]))      # utime + stime
-    return best / os.sysconf("SC_CLK_TCK")
+        with open(f"/proc/{pid}/task/{t}/comm") as f:
+            comm = f.read().strip()
+        cpu = int(fields[11]) + int(fields[12])      # utime + stime
+        best = max(best, cpu)
+        if comm.startswith(("lcore-worker", "rte-worker")):
+            workers.append(cpu)
+    return (max(workers) if workers else best) / os.sysconf("SC_CLK_TCK")
 
 
 def testpmd_run(testpmd, seconds, burst, tag):
@@ -70,7 +76,11 @@ def testpmd_run(testpmd, seconds, burst, tag):
     time.sleep(seconds)
     cpu = thread_cpu_s(p.pid)
     p.send_signal(signal.SIGINT)
-    p.wait(timeout=30)
+    try:
+        p.wait(timeout=120)             # a loaded machine may take long to stop it
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
     reader.join(timeout=30)
     out = "".join(lines)
     total = re.findall(r"TX-packets:\s+(\d+)", out)
