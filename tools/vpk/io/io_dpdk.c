@@ -242,68 +242,102 @@ dpdk_close(struct vpk_io_port *p, char *err, size_t len)
 /*
  * A received frame's metadata line: the pool's initial state (the mbuf may
  * come straight from a transmit, through the mbuf cache, with any metadata)
- * plus offset, lengths and input. As three computed words and zeros, which
- * compiles to six stores; a structure literal costs twice the instructions.
+ * plus offset, lengths and input: three computed words and 40 zero bytes,
+ * six stores. @w1 is rx_if (tx_if 0), the same for the whole burst.
  */
 static inline void
-set_meta(struct vpk_buf *vb, uint16_t data_off, uint16_t len, uint32_t rx_if)
+set_meta(struct vpk_buf *vb, uint64_t data_off, uint64_t len, uint64_t w1)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	_Static_assert(offsetof(struct vpk_buf, len) == 2 && offsetof(struct vpk_buf, rx_if) == 8 &&
 		       offsetof(struct vpk_buf, next) == 16 && offsetof(struct vpk_buf, total_len) == 20,
 		       "struct vpk_buf layout");
-	uint64_t w0 = (uint64_t)data_off | (uint64_t)len << 16;           /* flags, error: 0 */
-	uint64_t w1 = rx_if;                                                /* tx_if: 0 */
-	uint64_t w2 = (uint64_t)VPK_BUF_NONE | (uint64_t)len << 32;         /* next, total_len */
-	uint8_t *d = (uint8_t *)vb;
+	uint64_t w0 = data_off | len << 16;                                 /* flags, error: 0 */
+	uint64_t w2 = (uint64_t)VPK_BUF_NONE | len << 32;                   /* next, total_len */
+	uint64_t *d = (uint64_t *)(void *)vb;
 
-	memcpy(d, &w0, 8);
-	memcpy(d + 8, &w1, 8);
-	memcpy(d + 16, &w2, 8);
-	memset(d + 24, 0, sizeof(*vb) - 24);
+	/* Scalar stores: gcc would otherwise build a vector of two with pinsrq. */
+	d[0] = w0;
+	__asm__("" ::: "memory");
+	d[1] = w1;
+	__asm__("" ::: "memory");
+	d[2] = w2;
+	memset(d + 3, 0, sizeof(*vb) - 24);
 #else
-	*vb = (struct vpk_buf){ .data_off = data_off, .len = len, .rx_if = rx_if, .next = VPK_BUF_NONE,
-				.total_len = len };
+	*vb = (struct vpk_buf){ .data_off = (uint16_t)data_off, .len = (uint16_t)len, .rx_if = (uint32_t)w1,
+				.next = VPK_BUF_NONE, .total_len = (uint32_t)len };
 #endif
 }
 
-/* Chained frames (scattered rx) are not taken: counted and freed, segments and all. */
+/*
+ * The rest of a burst from mbuf @i on, where a chained frame (scattered rx)
+ * or a foreign mbuf was found: those are counted and freed, segments and
+ * all, the others taken as in dpdk_rx().
+ */
+static __attribute__((noinline)) uint32_t
+rx_rest(struct vpk_io_port *p, struct rte_mbuf **m, uint32_t i, uint32_t got, uint32_t *idx)
+{
+	const struct dpdk_mbufs *mb = ((struct dpdk_be *)p->be)->mb;
+	uint32_t used = i;
+
+	for (; i < got; i++) {
+		struct rte_mbuf *x = m[i];
+		struct vpk_buf *vb = (struct vpk_buf *)x->buf_addr - 1;
+
+		if (x->nb_segs != 1 || x->pool != mb->mp) {
+			p->st.rx_skipped++;
+			rte_pktmbuf_free(x);
+			continue;
+		}
+		set_meta(vb, x->data_off, x->data_len, p->conf.port_id);
+		p->st.rx_bytes += x->data_len;
+		idx[used++] = vpk_buf_to_idx(mb->base, vb);
+	}
+	return used;
+}
+
+/*
+ * Per frame: the mbuf's buffer address, offset and length in, the metadata
+ * line and the index out. The index is the offset of the metadata line
+ * (buf_addr - 64) from the pool base, over 64: one subtraction from
+ * base + 64 and a shift.
+ */
 static int
 dpdk_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
 	const struct dpdk_mbufs *mb = b->mb;
 	const struct rte_mempool *mp = mb->mp;
-	const uint32_t rx_if = p->conf.port_id;
-	uint8_t *base = mb->base;
+	const uint64_t w1 = p->conf.port_id;
+	const uintptr_t area0 = (uintptr_t)mb->base + sizeof(struct vpk_buf);
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
-	uint32_t got, used = 0;
+	uint32_t got, i;
 	uint64_t bytes = 0;
 
 	/* A thread DPDK did not start gets an lcore id: the mbuf cache is per lcore. */
 	if (__builtin_expect(rte_lcore_id() == LCORE_ID_ANY, 0))
 		(void)rte_thread_register();
 	got = rte_eth_rx_burst(b->port, b->queue, m, (uint16_t)n);
-	for (uint32_t i = 0; i < got; i++) {
+#pragma GCC unroll 4
+	for (i = 0; i < got; i++) {
 		struct rte_mbuf *x = m[i];
-		struct vpk_buf *vb = (struct vpk_buf *)x->buf_addr - 1;
-		uint16_t len = x->data_len;
+		uintptr_t a = (uintptr_t)x->buf_addr;
+		uint64_t len = x->data_len;
 
-		if (__builtin_expect(x->nb_segs != 1 || x->pool != mp, 0)) {
-			p->st.rx_skipped++;
-			rte_pktmbuf_free(x);
-			continue;
-		}
-		set_meta(vb, x->data_off, len, rx_if);
+		if (__builtin_expect(x->nb_segs != 1 || x->pool != mp, 0))
+			break;
+		set_meta((struct vpk_buf *)a - 1, x->data_off, len, w1);
 		bytes += len;
-		idx[used++] = vpk_buf_to_idx(base, vb);
+		idx[i] = (uint32_t)((a - area0) >> VPK_BUF_SHIFT);
 	}
 	p->st.rx_bytes += bytes;
-	return (int)used;
+	if (__builtin_expect(i < got, 0))
+		i = rx_rest(p, m, i, got, idx);
+	return (int)i;
 }
 
 /* A vpk chain becomes an mbuf chain (its buffers' own mbufs). */
-static void
+static __attribute__((noinline)) void
 tx_chain(const struct dpdk_mbufs *mb, struct rte_mbuf *x, uint32_t next)
 {
 	struct rte_mbuf *last = x;
@@ -321,27 +355,37 @@ tx_chain(const struct dpdk_mbufs *mb, struct rte_mbuf *x, uint32_t next)
 	}
 }
 
+/*
+ * Per frame: the buffer's mbuf gets the fields a driver's transmit reads
+ * that vpk may have changed: data_off, data_len, pkt_len (and the chain).
+ * ol_flags is left as it is: only receive flags are ever set on these
+ * mbufs, and drivers look at the transmit offload bits alone (testpmd's io
+ * mode forwards received mbufs the same way).
+ */
 static uint32_t
 dpdk_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
 	struct dpdk_be *b = p->be;
 	const struct dpdk_mbufs *mb = b->mb;
 	uint8_t *base = mb->base;
+	struct rte_mbuf *const *of = mb->of;
+	const uint64_t recip = mb->recip;
 	struct rte_mbuf *m[VPK_IO_BURST_MAX];
 	uint64_t bytes = 0;
 	uint32_t sent;
 
 	if (__builtin_expect(rte_lcore_id() == LCORE_ID_ANY, 0))
 		(void)rte_thread_register();
+#pragma GCC unroll 4
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vpk_buf *vb = vpk_buf_from_idx(base, idx[i]);
-		struct rte_mbuf *x = dpdk_mbuf_of(mb, idx[i]);
+		struct rte_mbuf *x = of[((uint64_t)idx[i] * recip) >> 32];
+		uint32_t total = vb->total_len;
 
 		x->data_off = vb->data_off;
 		x->data_len = vb->len;
-		x->pkt_len = vb->total_len;
-		x->ol_flags = 0;        /* no offloads asked (a received frame's flags are rx ones) */
-		bytes += vb->total_len;
+		x->pkt_len = total;
+		bytes += total;
 		if (__builtin_expect(vb->next != VPK_BUF_NONE, 0))
 			tx_chain(mb, x, vb->next);
 		m[i] = x;
