@@ -105,8 +105,11 @@ class Topo:
 
     def close(self):
         for p in self.procs:
-            if p.poll() is None:
-                p.kill()
+            # timeout(1) leads a process group holding the command: end both, not timeout alone
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             try:
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
