@@ -34,6 +34,28 @@ enum {
 	IE_ERR_FRAG, IE_ERR_NOT_UNICAST, IE_ERR_NO_SRC, IE_ERR_HEADROOM, IE_ERR_MALFORMED, IE_N_ERROR
 };
 
+static const char *const ie4_next[IE_N_NEXT] = {
+	[IE_NEXT_LOOKUP] = "ip4-lookup", [IE_NEXT_DROP] = "error-drop", [IE_NEXT_LOCAL] = "ip4-local",
+	[IE_NEXT_BYPASS] = "ip4-tunnel-bypass",
+};
+static const char *const ie6_next[IE_N_NEXT] = {
+	[IE_NEXT_LOOKUP] = "ip6-lookup", [IE_NEXT_DROP] = "error-drop", [IE_NEXT_LOCAL] = "ip6-local",
+	[IE_NEXT_BYPASS] = "ip6-tunnel-bypass",
+};
+static const char *const ie_errors[] = {
+	"time exceeded sent",
+	"destination unreachable sent",
+	"parameter problem sent",
+	"TTL expired at an own address: delivered locally",
+	"not sent: rate limited",
+	"not sent: about an ICMP error",
+	"not sent: about a non-first fragment",
+	"not sent: source not unicast or destination multicast/broadcast",
+	"not sent: no address of the family on the router",
+	"not sent: no headroom for the error header",
+	"not sent: invoking packet malformed",
+};
+
 #define IE4_MAX 576u
 #define IE6_MAX 1280u
 
@@ -58,7 +80,6 @@ ie_refill(struct ie_ctx *x)
 		x->tokens = x->c->burst;
 	x->last_ns = now;
 }
-
 
 /*
  * A packet for one of our own addresses whose TTL / hop limit ran out is
@@ -230,38 +251,8 @@ ie_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, b
 	return n;
 }
 
-static uint32_t
-VPK_FN(ip4_icmp_error_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return ie_frame(rt, b, bi, n, false);
-}
-VPK_NODE_FN_OBJ(ip4_icmp_error, VPK_FN(ip4_icmp_error_fn));
+VPK_NODE_FN_IP46(ip4_icmp_error, ip6_icmp_error, ie_frame)
 
-static uint32_t
-VPK_FN(ip6_icmp_error_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return ie_frame(rt, b, bi, n, true);
-}
-VPK_NODE_FN_OBJ(ip6_icmp_error, VPK_FN(ip6_icmp_error_fn));
-
-#if VPK_VEC_BITS == 0
-#include <errno.h>
-
-static const char *const ie4_next[] = { "ip4-lookup", "error-drop", "ip4-local", "ip4-tunnel-bypass" };
-static const char *const ie6_next[] = { "ip6-lookup", "error-drop", "ip6-local", "ip6-tunnel-bypass" };
-static const char *const ie_errors[] = {
-	"time exceeded sent",
-	"destination unreachable sent",
-	"parameter problem sent",
-	"TTL expired at an own address: delivered locally",
-	"not sent: rate limited",
-	"not sent: about an ICMP error",
-	"not sent: about a non-first fragment",
-	"not sent: source not unicast or destination multicast/broadcast",
-	"not sent: no address of the family on the router",
-	"not sent: no headroom for the error header",
-	"not sent: invoking packet malformed",
-};
 static const struct vpk_icmp_conf ie_none = { 0 };
 
 static void
@@ -288,14 +279,13 @@ ie_init(struct vpk_node_rt *rt, void *conf)
 	return 0;
 }
 
-static void
-ie_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(ie_trace)
 {
-	(void)rt;
 	snprintf(out, len, "icmp error type %u code %u%s", b->opaque[VPK_ICMP_OPQ], b->opaque[VPK_ICMP_OPQ + 1],
 		 b->error ? " not sent" : "");
 }
 
+#if VPK_VEC_BITS == 0  /* once in the library, not per ISA */
 int
 vpk_icmp_set_conf(struct vpk_graph *g, const struct vpk_icmp_conf *conf)
 {
@@ -314,16 +304,10 @@ vpk_icmp_set_conf(struct vpk_graph *g, const struct vpk_icmp_conf *conf)
 	return found > 0 ? 0 : -EINVAL;
 }
 
-VPK_NODE_VARIANTS(ip4_icmp_error);
-VPK_NODE_VARIANTS(ip6_icmp_error);
-const struct vpk_node_reg ip4_icmp_error_reg = {
-	.name = "ip4-icmp-error", .n_next = IE_N_NEXT, .next_names = ie4_next,
-	.n_errors = IE_N_ERROR, .error_strings = ie_errors, .impls = ip4_icmp_error_impls,
-	.init = ie_init, .fini = ie_fini, .format_trace = ie_trace,
-};
-const struct vpk_node_reg ip6_icmp_error_reg = {
-	.name = "ip6-icmp-error", .n_next = IE_N_NEXT, .next_names = ie6_next,
-	.n_errors = IE_N_ERROR, .error_strings = ie_errors, .impls = ip6_icmp_error_impls,
-	.init = ie_init, .fini = ie_fini, .format_trace = ie_trace,
-};
 #endif
+
+/* The registration fields ip4-icmp-error and ip6-icmp-error share. */
+#define IE_NODE .n_next = IE_N_NEXT, .n_errors = IE_N_ERROR, .error_strings = ie_errors, .init = ie_init, \
+		.fini = ie_fini, .format_trace = ie_trace
+VPK_NODE_REGISTER(ip4_icmp_error, VPK_FN(ip4_icmp_error_fn), .name = "ip4-icmp-error", .next_names = ie4_next, IE_NODE);
+VPK_NODE_REGISTER(ip6_icmp_error, VPK_FN(ip6_icmp_error_fn), .name = "ip6-icmp-error", .next_names = ie6_next, IE_NODE);

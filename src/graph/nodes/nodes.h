@@ -3,6 +3,7 @@
 #define VPK_GRAPH_NODES_H
 
 /* Helpers shared by the built-in node files (each compiled once per ISA). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 

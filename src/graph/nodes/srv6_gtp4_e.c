@@ -30,6 +30,19 @@
 enum { GE_NEXT_LOOKUP4, GE_NEXT_DROP, GE_NEXT_ICMP6, GE_N_NEXT };
 enum { GE_ERR_OK, GE_ERR_TRUNC, GE_ERR_SL, GE_ERR_NH, GE_ERR_HEADROOM, GE_ERR_INNER, GE_ERR_FRAG, GE_N_ERROR };
 
+static const char *const ge_next[GE_N_NEXT] = {
+	[GE_NEXT_LOOKUP4] = "ip4-lookup", [GE_NEXT_DROP] = "error-drop", [GE_NEXT_ICMP6] = "ip6-icmp-error",
+};
+static const char *const ge_errors[] = {
+	"good packets translated to GTP-U",
+	"truncated IPv6 extension header",
+	"routing header segments left is not 0 (parameter problem)",
+	"upper-layer header not IPv4/IPv6",
+	"no headroom for IPv4 + UDP + GTP-U",
+	"inner packet shorter than an IPv4/IPv6 header or not that version",
+	"IPv6 fragment (not translated)",
+};
+
 /*
  * Walk the extension headers from @h (IPv6, @left bytes): *off = the
  * upper-layer header, *nh its type. GE_N_NEXT when the packet goes on, else
@@ -133,32 +146,11 @@ VPK_FN(srv6_end_m_gtp4_e_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_
 	VPK_NODE_EACH(rt, bi, n, i, ge_one(rt, c, b[i]));
 	return n;
 }
-VPK_NODE_FN_OBJ(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn));
 
-#if VPK_VEC_BITS == 0
-static const char *const ge_next[] = { "ip4-lookup", "error-drop", "ip6-icmp-error" };
-static const char *const ge_errors[] = {
-	"good packets translated to GTP-U",
-	"truncated IPv6 extension header",
-	"routing header segments left is not 0 (parameter problem)",
-	"upper-layer header not IPv4/IPv6",
-	"no headroom for IPv4 + UDP + GTP-U",
-	"inner packet shorter than an IPv4/IPv6 header or not that version",
-	"IPv6 fragment (not translated)",
-};
 static const struct vpk_gtp4e_conf ge_none = { 0 };
 
-static int
-ge_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&ge_none);
-	return 0;
-}
+VPK_NODE_INIT_CONF_OR(ge_init, ge_none)
 
-VPK_NODE_VARIANTS(srv6_end_m_gtp4_e);
-const struct vpk_node_reg srv6_end_m_gtp4_e_reg = {
-	.name = "srv6-end-m-gtp4-e", .n_next = GE_N_NEXT, .next_names = ge_next,
-	.n_errors = GE_N_ERROR, .error_strings = ge_errors, .impls = srv6_end_m_gtp4_e_impls,
-	.init = ge_init,
-};
-#endif
+VPK_NODE_REGISTER(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn), .name = "srv6-end-m-gtp4-e",
+		  .n_next = GE_N_NEXT, .next_names = ge_next, .n_errors = GE_N_ERROR,
+		  .error_strings = ge_errors, .init = ge_init);

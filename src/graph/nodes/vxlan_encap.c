@@ -31,6 +31,22 @@
 enum { VE_NEXT_LOOKUP, VE_NEXT_DROP, VE_N_NEXT };
 enum { VE_ERR_ENCAP, VE_ERR_HEADROOM, VE_ERR_TUNNEL, VE_N_ERROR };
 
+static const char *const ve_next[VE_N_NEXT] = {
+	[VE_NEXT_LOOKUP] = "ip4-lookup", [VE_NEXT_DROP] = "error-drop",
+};
+static const char *const ve6_next[VE_N_NEXT] = {
+	[VE_NEXT_LOOKUP] = "ip6-lookup", [VE_NEXT_DROP] = "error-drop",
+};
+static const char *const ve_errors[] = {
+	"good packets encapsulated",
+	"no headroom for the outer headers",
+	"no such IPv4 tunnel",
+};
+static const char *const ve6_errors[] = {
+	"good packets encapsulated",
+	"no headroom for the outer headers",
+	"no such IPv6 tunnel",
+};
 
 static inline __attribute__((always_inline)) uint32_t
 ve_fnv(uint32_t h, const uint8_t *p, uint32_t n)
@@ -176,7 +192,6 @@ VPK_FN(vxlan6_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi
 	VPK_NODE_EACH(rt, bi, n, i, ve6_one(rt, c, b[i]));
 	return n;
 }
-VPK_NODE_FN_OBJ(vxlan6_encap, VPK_FN(vxlan6_encap_fn));
 
 static uint32_t
 VPK_FN(vxlan4_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
@@ -186,39 +201,10 @@ VPK_FN(vxlan4_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi
 	VPK_NODE_EACH(rt, bi, n, i, ve_one(rt, c, b[i]));
 	return n;
 }
-VPK_NODE_FN_OBJ(vxlan4_encap, VPK_FN(vxlan4_encap_fn));
 
-#if VPK_VEC_BITS == 0
-static const char *const ve_next[] = { "ip4-lookup", "error-drop" };
-static const char *const ve6_next[] = { "ip6-lookup", "error-drop" };
-static const char *const ve_errors[] = {
-	"good packets encapsulated",
-	"no headroom for the outer headers",
-	"no such IPv4 tunnel",
-};
-static const char *const ve6_errors[] = {
-	"good packets encapsulated",
-	"no headroom for the outer headers",
-	"no such IPv6 tunnel",
-};
-
-static int
-ve_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return 0;
-}
-
-VPK_NODE_VARIANTS(vxlan4_encap);
-const struct vpk_node_reg vxlan4_encap_reg = {
-	.name = "vxlan4-encap", .n_next = VE_N_NEXT, .next_names = ve_next,
-	.n_errors = VE_N_ERROR, .error_strings = ve_errors, .impls = vxlan4_encap_impls,
-	.init = ve_init,
-};
-VPK_NODE_VARIANTS(vxlan6_encap);
-const struct vpk_node_reg vxlan6_encap_reg = {
-	.name = "vxlan6-encap", .n_next = VE_N_NEXT, .next_names = ve6_next,
-	.n_errors = VE_N_ERROR, .error_strings = ve6_errors, .impls = vxlan6_encap_impls,
-	.init = ve_init,
-};
-#endif
+/* The registration fields vxlan4-encap and vxlan6-encap share. */
+#define VE_NODE .n_next = VE_N_NEXT, .n_errors = VE_N_ERROR, .init = graph_node_init_conf
+VPK_NODE_REGISTER(vxlan4_encap, VPK_FN(vxlan4_encap_fn), .name = "vxlan4-encap", .next_names = ve_next,
+		  .error_strings = ve_errors, VE_NODE);
+VPK_NODE_REGISTER(vxlan6_encap, VPK_FN(vxlan6_encap_fn), .name = "vxlan6-encap", .next_names = ve6_next,
+		  .error_strings = ve6_errors, VE_NODE);
