@@ -25,12 +25,6 @@ enum {
 	LO_ERR_FRAG, LO_ERR_TRUNC, LO_ERR_CSUM, LO_N_ERROR
 };
 
-static const char *const lo4_next[LO_N_NEXT] = {
-	[LO_NEXT_LOOKUP] = "ip4-lookup", [LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP] = "ip4-icmp-error",
-};
-static const char *const lo6_next[LO_N_NEXT] = {
-	[LO_NEXT_LOOKUP] = "ip6-lookup", [LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP] = "ip6-icmp-error",
-};
 static const char *const lo4_errors[] = {
 	"echo requests answered",
 	"UDP to the router: port unreachable",
@@ -50,6 +44,12 @@ static const char *const lo6_errors[] = {
 	"fragment to the router (no reassembly)",
 	"truncated header or message",
 	"bad ICMPv6 checksum",
+};
+static const char *const lo4_next[LO_N_NEXT] = {
+	[LO_NEXT_LOOKUP] = "ip4-lookup", [LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP] = "ip4-icmp-error",
+};
+static const char *const lo6_next[LO_N_NEXT] = {
+	[LO_NEXT_LOOKUP] = "ip6-lookup", [LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP] = "ip6-icmp-error",
 };
 
 /* Hand @b to the icmp-error node with @type/@code, or drop it when the graph has none. */

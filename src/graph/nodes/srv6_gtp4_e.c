@@ -107,16 +107,7 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 	if (io < hl + 14)
 		return vpk_node_drop(rt, b, GE_ERR_HEADROOM, GE_NEXT_DROP);
 	o = vpk_buf_area(b) + io - hl;
-	o[0] = 0x45;
-	o[1] = tos;
-	tn_wr16be(o + 2, (uint16_t)(hl + ilen));
-	memset(o + 4, 0, 4);
-	o[6] = 0x40;                            /* DF */
-	o[8] = ttl;
-	o[9] = 17;
-	tn_wr32be(o + 12, sa4);
-	tn_wr32be(o + 16, da4);
-	tn_wr16be(o + 10, tn_ip4_csum(o, 20));
+	tn_ip4_udp_hdr(o, tos, (uint16_t)(hl + ilen), ttl, __builtin_bswap32(sa4), __builtin_bswap32(da4));
 	tn_wr16be(o + 20, VPK_GTPU_PORT);
 	tn_wr16be(o + 22, VPK_GTPU_PORT);
 	tn_wr16be(o + 24, (uint16_t)(hl - 20 + ilen));
@@ -138,14 +129,7 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 	return GE_NEXT_LOOKUP4;
 }
 
-static uint32_t
-VPK_FN(srv6_end_m_gtp4_e_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	const struct vpk_gtp4e_conf *c = vpk_node_ctx(rt);
-
-	VPK_NODE_EACH(rt, bi, n, i, ge_one(rt, c, b[i]));
-	return n;
-}
+VPK_NODE_FN_EACH(srv6_end_m_gtp4_e, const struct vpk_gtp4e_conf *, ge_one(rt, c, b[i]))
 
 static const struct vpk_gtp4e_conf ge_none = { 0 };
 

@@ -119,12 +119,12 @@ bp_fini(struct vpk_node_rt *rt)
 {
 	struct bp_ctx *x = vpk_node_ctx(rt);
 
-	if (x == NULL)
-		return;
-	vpk_tn_lpm_free(&x->gtp4d);
-	vpk_tn_lpm_free(&x->encap);
-	vpk_tn_lpm_free(&x->gtp4e);
-	free(x);
+	if (x != NULL) {
+		vpk_tn_lpm_free(&x->gtp4d);
+		vpk_tn_lpm_free(&x->encap);
+		vpk_tn_lpm_free(&x->gtp4e);
+		free(x);
+	}
 	vpk_node_set_ctx(rt, NULL);
 }
 
