@@ -5,7 +5,8 @@
  * the usable test that every implementation table goes through.
  *
  * The level table is src/core/isa_levels.def, shared with the build
- * (cmake/VpkIsa.cmake reads the compiler flags from it).
+ * (cmake/VpkIsa.cmake reads the compiler flags from it and lists the levels
+ * whose probe compiled in the generated vpk_kernels.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <vpk/isa.h>
 #include "core/cpu.h"
 #include "core/num.h"
+#include "vpk_kernels.h"        /* VPK_ISA_BUILT_LIST: the levels built, from the same table */
 
 /* XCR0 state components (Intel SDM vol. 1, 13.1). */
 #define VPK_XCR0_SSE        (UINT64_C(1) << 1)
@@ -194,20 +196,10 @@ vpk_isa_os_supported(enum vpk_isa isa)
 bool
 vpk_isa_compiled(enum vpk_isa isa)
 {
-	static const uint32_t compiled = (1u << VPK_ISA_SCALAR)
-#ifdef VPK_HAVE_ISA_SSE42
-		| (1u << VPK_ISA_SSE42)
-#endif
-#ifdef VPK_HAVE_ISA_AVX2
-		| (1u << VPK_ISA_AVX2)
-#endif
-#ifdef VPK_HAVE_ISA_AVX512
-		| (1u << VPK_ISA_AVX512)
-#endif
-#ifdef VPK_HAVE_ISA_AVX512ICL
-		| (1u << VPK_ISA_AVX512ICL)
-#endif
-		;
+#define ISA_BIT(id) | (1u << VPK_ISA_##id)
+	static const uint32_t compiled = (1u << VPK_ISA_SCALAR) VPK_ISA_BUILT_LIST(ISA_BIT);
+#undef ISA_BIT
+
 	return isa_valid(isa) && (compiled & (1u << isa));
 }
 

@@ -81,16 +81,24 @@ vpk_qsbr_destroy(struct vpk_qsbr *q)
 	free(q);
 }
 
+/* Thread @id's word and bit in the registration bitmap; NULL for a bad @q or @id. */
+static uint64_t *
+reg_bit(struct vpk_qsbr *q, uint32_t id, uint64_t *bit)
+{
+	if (q == NULL || id >= HDR(q)->max_threads)
+		return NULL;
+	*bit = 1ull << (id % 64);
+	return &reg_words(q)[id / 64];
+}
+
 int
 vpk_qsbr_thread_register(struct vpk_qsbr *q, uint32_t id)
 {
-	uint64_t bit, old;
+	uint64_t bit, *w = reg_bit(q, id, &bit);
 
-	if (q == NULL || id >= HDR(q)->max_threads)
+	if (w == NULL)
 		return -EINVAL;
-	bit = 1ull << (id % 64);
-	old = __atomic_fetch_or(&reg_words(q)[id / 64], bit, __ATOMIC_SEQ_CST);
-	if (old & bit)
+	if (__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST) & bit)
 		return -EEXIST;
 	__atomic_store_n(&HDR(q)->slot[id].cnt, 0, __ATOMIC_RELEASE);
 	return 0;
@@ -99,14 +107,12 @@ vpk_qsbr_thread_register(struct vpk_qsbr *q, uint32_t id)
 int
 vpk_qsbr_thread_unregister(struct vpk_qsbr *q, uint32_t id)
 {
-	uint64_t bit, old;
+	uint64_t bit, *w = reg_bit(q, id, &bit);
 
-	if (q == NULL || id >= HDR(q)->max_threads)
+	if (w == NULL)
 		return -EINVAL;
-	bit = 1ull << (id % 64);
 	__atomic_store_n(&HDR(q)->slot[id].cnt, 0, __ATOMIC_RELEASE);
-	old = __atomic_fetch_and(&reg_words(q)[id / 64], ~bit, __ATOMIC_SEQ_CST);
-	return (old & bit) ? 0 : -ENOENT;
+	return (__atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST) & bit) ? 0 : -ENOENT;
 }
 
 /* 0, or why reader @p id cannot go online/offline. */

@@ -1,10 +1,1 @@
-vpk_lib_sources(
-  ${CMAKE_CURRENT_LIST_DIR}/cpu.c
-  ${CMAKE_CURRENT_LIST_DIR}/errf.c
-  ${CMAKE_CURRENT_LIST_DIR}/lines.c
-  ${CMAKE_CURRENT_LIST_DIR}/num.c
-  ${CMAKE_CURRENT_LIST_DIR}/isa.c
-  ${CMAKE_CURRENT_LIST_DIR}/impl.c
-  ${CMAKE_CURRENT_LIST_DIR}/registry.c
-  ${CMAKE_CURRENT_LIST_DIR}/qsbr.c
-  ${CMAKE_CURRENT_LIST_DIR}/version.c)
+vpk_lib_sources(cpu.c errf.c lines.c num.c isa.c impl.c registry.c qsbr.c version.c)

@@ -2,4 +2,4 @@
 # (wide.c, wide_call.c). Baseline code only.
 list(APPEND VPK_LINK_LIBS m)
 string(APPEND VPK_PC_LIBS_PRIVATE " -lm")
-vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/wide.c ${CMAKE_CURRENT_LIST_DIR}/wide_call.c)
+vpk_lib_sources(wide.c wide_call.c)

@@ -62,16 +62,13 @@ int
 fib_core_select(struct fib_core *c, const char *variant)
 {
 	const struct vpk_impl *impl;
-	int rc;
+	int rc = variant != NULL ? vpk_impl_pick_name(c->impls, variant, &impl) : -EINVAL;
 
-	if (variant == NULL)
-		return -EINVAL;
-	rc = vpk_impl_pick_name(c->impls, variant, &impl);
-	if (rc != 0)
-		return rc;
-	c->ops->use_impl(c, impl);
-	c->impl = impl;
-	return 0;
+	if (rc == 0) {
+		c->ops->use_impl(c, impl);
+		c->impl = impl;
+	}
+	return rc;
 }
 
 int

@@ -133,6 +133,29 @@ parse_done(const struct file_ctx *f, int rc, void *arr)
 	return rc;
 }
 
+/*
+ * Start reading @name into @f: this thread's error buffer, cleared (no stale
+ * reason on a failure without one). 0, or -EINVAL when @args_ok is false or
+ * @family is neither 4 nor 6.
+ */
+static int
+file_begin(struct file_ctx *f, const char *name, int family, bool args_ok)
+{
+	*f = (struct file_ctx){ name, family, vpk_errbuf(), VPK_ERR_LEN };
+	f->err[0] = '\0';
+	return args_ok && (family == 4 || family == 6) ? 0 : -EINVAL;
+}
+
+/* Each line of @text (@len bytes), or with @text NULL of the file f->name (@what, at most @max bytes), to @fn. */
+static int
+file_each(const struct file_ctx *f, const char *text, size_t len, const char *what, uint64_t max,
+	  vpk_line_fn *fn, void *arg)
+{
+	if (text != NULL)
+		return vpk_lines_each_buf(text, len, f->name, fn, arg, f->err, f->errlen);
+	return vpk_lines_each_file(f->name, what, max, VPK_FIB_FILE_MAX_LINE, fn, arg, f->err, f->errlen);
+}
+
 struct route_ctx {
 	struct file_ctx f;
 	struct vpk_fib_file_routes rt;
@@ -177,11 +200,18 @@ route_line(void *arg, const char *p, const char *le, size_t line)
 	return 0;
 }
 
+/* The routes of the text @src (@len bytes) or, with @text false, of the file @src. */
 static int
-routes_done(struct route_ctx *c, int rc, struct vpk_fib_file_routes *out)
+routes_read(bool text, const char *src, size_t len, const char *name, int family, struct vpk_fib_file_routes *out)
 {
-	if (parse_done(&c->f, rc, c->rt.r) == 0)
-		*out = c->rt;
+	struct route_ctx c = { 0 };
+	int rc = file_begin(&c.f, name, family, src != NULL && out != NULL);
+
+	if (rc != 0)
+		return rc;
+	rc = file_each(&c.f, text ? src : NULL, len, "route files", VPK_FIB_FILE_MAX_ROUTES, route_line, &c);
+	if (parse_done(&c.f, rc, c.rt.r) == 0)
+		*out = c.rt;
 	return rc;
 }
 
@@ -189,28 +219,13 @@ int
 vpk_fib_file_parse_routes(const char *text, size_t len, const char *name, int family,
 			  struct vpk_fib_file_routes *out)
 {
-	char *err = vpk_errbuf();
-	size_t errlen = VPK_ERR_LEN;
-	struct route_ctx c = { .f = { name, family, err, errlen } };
-
-	err[0] = '\0';  /* no stale reason on a failure without one */
-	if (text == NULL || out == NULL || (family != 4 && family != 6))
-		return -EINVAL;
-	return routes_done(&c, vpk_lines_each_buf(text, len, name, route_line, &c, err, errlen), out);
+	return routes_read(true, text, len, name, family, out);
 }
 
 int
 vpk_fib_file_load_routes(const char *path, int family, struct vpk_fib_file_routes *out)
 {
-	char *err = vpk_errbuf();
-	size_t errlen = VPK_ERR_LEN;
-	struct route_ctx c = { .f = { path, family, err, errlen } };
-
-	err[0] = '\0';  /* no stale reason on a failure without one */
-	if (path == NULL || out == NULL || (family != 4 && family != 6))
-		return -EINVAL;
-	return routes_done(&c, vpk_lines_each_file(path, "route files", VPK_FIB_FILE_MAX_ROUTES, VPK_FIB_FILE_MAX_LINE,
-						   route_line, &c, err, errlen), out);
+	return routes_read(false, path, 0, path, family, out);
 }
 
 struct addr_ctx {
@@ -249,12 +264,19 @@ addr_line(void *arg, const char *p, const char *le, size_t line)
 	return 0;
 }
 
+/* The addresses of the text @src (@len bytes) or, with @text false, of the file @src. */
 static int
-addrs_done(struct addr_ctx *c, int rc, void **out, size_t *n)
+addrs_read(bool text, const char *src, size_t len, const char *name, int family, void **out, size_t *n)
 {
-	if (parse_done(&c->f, rc, c->a) == 0) {
-		*out = c->a;
-		*n = c->cnt;
+	struct addr_ctx c = { 0 };
+	int rc = file_begin(&c.f, name, family, src != NULL && out != NULL && n != NULL);
+
+	if (rc != 0)
+		return rc;
+	rc = file_each(&c.f, text ? src : NULL, len, "lookup files", VPK_FIB_FILE_MAX_LOOKUPS, addr_line, &c);
+	if (parse_done(&c.f, rc, c.a) == 0) {
+		*out = c.a;
+		*n = c.cnt;
 	}
 	return rc;
 }
@@ -263,28 +285,13 @@ int
 vpk_fib_file_parse_addrs(const char *text, size_t len, const char *name, int family,
 			 void **out, size_t *n)
 {
-	char *err = vpk_errbuf();
-	size_t errlen = VPK_ERR_LEN;
-	struct addr_ctx c = { .f = { name, family, err, errlen } };
-
-	err[0] = '\0';  /* no stale reason on a failure without one */
-	if (text == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
-		return -EINVAL;
-	return addrs_done(&c, vpk_lines_each_buf(text, len, name, addr_line, &c, err, errlen), out, n);
+	return addrs_read(true, text, len, name, family, out, n);
 }
 
 int
 vpk_fib_file_load_addrs(const char *path, int family, void **out, size_t *n)
 {
-	char *err = vpk_errbuf();
-	size_t errlen = VPK_ERR_LEN;
-	struct addr_ctx c = { .f = { path, family, err, errlen } };
-
-	err[0] = '\0';  /* no stale reason on a failure without one */
-	if (path == NULL || out == NULL || n == NULL || (family != 4 && family != 6))
-		return -EINVAL;
-	return addrs_done(&c, vpk_lines_each_file(path, "lookup files", VPK_FIB_FILE_MAX_LOOKUPS,
-						  VPK_FIB_FILE_MAX_LINE, addr_line, &c, err, errlen), out, n);
+	return addrs_read(false, path, 0, path, family, out, n);
 }
 
 void

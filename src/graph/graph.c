@@ -141,6 +141,15 @@ pick_variant(struct vpk_node_rt *rt, const struct vpk_graph_conf *conf)
 	return 0;
 }
 
+/* Release the per-instance state of nodes [0, @n), last first. */
+static void
+fini_nodes(struct vpk_graph *g, size_t n)
+{
+	while (n-- > 0)
+		if (g->nodes[n].reg->fini != NULL)
+			g->nodes[n].reg->fini(&g->nodes[n]);
+}
+
 int
 vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
 {
@@ -228,9 +237,7 @@ vpk_graph_create(const struct vpk_graph_conf *conf, struct vpk_graph **out)
 	return 0;
 
 out_fini:
-	while (inited-- > 0)
-		if (g->nodes[inited].reg->fini != NULL)
-			g->nodes[inited].reg->fini(&g->nodes[inited]);
+	fini_nodes(g, inited);
 out_free:
 	free(g);
 	return rc;
@@ -242,9 +249,7 @@ vpk_graph_destroy(struct vpk_graph *g)
 	if (g == NULL)
 		return;
 	graph_free_all_frames(g);
-	for (size_t i = g->n_nodes; i-- > 0;)
-		if (g->nodes[i].reg->fini != NULL)
-			g->nodes[i].reg->fini(&g->nodes[i]);
+	fini_nodes(g, g->n_nodes);
 	free(g->pending);
 	free(g->deferred);
 	free(g->trace);
@@ -268,6 +273,13 @@ void
 vpk_node_set_ctx(struct vpk_node_rt *rt, void *ctx)
 {
 	rt->ctx = ctx;
+}
+
+int
+graph_node_init_conf(struct vpk_node_rt *rt, void *conf)
+{
+	rt->ctx = conf;
+	return 0;
 }
 
 struct vpk_pool *

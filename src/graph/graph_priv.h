@@ -75,11 +75,21 @@ struct vpk_graph {
 };
 
 /*
- * Built-in nodes: each node file is compiled once per ISA (its node function
- * gets the suffix); the scalar build (VPK_VEC_BITS == 0) also defines the
- * registration `const struct vpk_node_reg <name>_reg`, listed in
- * graph.c's builtin_nodes[] (an explicit list, so static linking keeps
- * every built-in node).
+ * Built-in nodes, written as VPP writes its nodes (VLIB_NODE_FN and
+ * VLIB_REGISTER_NODE). Each node file is compiled once per ISA:
+ *
+ *   static uint32_t VPK_FN(x_fn)(rt, b, bi, n) { ... }   the frame function, suffixed
+ *   VPK_NODE_FN_IP46(ip4_x, ip6_x, x_frame);            or both of an ip4/ip6 pair
+ *   VPK_NODE_TRACE(x_trace) { ... }                     the trace line, if any
+ *   VPK_NODE_REGISTER(x, VPK_FN(x_fn), .name = "x", ...);
+ *
+ * VPK_NODE_REGISTER defines this build's variant object x_<isa> of the frame
+ * function and, in the scalar build (VPK_VEC_BITS == 0) only, the
+ * registration `const struct vpk_node_reg x_reg` with .impls = the
+ * best-first table of the variants, listed in graph.c's builtin_nodes[] (an
+ * explicit list, so static linking keeps every built-in node). The other
+ * builds compile the same initializer into an unused static, so a node's
+ * trace, init and string tables need no #if and the optimiser drops them.
  */
 extern const struct vpk_node_reg error_drop_reg, ethernet_input_reg, ip4_input_reg, ip6_input_reg,
 	ip4_rewrite_reg, ip6_rewrite_reg, interface_output_reg, ip4_lookup_reg, ip6_lookup_reg, ip4_acl_reg, ip6_acl_reg;
@@ -99,6 +109,53 @@ extern const struct vpk_node_reg ip4_icmp_error_reg, ip6_icmp_error_reg, ip4_loc
 	const struct vpk_node_impl VPK_FN(name) = {                            \
 		.base = VPK_IMPL_INIT(VPK_VEC_BITS ? VPK_VEC_BITS : 64),       \
 		.fn = (func) }
+
+/*
+ * Node NAME with frame function FUNC: its variant object NAME_<isa>, and in
+ * the scalar build its registration NAME_reg (the struct vpk_node_reg
+ * fields that follow, .impls added).
+ */
+#if defined(VPK_VEC_BITS) && VPK_VEC_BITS != 0
+#define VPK_NODE_REGISTER(name, func, ...)                                     \
+	VPK_NODE_FN_OBJ(name, func);                                           \
+	static const struct vpk_node_reg name##_reg_unused                     \
+		__attribute__((unused)) = { __VA_ARGS__ }
+#else
+#define VPK_NODE_REGISTER(name, func, ...)                                     \
+	VPK_NODE_FN_OBJ(name, func);                                           \
+	VPK_NODE_VARIANTS(name);                                               \
+	const struct vpk_node_reg name##_reg = { .impls = name##_impls, __VA_ARGS__ }
+#endif
+
+/*
+ * The frame functions NAME4_fn_<isa> and NAME6_fn_<isa> of an ip4/ip6 pair:
+ * each calls the one frame function FRAME(rt, b, bi, n, is_ip6)
+ * (always_inline) with the flag a constant.
+ */
+#define VPK_NODE_FN_IP46(name4, name6, frame)                                  \
+	VPK_NODE_FN_IP_(name4, frame, false)                                   \
+	VPK_NODE_FN_IP_(name6, frame, true)
+#define VPK_NODE_FN_IP_(name, frame, is_ip6)                                   \
+	static uint32_t VPK_FN(name##_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, \
+					  uint32_t *bi, uint32_t n)            \
+	{                                                                      \
+		return frame(rt, b, bi, n, is_ip6);                            \
+	}
+
+/* The trace function FN: one line on what the node did to @b, into @out (@len bytes). */
+#define VPK_NODE_TRACE(fn)                                                     \
+	static void fn(const struct vpk_node_rt *rt __attribute__((unused)), const struct vpk_buf *b, \
+		       char *out, size_t len)
+
+/* The init of a node whose context is its configuration as given (or NULL). */
+int graph_node_init_conf(struct vpk_node_rt *rt, void *conf);
+
+/* An init FN whose context is its configuration, or DFLT (a static object) without one. */
+#define VPK_NODE_INIT_CONF_OR(fn, dflt)                                        \
+	static int fn(struct vpk_node_rt *rt, void *conf)                      \
+	{                                                                      \
+		return graph_node_init_conf(rt, conf != NULL ? conf : (void *)&(dflt)); \
+	}
 
 /* An arc whose node is not in the graph (allowed for optional features). */
 #define VPK_ARC_NONE 0xffffu

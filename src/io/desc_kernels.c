@@ -15,13 +15,9 @@ int
 io_desc_kern_get(enum vpk_isa isa, const struct io_desc_kern_impl **out)
 {
 	const struct vpk_impl *pick;
-	int rc;
+	int rc = out != NULL ? vpk_impl_pick(io_desc_kern_impls, isa, &pick) : -EINVAL;
 
-	if (out == NULL)
-		return -EINVAL;
-	rc = vpk_impl_pick(io_desc_kern_impls, isa, &pick);
-	if (rc != 0)
-		return rc;
-	*out = (const struct io_desc_kern_impl *)pick;
-	return 0;
+	if (rc == 0)
+		*out = (const struct io_desc_kern_impl *)pick;
+	return rc;
 }

@@ -231,10 +231,40 @@ vpk_io_impl_name(const struct vpk_io_port *p)
 /* ---- pcap backend ---- */
 
 struct pcap_be {
+	struct io_pcap_out out;         /* first: io_pcap_out_be_tx() */
 	struct vpk_pcap_reader *rd;
-	struct io_pcap_out out;
 	int rx_rc;                      /* sticky end / error */
 };
+
+static void
+pcap_be_free(struct pcap_be *b)
+{
+	vpk_pcap_reader_destroy(b->rd);
+	free(b);
+}
+
+static int
+pcap_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
+{
+	struct pcap_be *b = p->be;
+	int got;
+
+	if (b->rx_rc != 0 || n == 0)
+		return b->rx_rc;
+	got = vpk_pcap_read_burst(b->rd, p->pool, idx, NULL, n);
+	if (got == -ENOBUFS) {
+		p->st.rx_nobuf++;
+		return 0;
+	}
+	if (got == 0)
+		got = -ENODATA;
+	if (got < 0) {
+		b->rx_rc = got;
+		if (got != -ENODATA)
+			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
+	}
+	return got;
+}
 
 static int
 pcap_open(struct vpk_io_port *p, char *err, size_t len)
@@ -261,56 +291,36 @@ pcap_open(struct vpk_io_port *p, char *err, size_t len)
 	p->be = b;
 	return 0;
 fail:
-	vpk_pcap_reader_destroy(b->rd);
-	free(b);
+	pcap_be_free(b);
 	return rc;
 }
 
 static int
 pcap_close(struct vpk_io_port *p, char *err, size_t len)
 {
-	struct pcap_be *b = p->be;
-	int rc;
+	int rc = io_pcap_out_close(p, &((struct pcap_be *)p->be)->out, err, len);
 
-	vpk_pcap_reader_destroy(b->rd);
-	rc = io_pcap_out_close(p, &b->out, err, len);
-	free(b);
+	pcap_be_free(p->be);
 	return rc;
 }
 
-static int
-pcap_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
+uint32_t
+io_pcap_out_be_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
 {
-	struct pcap_be *b = p->be;
-	int got;
-
-	if (b->rx_rc != 0 || n == 0)
-		return b->rx_rc;
-	got = vpk_pcap_read_burst(b->rd, p->pool, idx, NULL, n);
-	if (got == -ENOBUFS) {
-		p->st.rx_nobuf++;
-		return 0;
-	}
-	if (got == 0)
-		got = -ENODATA;
-	if (got < 0) {
-		b->rx_rc = got;
-		if (got != -ENODATA)
-			snprintf(p->err, sizeof(p->err), "%s", vpk_last_error());
-	}
-	return got;
+	return io_pcap_out_tx(p, p->be, idx, n);
 }
 
-static uint32_t
-pcap_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
+int
+io_pcap_out_be_flush(struct vpk_io_port *p)
 {
-	return io_pcap_out_tx(p, &((struct pcap_be *)p->be)->out, idx, n);
+	return io_pcap_out_flush(p, p->be);
 }
 
-static int
-pcap_flush(struct vpk_io_port *p)
+bool
+io_no_link_up(struct vpk_io_port *p)
 {
-	return io_pcap_out_flush(p, &((struct pcap_be *)p->be)->out);
+	(void)p;
+	return true;
 }
 
 uint32_t
@@ -360,13 +370,6 @@ io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_
 	return rc;
 }
 
-static bool
-pcap_link_up(struct vpk_io_port *p)
-{
-	(void)p;
-	return true;
-}
-
 static void
 pcap_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 {
@@ -381,6 +384,6 @@ pcap_stats(const struct vpk_io_port *p, struct vpk_io_stats *st)
 }
 
 const struct io_ops io_pcap_ops = {
-	.name = "pcap", .open = pcap_open, .close = pcap_close, .rx = pcap_rx, .tx = pcap_tx,
-	.flush = pcap_flush, .link_up = pcap_link_up, .stats = pcap_stats,
+	.name = "pcap", .open = pcap_open, .close = pcap_close, .rx = pcap_rx, .tx = io_pcap_out_be_tx,
+	.flush = io_pcap_out_be_flush, .link_up = io_no_link_up, .stats = pcap_stats,
 };

@@ -56,6 +56,11 @@ int io_pcap_out_open(struct io_pcap_out *o, const char *path, char *err, size_t 
 
 /* Close the writer: 0 or the first error (its text in err). */
 int io_pcap_out_close(struct vpk_io_port *p, struct io_pcap_out *o, char *err, size_t len);
+/* The tx and flush ops of a backend whose state (p->be) begins with its struct io_pcap_out. */
+uint32_t io_pcap_out_be_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n);
+int io_pcap_out_be_flush(struct vpk_io_port *p);
+/* The link_up op of a backend with no link (files, memory): always up. */
+bool io_no_link_up(struct vpk_io_port *p);
 
 extern const struct io_ops io_pcap_ops, io_afpacket_ops, io_xdp_ops;
 extern const struct io_ops io_replay_ops;     /* io_replay.c */

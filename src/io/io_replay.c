@@ -18,6 +18,7 @@
 #include "io/io_priv.h"
 
 struct replay_be {
+	struct io_pcap_out out;         /* first: io_pcap_out_be_tx() */
 	uint32_t *pkt;                  /* the capture, one stored buffer each, file order */
 	const uint8_t **data;           /* their first bytes, and ... */
 	uint16_t *len;                  /* ... lengths: rx never touches their metadata lines */
@@ -25,7 +26,6 @@ struct replay_be {
 	uint32_t pos;                   /* next packet to replay */
 	uint64_t pass, loops;           /* passes done, passes wanted (0: forever) */
 	bool small_ok;                  /* data areas hold 64 bytes: short packets copied as 64 */
-	struct io_pcap_out out;
 };
 
 static int
@@ -180,26 +180,7 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	return (int)i;
 }
 
-static uint32_t
-replay_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
-{
-	return io_pcap_out_tx(p, &((struct replay_be *)p->be)->out, idx, n);
-}
-
-static int
-replay_flush(struct vpk_io_port *p)
-{
-	return io_pcap_out_flush(p, &((struct replay_be *)p->be)->out);
-}
-
-static bool
-replay_link_up(struct vpk_io_port *p)
-{
-	(void)p;
-	return true;
-}
-
 const struct io_ops io_replay_ops = {
-	.name = "replay", .open = replay_open, .close = replay_close, .rx = replay_rx, .tx = replay_tx,
-	.flush = replay_flush, .link_up = replay_link_up,
+	.name = "replay", .open = replay_open, .close = replay_close, .rx = replay_rx, .tx = io_pcap_out_be_tx,
+	.flush = io_pcap_out_be_flush, .link_up = io_no_link_up,
 };

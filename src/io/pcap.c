@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <pcap/pcap.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,18 +56,6 @@ struct vpk_pcap_writer {
 	char msg[VPK_ERR_LEN];
 };
 
-static void __attribute__((format(printf, 3, 4)))
-put_msg(char *dst, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (dst == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(dst, len, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- reader ------------------------------------------------------------ */
 
 static int
@@ -82,35 +69,31 @@ reader_open_stream(FILE *f, const char *name, uint32_t rx_if, struct vpk_pcap_re
 	if (name == NULL)
 		name = "<stream>";
 	if (f == NULL || out == NULL) {
-		put_msg(err, err_len, "%s: invalid argument", name);
+		vpk_errf(err, err_len, -EINVAL, "%s: invalid argument", name);
 		if (f != NULL && f != stdin)
 			fclose(f);
 		return -EINVAL;
 	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL || (r->name = strdup(name)) == NULL) {
-		put_msg(err, err_len, "%s: out of memory", name);
-		rc = -ENOMEM;
+		rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", name);
 		goto out_close_f;
 	}
 	r->pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, ebuf);
 	if (r->pc == NULL) {
 		/* libpcap leaves f to us on failure. */
-		if (ferror(f)) {
-			put_msg(err, err_len, "%s: read error: %s", name, ebuf);
-			rc = -EIO;
-		} else {
-			put_msg(err, err_len, "%s: not a pcap file: %s", name, ebuf);
-			rc = -EINVAL;
-		}
+		if (ferror(f))
+			rc = vpk_errf(err, err_len, -EIO, "%s: read error: %s", name, ebuf);
+		else
+			rc = vpk_errf(err, err_len, -EINVAL, "%s: not a pcap file: %s", name, ebuf);
 		goto out_close_f;
 	}
 	dlt = pcap_datalink(r->pc);
 	if (dlt != DLT_EN10MB) {
 		const char *dn = pcap_datalink_val_to_name(dlt);
 
-		put_msg(err, err_len, "%s: link type %d (%s) is not supported, only Ethernet (1, EN10MB)",
-			name, dlt, dn != NULL ? dn : "unknown");
+		vpk_errf(err, err_len, -ENOTSUP, "%s: link type %d (%s) is not supported, only Ethernet (1, EN10MB)",
+			 name, dlt, dn != NULL ? dn : "unknown");
 		pcap_close(r->pc);      /* closes f */
 		free(r->name);
 		free(r);
@@ -135,22 +118,18 @@ reader_open(const char *path, uint32_t rx_if, struct vpk_pcap_reader **out, char
 	struct stat st;
 	FILE *f;
 
-	if (path == NULL || out == NULL) {
-		put_msg(err, err_len, "%s: invalid argument", path != NULL ? path : "(null)");
-		return -EINVAL;
-	}
+	if (path == NULL || out == NULL)
+		return vpk_errf(err, err_len, -EINVAL, "%s: invalid argument", path != NULL ? path : "(null)");
 	f = fopen(path, "rb");
 	if (f == NULL) {
 		int e = errno;
 
-		put_msg(err, err_len, "%s: %s", path, strerror(e));
-		return -e;
+		return vpk_errf(err, err_len, -e, "%s: %s", path, strerror(e));
 	}
 	/* fopen() accepts a directory; its read error would say less. */
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
-		put_msg(err, err_len, "%s: %s", path, strerror(EISDIR));
-		return -EISDIR;
+		return vpk_errf(err, err_len, -EISDIR, "%s: %s", path, strerror(EISDIR));
 	}
 	return reader_open_stream(f, path, rx_if, out, err, err_len);
 }
@@ -172,9 +151,8 @@ reader_fail(struct vpk_pcap_reader *r)
 	FILE *f = pcap_file(r->pc);
 
 	r->err = f != NULL && ferror(f) ? -EIO : -EINVAL;
-	put_msg(r->msg, sizeof(r->msg), "%s: packet %llu: %s", r->name,
-		(unsigned long long)r->st.packets, pcap_geterr(r->pc));
-	return r->err;
+	return vpk_errf(r->msg, sizeof(r->msg), r->err, "%s: packet %llu: %s", r->name,
+			(unsigned long long)r->st.packets, pcap_geterr(r->pc));
 }
 
 int
@@ -268,34 +246,29 @@ vpk_pcap_writer_create(const struct vpk_pcap_writer_conf *conf, struct vpk_pcap_
 	struct vpk_pcap_writer *w;
 	int rc;
 
-	if (path == NULL || out == NULL) {
-		put_msg(err, err_len, "%s: invalid argument", path != NULL ? path : "(null)");
-		return -EINVAL;
-	}
+	if (path == NULL || out == NULL)
+		return vpk_errf(err, err_len, -EINVAL, "%s: invalid argument", path != NULL ? path : "(null)");
 	w = calloc(1, sizeof(*w));
 	if (w == NULL || (w->name = strdup(path)) == NULL) {
-		put_msg(err, err_len, "%s: out of memory", path);
-		rc = -ENOMEM;
+		rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", path);
 		goto out_free;
 	}
 	w->nsec = nsec;
 	w->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)SNAPLEN,
 			nsec ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
 	if (w->dead == NULL) {
-		put_msg(err, err_len, "%s: out of memory", path);
-		rc = -ENOMEM;
+		rc = vpk_errf(err, err_len, -ENOMEM, "%s: out of memory", path);
 		goto out_free;
 	}
 	w->f = fopen(path, "wb");
 	if (w->f == NULL) {
 		rc = -errno;
-		put_msg(err, err_len, "%s: %s", path, strerror(-rc));
+		vpk_errf(err, err_len, rc, "%s: %s", path, strerror(-rc));
 		goto out_close_dead;
 	}
 	w->d = pcap_dump_fopen(w->dead, w->f);
 	if (w->d == NULL) {
-		put_msg(err, err_len, "%s: %s", path, pcap_geterr(w->dead));
-		rc = -EIO;
+		rc = vpk_errf(err, err_len, -EIO, "%s: %s", path, pcap_geterr(w->dead));
 		fclose(w->f);
 		goto out_close_dead;
 	}
@@ -319,8 +292,8 @@ writer_check(struct vpk_pcap_writer *w, const char *when)
 		int e = errno != 0 ? errno : EIO;
 
 		w->err = -e;
-		put_msg(w->msg, sizeof(w->msg), "%s: %s after %llu packets: %s", w->name, when,
-			(unsigned long long)w->count, strerror(e));
+		vpk_errf(w->msg, sizeof(w->msg), w->err, "%s: %s after %llu packets: %s", w->name, when,
+			 (unsigned long long)w->count, strerror(e));
 	}
 	return w->err != 0 ? vpk_seterr(w->err, "%s", w->msg) : 0;
 }
@@ -386,8 +359,8 @@ vpk_pcap_writer_flush(struct vpk_pcap_writer *w)
 	errno = 0;
 	if (pcap_dump_flush(w->d) != 0 && !ferror(w->f)) {
 		w->err = -EIO;
-		put_msg(w->msg, sizeof(w->msg), "%s: flush after %llu packets failed", w->name,
-			(unsigned long long)w->count);
+		vpk_errf(w->msg, sizeof(w->msg), w->err, "%s: flush after %llu packets failed", w->name,
+			 (unsigned long long)w->count);
 	}
 	return writer_check(w, "flush");
 }
@@ -411,7 +384,7 @@ vpk_pcap_writer_destroy(struct vpk_pcap_writer *w)
 	errno = 0;
 	if (fclose(w->f) != 0 && rc == 0) {
 		rc = errno != 0 ? -errno : -EIO;
-		put_msg(w->msg, sizeof(w->msg), "%s: close: %s", w->name, strerror(-rc));
+		vpk_errf(w->msg, sizeof(w->msg), rc, "%s: close: %s", w->name, strerror(-rc));
 	}
 	if (rc != 0)
 		vpk_seterr(rc, "%s", w->msg);

@@ -18,11 +18,8 @@ int
 vpk_ip4_csum_check_get(enum vpk_isa isa, vpk_ip4_csum_check_fn *fn, const struct vpk_impl **impl)
 {
 	const struct vpk_impl *pick;
-	int rc;
+	int rc = fn != NULL ? vpk_impl_pick(ip4_csum_impls, isa, &pick) : -EINVAL;
 
-	if (fn == NULL)
-		return -EINVAL;
-	rc = vpk_impl_pick(ip4_csum_impls, isa, &pick);
 	if (rc != 0)
 		return rc;
 	*fn = ((const struct ip4_csum_impl *)pick)->check_bulk;

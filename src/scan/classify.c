@@ -240,27 +240,19 @@ vpk_scan_count(struct vpk_scan_counts *c, const struct vpk_scan_insn *in)
 		c->level = in->level;
 }
 
+/* The counters of struct vpk_scan_counts that add up over functions. */
+#define SCAN_SUMS(X) X(insns) X(bytes) X(bad_bytes) X(w128) X(w256) X(w512) X(heavy256) X(heavy512) \
+	X(heavy_assumed) X(opmask) X(avx512) X(amx) X(vzeroupper) X(loops) X(heavy_in_loops)
+
 void
 vpk_scan_counts_add(struct vpk_scan_counts *to, const struct vpk_scan_counts *c)
 {
-	to->insns += c->insns;
-	to->bytes += c->bytes;
-	to->bad_bytes += c->bad_bytes;
-	to->w128 += c->w128;
-	to->w256 += c->w256;
-	to->w512 += c->w512;
-	to->heavy256 += c->heavy256;
-	to->heavy512 += c->heavy512;
-	to->heavy_assumed += c->heavy_assumed;
-	to->opmask += c->opmask;
-	to->avx512 += c->avx512;
-	to->amx += c->amx;
-	to->vzeroupper += c->vzeroupper;
+#define SCAN_ADD(f) to->f += c->f;
+	SCAN_SUMS(SCAN_ADD)
+#undef SCAN_ADD
 	to->subsets |= c->subsets;
 	if (c->level > to->level)
 		to->level = c->level;
-	to->loops += c->loops;
-	to->heavy_in_loops += c->heavy_in_loops;
 	if (c->loop_heavy_pm > to->loop_heavy_pm)
 		to->loop_heavy_pm = c->loop_heavy_pm;
 }

@@ -1,1 +1,1 @@
-vpk_lib_sources(${CMAKE_CURRENT_LIST_DIR}/vec_lut.c)
+vpk_lib_sources(vec_lut.c)

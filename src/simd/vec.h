@@ -53,6 +53,16 @@ typedef uint32_t u32h __attribute__((vector_size(VPK_VEC_BYTES / 2)));
 /* One byte per u32 lane: what a u32v narrows to. */
 typedef uint8_t  u8q  __attribute__((vector_size(VPK_U32_LANES)));
 
+/* The u32v literal { E(0), E(1), ... } of one scalar expression per lane. */
+#if VPK_VEC_BITS == 512
+#define VPK_U32V_OF(E) ((u32v){ E(0), E(1), E(2), E(3), E(4), E(5), E(6), E(7), \
+				 E(8), E(9), E(10), E(11), E(12), E(13), E(14), E(15) })
+#elif VPK_VEC_BITS == 256
+#define VPK_U32V_OF(E) ((u32v){ E(0), E(1), E(2), E(3), E(4), E(5), E(6), E(7) })
+#else
+#define VPK_U32V_OF(E) ((u32v){ E(0), E(1), E(2), E(3) })
+#endif
+
 /*
  * T_loadu / T_storeu: unaligned, alias-safe load and store (movdqu /
  * vmovdqu*); T_splat: every lane x.
@@ -311,14 +321,7 @@ u32v_load_lanes_ptrs(const uint8_t *const *ptrs, size_t off)
 	 * (movd, pinsrd, vinserti128/vinserti32x4), with no trip through memory
 	 * that would stall on store forwarding. */
 #define L(i) vpk_ld32(ptrs[i] + off)
-#if VPK_VEC_BITS == 512
-	return (u32v){ L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7),
-		       L(8), L(9), L(10), L(11), L(12), L(13), L(14), L(15) };
-#elif VPK_VEC_BITS == 256
-	return (u32v){ L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7) };
-#else
-	return (u32v){ L(0), L(1), L(2), L(3) };
-#endif
+	return VPK_U32V_OF(L);
 #undef L
 }
 
@@ -448,14 +451,7 @@ VPK_INLINE u32v
 u32v_load_bytes_strided(const uint8_t *p, size_t stride)
 {
 #define B(i) (uint32_t)p[(i) * stride]
-#if VPK_VEC_BITS == 512
-	return (u32v){ B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7),
-		       B(8), B(9), B(10), B(11), B(12), B(13), B(14), B(15) };
-#elif VPK_VEC_BITS == 256
-	return (u32v){ B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7) };
-#else
-	return (u32v){ B(0), B(1), B(2), B(3) };
-#endif
+	return VPK_U32V_OF(B);
 #undef B
 }
 

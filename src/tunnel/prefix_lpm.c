@@ -16,10 +16,9 @@ static int
 ent_cmp(const void *a, const void *b)
 {
 	const struct lpm_ent *x = a, *y = b;
+	int c = (x->key > y->key) - (x->key < y->key);
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return c != 0 ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 int

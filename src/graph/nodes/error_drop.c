@@ -18,25 +18,15 @@ VPK_FN(error_drop_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 	vpk_pool_free_bulk(vpk_node_pool(rt), bi, n);
 	return n;
 }
-VPK_NODE_FN_OBJ(error_drop, VPK_FN(error_drop_fn));
 
-#if VPK_VEC_BITS == 0
 static const char *const drop_errors[] = { "packets dropped" };
 
-static void
-drop_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(drop_trace)
 {
 	const char *node = "?", *why = vpk_graph_error_string(vpk_node_graph(rt), b->error, &node);
 
 	snprintf(out, len, "%s: %s", node, why != NULL ? why : "(no reason recorded)");
 }
 
-VPK_NODE_VARIANTS(error_drop);
-const struct vpk_node_reg error_drop_reg = {
-	.name = "error-drop",
-	.n_errors = DROP_N_ERROR,
-	.error_strings = drop_errors,
-	.impls = error_drop_impls,
-	.format_trace = drop_trace,
-};
-#endif
+VPK_NODE_REGISTER(error_drop, VPK_FN(error_drop_fn), .name = "error-drop", .n_errors = DROP_N_ERROR,
+		  .error_strings = drop_errors, .format_trace = drop_trace);

@@ -182,9 +182,7 @@ VPK_FN(ethernet_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
-VPK_NODE_FN_OBJ(ethernet_input, VPK_FN(ethernet_input_fn));
 
-#if VPK_VEC_BITS == 0
 static const char *const eth_next[] = { "ip4-input", "ip6-input", "error-drop" };
 static const char *const eth_errors[] = {
 	"frame shorter than its Ethernet header",
@@ -195,33 +193,15 @@ static const char *const eth_errors[] = {
 	"port is administratively down",
 };
 
-static int
-eth_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return 0;
-}
-
-static void
-eth_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(eth_trace)
 {
 	const uint8_t *d = vpk_buf_area((struct vpk_buf *)b) + b->l2_off;
 
-	(void)rt;
 	snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x -> %02x:%02x:%02x:%02x:%02x:%02x l3 at +%u",
 		 d[6], d[7], d[8], d[9], d[10], d[11], d[0], d[1], d[2], d[3], d[4], d[5],
 		 (unsigned)(b->l3_off - b->l2_off));
 }
 
-VPK_NODE_VARIANTS(ethernet_input);
-const struct vpk_node_reg ethernet_input_reg = {
-	.name = "ethernet-input",
-	.n_next = ETH_N_NEXT,
-	.next_names = eth_next,
-	.n_errors = ETH_N_ERROR,
-	.error_strings = eth_errors,
-	.impls = ethernet_input_impls,
-	.init = eth_init,
-	.format_trace = eth_trace,
-};
-#endif
+VPK_NODE_REGISTER(ethernet_input, VPK_FN(ethernet_input_fn), .name = "ethernet-input", .n_next = ETH_N_NEXT,
+		  .next_names = eth_next, .n_errors = ETH_N_ERROR, .error_strings = eth_errors,
+		  .init = graph_node_init_conf, .format_trace = eth_trace);

@@ -34,6 +34,27 @@ enum {
 	IE_ERR_FRAG, IE_ERR_NOT_UNICAST, IE_ERR_NO_SRC, IE_ERR_HEADROOM, IE_ERR_MALFORMED, IE_N_ERROR
 };
 
+static const char *const ie_errors[] = {
+	"time exceeded sent",
+	"destination unreachable sent",
+	"parameter problem sent",
+	"TTL expired at an own address: delivered locally",
+	"not sent: rate limited",
+	"not sent: about an ICMP error",
+	"not sent: about a non-first fragment",
+	"not sent: source not unicast or destination multicast/broadcast",
+	"not sent: no address of the family on the router",
+	"not sent: no headroom for the error header",
+	"not sent: invoking packet malformed",
+};
+/* Next arcs of ip4-icmp-error, then of ip6-icmp-error. */
+static const char *const ie_next[2][IE_N_NEXT] = {
+	{ [IE_NEXT_LOOKUP] = "ip4-lookup", [IE_NEXT_DROP] = "error-drop", [IE_NEXT_LOCAL] = "ip4-local",
+	  [IE_NEXT_BYPASS] = "ip4-tunnel-bypass" },
+	{ [IE_NEXT_LOOKUP] = "ip6-lookup", [IE_NEXT_DROP] = "error-drop", [IE_NEXT_LOCAL] = "ip6-local",
+	  [IE_NEXT_BYPASS] = "ip6-tunnel-bypass" },
+};
+
 #define IE4_MAX 576u
 #define IE6_MAX 1280u
 
@@ -59,7 +80,6 @@ ie_refill(struct ie_ctx *x)
 	x->last_ns = now;
 }
 
-
 /*
  * A packet for one of our own addresses whose TTL / hop limit ran out is
  * not an error (TTL applies to forwarded packets only): it takes the path
@@ -84,20 +104,27 @@ ie_take(struct ie_ctx *x)
 }
 
 /*
- * Whether an error about @b may be sent: an address of the family to send
- * it from (*src), headroom for the new IP + ICMP headers and the Ethernet
- * header, and a token. IE_N_ERROR if so, else the IE_ERR_* why not.
+ * Whether an error about @b (@tlen bytes of it to quote at most) may be
+ * sent: an address of the family to send it from (*src), headroom for the
+ * new IP + ICMP headers and the Ethernet header, and a token. IE_N_ERROR if
+ * so, with *qlen the bytes it quotes and *no where its headers start; else
+ * the IE_ERR_* why not.
  */
 static inline __attribute__((always_inline)) uint16_t
-ie_admit(struct ie_ctx *x, const struct vpk_buf *b, bool is6, const uint8_t **src)
+ie_admit(struct ie_ctx *x, const struct vpk_buf *b, bool is6, uint32_t tlen, const uint8_t **src,
+	 uint32_t *qlen, uint32_t *no)
 {
+	uint32_t hl = is6 ? 48 : 28, max = (is6 ? IE6_MAX : IE4_MAX) - hl;
+
 	*src = ic_src(x->c, b->rx_if, is6);
 	if (*src == NULL)
 		return IE_ERR_NO_SRC;
-	if (b->l3_off < (is6 ? 48u : 28u) + 14)
+	if (b->l3_off < hl + 14)
 		return IE_ERR_HEADROOM;
 	if (!ie_take(x))
 		return IE_ERR_RATE;
+	*qlen = tlen < max ? tlen : max;
+	*no = b->l3_off - hl;
 	return IE_N_ERROR;
 }
 
@@ -148,10 +175,8 @@ ie4_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 		if (t == 3 || t == 4 || t == 5 || t == 11 || t == 12)
 			return vpk_node_drop(rt, b, IE_ERR_ABOUT_ICMP, IE_NEXT_DROP);
 	}
-	if ((why = ie_admit(x, b, false, &src)) != IE_N_ERROR)
+	if ((why = ie_admit(x, b, false, tlen, &src, &qlen, &no)) != IE_N_ERROR)
 		return vpk_node_drop(rt, b, why, IE_NEXT_DROP);
-	qlen = tlen < IE4_MAX - 28 ? tlen : IE4_MAX - 28;
-	no = b->l3_off - 28u;
 	o = vpk_buf_area(b) + no;
 	o[0] = 0x45;
 	o[1] = 0;
@@ -199,10 +224,8 @@ ie6_one(struct vpk_node_rt *rt, struct ie_ctx *x, struct vpk_buf *b)
 	}
 	if (ic_ip6_upper(h, tlen, &off, &nh, &nh_at, &frag) && nh == 58 && off < tlen && h[off] < 128)
 		return vpk_node_drop(rt, b, IE_ERR_ABOUT_ICMP, IE_NEXT_DROP);
-	if ((why = ie_admit(x, b, true, &src)) != IE_N_ERROR)
+	if ((why = ie_admit(x, b, true, tlen, &src, &qlen, &no)) != IE_N_ERROR)
 		return vpk_node_drop(rt, b, why, IE_NEXT_DROP);
-	qlen = tlen < IE6_MAX - 48 ? tlen : IE6_MAX - 48;
-	no = b->l3_off - 48u;
 	o = vpk_buf_area(b) + no;
 	o[0] = 0x60;
 	o[1] = o[2] = o[3] = 0;
@@ -230,38 +253,8 @@ ie_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, b
 	return n;
 }
 
-static uint32_t
-VPK_FN(ip4_icmp_error_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return ie_frame(rt, b, bi, n, false);
-}
-VPK_NODE_FN_OBJ(ip4_icmp_error, VPK_FN(ip4_icmp_error_fn));
+VPK_NODE_FN_IP46(ip4_icmp_error, ip6_icmp_error, ie_frame)
 
-static uint32_t
-VPK_FN(ip6_icmp_error_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return ie_frame(rt, b, bi, n, true);
-}
-VPK_NODE_FN_OBJ(ip6_icmp_error, VPK_FN(ip6_icmp_error_fn));
-
-#if VPK_VEC_BITS == 0
-#include <errno.h>
-
-static const char *const ie4_next[] = { "ip4-lookup", "error-drop", "ip4-local", "ip4-tunnel-bypass" };
-static const char *const ie6_next[] = { "ip6-lookup", "error-drop", "ip6-local", "ip6-tunnel-bypass" };
-static const char *const ie_errors[] = {
-	"time exceeded sent",
-	"destination unreachable sent",
-	"parameter problem sent",
-	"TTL expired at an own address: delivered locally",
-	"not sent: rate limited",
-	"not sent: about an ICMP error",
-	"not sent: about a non-first fragment",
-	"not sent: source not unicast or destination multicast/broadcast",
-	"not sent: no address of the family on the router",
-	"not sent: no headroom for the error header",
-	"not sent: invoking packet malformed",
-};
 static const struct vpk_icmp_conf ie_none = { 0 };
 
 static void
@@ -288,14 +281,13 @@ ie_init(struct vpk_node_rt *rt, void *conf)
 	return 0;
 }
 
-static void
-ie_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(ie_trace)
 {
-	(void)rt;
 	snprintf(out, len, "icmp error type %u code %u%s", b->opaque[VPK_ICMP_OPQ], b->opaque[VPK_ICMP_OPQ + 1],
 		 b->error ? " not sent" : "");
 }
 
+#if VPK_VEC_BITS == 0  /* once in the library, not per ISA */
 int
 vpk_icmp_set_conf(struct vpk_graph *g, const struct vpk_icmp_conf *conf)
 {
@@ -314,16 +306,10 @@ vpk_icmp_set_conf(struct vpk_graph *g, const struct vpk_icmp_conf *conf)
 	return found > 0 ? 0 : -EINVAL;
 }
 
-VPK_NODE_VARIANTS(ip4_icmp_error);
-VPK_NODE_VARIANTS(ip6_icmp_error);
-const struct vpk_node_reg ip4_icmp_error_reg = {
-	.name = "ip4-icmp-error", .n_next = IE_N_NEXT, .next_names = ie4_next,
-	.n_errors = IE_N_ERROR, .error_strings = ie_errors, .impls = ip4_icmp_error_impls,
-	.init = ie_init, .fini = ie_fini, .format_trace = ie_trace,
-};
-const struct vpk_node_reg ip6_icmp_error_reg = {
-	.name = "ip6-icmp-error", .n_next = IE_N_NEXT, .next_names = ie6_next,
-	.n_errors = IE_N_ERROR, .error_strings = ie_errors, .impls = ip6_icmp_error_impls,
-	.init = ie_init, .fini = ie_fini, .format_trace = ie_trace,
-};
 #endif
+
+/* The registration fields ip4-icmp-error and ip6-icmp-error share. */
+#define IE_NODE .n_next = IE_N_NEXT, .n_errors = IE_N_ERROR, .error_strings = ie_errors, .init = ie_init, \
+		.fini = ie_fini, .format_trace = ie_trace
+VPK_NODE_REGISTER(ip4_icmp_error, VPK_FN(ip4_icmp_error_fn), .name = "ip4-icmp-error", .next_names = ie_next[0], IE_NODE);
+VPK_NODE_REGISTER(ip6_icmp_error, VPK_FN(ip6_icmp_error_fn), .name = "ip6-icmp-error", .next_names = ie_next[1], IE_NODE);

@@ -60,35 +60,17 @@ mixed:
 	vpk_node_count_error(rt, OUT_ERR_TX, total);
 	return total;
 }
-VPK_NODE_FN_OBJ(interface_output, VPK_FN(interface_output_fn));
 
-#if VPK_VEC_BITS == 0
 static const char *const out_errors[] = {
 	"packets handed to an interface",
 	"no output configured (freed)",
 };
 
-static int
-out_init(struct vpk_node_rt *rt, void *conf)
+VPK_NODE_TRACE(out_trace)
 {
-	vpk_node_set_ctx(rt, conf);
-	return 0;
-}
-
-static void
-out_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
-{
-	(void)rt;
 	snprintf(out, len, "tx if %u, %u bytes", b->tx_if, b->len);
 }
 
-VPK_NODE_VARIANTS(interface_output);
-const struct vpk_node_reg interface_output_reg = {
-	.name = "interface-output",
-	.n_errors = OUT_N_ERROR,
-	.error_strings = out_errors,
-	.impls = interface_output_impls,
-	.init = out_init,
-	.format_trace = out_trace,
-};
-#endif
+VPK_NODE_REGISTER(interface_output, VPK_FN(interface_output_fn), .name = "interface-output",
+		  .n_errors = OUT_N_ERROR, .error_strings = out_errors, .init = graph_node_init_conf,
+		  .format_trace = out_trace);

@@ -115,9 +115,15 @@ VPK_FN(ip4_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
-VPK_NODE_FN_OBJ(ip4_input, VPK_FN(ip4_input_fn));
 
-#if VPK_VEC_BITS == 0
+VPK_NODE_TRACE(ip4_trace)
+{
+	const uint8_t *h = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
+
+	snprintf(out, len, "%u.%u.%u.%u -> %u.%u.%u.%u ttl %u proto %u len %u", h[12], h[13], h[14],
+		 h[15], h[16], h[17], h[18], h[19], h[8], h[9], vpk_rd16be(h + 2));
+}
+
 static const char *const ip4_next[] = { "ip4-acl", "ip4-lookup", "error-drop", "ip4-tunnel-bypass",
 					 "ip4-icmp-error" };
 static const char *const ip4_errors[] = {
@@ -130,24 +136,6 @@ static const char *const ip4_errors[] = {
 	"time to live expired (TTL <= 1)",
 };
 
-static void
-ip4_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
-{
-	const uint8_t *h = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
-
-	(void)rt;
-	snprintf(out, len, "%u.%u.%u.%u -> %u.%u.%u.%u ttl %u proto %u len %u", h[12], h[13], h[14],
-		 h[15], h[16], h[17], h[18], h[19], h[8], h[9], vpk_rd16be(h + 2));
-}
-
-VPK_NODE_VARIANTS(ip4_input);
-const struct vpk_node_reg ip4_input_reg = {
-	.name = "ip4-input",
-	.n_next = IP4_N_NEXT,
-	.next_names = ip4_next,
-	.n_errors = IP4_N_ERROR,
-	.error_strings = ip4_errors,
-	.impls = ip4_input_impls,
-	.format_trace = ip4_trace,
-};
-#endif
+VPK_NODE_REGISTER(ip4_input, VPK_FN(ip4_input_fn), .name = "ip4-input", .n_next = IP4_N_NEXT,
+		  .next_names = ip4_next, .n_errors = IP4_N_ERROR, .error_strings = ip4_errors,
+		  .format_trace = ip4_trace);

@@ -153,11 +153,17 @@ VPK_FN(ip6_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, u
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
-VPK_NODE_FN_OBJ(ip6_input, VPK_FN(ip6_input_fn));
 
-#if VPK_VEC_BITS == 0
-#define IP6_STR_(x) #x
-#define IP6_STR(x) IP6_STR_(x)
+VPK_NODE_TRACE(ip6_trace)
+{
+	const uint8_t *h = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
+
+	snprintf(out, len, "next-header %u hop-limit %u payload %u dst %02x%02x:%02x%02x:...:%02x%02x"
+		 " l4 %u after %u ext%s", h[6], h[7], vpk_rd16be(h + 4), h[24], h[25], h[26], h[27], h[38],
+		 h[39], b->l4_proto, b->l3_n_ext,
+		 b->flags & VPK_BUF_F_FRAG_LATER ? " later-fragment" : b->flags & VPK_BUF_F_FRAG ? " first-fragment" : "");
+}
+
 static const char *const ip6_next[] = { "ip6-acl", "ip6-lookup", "error-drop", "ip6-tunnel-bypass",
 					 "ip6-icmp-error" };
 static const char *const ip6_errors[] = {
@@ -166,30 +172,10 @@ static const char *const ip6_errors[] = {
 	"payload length beyond the frame",
 	"hop limit expired (<= 1)",
 	"extension header beyond the payload",
-	"more than " IP6_STR(VPK_IP6_MAX_EXT) " extension headers",
+	"more than " VPK_STR(VPK_IP6_MAX_EXT) " extension headers",
 	"hop-by-hop options header not first",
 };
 
-static void
-ip6_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
-{
-	const uint8_t *h = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
-
-	(void)rt;
-	snprintf(out, len, "next-header %u hop-limit %u payload %u dst %02x%02x:%02x%02x:...:%02x%02x"
-		 " l4 %u after %u ext%s", h[6], h[7], vpk_rd16be(h + 4), h[24], h[25], h[26], h[27], h[38],
-		 h[39], b->l4_proto, b->l3_n_ext,
-		 b->flags & VPK_BUF_F_FRAG_LATER ? " later-fragment" : b->flags & VPK_BUF_F_FRAG ? " first-fragment" : "");
-}
-
-VPK_NODE_VARIANTS(ip6_input);
-const struct vpk_node_reg ip6_input_reg = {
-	.name = "ip6-input",
-	.n_next = IP6_N_NEXT,
-	.next_names = ip6_next,
-	.n_errors = IP6_N_ERROR,
-	.error_strings = ip6_errors,
-	.impls = ip6_input_impls,
-	.format_trace = ip6_trace,
-};
-#endif
+VPK_NODE_REGISTER(ip6_input, VPK_FN(ip6_input_fn), .name = "ip6-input", .n_next = IP6_N_NEXT,
+		  .next_names = ip6_next, .n_errors = IP6_N_ERROR, .error_strings = ip6_errors,
+		  .format_trace = ip6_trace);

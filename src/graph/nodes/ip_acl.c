@@ -158,21 +158,8 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 	return n;
 }
 
-static uint32_t
-VPK_FN(ip4_acl_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return acl_frame(rt, b, bi, n, false);
-}
-VPK_NODE_FN_OBJ(ip4_acl, VPK_FN(ip4_acl_fn));
+VPK_NODE_FN_IP46(ip4_acl, ip6_acl, acl_frame)
 
-static uint32_t
-VPK_FN(ip6_acl_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return acl_frame(rt, b, bi, n, true);
-}
-VPK_NODE_FN_OBJ(ip6_acl, VPK_FN(ip6_acl_fn));
-
-#if VPK_VEC_BITS == 0
 static const char *const acl4_next[] = { "ip4-lookup", "ip4-rewrite", "error-drop", "ip4-icmp-error" };
 static const char *const acl6_next[] = { "ip6-lookup", "ip6-rewrite", "error-drop", "ip6-icmp-error" };
 static const char *const acl_errors[] = {
@@ -186,19 +173,12 @@ static const char *const acl_errors[] = {
 };
 static const struct vpk_acl_node_conf acl_none = { .no_match = VPK_ACL_ACT_PERMIT };
 
-static int
-acl_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&acl_none);
-	return 0;
-}
+VPK_NODE_INIT_CONF_OR(acl_init, acl_none)
 
-static void
-acl_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(acl_trace)
 {
 	uint32_t ud;
 
-	(void)rt;
 	memcpy(&ud, b->opaque, sizeof(ud));
 	if (ud == 0)
 		snprintf(out, len, "no rule matched");
@@ -206,16 +186,8 @@ acl_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size
 		snprintf(out, len, "rule %u (userdata %u)", ud - 1, ud);
 }
 
-VPK_NODE_VARIANTS(ip4_acl);
-VPK_NODE_VARIANTS(ip6_acl);
-const struct vpk_node_reg ip4_acl_reg = {
-	.name = "ip4-acl", .n_next = ACL_N_NEXT, .next_names = acl4_next,
-	.n_errors = ACL_N_ERROR, .error_strings = acl_errors, .impls = ip4_acl_impls,
-	.init = acl_init, .format_trace = acl_trace,
-};
-const struct vpk_node_reg ip6_acl_reg = {
-	.name = "ip6-acl", .n_next = ACL_N_NEXT, .next_names = acl6_next,
-	.n_errors = ACL_N_ERROR, .error_strings = acl_errors, .impls = ip6_acl_impls,
-	.init = acl_init, .format_trace = acl_trace,
-};
-#endif
+/* The registration fields ip4-acl and ip6-acl share. */
+#define ACL_NODE .n_next = ACL_N_NEXT, .n_errors = ACL_N_ERROR, .error_strings = acl_errors, .init = acl_init, \
+		.format_trace = acl_trace
+VPK_NODE_REGISTER(ip4_acl, VPK_FN(ip4_acl_fn), .name = "ip4-acl", .next_names = acl4_next, ACL_NODE);
+VPK_NODE_REGISTER(ip6_acl, VPK_FN(ip6_acl_fn), .name = "ip6-acl", .next_names = acl6_next, ACL_NODE);

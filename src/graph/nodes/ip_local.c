@@ -25,6 +25,33 @@ enum {
 	LO_ERR_FRAG, LO_ERR_TRUNC, LO_ERR_CSUM, LO_N_ERROR
 };
 
+static const char *const lo4_errors[] = {
+	"echo requests answered",
+	"UDP to the router: port unreachable",
+	"unknown protocol to the router: protocol unreachable",
+	"TCP to the router (no listener)",
+	"ICMP message to the router other than echo request",
+	"fragment to the router (no reassembly)",
+	"truncated header or message",
+	"bad ICMP checksum",
+};
+static const char *const lo6_errors[] = {
+	"echo requests answered",
+	"UDP to the router: port unreachable",
+	"unknown next header to the router: parameter problem",
+	"TCP to the router (no listener)",
+	"ICMPv6 message to the router other than echo request",
+	"fragment to the router (no reassembly)",
+	"truncated header or message",
+	"bad ICMPv6 checksum",
+};
+static const char *const lo4_next[LO_N_NEXT] = {
+	[LO_NEXT_LOOKUP] = "ip4-lookup", [LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP] = "ip4-icmp-error",
+};
+static const char *const lo6_next[LO_N_NEXT] = {
+	[LO_NEXT_LOOKUP] = "ip6-lookup", [LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP] = "ip6-icmp-error",
+};
+
 /* Hand @b to the icmp-error node with @type/@code, or drop it when the graph has none. */
 static inline __attribute__((always_inline)) uint16_t
 lo_error(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t cnt, uint8_t type, uint8_t code, uint16_t ptr)
@@ -144,59 +171,11 @@ lo_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, b
 	return n;
 }
 
-static uint32_t
-VPK_FN(ip4_local_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return lo_frame(rt, b, bi, n, false);
-}
-VPK_NODE_FN_OBJ(ip4_local, VPK_FN(ip4_local_fn));
+VPK_NODE_FN_IP46(ip4_local, ip6_local, lo_frame)
 
-static uint32_t
-VPK_FN(ip6_local_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return lo_frame(rt, b, bi, n, true);
-}
-VPK_NODE_FN_OBJ(ip6_local, VPK_FN(ip6_local_fn));
-
-#if VPK_VEC_BITS == 0
-static const char *const lo4_next[] = { "ip4-lookup", "error-drop", "ip4-icmp-error" };
-static const char *const lo6_next[] = { "ip6-lookup", "error-drop", "ip6-icmp-error" };
-static const char *const lo4_errors[] = {
-	"echo requests answered",
-	"UDP to the router: port unreachable",
-	"unknown protocol to the router: protocol unreachable",
-	"TCP to the router (no listener)",
-	"ICMP message to the router other than echo request",
-	"fragment to the router (no reassembly)",
-	"truncated header or message",
-	"bad ICMP checksum",
-};
-static const char *const lo6_errors[] = {
-	"echo requests answered",
-	"UDP to the router: port unreachable",
-	"unknown next header to the router: parameter problem",
-	"TCP to the router (no listener)",
-	"ICMPv6 message to the router other than echo request",
-	"fragment to the router (no reassembly)",
-	"truncated header or message",
-	"bad ICMPv6 checksum",
-};
-
-static int
-lo_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return 0;
-}
-
-VPK_NODE_VARIANTS(ip4_local);
-VPK_NODE_VARIANTS(ip6_local);
-const struct vpk_node_reg ip4_local_reg = {
-	.name = "ip4-local", .n_next = LO_N_NEXT, .next_names = lo4_next,
-	.n_errors = LO_N_ERROR, .error_strings = lo4_errors, .impls = ip4_local_impls, .init = lo_init,
-};
-const struct vpk_node_reg ip6_local_reg = {
-	.name = "ip6-local", .n_next = LO_N_NEXT, .next_names = lo6_next,
-	.n_errors = LO_N_ERROR, .error_strings = lo6_errors, .impls = ip6_local_impls, .init = lo_init,
-};
-#endif
+/* The registration fields ip4-local and ip6-local share. */
+#define LO_NODE .n_next = LO_N_NEXT, .n_errors = LO_N_ERROR, .init = graph_node_init_conf
+VPK_NODE_REGISTER(ip4_local, VPK_FN(ip4_local_fn), .name = "ip4-local", .next_names = lo4_next,
+		  .error_strings = lo4_errors, LO_NODE);
+VPK_NODE_REGISTER(ip6_local, VPK_FN(ip6_local_fn), .name = "ip6-local", .next_names = lo6_next,
+		  .error_strings = lo6_errors, LO_NODE);

@@ -74,7 +74,6 @@ VPK_FN(ip4_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		memset(nh, 0, n * sizeof(nh[0]));
 	return lookup_finish(rt, b, bi, nh, n, false);
 }
-VPK_NODE_FN_OBJ(ip4_lookup, VPK_FN(ip4_lookup_fn));
 
 static uint32_t
 VPK_FN(ip6_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
@@ -91,38 +90,18 @@ VPK_FN(ip6_lookup_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, 
 		memset(nh, 0, n * sizeof(nh[0]));
 	return lookup_finish(rt, b, bi, nh, n, true);
 }
-VPK_NODE_FN_OBJ(ip6_lookup, VPK_FN(ip6_lookup_fn));
 
-#if VPK_VEC_BITS == 0
 static const char *const lk4_next[] = { "ip4-rewrite", "error-drop", "ip4-icmp-error", "ip4-local" };
 static const char *const lk6_next[] = { "ip6-rewrite", "error-drop", "ip6-icmp-error", "ip6-local" };
-static const char *const lk4_errors[] = { "no route to destination" };
-static const char *const lk6_errors[] = { "no route to destination" };
+static const char *const lk_errors[] = { "no route to destination" };
 
-static int
-lk_init(struct vpk_node_rt *rt, void *conf)
+VPK_NODE_TRACE(lk_trace)
 {
-	vpk_node_set_ctx(rt, conf);
-	return 0;
-}
-
-static void
-lk4_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
-{
-	(void)rt;
 	snprintf(out, len, "next hop %u%s", b->adj, b->adj == 0 ? " (no route)" : "");
 }
 
-VPK_NODE_VARIANTS(ip4_lookup);
-VPK_NODE_VARIANTS(ip6_lookup);
-const struct vpk_node_reg ip4_lookup_reg = {
-	.name = "ip4-lookup", .n_next = LK_N_NEXT, .next_names = lk4_next,
-	.n_errors = LK_N_ERROR, .error_strings = lk4_errors, .impls = ip4_lookup_impls,
-	.init = lk_init, .format_trace = lk4_trace,
-};
-const struct vpk_node_reg ip6_lookup_reg = {
-	.name = "ip6-lookup", .n_next = LK_N_NEXT, .next_names = lk6_next,
-	.n_errors = LK_N_ERROR, .error_strings = lk6_errors, .impls = ip6_lookup_impls,
-	.init = lk_init, .format_trace = lk4_trace,
-};
-#endif
+/* The registration fields ip4-lookup and ip6-lookup share. */
+#define LK_NODE .n_next = LK_N_NEXT, .n_errors = LK_N_ERROR, .error_strings = lk_errors, \
+		.init = graph_node_init_conf, .format_trace = lk_trace
+VPK_NODE_REGISTER(ip4_lookup, VPK_FN(ip4_lookup_fn), .name = "ip4-lookup", .next_names = lk4_next, LK_NODE);
+VPK_NODE_REGISTER(ip6_lookup, VPK_FN(ip6_lookup_fn), .name = "ip6-lookup", .next_names = lk6_next, LK_NODE);

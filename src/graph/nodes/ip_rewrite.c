@@ -114,21 +114,8 @@ rewrite_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t
 	return n;
 }
 
-static uint32_t
-VPK_FN(ip4_rewrite_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return rewrite_frame(rt, b, bi, n, false);
-}
-VPK_NODE_FN_OBJ(ip4_rewrite, VPK_FN(ip4_rewrite_fn));
+VPK_NODE_FN_IP46(ip4_rewrite, ip6_rewrite, rewrite_frame)
 
-static uint32_t
-VPK_FN(ip6_rewrite_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return rewrite_frame(rt, b, bi, n, true);
-}
-VPK_NODE_FN_OBJ(ip6_rewrite, VPK_FN(ip6_rewrite_fn));
-
-#if VPK_VEC_BITS == 0
 static const char *const rw_next[] = { "interface-output", "error-drop" };
 static const char *const rw_errors[] = {
 	"next hop has no adjacency",
@@ -137,15 +124,9 @@ static const char *const rw_errors[] = {
 /* An empty table until configured: every packet is dropped as "no adjacency". */
 static const struct vpk_adj_table no_adj = { 0, NULL };
 
-static int
-rw_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&no_adj);
-	return 0;
-}
+VPK_NODE_INIT_CONF_OR(rw_init, no_adj)
 
-static void
-rw_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(rw_trace)
 {
 	const struct vpk_adj_table *t = vpk_node_ctx(rt);
 
@@ -159,16 +140,8 @@ rw_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_
 	}
 }
 
-VPK_NODE_VARIANTS(ip4_rewrite);
-VPK_NODE_VARIANTS(ip6_rewrite);
-const struct vpk_node_reg ip4_rewrite_reg = {
-	.name = "ip4-rewrite", .n_next = RW_N_NEXT, .next_names = rw_next,
-	.n_errors = RW_N_ERROR, .error_strings = rw_errors, .impls = ip4_rewrite_impls,
-	.init = rw_init, .format_trace = rw_trace,
-};
-const struct vpk_node_reg ip6_rewrite_reg = {
-	.name = "ip6-rewrite", .n_next = RW_N_NEXT, .next_names = rw_next,
-	.n_errors = RW_N_ERROR, .error_strings = rw_errors, .impls = ip6_rewrite_impls,
-	.init = rw_init, .format_trace = rw_trace,
-};
-#endif
+/* The registration fields ip4-rewrite and ip6-rewrite share. */
+#define RW_NODE .n_next = RW_N_NEXT, .next_names = rw_next, .n_errors = RW_N_ERROR, .error_strings = rw_errors, \
+		.init = rw_init, .format_trace = rw_trace
+VPK_NODE_REGISTER(ip4_rewrite, VPK_FN(ip4_rewrite_fn), .name = "ip4-rewrite", RW_NODE);
+VPK_NODE_REGISTER(ip6_rewrite, VPK_FN(ip6_rewrite_fn), .name = "ip6-rewrite", RW_NODE);

@@ -3,6 +3,7 @@
 #define VPK_GRAPH_NODES_H
 
 /* Helpers shared by the built-in node files (each compiled once per ISA). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,20 @@ vpk_csum_fold(uint32_t s)
 			vpk_next_[i] = (expr);                                  \
 		vpk_node_enqueue_to_next((rt), (bi), vpk_next_, (n));           \
 	} while (0)
+
+/*
+ * The frame function NAME_fn_<isa> of a node that decides each packet on its
+ * own: c is the node's context (of type CTX_T), the next arc of b[i] is @expr.
+ */
+#define VPK_NODE_FN_EACH(name, ctx_t, expr)                                     \
+	static uint32_t VPK_FN(name##_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, \
+					  uint32_t *bi, uint32_t n)             \
+	{                                                                       \
+		ctx_t c = vpk_node_ctx(rt);                                     \
+                                                                                \
+		VPK_NODE_EACH(rt, bi, n, i, expr);                              \
+		return n;                                                       \
+	}
 
 /* Drop packet @b for reason @code: record it in the buffer and the counter; return the drop arc. */
 static inline __attribute__((always_inline)) uint16_t

@@ -39,6 +39,29 @@ enum {
 	GD_ERR_END_MARKER, GD_ERR_MSG_TYPE, GD_ERR_INNER, GD_ERR_HEADROOM, GD_ERR_NO_STEER, GD_N_ERROR
 };
 
+static const char *const gd_next[GD_N_NEXT] = {
+	[GD_NEXT_REWRITE6] = "ip6-rewrite", [GD_NEXT_LOOKUP4] = "ip4-lookup", [GD_NEXT_DROP] = "error-drop",
+	[GD_NEXT_LOOKUP6] = "ip6-lookup",
+};
+static const char *const gd_errors[] = {
+	"good packets translated to SRv6",
+	"echo requests answered",
+	"steered packet is not UDP",
+	"IPv4 fragment (not translated)",
+	"UDP destination port is not 2152 (GTP-U)",
+	"truncated IPv4/UDP/GTP-U header or extension",
+	"UDP length beyond the IP payload",
+	"GTP version is not 1 or PT is 0",
+	"GTP extension header with length 0",
+	"echo response dropped (no request outstanding)",
+	"error indication dropped (not translated)",
+	"end marker dropped (not translated)",
+	"unsupported GTP-U message type",
+	"inner packet not IPv4/IPv6 or not the nhtype",
+	"no headroom for the IPv6 + SRH header",
+	"no such steering entry (the tables changed)",
+};
+
 struct gd_ctx {
 	struct gtp4d_tmpl *tmpl;        /* per steering entry, 64-byte aligned */
 	const struct vpk_gtp4d_conf *conf;
@@ -238,30 +261,6 @@ VPK_FN(srv6_gtp4_d_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi,
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
-VPK_NODE_FN_OBJ(srv6_gtp4_d, VPK_FN(srv6_gtp4_d_fn));
-
-#if VPK_VEC_BITS == 0
-#include <errno.h>
-
-static const char *const gd_next[] = { "ip6-rewrite", "ip4-lookup", "error-drop", "ip6-lookup" };
-static const char *const gd_errors[] = {
-	"good packets translated to SRv6",
-	"echo requests answered",
-	"steered packet is not UDP",
-	"IPv4 fragment (not translated)",
-	"UDP destination port is not 2152 (GTP-U)",
-	"truncated IPv4/UDP/GTP-U header or extension",
-	"UDP length beyond the IP payload",
-	"GTP version is not 1 or PT is 0",
-	"GTP extension header with length 0",
-	"echo response dropped (no request outstanding)",
-	"error indication dropped (not translated)",
-	"end marker dropped (not translated)",
-	"unsupported GTP-U message type",
-	"inner packet not IPv4/IPv6 or not the nhtype",
-	"no headroom for the IPv6 + SRH header",
-	"no such steering entry (the tables changed)",
-};
 
 static void
 gd_fini(struct vpk_node_rt *rt)
@@ -307,17 +306,11 @@ gd_init(struct vpk_node_rt *rt, void *conf)
 	return 0;
 }
 
-static void
-gd_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(gd_trace)
 {
-	(void)rt;
 	snprintf(out, len, "gtp4.d steer %u%s", tn_get_index(b), b->error ? " dropped" : "");
 }
 
-VPK_NODE_VARIANTS(srv6_gtp4_d);
-const struct vpk_node_reg srv6_gtp4_d_reg = {
-	.name = "srv6-gtp4-d", .n_next = GD_N_NEXT, .next_names = gd_next,
-	.n_errors = GD_N_ERROR, .error_strings = gd_errors, .impls = srv6_gtp4_d_impls,
-	.init = gd_init, .fini = gd_fini, .format_trace = gd_trace,
-};
-#endif
+VPK_NODE_REGISTER(srv6_gtp4_d, VPK_FN(srv6_gtp4_d_fn), .name = "srv6-gtp4-d", .n_next = GD_N_NEXT,
+		  .next_names = gd_next, .n_errors = GD_N_ERROR, .error_strings = gd_errors, .init = gd_init,
+		  .fini = gd_fini, .format_trace = gd_trace);

@@ -30,6 +30,20 @@
 enum { GE_NEXT_LOOKUP4, GE_NEXT_DROP, GE_NEXT_ICMP6, GE_N_NEXT };
 enum { GE_ERR_OK, GE_ERR_TRUNC, GE_ERR_SL, GE_ERR_NH, GE_ERR_HEADROOM, GE_ERR_INNER, GE_ERR_FRAG, GE_ERR_NO_SID, GE_N_ERROR };
 
+static const char *const ge_next[GE_N_NEXT] = {
+	[GE_NEXT_LOOKUP4] = "ip4-lookup", [GE_NEXT_DROP] = "error-drop", [GE_NEXT_ICMP6] = "ip6-icmp-error",
+};
+static const char *const ge_errors[] = {
+	"good packets translated to GTP-U",
+	"truncated IPv6 extension header",
+	"routing header segments left is not 0 (parameter problem)",
+	"upper-layer header not IPv4/IPv6",
+	"no headroom for IPv4 + UDP + GTP-U",
+	"inner packet shorter than an IPv4/IPv6 header or not that version",
+	"IPv6 fragment (not translated)",
+	"no such localsid (the tables changed)",
+};
+
 /*
  * Walk the extension headers from @h (IPv6, @left bytes): *off = the
  * upper-layer header, *nh its type. GE_N_NEXT when the packet goes on, else
@@ -98,16 +112,7 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 	if (io < hl + 14)
 		return vpk_node_drop(rt, b, GE_ERR_HEADROOM, GE_NEXT_DROP);
 	o = vpk_buf_area(b) + io - hl;
-	o[0] = 0x45;
-	o[1] = tos;
-	tn_wr16be(o + 2, (uint16_t)(hl + ilen));
-	memset(o + 4, 0, 4);
-	o[6] = 0x40;                            /* DF */
-	o[8] = ttl;
-	o[9] = 17;
-	tn_wr32be(o + 12, sa4);
-	tn_wr32be(o + 16, da4);
-	tn_wr16be(o + 10, tn_ip4_csum(o, 20));
+	tn_ip4_udp_hdr(o, tos, (uint16_t)(hl + ilen), ttl, __builtin_bswap32(sa4), __builtin_bswap32(da4));
 	tn_wr16be(o + 20, VPK_GTPU_PORT);
 	tn_wr16be(o + 22, VPK_GTPU_PORT);
 	tn_wr16be(o + 24, (uint16_t)(hl - 20 + ilen));
@@ -129,41 +134,12 @@ ge_one(struct vpk_node_rt *rt, const struct vpk_gtp4e_conf *c, struct vpk_buf *b
 	return GE_NEXT_LOOKUP4;
 }
 
-static uint32_t
-VPK_FN(srv6_end_m_gtp4_e_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	const struct vpk_gtp4e_conf *c = vpk_node_ctx(rt);
+VPK_NODE_FN_EACH(srv6_end_m_gtp4_e, const struct vpk_gtp4e_conf *, ge_one(rt, c, b[i]))
 
-	VPK_NODE_EACH(rt, bi, n, i, ge_one(rt, c, b[i]));
-	return n;
-}
-VPK_NODE_FN_OBJ(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn));
-
-#if VPK_VEC_BITS == 0
-static const char *const ge_next[] = { "ip4-lookup", "error-drop", "ip6-icmp-error" };
-static const char *const ge_errors[] = {
-	"good packets translated to GTP-U",
-	"truncated IPv6 extension header",
-	"routing header segments left is not 0 (parameter problem)",
-	"upper-layer header not IPv4/IPv6",
-	"no headroom for IPv4 + UDP + GTP-U",
-	"inner packet shorter than an IPv4/IPv6 header or not that version",
-	"IPv6 fragment (not translated)",
-	"no such localsid (the tables changed)",
-};
 static const struct vpk_gtp4e_conf ge_none = { 0 };
 
-static int
-ge_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf != NULL ? conf : (void *)&ge_none);
-	return 0;
-}
+VPK_NODE_INIT_CONF_OR(ge_init, ge_none)
 
-VPK_NODE_VARIANTS(srv6_end_m_gtp4_e);
-const struct vpk_node_reg srv6_end_m_gtp4_e_reg = {
-	.name = "srv6-end-m-gtp4-e", .n_next = GE_N_NEXT, .next_names = ge_next,
-	.n_errors = GE_N_ERROR, .error_strings = ge_errors, .impls = srv6_end_m_gtp4_e_impls,
-	.init = ge_init,
-};
-#endif
+VPK_NODE_REGISTER(srv6_end_m_gtp4_e, VPK_FN(srv6_end_m_gtp4_e_fn), .name = "srv6-end-m-gtp4-e",
+		  .n_next = GE_N_NEXT, .next_names = ge_next, .n_errors = GE_N_ERROR,
+		  .error_strings = ge_errors, .init = ge_init);

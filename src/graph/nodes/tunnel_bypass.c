@@ -32,6 +32,16 @@ enum { BP4_NEXT_ACL, BP4_NEXT_LOOKUP, BP4_NEXT_VXLAN, BP4_NEXT_GTP4D, BP4_NEXT_E
        BP4_NEXT_ENCAP6, BP4_N_NEXT };
 enum { BP6_NEXT_ACL, BP6_NEXT_LOOKUP, BP6_NEXT_VXLAN, BP6_NEXT_GTP4E, BP6_NEXT_DROP, BP6_N_NEXT };
 
+static const char *const bp4_next[BP4_N_NEXT] = {
+	[BP4_NEXT_ACL] = "ip4-acl", [BP4_NEXT_LOOKUP] = "ip4-lookup", [BP4_NEXT_VXLAN] = "vxlan4-input",
+	[BP4_NEXT_GTP4D] = "srv6-gtp4-d", [BP4_NEXT_ENCAP] = "vxlan4-encap", [BP4_NEXT_DROP] = "error-drop",
+	[BP4_NEXT_ENCAP6] = "vxlan6-encap",
+};
+static const char *const bp6_next[BP6_N_NEXT] = {
+	[BP6_NEXT_ACL] = "ip6-acl", [BP6_NEXT_LOOKUP] = "ip6-lookup", [BP6_NEXT_VXLAN] = "vxlan6-input",
+	[BP6_NEXT_GTP4E] = "srv6-end-m-gtp4-e", [BP6_NEXT_DROP] = "error-drop",
+};
+
 /* UDP to the VxLAN port, not a fragment, its UDP header in the frame: for vxlan4/6-input. */
 static inline __attribute__((always_inline)) bool
 bp_vxlan(const struct vpk_tunnel_bypass_conf *c, const struct vpk_buf *b, const uint8_t *h, uint32_t hlen)
@@ -70,7 +80,6 @@ VPK_FN(ip4_tunnel_bypass_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_
 	VPK_NODE_EACH(rt, bi, n, i, bp4_one(x, b[i], fwd, vx_in));
 	return n;
 }
-VPK_NODE_FN_OBJ(ip4_tunnel_bypass, VPK_FN(ip4_tunnel_bypass_fn));
 
 static inline __attribute__((always_inline)) uint16_t
 bp6_one(const struct bp_ctx *x, struct vpk_buf *b, uint16_t fwd, bool vx_in)
@@ -102,15 +111,7 @@ VPK_FN(ip6_tunnel_bypass_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_
 	VPK_NODE_EACH(rt, bi, n, i, bp6_one(x, b[i], fwd, vx_in));
 	return n;
 }
-VPK_NODE_FN_OBJ(ip6_tunnel_bypass, VPK_FN(ip6_tunnel_bypass_fn));
 
-#if VPK_VEC_BITS == 0
-#include <errno.h>
-
-static const char *const bp4_next[] = { "ip4-acl", "ip4-lookup", "vxlan4-input", "srv6-gtp4-d",
-					"vxlan4-encap", "error-drop", "vxlan6-encap" };
-static const char *const bp6_next[] = { "ip6-acl", "ip6-lookup", "vxlan6-input", "srv6-end-m-gtp4-e",
-					"error-drop" };
 static const struct vpk_tunnel_bypass_conf no_tunnels = { 0 };
 
 static void
@@ -118,12 +119,12 @@ bp_fini(struct vpk_node_rt *rt)
 {
 	struct bp_ctx *x = vpk_node_ctx(rt);
 
-	if (x == NULL)
-		return;
-	vpk_tn_lpm_free(&x->gtp4d);
-	vpk_tn_lpm_free(&x->encap);
-	vpk_tn_lpm_free(&x->gtp4e);
-	free(x);
+	if (x != NULL) {
+		vpk_tn_lpm_free(&x->gtp4d);
+		vpk_tn_lpm_free(&x->encap);
+		vpk_tn_lpm_free(&x->gtp4e);
+		free(x);
+	}
 	vpk_node_set_ctx(rt, NULL);
 }
 
@@ -193,14 +194,7 @@ bp_init(struct vpk_node_rt *rt, void *conf)
 	return rc;
 }
 
-VPK_NODE_VARIANTS(ip4_tunnel_bypass);
-VPK_NODE_VARIANTS(ip6_tunnel_bypass);
-const struct vpk_node_reg ip4_tunnel_bypass_reg = {
-	.name = "ip4-tunnel-bypass", .n_next = BP4_N_NEXT, .next_names = bp4_next,
-	.impls = ip4_tunnel_bypass_impls, .init = bp_init, .fini = bp_fini,
-};
-const struct vpk_node_reg ip6_tunnel_bypass_reg = {
-	.name = "ip6-tunnel-bypass", .n_next = BP6_N_NEXT, .next_names = bp6_next,
-	.impls = ip6_tunnel_bypass_impls, .init = bp_init, .fini = bp_fini,
-};
-#endif
+VPK_NODE_REGISTER(ip4_tunnel_bypass, VPK_FN(ip4_tunnel_bypass_fn), .name = "ip4-tunnel-bypass",
+		  .n_next = BP4_N_NEXT, .next_names = bp4_next, .init = bp_init, .fini = bp_fini);
+VPK_NODE_REGISTER(ip6_tunnel_bypass, VPK_FN(ip6_tunnel_bypass_fn), .name = "ip6-tunnel-bypass",
+		  .n_next = BP6_N_NEXT, .next_names = bp6_next, .init = bp_init, .fini = bp_fini);

@@ -96,4 +96,23 @@ tn_ip4_csum(const uint8_t *h, unsigned hlen)
 	return (uint16_t)~s;
 }
 
+/*
+ * An outer IPv4 header at @h: @tos, total length @len, ID 0, DF, @ttl, UDP,
+ * @sa -> @da (the address bytes as they lie in memory), its checksum.
+ */
+static inline __attribute__((always_inline)) void
+tn_ip4_udp_hdr(uint8_t *h, uint8_t tos, uint16_t len, uint8_t ttl, uint32_t sa, uint32_t da)
+{
+	h[0] = 0x45;
+	h[1] = tos;
+	tn_wr16be(h + 2, len);
+	memset(h + 4, 0, 4);
+	h[6] = 0x40;                    /* DF, ID 0 */
+	h[8] = ttl;
+	h[9] = 17;
+	memcpy(h + 12, &sa, 4);
+	memcpy(h + 16, &da, 4);
+	tn_wr16be(h + 10, tn_ip4_csum(h, 20));
+}
+
 #endif

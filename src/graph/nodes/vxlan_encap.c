@@ -31,6 +31,22 @@
 enum { VE_NEXT_LOOKUP, VE_NEXT_DROP, VE_N_NEXT };
 enum { VE_ERR_ENCAP, VE_ERR_HEADROOM, VE_ERR_TUNNEL, VE_N_ERROR };
 
+static const char *const ve_next[VE_N_NEXT] = {
+	[VE_NEXT_LOOKUP] = "ip4-lookup", [VE_NEXT_DROP] = "error-drop",
+};
+static const char *const ve6_next[VE_N_NEXT] = {
+	[VE_NEXT_LOOKUP] = "ip6-lookup", [VE_NEXT_DROP] = "error-drop",
+};
+static const char *const ve_errors[] = {
+	"good packets encapsulated",
+	"no headroom for the outer headers",
+	"no such IPv4 tunnel",
+};
+static const char *const ve6_errors[] = {
+	"good packets encapsulated",
+	"no headroom for the outer headers",
+	"no such IPv6 tunnel",
+};
 
 static inline __attribute__((always_inline)) uint32_t
 ve_fnv(uint32_t h, const uint8_t *p, uint32_t n)
@@ -99,34 +115,42 @@ ve_udp_vxlan(uint8_t *u, const struct vpk_vxlan_conf *c, const struct vpk_vxlan_
 	u[15] = 0;
 }
 
+/*
+ * The start of an encapsulation of @b: its tunnel (one of family @is6) into
+ * *t, the inner frame untagged, *o the offset of the @hl bytes of outer
+ * headers before it. VE_NEXT_LOOKUP, or the drop arc.
+ */
+static inline __attribute__((always_inline)) uint16_t
+ve_begin(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b, bool is6, uint32_t hl,
+	 const struct vpk_vxlan_tunnel **t, uint32_t *o)
+{
+	uint32_t ti = tn_get_index(b), end = (uint32_t)b->data_off + b->len;
+
+	if (c == NULL || ti >= c->n_tunnels || !c->tunnels[ti].is_ip6 != !is6)
+		return vpk_node_drop(rt, b, VE_ERR_TUNNEL, VE_NEXT_DROP);
+	*t = &c->tunnels[ti];
+	if (b->l2_off < hl + 14)
+		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
+	b->l2_off = (uint16_t)ve_untag(vpk_buf_area(b), b->l2_off, end);
+	*o = b->l2_off - hl;
+	return VE_NEXT_LOOKUP;
+}
+
 static inline __attribute__((always_inline)) uint16_t
 ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b)
 {
-	uint32_t ti = tn_get_index(b), end = (uint32_t)b->data_off + b->len, ilen, o;
+	uint32_t end = (uint32_t)b->data_off + b->len, ilen, o, sa, da;
 	const struct vpk_vxlan_tunnel *t;
 	uint8_t *a = vpk_buf_area(b), *h;
-	uint16_t cs;
+	uint16_t next = ve_begin(rt, c, b, false, 36, &t, &o);
 
-	if (c == NULL || ti >= c->n_tunnels || c->tunnels[ti].is_ip6)
-		return vpk_node_drop(rt, b, VE_ERR_TUNNEL, VE_NEXT_DROP);
-	t = &c->tunnels[ti];
-	if (b->l2_off < 36 + 14)
-		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
-	b->l2_off = (uint16_t)ve_untag(a, b->l2_off, end);
+	if (next != VE_NEXT_LOOKUP)
+		return next;
 	ilen = end - b->l2_off;
-	o = b->l2_off - 36u;
 	h = a + o;
-	h[0] = 0x45;
-	h[1] = 0;
-	tn_wr16be(h + 2, (uint16_t)(36 + ilen));
-	memset(h + 4, 0, 4);
-	h[6] = 0x40;                    /* DF, ID 0 */
-	h[8] = 64;
-	h[9] = 17;
-	memcpy(h + 12, t->src, 4);
-	memcpy(h + 16, t->dst, 4);
-	cs = tn_ip4_csum(h, 20);
-	tn_wr16be(h + 10, cs);
+	memcpy(&sa, t->src, 4);
+	memcpy(&da, t->dst, 4);
+	tn_ip4_udp_hdr(h, 0, (uint16_t)(36 + ilen), 64, sa, da);
 	ve_udp_vxlan(h + 20, c, t, a + b->l2_off, ilen);
 	tn_set_outer_udp(b, o, 20, end);
 	vpk_node_count_error(rt, VE_ERR_ENCAP, 1);
@@ -136,19 +160,14 @@ ve_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b
 static inline __attribute__((always_inline)) uint16_t
 ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *b)
 {
-	uint32_t ti = tn_get_index(b), end = (uint32_t)b->data_off + b->len, ilen, o, s;
+	uint32_t end = (uint32_t)b->data_off + b->len, ilen, o, s;
 	const struct vpk_vxlan_tunnel *t;
 	uint8_t *a = vpk_buf_area(b), *h;
-	uint16_t cs;
+	uint16_t cs, next = ve_begin(rt, c, b, true, 56, &t, &o);
 
-	if (c == NULL || ti >= c->n_tunnels || !c->tunnels[ti].is_ip6)
-		return vpk_node_drop(rt, b, VE_ERR_TUNNEL, VE_NEXT_DROP);
-	t = &c->tunnels[ti];
-	if (b->l2_off < 56 + 14)
-		return vpk_node_drop(rt, b, VE_ERR_HEADROOM, VE_NEXT_DROP);
-	b->l2_off = (uint16_t)ve_untag(a, b->l2_off, end);
+	if (next != VE_NEXT_LOOKUP)
+		return next;
 	ilen = end - b->l2_off;
-	o = b->l2_off - 56u;
 	h = a + o;
 	h[0] = 0x60;
 	h[1] = h[2] = h[3] = 0;
@@ -168,57 +187,12 @@ ve6_one(struct vpk_node_rt *rt, const struct vpk_vxlan_conf *c, struct vpk_buf *
 	return VE_NEXT_LOOKUP;
 }
 
-static uint32_t
-VPK_FN(vxlan6_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
+VPK_NODE_FN_EACH(vxlan6_encap, const struct vpk_vxlan_conf *, ve6_one(rt, c, b[i]))
+VPK_NODE_FN_EACH(vxlan4_encap, const struct vpk_vxlan_conf *, ve_one(rt, c, b[i]))
 
-	VPK_NODE_EACH(rt, bi, n, i, ve6_one(rt, c, b[i]));
-	return n;
-}
-VPK_NODE_FN_OBJ(vxlan6_encap, VPK_FN(vxlan6_encap_fn));
-
-static uint32_t
-VPK_FN(vxlan4_encap_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	const struct vpk_vxlan_conf *c = vpk_node_ctx(rt);
-
-	VPK_NODE_EACH(rt, bi, n, i, ve_one(rt, c, b[i]));
-	return n;
-}
-VPK_NODE_FN_OBJ(vxlan4_encap, VPK_FN(vxlan4_encap_fn));
-
-#if VPK_VEC_BITS == 0
-static const char *const ve_next[] = { "ip4-lookup", "error-drop" };
-static const char *const ve6_next[] = { "ip6-lookup", "error-drop" };
-static const char *const ve_errors[] = {
-	"good packets encapsulated",
-	"no headroom for the outer headers",
-	"no such IPv4 tunnel",
-};
-static const char *const ve6_errors[] = {
-	"good packets encapsulated",
-	"no headroom for the outer headers",
-	"no such IPv6 tunnel",
-};
-
-static int
-ve_init(struct vpk_node_rt *rt, void *conf)
-{
-	vpk_node_set_ctx(rt, conf);
-	return 0;
-}
-
-VPK_NODE_VARIANTS(vxlan4_encap);
-const struct vpk_node_reg vxlan4_encap_reg = {
-	.name = "vxlan4-encap", .n_next = VE_N_NEXT, .next_names = ve_next,
-	.n_errors = VE_N_ERROR, .error_strings = ve_errors, .impls = vxlan4_encap_impls,
-	.init = ve_init,
-};
-VPK_NODE_VARIANTS(vxlan6_encap);
-const struct vpk_node_reg vxlan6_encap_reg = {
-	.name = "vxlan6-encap", .n_next = VE_N_NEXT, .next_names = ve6_next,
-	.n_errors = VE_N_ERROR, .error_strings = ve6_errors, .impls = vxlan6_encap_impls,
-	.init = ve_init,
-};
-#endif
+/* The registration fields vxlan4-encap and vxlan6-encap share. */
+#define VE_NODE .n_next = VE_N_NEXT, .n_errors = VE_N_ERROR, .init = graph_node_init_conf
+VPK_NODE_REGISTER(vxlan4_encap, VPK_FN(vxlan4_encap_fn), .name = "vxlan4-encap", .next_names = ve_next,
+		  .error_strings = ve_errors, VE_NODE);
+VPK_NODE_REGISTER(vxlan6_encap, VPK_FN(vxlan6_encap_fn), .name = "vxlan6-encap", .next_names = ve6_next,
+		  .error_strings = ve6_errors, VE_NODE);

@@ -155,22 +155,7 @@ vx_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, b
 	return n;
 }
 
-static uint32_t
-VPK_FN(vxlan4_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return vx_frame(rt, b, bi, n, false);
-}
-VPK_NODE_FN_OBJ(vxlan4_input, VPK_FN(vxlan4_input_fn));
-
-static uint32_t
-VPK_FN(vxlan6_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
-{
-	return vx_frame(rt, b, bi, n, true);
-}
-VPK_NODE_FN_OBJ(vxlan6_input, VPK_FN(vxlan6_input_fn));
-
-#if VPK_VEC_BITS == 0
-#include <errno.h>
+VPK_NODE_FN_IP46(vxlan4_input, vxlan6_input, vx_frame)
 
 static const char *const vx4_next[] = { "ethernet-input", "ip4-input", "ip6-input", "ip4-acl",
 					"ip4-lookup", "error-drop" };
@@ -304,8 +289,7 @@ vx6_init(struct vpk_node_rt *rt, void *conf)
 	return vx_init_family(rt, conf, true);
 }
 
-static void
-vx_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_t len)
+VPK_NODE_TRACE(vx_trace)
 {
 	const struct vx_ctx *x = vpk_node_ctx(rt);
 	uint32_t ti = tn_get_index(b);
@@ -316,16 +300,10 @@ vx_trace(const struct vpk_node_rt *rt, const struct vpk_buf *b, char *out, size_
 		snprintf(out, len, "vxlan: not decapsulated");
 }
 
-VPK_NODE_VARIANTS(vxlan4_input);
-VPK_NODE_VARIANTS(vxlan6_input);
-const struct vpk_node_reg vxlan4_input_reg = {
-	.name = "vxlan4-input", .n_next = VX_N_NEXT, .next_names = vx4_next,
-	.n_errors = VX_N_ERROR, .error_strings = vx_errors, .impls = vxlan4_input_impls,
-	.init = vx4_init, .fini = vx_fini, .format_trace = vx_trace,
-};
-const struct vpk_node_reg vxlan6_input_reg = {
-	.name = "vxlan6-input", .n_next = VX_N_NEXT, .next_names = vx6_next,
-	.n_errors = VX_N_ERROR, .error_strings = vx_errors, .impls = vxlan6_input_impls,
-	.init = vx6_init, .fini = vx_fini, .format_trace = vx_trace,
-};
-#endif
+/* The registration fields vxlan4-input and vxlan6-input share. */
+#define VX_NODE .n_next = VX_N_NEXT, .n_errors = VX_N_ERROR, .error_strings = vx_errors, .fini = vx_fini, \
+		.format_trace = vx_trace
+VPK_NODE_REGISTER(vxlan4_input, VPK_FN(vxlan4_input_fn), .name = "vxlan4-input", .next_names = vx4_next,
+		  .init = vx4_init, VX_NODE);
+VPK_NODE_REGISTER(vxlan6_input, VPK_FN(vxlan6_input_fn), .name = "vxlan6-input", .next_names = vx6_next,
+		  .init = vx6_init, VX_NODE);
