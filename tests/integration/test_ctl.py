@@ -67,6 +67,16 @@ def test_socket_mode_and_cleanup(vpk_bin, tmp_path):
     assert not os.path.exists(f.sock)
 
 
+def test_show_with_no_graph(fwd_idle):
+    """A forwarder with no input port runs no graph: every show answers, none crashes it."""
+    f = fwd_idle
+    assert "no trace" in f.ctl("show", "trace").stdout
+    assert f.json("show", "trace")["trace"] == []
+    for cmd in (("show", "runtime"), ("show", "errors"), ("show", "interface"), ("show", "node")):
+        f.ctl(*cmd, check=False)
+    assert f.p.poll() is None, "vpk fwd exited on a show command"
+
+
 def test_fib_json_and_live_routes(fwd_idle):
     f = fwd_idle
     fib = f.json("show", "fib")

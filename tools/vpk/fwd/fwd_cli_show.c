@@ -156,7 +156,8 @@ static void
 show_trace(struct vpk_fwd *f, bool json, FILE *out)
 {
 	const struct vpk_trace_rec *tr;
-	size_t n = vpk_graph_trace(vpk_fwd_graph(f), &tr);
+	const struct vpk_graph *g = vpk_fwd_graph(f);
+	size_t n = g != NULL ? vpk_graph_trace(g, &tr) : 0; /* no graph: control plane only */
 	struct json j;
 
 	if (json) {
