@@ -64,6 +64,8 @@ one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_
  */
 struct creg { u64v k[EP_REGS]; };
 
+extern const struct ep_cache_impl ep_cache_scalar;      /* the 1-entry cache, run while thrashing */
+
 static inline __attribute__((always_inline)) void
 creg_load(struct creg *r, const struct ep_cache *c)
 {
@@ -267,7 +269,9 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 		ways_lookup(c, t, keys, out, n);
 		return;
 	}
-	c->cold--;              /* thrashing: the 1-entry cache for a while */
+	c->cold--;              /* thrashing: the scalar variant itself for a while */
+	ep_cache_scalar.lookup_bulk(c, t, keys, out, n);
+	return;
 #endif
 	misses = one_entry(t, keys, out, 0, n, &last, &last_val);
 	c->last_key = last;
