@@ -302,6 +302,50 @@ u64v_store_low32(uint32_t *p, u64v v)
 	memcpy(p, &h, sizeof(h));
 }
 
+/* Lanes where @a equals @b (vpcmpeqq: a k-mask on AVX-512, an all-ones lane on AVX2). */
+VPK_INLINE m64v
+u64v_eq(u64v a, u64v b)
+{
+#if VPK_VEC_BITS == 512
+	return _mm512_cmpeq_epi64_mask((__m512i)a, (__m512i)b);
+#else
+	return (m64v)(a == b);
+#endif
+}
+
+/* The lanes of @m from @t, the others from @f (a masked move on AVX-512, vpblendvb on AVX2). */
+VPK_INLINE u64v
+u64v_blend(m64v m, u64v t, u64v f)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v)_mm512_mask_mov_epi64((__m512i)f, m, (__m512i)t);
+#else
+	return (u64v)_mm256_blendv_epi8((__m256i)f, (__m256i)t, (__m256i)m);
+#endif
+}
+
+/* Bit l set when lane l of @m is set. */
+VPK_INLINE uint32_t
+m64v_bits(m64v m)
+{
+#if VPK_VEC_BITS == 512
+	return m;
+#else
+	return (uint32_t)_mm256_movemask_pd((__m256d)m);
+#endif
+}
+
+/* Lane l holds l. */
+VPK_INLINE u64v
+u64v_iota(void)
+{
+#if VPK_VEC_BITS == 512
+	return (u64v){ 0, 1, 2, 3, 4, 5, 6, 7 };
+#else
+	return (u64v){ 0, 1, 2, 3 };
+#endif
+}
+
 #endif /* VPK_VEC_BITS >= 256 */
 
 #endif /* VPK_SIMD_VEC_WIDE_H */

@@ -11,7 +11,7 @@
  *   table: keys[mask+1], vals[mask+1]   linear probing, key 0 = empty slot
  *   cache: key[8] | val[8] | last_key last_val | next (round-robin slot)
  *
- * Variants (ep_cache_kern.c, compiled per ISA):
+ * Variants (ep_cache_kern.c, written once over simd/vec.h, compiled per ISA):
  *   scalar, sse42  1 entry (last_key): VPP's pre-2020 behaviour.
  *   avx2/avx512:   the last entry, then 8 x 64-bit keys compared at once
  *                  (2 x vpcmpeqq ymm, 1 x vpcmpeqq zmm -> k mask); a
@@ -26,9 +26,9 @@
  * Thrashing (more endpoints interleaved than ways, e.g. 16 round robin):
  * when more than 8 of the first 32 keys of a call (or of consecutive short
  * calls) miss the 8 ways, the
- * AVX2/AVX-512 variants finish the call with the 1-entry cache and hand
- * the next EP_COLD_CALLS calls to the scalar variant itself, then try the
- * ways again: the cost of scalar, whatever the number of endpoints.
+ * AVX2/AVX-512 variants finish the call with the 1-entry cache and run
+ * the next EP_COLD_CALLS calls with it (the scalar variant's loop), then
+ * try the ways again: the cost of scalar, whatever the number of endpoints.
  * Key 0 is never in the table (the control plane refuses 0.0.0.0 / ::
  * endpoints), so empty cache slots (key 0, val EP_NONE) can "hit" only for
  * a key the table does not have either: the cache never changes a result.

@@ -6,96 +6,24 @@
  * often they reach the table.
  *
  *   scalar, sse42: last_key == k ?                          (1 compare)
- *   avx2 / avx512: blocks of 4 / 8 packets against the 8 ways held as
- *                  broadcasts (8 compares + 8 blends per block, branch-free),
- *                  then the lanes that hit no way, and the tail, per packet:
+ *   avx2 / avx512: blocks of VPK_U64_LANES (4 / 8) packets against the 8
+ *                  ways held as broadcasts (8 compares + 8 blends per
+ *                  block, branch-free), then the lanes that hit no way, and
+ *                  the tail, per packet:
  *                  last_key == k ?  else  any(key[0..7] == k)  else table
  *
- * The 8-wide compare: AVX-512 _mm512_cmpeq_epi64_mask (one instruction, a
- * k-mask), AVX2 two _mm256_cmpeq_epi64 + movemask_pd. The lowest matching
- * way wins (keys in the cache are distinct anyway: a key is inserted only
- * after it missed). SSE4.2 keeps the 1-entry cache: an 8-way form (four
- * _mm_cmpeq_epi64 + movemask_pd) measured 5.0 cycles/packet
- * against 3.3 for the 1-entry cache + table probe on 2-8 endpoints
- * (`vpk bench vxlan`, docs/tunnels.md).
+ * Written once over simd/vec.h: the 8 ways are EP_CACHE_WAYS /
+ * VPK_U64_LANES u64v registers (AVX-512: one, compared into a k-mask;
+ * AVX2: two, vpcmpeqq + movmskpd). The lowest matching way wins (keys in
+ * the cache are distinct anyway: a key is inserted only after it missed).
+ * SSE4.2 keeps the 1-entry cache: an 8-way form (four _mm_cmpeq_epi64 +
+ * movemask_pd) measured 5.0 cycles/packet against 3.3 for the 1-entry
+ * cache + table probe on 2-8 endpoints (`vpk bench vxlan`,
+ * docs/tunnels.md).
  */
+#include "simd/vec.h"
 #include "tunnel/ep_cache.h"
 
-#if VPK_VEC_BITS > 0
-#include <immintrin.h>
-#endif
-
-/*
- * The 8 cached keys live in registers for the whole call (loaded once,
- * stored once): an insert followed by a full-width reload would stall on
- * store forwarding (a 64-byte load over a fresh 8-byte store) every time
- * the cache misses, e.g. with more than 8 interleaved endpoints.
- */
-#if VPK_VEC_BITS >= 512
-struct creg { __m512i k; };
-
-static inline __attribute__((always_inline)) void
-creg_load(struct creg *r, const struct ep_cache *c)
-{
-	r->k = _mm512_load_si512((const void *)c->key);
-}
-
-static inline __attribute__((always_inline)) void
-creg_store(const struct creg *r, struct ep_cache *c)
-{
-	_mm512_store_si512((void *)c->key, r->k);
-}
-
-static inline __attribute__((always_inline)) unsigned
-creg_match(const struct creg *r, uint64_t k)
-{
-	return _mm512_cmpeq_epi64_mask(r->k, _mm512_set1_epi64((long long)k));
-}
-
-static inline __attribute__((always_inline)) void
-creg_insert(struct creg *r, unsigned way, uint64_t k)
-{
-	r->k = _mm512_mask_set1_epi64(r->k, (__mmask8)(1u << way), (long long)k);
-}
-#elif VPK_VEC_BITS >= 256
-struct creg { __m256i k[2]; };
-
-static inline __attribute__((always_inline)) void
-creg_load(struct creg *r, const struct ep_cache *c)
-{
-	r->k[0] = _mm256_load_si256((const __m256i *)c->key);
-	r->k[1] = _mm256_load_si256((const __m256i *)(c->key + 4));
-}
-
-static inline __attribute__((always_inline)) void
-creg_store(const struct creg *r, struct ep_cache *c)
-{
-	_mm256_store_si256((__m256i *)c->key, r->k[0]);
-	_mm256_store_si256((__m256i *)(c->key + 4), r->k[1]);
-}
-
-static inline __attribute__((always_inline)) unsigned
-creg_match(const struct creg *r, uint64_t k)
-{
-	__m256i s = _mm256_set1_epi64x((long long)k);
-
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[0], s))) |
-	       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(r->k[1], s))) << 4;
-}
-
-static inline __attribute__((always_inline)) void
-creg_insert(struct creg *r, unsigned way, uint64_t k)
-{
-	__m256i s = _mm256_set1_epi64x((long long)k), w = _mm256_set1_epi64x(way);
-	__m256i m0 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), w);
-	__m256i m1 = _mm256_cmpeq_epi64(_mm256_setr_epi64x(4, 5, 6, 7), w);
-
-	r->k[0] = _mm256_blendv_epi8(r->k[0], s, m0);
-	r->k[1] = _mm256_blendv_epi8(r->k[1], s, m1);
-}
-#endif
-
-#if VPK_VEC_BITS >= 256
 /* The 1-entry cache: keys[i..n), last key / value in *last / *last_val; returns the table lookups. */
 static inline __attribute__((always_inline)) uint64_t
 one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t i, uint32_t n, uint64_t *last,
@@ -125,7 +53,53 @@ one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_
 	return misses;
 }
 
+#if VPK_VEC_BITS >= 256
+#define EP_REGS (EP_CACHE_WAYS / VPK_U64_LANES)
+
+/*
+ * The 8 cached keys live in registers for the whole call (loaded once,
+ * stored once): an insert followed by a full-width reload would stall on
+ * store forwarding (a 64-byte load over a fresh 8-byte store) every time
+ * the cache misses, e.g. with more than 8 interleaved endpoints.
+ */
+struct creg { u64v k[EP_REGS]; };
+
 extern const struct ep_cache_impl ep_cache_scalar;      /* the 1-entry cache, run while thrashing */
+
+static inline __attribute__((always_inline)) void
+creg_load(struct creg *r, const struct ep_cache *c)
+{
+	for (unsigned j = 0; j < EP_REGS; j++)
+		r->k[j] = u64v_loadu(c->key + j * VPK_U64_LANES);
+}
+
+static inline __attribute__((always_inline)) void
+creg_store(const struct creg *r, struct ep_cache *c)
+{
+	for (unsigned j = 0; j < EP_REGS; j++)
+		u64v_storeu(c->key + j * VPK_U64_LANES, r->k[j]);
+}
+
+/* Bit w set when way w holds @k. */
+static inline __attribute__((always_inline)) unsigned
+creg_match(const struct creg *r, uint64_t k)
+{
+	u64v s = u64v_splat(k);
+	unsigned m = 0;
+
+	for (unsigned j = 0; j < EP_REGS; j++)
+		m |= m64v_bits(u64v_eq(r->k[j], s)) << (j * VPK_U64_LANES);
+	return m;
+}
+
+static inline __attribute__((always_inline)) void
+creg_insert(struct creg *r, unsigned way, uint64_t k)
+{
+	u64v s = u64v_splat(k), w = u64v_splat(way);
+
+	for (unsigned j = 0; j < EP_REGS; j++)
+		r->k[j] = u64v_blend(u64v_eq(u64v_iota() + j * VPK_U64_LANES, w), s, r->k[j]);
+}
 
 /*
  * The lanes of the block at keys[i] that hit no way (bit l of @p miss: key
@@ -173,149 +147,95 @@ probe_update(struct ep_cache *c, uint32_t n, uint64_t misses)
 		c->probe_n = c->probe_miss = 0;
 	}
 }
-#endif
 
-#if VPK_VEC_BITS >= 512
 /* The 8 ways as broadcasts: key w in every lane of bk[w], its value in every lane of bv[w]. */
 static inline __attribute__((always_inline)) void
-bcast_ways(const struct ep_cache *c, __m512i *bk, __m256i *bv)
+bcast_ways(const struct ep_cache *c, u64v *bk, u64v *bv)
 {
 #pragma GCC unroll 8
 	for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-		bk[w] = _mm512_set1_epi64((long long)c->key[w]);
-		bv[w] = _mm256_set1_epi32((int)c->val[w]);
+		bk[w] = u64v_splat(c->key[w]);
+		bv[w] = u64v_splat(c->val[w]);
 	}
 }
-#elif VPK_VEC_BITS >= 256
-/* The 8 ways as broadcasts: key w in every lane of bk[w], its value in every 64-bit lane of bv[w]. */
-static inline __attribute__((always_inline)) void
-bcast_ways(const struct ep_cache *c, __m256i *bk, __m256i *bv)
-{
-#pragma GCC unroll 8
-	for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-		bk[w] = _mm256_set1_epi64x((long long)c->key[w]);
-		bv[w] = _mm256_set1_epi64x(c->val[w]);
-	}
-}
-#endif
 
-static void
-VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys,
-			     uint32_t *out, uint32_t n)
+/*
+ * Whole blocks of VPK_U64_LANES keys from keys[0]: each against the 8 ways
+ * as broadcasts (8 compares and 8 blends of the way's value, no branch
+ * per packet); the lanes that hit no way are then resolved in order
+ * (miss_lanes()) and the broadcasts rebuilt after inserts. Stops early at
+ * key EP_PROBE_KEYS when more than EP_PROBE_MISSES missed. Returns the
+ * keys done; *misses counts the table lookups.
+ */
+static inline __attribute__((always_inline)) uint32_t
+ways_blocks(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t n,
+	    struct creg *r, unsigned *next, uint64_t *misses)
+{
+	const unsigned all = (1u << VPK_U64_LANES) - 1;
+	u64v bk[EP_CACHE_WAYS], bv[EP_CACHE_WAYS];
+	uint32_t i = 0;
+
+	if (n < VPK_U64_LANES)
+		return 0;
+	creg_store(r, c);
+	bcast_ways(c, bk, bv);
+	for (; i + VPK_U64_LANES <= n; i += VPK_U64_LANES) {
+		u64v kv = u64v_loadu(keys + i), ov = u64v_splat(EP_NONE);
+		m64v hit = u64v_eq(kv, bk[0]);
+		unsigned hm;
+
+		if (i == EP_PROBE_KEYS && *misses > EP_PROBE_MISSES)
+			break;
+		ov = u64v_blend(hit, bv[0], ov);
+#pragma GCC unroll 8
+		for (unsigned w = 1; w < EP_CACHE_WAYS; w++) {
+			m64v m = u64v_eq(kv, bk[w]);
+
+			ov = u64v_blend(m, bv[w], ov);
+			hit |= m;
+		}
+		u64v_store_low32(out + i, ov);
+		hm = m64v_bits(hit);
+		if (hm == all)
+			continue;
+		*misses += miss_lanes(c, t, keys, out, i, ~hm & all, r, next);
+		creg_store(r, c);
+		bcast_ways(c, bk, bv);
+	}
+	return i;
+}
+
+/* The 8-way cache over a whole call (the per-packet path after the blocks), then the thrashing probe. */
+static inline __attribute__((always_inline)) void
+ways_lookup(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_t n)
 {
 	uint64_t last = c->last_key, misses = 0;
-	uint32_t last_val = c->last_val;
-#if VPK_VEC_BITS >= 256
+	uint32_t last_val = c->last_val, i;
 	unsigned next = c->next;
 	struct creg r;
 
-	if (c->cold != 0) {             /* thrashing: the scalar variant's 1-entry cache for a while */
-		c->cold--;
-		ep_cache_scalar.lookup_bulk(c, t, keys, out, n);
-		return;
-	}
 	creg_load(&r, c);
-#endif
-	uint32_t i = 0;
-#if VPK_VEC_BITS >= 512
-	/*
-	 * AVX-512: 8 packets at a time against the 8 ways held as broadcasts:
-	 * 8 compares (8 keys x 1 way each) and 8 masked moves of the way's value
-	 * per 8 packets, no per-packet branch. Lanes that hit no way are then
-	 * resolved in order (miss_lanes()), and the broadcasts are rebuilt
-	 * after inserts.
-	 */
-	if (n >= 8) {
-		__m512i bk[EP_CACHE_WAYS];
-		__m256i bv[EP_CACHE_WAYS];
-
-		creg_store(&r, c);
-		bcast_ways(c, bk, bv);
-		for (; i + 8 <= n; i += 8) {
-			__m512i kv = _mm512_loadu_si512((const void *)(keys + i));
-
-			if (i == EP_PROBE_KEYS && misses > EP_PROBE_MISSES)
-				break;
-			__m256i ov = _mm256_set1_epi32((int)EP_NONE);
-			__mmask8 hit = 0;
-
-#pragma GCC unroll 8
-			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-				__mmask8 m = _mm512_cmpeq_epi64_mask(kv, bk[w]);
-
-				ov = _mm256_mask_mov_epi32(ov, m, bv[w]);
-				hit |= m;
-			}
-			_mm256_storeu_si256((__m256i *)(out + i), ov);
-			if (hit == 0xff)
-				continue;
-			misses += miss_lanes(c, t, keys, out, i, (unsigned)(uint8_t)~hit, &r, &next);
-			creg_store(&r, c);
-			bcast_ways(c, bk, bv);
-		}
-	}
-#elif VPK_VEC_BITS >= 256
-	/* AVX2: the same, 4 packets at a time (64-bit lanes, values packed to 32 bits at the end). */
-	if (n >= 4) {
-		__m256i bk[EP_CACHE_WAYS], bv[EP_CACHE_WAYS];
-		const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-
-		creg_store(&r, c);
-		bcast_ways(c, bk, bv);
-		for (; i + 4 <= n; i += 4) {
-			__m256i kv = _mm256_loadu_si256((const __m256i *)(keys + i));
-
-			if (i == EP_PROBE_KEYS && misses > EP_PROBE_MISSES)
-				break;
-			__m256i ov = _mm256_set1_epi64x(EP_NONE), hit = _mm256_setzero_si256();
-			unsigned hm;
-
-#pragma GCC unroll 8
-			for (unsigned w = 0; w < EP_CACHE_WAYS; w++) {
-				__m256i m = _mm256_cmpeq_epi64(kv, bk[w]);
-
-				ov = _mm256_blendv_epi8(ov, bv[w], m);
-				hit = _mm256_or_si256(hit, m);
-			}
-			_mm_storeu_si128((__m128i *)(out + i),
-					 _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(ov, pack)));
-			hm = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(hit));
-			if (hm == 0xf)
-				continue;
-			misses += miss_lanes(c, t, keys, out, i, ~hm & 0xfu, &r, &next);
-			creg_store(&r, c);
-			bcast_ways(c, bk, bv);
-		}
-	}
-#endif
-#if VPK_VEC_BITS >= 256
+	i = ways_blocks(c, t, keys, out, n, &r, &next, &misses);
 	if (i == EP_PROBE_KEYS && i < n && misses > EP_PROBE_MISSES) {
 		c->cold = EP_COLD_CALLS;
 		misses += one_entry(t, keys, out, i, n, &last, &last_val);
 		i = n;
 	}
-#endif
 	for (; i < n; i++) {
 		uint64_t k = keys[i];
+		unsigned m;
 		uint32_t v;
 
 		if (k == last) {
 			out[i] = last_val;
 			continue;
 		}
-#if VPK_VEC_BITS >= 256
-		{
-			unsigned m = creg_match(&r, k);
-
-			if (m != 0) {
-				unsigned w = (unsigned)__builtin_ctz(m);
-
-				last = k;
-				last_val = out[i] = c->val[w];
-				continue;
-			}
+		m = creg_match(&r, k);
+		if (m != 0) {
+			last = k;
+			last_val = out[i] = c->val[__builtin_ctz(m)];
+			continue;
 		}
-#endif
 		misses++;
 		v = ep_table_find(t, k);
 		out[i] = v;
@@ -323,17 +243,37 @@ VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const
 			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
 		last = k;
 		last_val = v;
-#if VPK_VEC_BITS >= 256
 		creg_insert(&r, next, k);
 		c->val[next] = v;
 		next = (next + 1) & (EP_CACHE_WAYS - 1);
-#endif
 	}
-#if VPK_VEC_BITS >= 256
 	creg_store(&r, c);
 	c->next = next;
 	probe_update(c, n, misses);
+	c->last_key = last;
+	c->last_val = last_val;
+	c->lookups += n;
+	c->misses += misses;
+}
 #endif
+
+static void
+VPK_FN(ep_cache_lookup_bulk)(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys,
+			     uint32_t *out, uint32_t n)
+{
+	uint64_t last = c->last_key, misses;
+	uint32_t last_val = c->last_val;
+
+#if VPK_VEC_BITS >= 256
+	if (c->cold == 0) {
+		ways_lookup(c, t, keys, out, n);
+		return;
+	}
+	c->cold--;              /* thrashing: the scalar variant itself for a while */
+	ep_cache_scalar.lookup_bulk(c, t, keys, out, n);
+	return;
+#endif
+	misses = one_entry(t, keys, out, 0, n, &last, &last_val);
 	c->last_key = last;
 	c->last_val = last_val;
 	c->lookups += n;
