@@ -44,15 +44,6 @@ bench_tsc_hz(void)
 }
 
 double
-bench_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double
 bench_cpu_s(void)
 {
 	struct rusage ru;

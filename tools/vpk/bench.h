@@ -17,8 +17,6 @@
 uint64_t bench_tsc(void);
 /* TSC ticks per second, measured once against CLOCK_MONOTONIC (~50 ms). */
 double bench_tsc_hz(void);
-/* Wall-clock seconds (CLOCK_MONOTONIC). */
-double bench_now_s(void);
 /* CPU seconds of this process (user + system, every thread). */
 double bench_cpu_s(void);
 /* This thread's CPU time in TSC ticks: time spent descheduled on a shared

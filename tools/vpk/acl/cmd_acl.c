@@ -28,6 +28,7 @@
 #include <vpk/acl_file.h>
 
 #include "bench.h"
+#include "common/clock.h"
 #include "common/json.h"
 #include "common/tool.h"
 #include "acl/eal_args.h"
@@ -137,7 +138,7 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 	size_t calls = (size_t)o->iter * ((np + step - 1) / step), k = 0;
 	uint64_t *cyc = malloc((calls + 1) * sizeof(*cyc));
 	struct result r = { .name = vpk_acl_impl_name(acl), .ran = true };
-	double t0 = bench_now_s(), last = t0;
+	double t0 = mono_now_s(), last = t0;
 
 	for (uint64_t it = 0; it < o->iter; it++) {
 		for (uint32_t i = 0; i < np; i += step) {
@@ -150,10 +151,10 @@ run_alg(struct vpk_acl *acl, const struct opts *o, const uint8_t **ptrs, uint32_
 			r.pkts += n;
 			cyc[k++] = c0 * 1024 / n;
 		}
-		if (progress && bench_now_s() - last > 1.0) {
+		if (progress && mono_now_s() - last > 1.0) {
 			fprintf(stderr, "vpk acl: %s: iteration %llu of %llu\n", r.name,
 				(unsigned long long)it + 1, (unsigned long long)o->iter);
-			last = bench_now_s();
+			last = mono_now_s();
 		}
 	}
 	qsort(cyc, k, sizeof(*cyc), cmp_u64);
@@ -309,9 +310,9 @@ build_acl(const struct opts *o, const struct vpk_acl_field_def *defs, uint32_t n
 		return vpk_fail(VPK_EXIT_USAGE, "acl: %s", *acl ? vpk_last_error() : strerror(-rc));
 	if (nr >= 20000 && !vpk_opts.json)
 		fprintf(stderr, "vpk acl: building %u rules...\n", nr);
-	t0 = bench_now_s();
+	t0 = mono_now_s();
 	rc = vpk_acl_build(*acl);
-	*tb = bench_now_s() - t0;
+	*tb = mono_now_s() - t0;
 	if (rc < 0)
 		return vpk_fail(VPK_EXIT_FAIL, "acl: build failed (%s): %s", strerror(-rc), vpk_last_error());
 	if (*tb > 1.0 && !vpk_opts.json)

@@ -31,6 +31,7 @@
 #include "acl/acl_gen.h"
 
 #include "acl/acl_oracle.h"
+#include "common/clock.h"
 #include "common/libvpk_internal.h"
 #include "bench/acl_bench.h"
 #include "bench.h"
@@ -276,11 +277,11 @@ load_set(const struct abench_opts *o, struct vpk_acl5_rule **r5p, uint32_t *nrp,
 		np = npkts;
 	}
 	if (np == 0 || !p5[0].has_expected) {
-		double t0 = bench_now_s();
+		double t0 = mono_now_s();
 
 		vpk_acl5_oracle(r5, nr, p5, np, ipv6);
 		if (!json)
-			fprintf(stderr, "oracle: %.1f s\n", bench_now_s() - t0);
+			fprintf(stderr, "oracle: %.1f s\n", mono_now_s() - t0);
 	}
 	*r5p = r5;
 	*nrp = nr;
@@ -398,9 +399,9 @@ cmd_bench_acl(int argc, char **argv)
 	}
 	vr0 = bench_rss();
 	bench_hwm_reset();
-	vb0 = bench_now_s();
+	vb0 = mono_now_s();
 	rc = vpk_acl_build(vc.acl);
-	vbuild = bench_now_s() - vb0;
+	vbuild = mono_now_s() - vb0;
 	vpeak = bench_hwm() - vr0;
 	if (rc < 0) {
 		fprintf(stderr, "vpk: bench acl: vpk build: %s\n", vpk_last_error());

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "common/clock.h"
 #include "common/json.h"
 #include "common/tool.h"
 #include "fwd/fwd.h"
@@ -50,7 +51,7 @@ churn_main(void *p)
 {
 	struct churn *c = p;
 	char line[96], err[256];
-	double t0 = bench_now_s();
+	double t0 = mono_now_s();
 
 	for (uint64_t k = 0; !atomic_load(&c->stop); k++) {
 		uint32_t ip = route_ip((uint32_t)(k % c->routes));
@@ -64,13 +65,13 @@ churn_main(void *p)
 		c->changes++;
 		/* Paced in bursts: sleep (1 ms at least) once ahead, not a wake-up per change. */
 		if (c->rate > 0 && c->changes % 64 == 0) {
-			double ahead = (double)c->changes / c->rate - (bench_now_s() - t0);
+			double ahead = (double)c->changes / c->rate - (mono_now_s() - t0);
 
 			if (ahead > 0.001)
 				nanosleep(&(struct timespec){ 0, (long)(ahead * 1e9) }, NULL);
 		}
 	}
-	c->seconds = bench_now_s() - t0;
+	c->seconds = mono_now_s() - t0;
 	return NULL;
 }
 

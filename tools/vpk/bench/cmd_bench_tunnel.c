@@ -111,6 +111,29 @@ struct node_bench {
 	void *arg;
 };
 
+/* One run of @o->frames full frames through @g (after 20 warm-up frames): nb->node's clocks/packet. */
+static double
+node_run(const struct node_bench *nb, struct vpk_pool *pool, struct vpk_graph *g, size_t ni, const struct opts *o)
+{
+	struct vpk_node_stats st = { 0 };
+
+	for (unsigned f = 0; f < o->frames + 20; f++) {
+		uint32_t bi[FRAME];
+		void *base = vpk_pool_base(pool);
+
+		if (f == 20)
+			vpk_graph_clear_stats(g);
+		if (vpk_pool_alloc_burst(pool, bi, FRAME) != FRAME)
+			break;
+		for (uint32_t i = 0; i < FRAME; i++)
+			nb->fill(vpk_buf_from_idx(base, bi[i]), i, nb->arg);
+		vpk_graph_inject(g, nb->node, bi, FRAME);
+		vpk_graph_run_once(g);
+	}
+	vpk_graph_get_node_stats(g, ni, &st);
+	return st.vectors ? (double)st.clocks / (double)st.vectors : 0;
+}
+
 /* Median clocks/packet of nb->node forced to @variant; < 0 on error. */
 static double
 node_cpp(const struct node_bench *nb, const char *variant, const struct opts *o, double *lo, double *hi)
@@ -136,53 +159,13 @@ node_cpp(const struct node_bench *nb, const char *variant, const struct opts *o,
 		if (vpk_graph_get_node_stats(g, i, &st) == 0 && strcmp(st.name, nb->node) == 0)
 			ni = i;
 	}
-	for (unsigned r = 0; r < o->runs; r++) {
-		struct vpk_node_stats st = { 0 };
-
-		for (unsigned f = 0; f < o->frames + 20; f++) {
-			uint32_t bi[FRAME];
-			void *base = vpk_pool_base(pool);
-
-			if (f == 20)
-				vpk_graph_clear_stats(g);       /* the first frames warm up */
-			if (vpk_pool_alloc_burst(pool, bi, FRAME) != FRAME)
-				break;
-			for (uint32_t i = 0; i < FRAME; i++)
-				nb->fill(vpk_buf_from_idx(base, bi[i]), i, nb->arg);
-			vpk_graph_inject(g, nb->node, bi, FRAME);
-			vpk_graph_run_once(g);
-		}
-		vpk_graph_get_node_stats(g, ni, &st);
-		cpp[r] = st.vectors ? (double)st.clocks / (double)st.vectors : 0;
-	}
+	for (unsigned r = 0; r < o->runs; r++)
+		cpp[r] = node_run(nb, pool, g, ni, o);
 	vpk_graph_destroy(g);
 	vpk_pool_destroy(pool);
 	*lo = bench_min(cpp, o->runs);
 	*hi = bench_max(cpp, o->runs);
 	return bench_median(cpp, o->runs);
-}
-
-/* One run of @o->frames full frames through @g (after 20 warm-up frames): nb->node's clocks/packet. */
-static double
-node_run(const struct node_bench *nb, struct vpk_pool *pool, struct vpk_graph *g, size_t ni, const struct opts *o)
-{
-	struct vpk_node_stats st = { 0 };
-
-	for (unsigned f = 0; f < o->frames + 20; f++) {
-		uint32_t bi[FRAME];
-		void *base = vpk_pool_base(pool);
-
-		if (f == 20)
-			vpk_graph_clear_stats(g);
-		if (vpk_pool_alloc_burst(pool, bi, FRAME) != FRAME)
-			break;
-		for (uint32_t i = 0; i < FRAME; i++)
-			nb->fill(vpk_buf_from_idx(base, bi[i]), i, nb->arg);
-		vpk_graph_inject(g, nb->node, bi, FRAME);
-		vpk_graph_run_once(g);
-	}
-	vpk_graph_get_node_stats(g, ni, &st);
-	return st.vectors ? (double)st.clocks / (double)st.vectors : 0;
 }
 
 /*

@@ -49,7 +49,6 @@ int fwd_cli_clear(struct vpk_fwd *f, int argc, char **argv, FILE *out);
 void fwd_cli_show_runtime(struct vpk_fwd *f, bool verbose, bool json, FILE *out);
 
 /* fwd_cli_live.c */
-double fwd_ctl_now(void);
 void fwd_ctl_clear(struct vpk_fwd *f);
 double fwd_ctl_since_clear(const struct vpk_fwd *f);
 

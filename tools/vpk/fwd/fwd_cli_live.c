@@ -27,6 +27,7 @@
 #include <vpk/qsbr.h>
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_priv.h"
+#include "common/clock.h"
 
 struct fwd_ctl {
 	pthread_mutex_t lock;
@@ -36,15 +37,6 @@ struct fwd_ctl {
 	_Atomic bool online[FWD_MAX_GRAPHS];
 	double t_clear;                 /* CLOCK_MONOTONIC seconds of the last clear (or run start) */
 };
-
-double
-fwd_ctl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int
 fwd_ctl_enable(struct vpk_fwd *f)
@@ -72,7 +64,7 @@ fwd_ctl_enable(struct vpk_fwd *f)
 		return rc;
 	}
 	pthread_mutex_init(&c->lock, NULL);
-	c->t_clear = fwd_ctl_now();
+	c->t_clear = mono_now_s();
 	f->ctl = c;
 	return 0;
 }
@@ -137,7 +129,7 @@ fwd_ctl_reader(struct vpk_fwd *f, unsigned id, bool online)
 	if (online) {
 		c->seen_gen[id] = atomic_load(&c->clear_gen);
 		if (id == 0)
-			c->t_clear = fwd_ctl_now();
+			c->t_clear = mono_now_s();
 		atomic_store(&c->online[id], true);
 		vpk_qsbr_thread_online(c->q, id);
 		fwd_tunnel_adopt(f, id, NULL);
@@ -175,13 +167,13 @@ fwd_ctl_clear(struct vpk_fwd *f)
 	for (unsigned w = 0; w < n; w++)
 		if (!atomic_load(&c->online[w]))
 			vpk_graph_clear_stats(f->graph != NULL ? f->graph : f->wgraphs[w]);
-	c->t_clear = fwd_ctl_now();
+	c->t_clear = mono_now_s();
 }
 
 double
 fwd_ctl_since_clear(const struct vpk_fwd *f)
 {
-	return f->ctl != NULL ? fwd_ctl_now() - f->ctl->t_clear : 0;
+	return f->ctl != NULL ? mono_now_s() - f->ctl->t_clear : 0;
 }
 
 int

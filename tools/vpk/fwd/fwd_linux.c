@@ -30,6 +30,7 @@
 
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_linux.h"
+#include "common/clock.h"
 
 #define LS_BUF (256u << 10)
 
@@ -195,7 +196,7 @@ ls_main(void *arg)
 				drain(ls->nl_fd, buf);
 			}
 		}
-		t0 = fwd_ctl_now();
+		t0 = mono_now_s();
 		locked = fwd_ctl_lock(ls->f);
 		if (n > 0)
 			mnl_cb_run(buf, (size_t)n, 0, 0, msg_cb, ls);
@@ -205,7 +206,7 @@ ls_main(void *arg)
 		}
 		fwd_ctl_unlock(ls->f, locked);
 		if (n > 0)
-			note_batch(&ls->st, fwd_ctl_now() - t0);
+			note_batch(&ls->st, mono_now_s() - t0);
 	}
 	free(buf);
 	return NULL;
@@ -339,9 +340,9 @@ cmd_linux_sync(struct vpk_fwd *f, int argc, char **argv, bool apply, char *err, 
 	if (rc != 0)
 		goto fail;
 	ls->nl_fd = mnl_socket_get_fd(s.nl);
-	ls->st.dump_s = fwd_ctl_now();
+	ls->st.dump_s = mono_now_s();
 	rc = dump_all(ls, s.dump);
-	ls->st.dump_s = fwd_ctl_now() - ls->st.dump_s;
+	ls->st.dump_s = mono_now_s() - ls->st.dump_s;
 	ls->st.dump_routes = ls->st.route_add;
 	if (rc != 0) {
 		vpk_errf(err, len, rc, "linux-sync: dump: %s", strerror(-rc));

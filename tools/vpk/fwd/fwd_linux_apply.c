@@ -36,6 +36,7 @@
 #include <vpk/icmp.h>
 #include "fwd/fwd_cli.h"
 #include "fwd/fwd_linux.h"
+#include "common/clock.h"
 
 #define NH_BUCKETS LS_NH_BUCKETS
 #define NEIGH_BUCKETS LS_NEIGH_BUCKETS
@@ -592,7 +593,7 @@ ls_apply(struct fwd_lsync *ls, const struct nlmsghdr *nh)
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
 		apply_route(ls, nh);
-		ls->last_change = fwd_ctl_now();
+		ls->last_change = mono_now_s();
 		break;
 	case RTM_NEWNEIGH:
 	case RTM_DELNEIGH:

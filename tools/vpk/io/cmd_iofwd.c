@@ -21,6 +21,7 @@
 
 #include <vpk/io.h>
 #include "bench.h"
+#include "common/clock.h"
 #include "common/json.h"
 #include "common/tool.h"
 #include "io/io_dpdk.h"
@@ -249,13 +250,13 @@ worker_main(void *arg)
 		unsigned long long pass = forward_pass(w, &live_in);
 
 		if (pass > 0 && w->t_first == 0)
-			w->t_first = w->t_last = bench_now_s();
+			w->t_first = w->t_last = mono_now_s();
 		if (pass > 0)
 			unstamped = true;
 		if ((sh->count > 0 && atomic_load(&sh->total_rx) >= sh->count) || live_in == 0)
 			break;
 		if (pass == 0) {
-			double now = bench_now_s();
+			double now = mono_now_s();
 
 			if (unstamped)
 				w->t_last = now;
@@ -264,14 +265,14 @@ worker_main(void *arg)
 				break;
 			idle(w);
 		} else if ((w->rx & 0x3ff) < pass) {
-			w->t_last = bench_now_s();
+			w->t_last = mono_now_s();
 			unstamped = false;
 			if (sh->duration > 0 && w->t_last - sh->t0 >= sh->duration)
 				break;
 		}
 	}
 	if (unstamped)
-		w->t_last = bench_now_s();
+		w->t_last = mono_now_s();
 	for (int r = 0; r < 3; r++) {
 		for (size_t i = 0; i < sh->n_ports; i++)
 			vpk_io_flush(w->ports[i].io);
@@ -447,7 +448,7 @@ run_workers(struct worker *wk, unsigned nw, struct shared *sh, const struct iofw
 	memset(last, 0, sizeof(last));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	sh->t0 = t_stat = bench_now_s();
+	sh->t0 = t_stat = mono_now_s();
 	for (unsigned k = 0; k < nw; k++)
 		if (pthread_create(&wk[k].th, NULL, worker_main, &wk[k]) != 0) {
 			stop = 1;
@@ -464,7 +465,7 @@ run_workers(struct worker *wk, unsigned nw, struct shared *sh, const struct iofw
 		if (all)
 			break;
 		poll(NULL, 0, 20);
-		t = bench_now_s();
+		t = mono_now_s();
 		if (o->period > 0 && t - t_stat >= o->period) {
 			fprintf(stderr, "iofwd: %.1f s\n", t - sh->t0);
 			print_stats(wk, nw, o->n_ports, last, t - t_stat, false);
