@@ -72,31 +72,39 @@ def live_ok():
 
 
 class Topo:
-    """Three namespaces and two veth pairs with per-test unique names; close() removes all."""
+    """Three namespaces and two veth pairs with per-test unique names; close() removes all.
 
-    def __init__(self):
+    prefix starts every namespace and veth name; each veth has @queues rx and tx queues;
+    op_timeout bounds each `ip` call (namespace operations wait for the kernel's locks on a loaded
+    machine); run_limit bounds start()'s commands.
+    """
+
+    def __init__(self, prefix=PREFIX, queues=1, op_timeout=20, run_limit=30):
         sfx = f"{os.getpid() % 10000}{next(_seq)}"
-        self.g, self.f, self.s = (f"{PREFIX}_{x}{sfx}" for x in "gfs")
-        self.g0, self.f0, self.f1, self.s0 = (f"{x}_{sfx}" for x in ("vg0", "vf0", "vf1", "vs0"))
+        self.op_timeout, self.run_limit = op_timeout, run_limit
+        self.g, self.f, self.s = (f"{prefix}_{x}{sfx}" for x in "gfs")
+        self.g0, self.f0, self.f1, self.s0 = (f"{prefix}{x}{sfx}" for x in ("g0", "f0", "f1", "s0"))
         self.procs = []
+        t = op_timeout
+        q = ["numrxqueues", str(queues), "numtxqueues", str(queues)] if queues > 1 else []
         try:
             for n in (self.g, self.f, self.s):
-                sh("ip", "netns", "add", n)
+                sh("ip", "netns", "add", n, timeout=t)
                 sh("ip", "netns", "exec", n, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                   "net.ipv6.conf.default.disable_ipv6=1")
-                sh("ip", "-n", n, "link", "set", "lo", "up")
-            sh("ip", "link", "add", self.g0, "netns", self.g, "type", "veth", "peer", "name", self.f0,
-               "netns", self.f)
-            sh("ip", "link", "add", self.f1, "netns", self.f, "type", "veth", "peer", "name", self.s0,
-               "netns", self.s)
+                   "net.ipv6.conf.default.disable_ipv6=1", timeout=t)
+                sh("ip", "-n", n, "link", "set", "lo", "up", timeout=t)
+            sh("ip", "link", "add", self.g0, "netns", self.g, *q, "type", "veth", "peer", "name", self.f0,
+               "netns", self.f, *q, timeout=t)
+            sh("ip", "link", "add", self.f1, "netns", self.f, *q, "type", "veth", "peer", "name", self.s0,
+               "netns", self.s, *q, timeout=t)
             for n, i in ((self.g, self.g0), (self.f, self.f0), (self.f, self.f1), (self.s, self.s0)):
-                sh("ip", "-n", n, "link", "set", i, "up")
+                sh("ip", "-n", n, "link", "set", i, "up", timeout=t)
         except Exception:
             self.close()
             raise
 
     def start(self, ns, *cmd, **kw):
-        p = subprocess.Popen(["ip", "netns", "exec", ns, "timeout", "30", *cmd], **kw)
+        p = subprocess.Popen(["ip", "netns", "exec", ns, "timeout", str(self.run_limit), *cmd], **kw)
         self.procs.append(p)
         return p
 
@@ -115,7 +123,7 @@ class Topo:
             except subprocess.TimeoutExpired:
                 pass
         for n in (self.g, self.f, self.s):
-            sh("ip", "netns", "del", n, check=False)
+            sh("ip", "netns", "del", n, check=False, timeout=self.op_timeout)
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ on s0 say what happened to each kind. Every name starts with "live"; all of
 it is deleted afterwards, also on failure. Without root or namespaces the
 tests skip and say why.
 """
-import itertools
 import json
 import os
-import signal
 import socket
 import struct
 import subprocess
@@ -25,7 +23,7 @@ import pytest
 from scapy.all import IP, UDP, Ether, IPv6, Raw  # noqa: E402
 from scapy.layers.vxlan import VXLAN
 
-from test_live import live_skip_reason, sh
+from test_live import Topo, live_skip_reason, sh
 from test_tunnels import INNER6, sid_ref
 
 IN_MAC = "02:00:00:00:00:01"
@@ -33,7 +31,6 @@ OUT_MAC = "02:00:00:00:01:01"
 NEIGH = "02:aa:00:00:00:01"
 SRC = "02:00:00:00:00:10"
 VTEP = "10.9.0.1"
-_seq = itertools.count()
 
 
 @pytest.fixture(scope="module")
@@ -44,54 +41,10 @@ def live_ok():
         pytest.skip(reason)
 
 
-class Topo:
-    """Namespaces G, F, S and the veth pairs g0-f0, f1-s0, all named live*; close() removes them."""
-
-    def __init__(self):
-        sfx = f"{os.getpid() % 1000}{next(_seq)}"
-        self.g, self.f, self.s = (f"live_{x}{sfx}" for x in "gfs")
-        self.g0, self.f0, self.f1, self.s0 = (f"live{x}{sfx}" for x in ("g0", "f0", "f1", "s0"))
-        self.procs = []
-        try:
-            # generous timeouts: namespace operations wait for the kernel's locks on a shared machine
-            for n in (self.g, self.f, self.s):
-                sh("ip", "netns", "add", n, timeout=90)
-                sh("ip", "netns", "exec", n, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                   "net.ipv6.conf.default.disable_ipv6=1", timeout=90)
-            sh("ip", "link", "add", self.g0, "netns", self.g, "type", "veth", "peer", "name", self.f0,
-               "netns", self.f, timeout=90)
-            sh("ip", "link", "add", self.f1, "netns", self.f, "type", "veth", "peer", "name", self.s0,
-               "netns", self.s, timeout=90)
-            for n, i in ((self.g, self.g0), (self.f, self.f0), (self.f, self.f1), (self.s, self.s0)):
-                sh("ip", "-n", n, "link", "set", i, "up", timeout=90)
-        except Exception:
-            self.close()
-            raise
-
-    def start(self, ns, *cmd, **kw):
-        # timeout(1) makes itself the leader of a new process group with the command in it, so one
-        # killpg() ends both; killing timeout alone would leave the command running.
-        p = subprocess.Popen(["ip", "netns", "exec", ns, "timeout", "600", *cmd], **kw)
-        self.procs.append(p)
-        return p
-
-    def close(self):
-        for p in self.procs:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        for n in (self.g, self.f, self.s):
-            sh("ip", "netns", "del", n, check=False, timeout=90)
-
-
 @pytest.fixture
 def topo(live_ok):
-    t = Topo()
+    # every name starts with "live"; generous timeouts for a loaded machine
+    t = Topo(prefix="live", op_timeout=90, run_limit=600)
     try:
         yield t
     finally:

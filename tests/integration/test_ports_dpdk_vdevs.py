@@ -8,9 +8,7 @@ NIC's DMA mapping builds on).
                             -> net_ring0 -> net_pcap0 -> out.pcap
     net_af_packet:  ns G: g0 <-> f0 :ns F (vpk iofwd, net_af_packet on f0 and f1): f1 <-> s0 :ns S
 """
-import itertools
 import json
-import os
 import subprocess
 import time
 
@@ -20,7 +18,6 @@ from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap  # noqa: E402
 import test_live
 from test_ports_dpdk import dpdk_ok, eal, remove_runtime_dirs  # noqa: F401 (fixtures)
 
-_seq = itertools.count()
 
 
 def frames(n):
@@ -50,26 +47,7 @@ class Topo(test_live.Topo):
     """test_live's three namespaces and two veth pairs, named "hports...", @queues rx/tx queues each."""
 
     def __init__(self, queues=1):
-        sfx = f"{os.getpid() % 10000}{next(_seq)}"
-        self.g, self.f, self.s = (f"hports_{x}{sfx}" for x in "gfs")
-        self.g0, self.f0, self.f1, self.s0 = (f"hports{x}{sfx}" for x in ("g0", "f0", "f1", "s0"))
-        self.procs = []
-        q = ["numrxqueues", str(queues), "numtxqueues", str(queues)] if queues > 1 else []
-        try:
-            for n in (self.g, self.f, self.s):
-                test_live.sh("ip", "netns", "add", n)
-                test_live.sh("ip", "netns", "exec", n, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                             "net.ipv6.conf.default.disable_ipv6=1")
-                test_live.sh("ip", "-n", n, "link", "set", "lo", "up")
-            test_live.sh("ip", "link", "add", self.g0, "netns", self.g, *q, "type", "veth", "peer", "name",
-                         self.f0, "netns", self.f, *q)
-            test_live.sh("ip", "link", "add", self.f1, "netns", self.f, *q, "type", "veth", "peer", "name",
-                         self.s0, "netns", self.s, *q)
-            for n, i in ((self.g, self.g0), (self.f, self.f0), (self.f, self.f1), (self.s, self.s0)):
-                test_live.sh("ip", "-n", n, "link", "set", i, "up")
-        except Exception:
-            self.close()
-            raise
+        super().__init__(prefix="hports", queues=queues)
 
 
 live_ok = test_live.live_ok

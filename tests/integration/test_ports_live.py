@@ -6,7 +6,6 @@ and multi-queue veths fully served.
     ns G: g0 <-> f0 :ns F: f1 <-> s0 :ns S
     sender          vpk fwd / iofwd   capture (tcpdump)
 """
-import itertools
 import json
 import os
 import struct
@@ -19,7 +18,6 @@ from scapy.all import IP, UDP, Dot1Q, Ether, Raw, rdpcap  # noqa: E402
 
 import test_live
 
-_seq = itertools.count()
 NEIGH = "02:aa:00:00:00:01"
 SRC = "02:00:00:00:00:10"
 
@@ -32,26 +30,7 @@ class Topo(test_live.Topo):
     """test_live's three namespaces and two veth pairs, named "ports...", @queues rx/tx queues each."""
 
     def __init__(self, queues=1):
-        sfx = f"{os.getpid() % 10000}{next(_seq)}"
-        self.g, self.f, self.s = (f"ports_{x}{sfx}" for x in "gfs")
-        self.g0, self.f0, self.f1, self.s0 = (f"ports{x}{sfx}" for x in ("g0", "f0", "f1", "s0"))
-        self.procs = []
-        q = ["numrxqueues", str(queues), "numtxqueues", str(queues)] if queues > 1 else []
-        try:
-            for n in (self.g, self.f, self.s):
-                sh("ip", "netns", "add", n)
-                sh("ip", "netns", "exec", n, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                   "net.ipv6.conf.default.disable_ipv6=1")
-                sh("ip", "-n", n, "link", "set", "lo", "up")
-            sh("ip", "link", "add", self.g0, "netns", self.g, *q, "type", "veth", "peer", "name", self.f0,
-               "netns", self.f, *q)
-            sh("ip", "link", "add", self.f1, "netns", self.f, *q, "type", "veth", "peer", "name", self.s0,
-               "netns", self.s, *q)
-            for n, i in ((self.g, self.g0), (self.f, self.f0), (self.f, self.f1), (self.s, self.s0)):
-                sh("ip", "-n", n, "link", "set", i, "up")
-        except Exception:
-            self.close()
-            raise
+        super().__init__(prefix="ports", queues=queues)
 
     def mac(self, ns, ifname):
         return sh("ip", "netns", "exec", ns, "cat", f"/sys/class/net/{ifname}/address").stdout.strip()
