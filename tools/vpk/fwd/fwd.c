@@ -516,7 +516,7 @@ exec_locked(struct vpk_fwd *f, const char *line, FILE *in, const char *name, cha
 	if (f == NULL || (line == NULL && in == NULL))
 		return vpk_errf(err, err_len, -EINVAL, "no forwarder or %s", line == NULL ? "file" : "line");
 	locked = fwd_ctl_lock(f);
-	if (in != NULL) {
+	if (line == NULL) {
 		rc = exec_file(f, in, name, err, err_len);
 	} else {
 		rc = exec_line(f, line, false, err, err_len);
