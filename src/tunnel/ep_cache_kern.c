@@ -21,8 +21,19 @@
  * cache + table probe on 2-8 endpoints (`vpk bench vxlan`,
  * docs/tunnels.md).
  */
+#include <stdbool.h>
+
 #include "simd/vec.h"
 #include "tunnel/ep_cache.h"
+
+/* A key the cache does not hold: the table's value into *out; true when it is worth caching. */
+static inline __attribute__((always_inline)) bool
+ep_miss(const struct ep_table *t, uint64_t k, uint32_t *out, uint64_t *misses)
+{
+	(*misses)++;
+	*out = ep_table_find(t, k);
+	return *out != EP_NONE;         /* unknown keys are not cached (VPP: FAIL not inserted) */
+}
 
 /* The 1-entry cache: keys[i..n), last key / value in *last / *last_val; returns the table lookups. */
 static inline __attribute__((always_inline)) uint64_t
@@ -34,19 +45,15 @@ one_entry(const struct ep_table *t, const uint64_t *keys, uint32_t *out, uint32_
 
 	for (; i < n; i++) {
 		uint64_t k = keys[i];
-		uint32_t v;
 
 		if (k == lk) {
 			out[i] = lv;
 			continue;
 		}
-		misses++;
-		v = ep_table_find(t, k);
-		out[i] = v;
-		if (v == EP_NONE)
-			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
+		if (!ep_miss(t, k, &out[i], &misses))
+			continue;
 		lk = k;
-		lv = v;
+		lv = out[i];
 	}
 	*last = lk;
 	*last_val = lv;
@@ -224,7 +231,6 @@ ways_lookup(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys, 
 	for (; i < n; i++) {
 		uint64_t k = keys[i];
 		unsigned m;
-		uint32_t v;
 
 		if (k == last) {
 			out[i] = last_val;
@@ -236,15 +242,11 @@ ways_lookup(struct ep_cache *c, const struct ep_table *t, const uint64_t *keys, 
 			last_val = out[i] = c->val[__builtin_ctz(m)];
 			continue;
 		}
-		misses++;
-		v = ep_table_find(t, k);
-		out[i] = v;
-		if (v == EP_NONE)
-			continue;       /* unknown keys are not cached (VPP: FAIL not inserted) */
+		if (!ep_miss(t, k, &out[i], &misses))
+			continue;
 		last = k;
-		last_val = v;
+		last_val = c->val[next] = out[i];
 		creg_insert(&r, next, k);
-		c->val[next] = v;
 		next = (next + 1) & (EP_CACHE_WAYS - 1);
 	}
 	creg_store(&r, c);

@@ -61,7 +61,7 @@ parse_opts(int argc, char **argv, const char *name, struct opts *o)
 		snprintf(where, sizeof(where), "bench %s: --%s", name,
 			 c == 't' ? "tunnels" : c == 'r' ? "runs" : c == 'e' ? "endpoints" : "frames");
 		if (c == 'e')
-			ok = vpk_opt_uint(where, optarg, 0, 4096, &o->endpoints);
+			ok = vpk_opt_uint(where, optarg, 1, 4096, &o->endpoints);
 		else if (c == 't')
 			ok = vpk_opt_uint(where, optarg, 0, 65536, &o->tunnels);
 		else if (c == 'r')
