@@ -2,7 +2,8 @@
 # DPDK's own tools give the same answers with a drop-in library preloaded as without.
 #   dropin_tools.sh acl VPK LIB   dpdk-test-acl --verbose=3 prints every packet's result per
 #                                 category: on generated rule sets of every profile (acl, fw,
-#                                 ipv6), for every algorithm, the lines must equal DPDK's.
+#                                 ipv6: every algorithm; the ClassBench families acl1..ipc2 and
+#                                 -v6: DPDK's default and avx512x32), the lines must equal DPDK's.
 #   dropin_tools.sh fib VPK LIB [DATA_DIR]
 #                                 dpdk-test-fib -c checks every looked-up address against
 #                                 librte_lpm (which is not preloaded): on the RouteViews tables
@@ -55,6 +56,27 @@ if [ "$mode" = acl ]; then
 			done
 			echo "ok: $prof, $cat categories: $(wc -l <$d/want) results equal for every algorithm DPDK runs here"
 		done
+	done
+	# The ClassBench families: 500 rules each (rte_acl takes seconds to build some of them),
+	# DPDK's default algorithm and avx512x32 at 512 bits.
+	for prof in acl1 acl2 acl3 acl4 acl5 fw1 fw2 fw3 fw4 fw5 ipc1 ipc2 acl1-v6 fw1-v6 ipc1-v6; do
+		v6=""; tag=ipv4_5tuple
+		case $prof in *-v6) v6="--ipv6"; tag=ipv6_5tuple ;; esac
+		"$vpk" gen acl --profile $prof --rules 500 --seed 3 --rules-out $d/r --trace 2000 --trace-out $d/t \
+			>/dev/null || fail "vpk gen acl --profile $prof"
+		args="--rulesf=$d/r --tracef=$d/t --tracenum=2000 --iter=1 --verbose=3 $v6"
+		for bw in "" --force-max-simd-bitwidth=512; do
+			alg=""
+			[ -n "$bw" ] && alg=--alg=avx512x32
+			dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl-$$ -- $args $alg >$d/dpdk 2>&1 ||
+				fail "dpdk-test-acl $prof $bw $alg"
+			grep "^$tag:" $d/dpdk | sort >$d/want
+			[ "$(wc -l <$d/want)" -eq 2000 ] || fail "dpdk-test-acl $prof printed $(wc -l <$d/want) results"
+			preloaded $d/vpk dpdk-test-acl $eal $bw --file-prefix vpk-rte-tacl-$$ -- $args $alg
+			grep "^$tag:" $d/vpk | sort >$d/got
+			cmp -s $d/want $d/got || { diff $d/want $d/got | head -5; fail "$prof $bw $alg differs"; }
+		done
+		echo "ok: $prof: 2000 results equal (default algorithm, avx512x32 at 512 bits)"
 	done
 	exit 0
 fi
