@@ -5,6 +5,7 @@
  * interleaved (acl_kern.h has the shared body).
  */
 #define ACL_KEYT 0
+#define ACL_ROWS 1
 #include "acl/acl_kern.h"
 
 #define SPARSE_SLOTS 8  /* at most this many live slots: test them one by one (4: 3 % slower, 16: 5 %) */
