@@ -68,6 +68,7 @@ match32_scalar(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_
 {
 	uint32_t r = 0;
 
+#pragma GCC unroll 16
 	for (int j = 0; j < ACL_BLK; j++) {
 		uint32_t v = m != NULL ? x & m[j] : x;
 
@@ -82,6 +83,7 @@ match16_scalar(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_
 {
 	uint32_t r = 0;
 
+#pragma GCC unroll 16
 	for (int j = 0; j < ACL_BLK; j++) {
 		uint16_t v = (uint16_t)(m != NULL ? x & m[j] : x);
 
@@ -315,27 +317,26 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 INLINE void
 keys_scalar(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys)
 {
-	uint32_t nd = rt->nd, off[ACL_MAX_DIMS], mask[ACL_MAX_DIMS];
+	uint32_t nd = rt->nd, nw = 0, off[ACL_MAX_DIMS], mask[ACL_MAX_DIMS], dw[ACL_MAX_DIMS];
 
 	for (uint32_t k = 0; k < nd; k++) {
 		if (rt->src[k].off + rt->src[k].size < 4) {
 			for (uint32_t p = 0; p < n; p++)
-				for (uint32_t j = 0; j < nd; j++)
-					keys[p * nd + j] = acl_load_dim(data[p], &rt->src[j]);
-			return;
+				keys[p * nd + k] = acl_load_dim(data[p], &rt->src[k]);
+			continue;
 		}
-		off[k] = rt->src[k].off + rt->src[k].size - 4;
-		mask[k] = rt->src[k].size >= 4 ? UINT32_MAX : (1u << 8 * rt->src[k].size) - 1;
+		dw[nw] = k;
+		off[nw] = rt->src[k].off + rt->src[k].size - 4;
+		mask[nw++] = rt->src[k].size >= 4 ? UINT32_MAX : (1u << 8 * rt->src[k].size) - 1;
 	}
 	for (uint32_t p = 0; p < n; p++)
-		for (uint32_t k = 0; k < nd; k++) {
+		for (uint32_t i = 0; i < nw; i++) {
 			uint32_t w;
 
-			memcpy(&w, data[p] + off[k], 4);
-			keys[p * nd + k] = __builtin_bswap32(w) & mask[k];
+			memcpy(&w, data[p] + off[i], 4);
+			keys[p * nd + dw[i]] = __builtin_bswap32(w) & mask[i];
 		}
 }
-
 
 /* Where packet p's walk starts: the tree's root table (acl_int.h). */
 INLINE uint32_t
