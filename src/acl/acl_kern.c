@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ACL classify, scalar variant: the 16 slots of a block compared in a loop,
- * or, once a dimension has left few of them, only those; four packets walked
- * interleaved (acl_kern.h has the shared body).
+ * or, once a dimension has left few of them, only those; with one category,
+ * the slots the first dimension leaves tested one at a time up to the first
+ * full match (first_match()); four packets walked interleaved (acl_kern.h
+ * has the shared body).
  */
 #define ACL_KEYT 0
+#define ACL_ROWS 1   /* the vector variants compare a dimension's 16 slots in 1-4 instructions: rows cost them (avx2, acl 4096: 448 -> 760 instructions per packet) */
 #include "acl/acl_kern.h"
 
 #define SPARSE_SLOTS 8  /* at most this many live slots: test them one by one (4: 3 % slower, 16: 5 %) */

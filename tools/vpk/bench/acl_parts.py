@@ -27,7 +27,7 @@ PARTS = {
              'walk_x16', 'walk_avx2', 'acl_walk'],
     'scan': ['match_block', 'scan_block', 'acl_match32', 'acl_match16', 'match32_scalar', 'match16_scalar',
              'accept_block', 'scan_leaves',
-             'acl_live_slots', 'match_sparse', 'sub32_ymm'],
+             'acl_live_slots', 'match_sparse', 'sub32_ymm', 'first_match'],
     'leaf table + prefetch': ['prefetch_leaf'],
     'keys + body': ['classify_body', 'acl_load_dim', 'classify'],
 }
