@@ -546,10 +546,12 @@ bld_saved_free(struct acl_bld *b, struct bld_saved *sv)
  * The plans by the set's size and shape; where they start with spilling trees (crossing sets from
  * 8192 rules, every set above 32k), the partition plan is built too and the one of lower estimated
  * cost per packet (tree_cost()) is kept. The partition gets at most PART_ENTRIES times the spilling
- * trees' leaf entries: ClassBench acl1 100k partitions into one tree of 4x the entries (38 MB
- * instead of 10), no faster, while the crossing sets' partitions take 2-2.7x (docs/acl.md).
+ * trees' leaf entries, or PART_FREE entries (a runtime of a few MB): ClassBench acl1 100k partitions
+ * into one tree of 4x the entries (38 MB instead of 10), no faster, while the crossing sets'
+ * partitions take 1.4-2.7x, fw1-v6 10k 3.9x in 6.7 MB (docs/acl.md).
  */
 #define PART_ENTRIES 3
+#define PART_FREE ((size_t)1 << 17)
 static int
 build_auto(struct acl_bld *b, bool upd, const struct acl_build_opts *opt, size_t max_size, uint32_t *grp,
 	   uint32_t *idx, struct acl_tree *trees, char *why, size_t len)
@@ -563,7 +565,7 @@ build_auto(struct acl_bld *b, bool upd, const struct acl_build_opts *opt, size_t
 	rc = build_plans(b, seq, ntab, first, ntab, upd, opt, max_size, grp, idx, trees, why, len);
 	if (rc < 0 || upd || opt->plan >= 0 || opt->spill != 0 || opt->copies >= 0 || first < PLAN_TWO)
 		return rc;
-	b->part_limit = PART_ENTRIES * b->nlent;
+	b->part_limit = PART_ENTRIES * b->nlent > PART_FREE ? PART_ENTRIES * b->nlent : PART_FREE;
 	bld_swap(b, &sv, trees);
 	np = build_plans(b, pplans, NPPLANS, 0, 1, upd, opt, max_size, grp, idx, trees, why, len);
 	b->part_limit = 0;
