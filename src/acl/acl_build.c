@@ -542,13 +542,27 @@ bld_saved_free(struct acl_bld *b, struct bld_saved *sv)
 	acl_free(b->mt, sv->lcnt);
 }
 
+/* Bytes of the runtime acl_rt_layout() would make of the @p ng trees just built, give or take its
+ * alignment padding. */
+static size_t
+rt_bytes(const struct acl_bld *b, uint32_t ng)
+{
+	size_t bytes = sizeof(struct acl_rt) + (size_t)b->nnodes * 8 + (size_t)ng * ACL_RTAB_SIZE * 4 +
+		       (size_t)b->nleaves * 8 + 3 * 64;
+
+	for (uint32_t l = 0; l < b->nleaves; l++)
+		bytes += acl_leaf_bytes(b, l);
+	return bytes;
+}
+
 /*
  * The plans by the set's size and shape; where they start with spilling trees (crossing sets from
  * 8192 rules, every set above 32k), the partition plan is built too and the one of lower estimated
  * cost per packet (tree_cost()) is kept. The partition gets at most PART_ENTRIES times the spilling
  * trees' leaf entries, or PART_FREE entries (a runtime of a few MB): ClassBench acl1 100k partitions
  * into one tree of 4x the entries (38 MB instead of 10), no faster, while the crossing sets'
- * partitions take 1.4-2.7x, fw1-v6 10k 3.9x in 6.7 MB (docs/acl.md).
+ * partitions take 1.4-2.7x, fw1-v6 10k 3.9x in 6.7 MB (docs/acl.md). A partition that would not
+ * fit in max_size where the spilling trees do is not kept.
  */
 #define PART_ENTRIES 3
 #define PART_FREE ((size_t)1 << 17)
@@ -569,7 +583,7 @@ build_auto(struct acl_bld *b, bool upd, const struct acl_build_opts *opt, size_t
 	bld_swap(b, &sv, trees);
 	np = build_plans(b, pplans, NPPLANS, 0, 1, upd, opt, max_size, grp, idx, trees, why, len);
 	b->part_limit = 0;
-	if (np >= 0 && b->cost < sv.cost) {
+	if (np >= 0 && b->cost < sv.cost && (max_size == 0 || rt_bytes(b, (uint32_t)np) <= max_size)) {
 		bld_saved_free(b, &sv);
 		return np;
 	}
