@@ -28,6 +28,7 @@ struct acl_bld {
 	uint32_t *sa, *sb, *sc;         /* scratch for split search */
 	uint32_t max_depth;
 	size_t limit_entries;           /* give up beyond this many leaf entries */
+	size_t part_limit;              /* a partition tried against spilling trees: at most this many (0: no cap) */
 	uint8_t *spill;                 /* per box: moved to the next tree */
 	bool can_spill;                 /* a later tree exists */
 	unsigned max_trees;             /* of the current plan */
@@ -35,6 +36,9 @@ struct acl_bld {
 	uint32_t bigleaf;               /* ...in a node of at most this many rules */
 	uint32_t spill_min;             /* spill when at least this many rules span a cut... */
 	uint64_t spill_w[ACL_MAX_DIMS];  /* ...and are at least this wide there */
+	unsigned part;                  /* partition plan: at most this many groups (0: spilling trees) */
+	uint64_t cw, cdepth, cblocks;   /* the current tree's leaves: sum of weights (rules + 1), of weight x depth, */
+	uint64_t cost;                  /* ...of weight x blocks; the plan's estimated cost per packet (tree_cost()) */
 	int err;
 };
 
@@ -43,6 +47,10 @@ struct acl_bld {
 bool acl_rules_cross(const struct acl_bld *b);
 /* Rules wide (a /16 or shorter, or as wide) in some 32-bit dimension (acl_shape.c). */
 uint32_t acl_rules_wide_addr(const struct acl_bld *b);
+
+/* Wildcard partition: group of every box in @p grp (0..k-1, groups in the order built), returns k >= 1
+ * (acl_shape.c). */
+uint32_t acl_rules_partition(const struct acl_bld *b, uint32_t maxg, uint32_t *grp);
 
 /* Bytes of leaf @p l's blocks in the runtime (acl_int.h has the layout). */
 size_t acl_leaf_bytes(const struct acl_bld *b, uint32_t l);

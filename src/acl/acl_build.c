@@ -118,7 +118,7 @@ sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
 
 static int
 new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, const uint32_t *blo,
-	 const uint32_t *bhi)
+	 const uint32_t *bhi, uint32_t depth)
 {
 	const struct acl_nrules *nr = b->nr;
 	uint32_t nd = b->nd;
@@ -153,6 +153,9 @@ new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, co
 		b->lneed[b->nlent + i] = need;
 	}
 	b->nlent += cnt;
+	b->cw += cnt + 1;
+	b->cdepth += (uint64_t)(cnt + 1) * depth;
+	b->cblocks += (uint64_t)(cnt + 1) * ((cnt + ACL_BLK - 1) / ACL_BLK);
 	b->info[node] = ACL_LEAF_BIT | b->nleaves;
 	b->thr[node] = 0;
 	b->nleaves++;
@@ -288,13 +291,13 @@ build_node(struct acl_bld *b, uint32_t node, uint32_t *idx, uint32_t cnt, uint32
 	}
 	cnt = keep;
 	if (cnt <= LEAF_RULES || depth >= MAX_DEPTH)
-		return new_leaf(b, node, idx, cnt, blo, bhi);
+		return new_leaf(b, node, idx, cnt, blo, bhi, depth);
 
 	if (cnt <= CUT_SAMPLE || !choose_cut_sampled(b, idx, cnt, blo, bhi, &bestc, &bests, &bestd, &bestt))
 		choose_cut(b, idx, cnt, blo, bhi, &bestc, &bests, &bestd, &bestt);
 	if (bestc >= cnt || (!b->can_spill && (uint64_t)bests * 4 > (uint64_t)cnt * b->repl4 &&
 			     cnt <= b->bigleaf))
-		return new_leaf(b, node, idx, cnt, blo, bhi);
+		return new_leaf(b, node, idx, cnt, blo, bhi, depth);
 	/*
 	 * Rules spanning the node's whole range in the cut dimension would be
 	 * copied into both children (and on, into every leaf below): move them
@@ -369,18 +372,40 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Estimated cost per packet of the tree just built, in 1/256 units of a leaf
+ * block scan: a fixed part (leaf table, prefetch, rank test), its walk and the
+ * blocks of the leaf reached, leaves weighted by their rules + 1 (a
+ * ClassBench-style trace draws headers from the rules). It ranks plans: on the
+ * crossing sets at 10k it put the measured order of the spilling trees, two
+ * and three partition trees right (fw1: 10.0, 6.9, 5.4 for 320, 210, 175
+ * cycles), not their ratios. */
+#define COST_TREE  8                    /* per tree, in 1/32 block */
+#define COST_LEVEL 3                    /* per level */
+#define COST_BLOCK 32                   /* per block */
+static uint64_t
+tree_cost(const struct acl_bld *b)
+{
+	if (b->cw == 0)
+		return 0;
+	return ((uint64_t)COST_TREE * b->cw + COST_LEVEL * b->cdepth + COST_BLOCK * b->cblocks) * 8 / b->cw;
+}
+
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
 static int
 build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *trees, uint32_t *blo,
 	    uint32_t *bhi)
 {
 	const struct acl_nrules *nr = b->nr;
-	uint32_t n = nr->n, nd = b->nd, nt = 0, round = 0;
+	uint32_t n = nr->n, nd = b->nd, nt = 0, round = 0, ngrp = 0;
 
-	memset(grp, 0, (size_t)n * 4);
 	memset(trees, 0, sizeof(*trees) * ACL_MAX_TREES);
+	b->cost = 0;
 	if (n == 0)
 		return 0;
+	if (b->part)
+		ngrp = acl_rules_partition(b, b->part, grp);
+	else
+		memset(grp, 0, (size_t)n * 4);
 	for (;;) {
 		uint32_t cnt = 0, root, ns = 0;
 		int rc;
@@ -397,12 +422,19 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 			bhi[d] = b->dmax[d];
 		}
 		trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
-		b->can_spill = nt < b->max_trees;
+		b->can_spill = b->part == 0 && nt < b->max_trees;
+		b->cw = b->cdepth = b->cblocks = 0;
 		rc = build_node(b, root, idx, cnt, blo, bhi, 0);
 		if (rc < 0)
 			return rc;
-		/* Spilled rules form the next tree. */
+		b->cost += tree_cost(b);
 		round++;
+		if (b->part) {
+			if (round == ngrp)
+				return (int)nt;
+			continue;
+		}
+		/* Spilled rules form the next tree. */
 		for (uint32_t r = 0; r < n; r++)
 			if (b->spill[r]) {
 				b->spill[r] = 0;
@@ -447,11 +479,12 @@ first_plan(const struct acl_bld *b, bool upd, int forced)
 }
 
 /*
- * Build with plans[seq[first]], plans[seq[first + 1]].. until one stays within its copy limit;
- * returns its number of trees (in @p trees), or a negative errno with @p why set.
+ * Build with plans[seq[first]], plans[seq[first + 1]].. (up to seq[end - 1]) until one stays within its
+ * copy limit; returns its number of trees (in @p trees), a negative errno with @p why set, or -EAGAIN
+ * when every plan up to @p end < @p ntab was abandoned.
  */
 static int
-build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first, bool upd,
+build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first, unsigned end, bool upd,
 	    const struct acl_build_opts *opt, size_t max_size, uint32_t *grp, uint32_t *idx, struct acl_tree *trees,
 	    char *why, size_t len)
 {
@@ -460,12 +493,14 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 	bool capped;
 	int rc;
 
-	for (unsigned k = first; k < ntab; k++) {
+	for (unsigned k = first; k < end; k++) {
 		bool last = k + 1 == ntab;
 		unsigned pl = seq[k];
 
-		if (opt->plan >= 0 && opt->plan < 4) {
-			pl = opt->plan == 0 ? 0 : opt->plan == 1 ? PLAN_TWO : opt->plan == 2 ? PLAN_MANY : NPLANS - 1;
+		if (opt->plan >= 0 && opt->plan != 4) {
+			static const uint8_t forced[] = { 0, PLAN_TWO, PLAN_MANY, PLAN_EIGHT, 0, PLAN_PART };
+
+			pl = forced[opt->plan];
 			last = true;
 		}
 
@@ -478,6 +513,7 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 		b->repl4 = plans[pl].repl4;
 		b->bigleaf = plans[pl].big;
 		b->spill_min = opt->spill ? opt->spill : plans[pl].spill;
+		b->part = plans[pl].part;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b->limit_entries = last ? (size_t)64 * n + (1u << 22)
 			: (size_t)plans[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
@@ -486,6 +522,8 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 		/* Every leaf entry costs the runtime at least its share of a block's
 		 * header and rank lines, so max_size caps the entries: a plan that
 		 * would not fit stops when it gets there, not once built. */
+		if (b->part_limit != 0 && b->limit_entries > b->part_limit)
+			b->limit_entries = b->part_limit;
 		capped = max_size != 0 && b->limit_entries > max_size / ENTRY_MIN_BYTES;
 		if (capped)
 			b->limit_entries = max_size / ENTRY_MIN_BYTES;
@@ -502,7 +540,100 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 					b->limit_entries);
 		}
 	}
-	return 0;
+	return -EAGAIN;
+}
+
+/* The arrays of a finished build, set aside while another plan is tried. */
+struct bld_saved {
+	uint32_t *thr, *info, *lent, *lneed, *lstart, *lcnt;
+	uint32_t nnodes, capnodes, nleaves, capleaves, max_depth;
+	size_t nlent, caplent;
+	uint64_t cost;
+	struct acl_tree trees[ACL_MAX_TREES];
+};
+
+#define SWAP(x, y) do { __typeof__(x) t_ = (x); (x) = (y); (y) = t_; } while (0)
+static void
+bld_swap(struct acl_bld *b, struct bld_saved *sv, struct acl_tree *trees)
+{
+	SWAP(b->thr, sv->thr);
+	SWAP(b->info, sv->info);
+	SWAP(b->lent, sv->lent);
+	SWAP(b->lneed, sv->lneed);
+	SWAP(b->lstart, sv->lstart);
+	SWAP(b->lcnt, sv->lcnt);
+	SWAP(b->nnodes, sv->nnodes);
+	SWAP(b->capnodes, sv->capnodes);
+	SWAP(b->nleaves, sv->nleaves);
+	SWAP(b->capleaves, sv->capleaves);
+	SWAP(b->max_depth, sv->max_depth);
+	SWAP(b->nlent, sv->nlent);
+	SWAP(b->caplent, sv->caplent);
+	SWAP(b->cost, sv->cost);
+	for (unsigned t = 0; t < ACL_MAX_TREES; t++)
+		SWAP(trees[t], sv->trees[t]);
+}
+
+static void
+bld_saved_free(struct acl_bld *b, struct bld_saved *sv)
+{
+	acl_free(b->mt, sv->thr);
+	acl_free(b->mt, sv->info);
+	acl_free(b->mt, sv->lent);
+	acl_free(b->mt, sv->lneed);
+	acl_free(b->mt, sv->lstart);
+	acl_free(b->mt, sv->lcnt);
+}
+
+/* Bytes of the runtime acl_rt_layout() would make of the @p ng trees just built, give or take its
+ * alignment padding. */
+static size_t
+rt_bytes(const struct acl_bld *b, uint32_t ng)
+{
+	size_t bytes = sizeof(struct acl_rt) + (size_t)b->nnodes * 8 + (size_t)ng * ACL_RTAB_SIZE * 4 +
+		       (size_t)b->nleaves * 8 + 3 * 64;
+
+	for (uint32_t l = 0; l < b->nleaves; l++)
+		bytes += acl_leaf_bytes(b, l);
+	return bytes;
+}
+
+/*
+ * The plans by the set's size and shape; where they start with spilling trees (crossing sets from
+ * 8192 rules, every set above 32k), the partition plan is built too and the one of lower estimated
+ * cost per packet (tree_cost()) is kept. The partition gets at most PART_ENTRIES times the spilling
+ * trees' leaf entries, or PART_FREE entries (a runtime of a few MB): ClassBench acl1 100k partitions
+ * into one tree of 4x the entries (38 MB instead of 10), no faster, while the crossing sets'
+ * partitions take 1.4-2.7x, fw1-v6 10k 3.9x in 6.7 MB (docs/acl.md). A partition that would not
+ * fit in max_size where the spilling trees do is not kept.
+ */
+#define PART_ENTRIES 3
+#define PART_FREE ((size_t)1 << 17)
+static int
+build_auto(struct acl_bld *b, bool upd, const struct acl_build_opts *opt, size_t max_size, uint32_t *grp,
+	   uint32_t *idx, struct acl_tree *trees, char *why, size_t len)
+{
+	unsigned first = first_plan(b, upd, opt->plan);
+	const uint8_t *seq = upd ? uplans : fplans;
+	unsigned ntab = upd ? NUPLANS : NFPLANS;
+	struct bld_saved sv = { 0 };
+	int rc, np;
+
+	rc = build_plans(b, seq, ntab, first, ntab, upd, opt, max_size, grp, idx, trees, why, len);
+	if (rc < 0 || upd || opt->plan >= 0 || opt->spill != 0 || opt->copies >= 0 || first < PLAN_TWO)
+		return rc;
+	b->part_limit = PART_ENTRIES * b->nlent > PART_FREE ? PART_ENTRIES * b->nlent : PART_FREE;
+	bld_swap(b, &sv, trees);
+	np = build_plans(b, pplans, NPPLANS, 0, 1, upd, opt, max_size, grp, idx, trees, why, len);
+	b->part_limit = 0;
+	if (np >= 0 && b->cost < sv.cost && (max_size == 0 || rt_bytes(b, (uint32_t)np) <= max_size)) {
+		bld_saved_free(b, &sv);
+		return np;
+	}
+	/* Abandoned, failed or slower: the spilling trees stay. */
+	bld_swap(b, &sv, trees);
+	bld_saved_free(b, &sv);
+	return rc;
 }
 
 int
@@ -546,8 +677,7 @@ acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint32_t
 
 	if (opt == NULL || kind == ACL_BUILD_UPDATE)
 		opt = &automatic;
-	rc = build_plans(&b, upd ? uplans : fplans, upd ? NUPLANS : NPLANS, first_plan(&b, upd, opt->plan), upd, opt,
-			 max_size, grp, idx, trees, why, len);
+	rc = build_auto(&b, upd, opt, max_size, grp, idx, trees, why, len);
 	if (rc >= 0)
 		rc = acl_rt_layout(&b, trees, (uint32_t)rc, src, ncat, max_size, out, why, len);
 out:

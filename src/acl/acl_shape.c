@@ -66,3 +66,55 @@ acl_rules_wide_addr(const struct acl_bld *b)
 	}
 	return k;
 }
+
+/*
+ * Partition by wildcard pattern (EffiCuts' separable trees, decided up
+ * front): group 0 is the rules narrow in the dimension where most rules are
+ * narrow, group 1 the rules left that are narrow in the dimension where most
+ * of those are, and so on; the address (32-bit) dimensions first, the 16-bit
+ * ones (ports) only for rules wide in every address dimension. A tree of one
+ * group cuts its dimension without copying any of its rules there (nested
+ * prefixes aside), so crossing rules never meet in one tree. Groups below
+ * PART_MIN of the rules are not worth a tree's walk: the rules left over go
+ * to the last group.
+ */
+#define PART_MIN 16                     /* a group holds at least n / PART_MIN rules... */
+#define LEAF_MIN 16                     /* ...and at least this many */
+
+uint32_t
+acl_rules_partition(const struct acl_bld *b, uint32_t maxg, uint32_t *grp)
+{
+	uint32_t n = b->nr->n, nd = b->nd, left = n, g = 0;
+	uint32_t minsz = n / PART_MIN > LEAF_MIN ? n / PART_MIN : LEAF_MIN;
+
+	for (uint32_t r = 0; r < n; r++)
+		grp[r] = UINT32_MAX;
+	while (g + 1 < maxg && left > 0) {
+		uint32_t cnt[ACL_MAX_DIMS] = { 0 }, bd = 0, bc = 0;
+
+		for (uint32_t r = 0; r < n; r++)
+			if (grp[r] == UINT32_MAX)
+				for (uint32_t d = 0; d < nd; d++)
+					cnt[d] += !wide(b, r, d);
+		for (unsigned bits = 32; bits >= 16 && bc < minsz; bits -= 16)
+			for (uint32_t d = 0; d < nd; d++)
+				if (b->nr->dbits[d] == bits && cnt[d] > bc) {
+					bc = cnt[d];
+					bd = d;
+				}
+		if (bc < minsz || bc == left)
+			break;
+		for (uint32_t r = 0; r < n; r++)
+			if (grp[r] == UINT32_MAX && !wide(b, r, bd))
+				grp[r] = g;
+		left -= bc;
+		g++;
+	}
+	/* Too few rules left for a tree of their own: they join the last group. */
+	if (left > 0 && left < minsz && g > 0)
+		g--;
+	for (uint32_t r = 0; r < n; r++)
+		if (grp[r] == UINT32_MAX)
+			grp[r] = g;
+	return g + 1;
+}

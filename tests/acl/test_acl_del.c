@@ -673,8 +673,12 @@ main(void)
 	random_ops(REF_IPV6, 4, 600, 50, 30, 2, 0);                   /* full build: up to 6 trees */
 	random_ops(REF_IPV4, 4, 600, 50, 20, 2, 4);                   /* ...and with all 6 used */
 	random_ops(REF_IPV4, 4, 600, 50, 20, 3, 0);                   /* the 8-tree fallback plan */
-	for (int l = 0; l < REF_NLAYOUTS; l++)
+	for (int l = 0; l < REF_NLAYOUTS; l++)                         /* full build: the partition plan */
+		random_ops((enum ref_layout)l, 4, 600, 50, 20, 5, 0);
+	for (int l = 0; l < REF_NLAYOUTS; l++) {
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
+		wide_rules((enum ref_layout)l, 5);
+	}
 	fallback();
 	wide_update_tree();
 	big_freeze();

@@ -73,14 +73,14 @@ contract(unsigned fam, bool ipv6, const struct vpk_acl5_rule *r, uint32_t n, uin
 }
 
 static uint32_t
-family(unsigned fam, bool ipv6, uint32_t n, double *wild)
+family(unsigned fam, bool ipv6, uint32_t n, size_t max_size, double *wild)
 {
 	uint64_t seed = check_seed() + fam;
 	struct vpk_acl5_rule *r;
 	struct vpk_acl5_pkt *p[2];
 	struct vpk_acl_field_def defs[11];
 	uint32_t nf = vpk_acl5_layout(ipv6, defs), np = 3000, bs = vpk_acl5_buf_size(ipv6);
-	struct vpk_acl_conf conf = { .num_fields = nf, .defs = defs, .num_categories = 1 };
+	struct vpk_acl_conf conf = { .num_fields = nf, .defs = defs, .num_categories = 1, .max_size = max_size };
 	uint8_t *rules, *bufs = malloc((size_t)np * bs);
 	const uint8_t **ptrs = malloc(np * sizeof(*ptrs));
 	uint32_t *want = malloc(np * 4);
@@ -126,6 +126,36 @@ family(unsigned fam, bool ipv6, uint32_t n, double *wild)
 	return st.trees;
 }
 
+/* fw1 at 10k rules crosses: the partition (at most 4 trees, estimated cheaper than its 5-6
+ * spilling trees) is kept, unless its runtime would exceed max_size where the spilling trees' does
+ * not: then the build still succeeds, with the spilling trees. */
+static void
+partition_fw1(double *wild)
+{
+	struct vpk_acl_field_def defs[11];
+	uint32_t nf = vpk_acl5_layout(false, defs), n = 10000, trees;
+	struct vpk_acl_conf conf = { .num_fields = nf, .defs = defs, .num_categories = 1 };
+	struct vpk_acl5_rule *r;
+	struct vpk_acl *acl = NULL;
+	struct vpk_acl_stats st = { 0 };
+	uint8_t *rules;
+
+	if (vpk_acl_family_rules(5, false, n, check_seed() + 5, &r) != 0) {
+		CHECK(0, "fw1: generate %u rules", n);
+		return;
+	}
+	rules = malloc((size_t)n * VPK_ACL_RULE_SIZE(nf));
+	vpk_acl5_to_rules(r, n, false, 1, rules);
+	CHECK(vpk_acl_create(&conf, &acl) == 0 && vpk_acl_add_rules(acl, rules, n) == 0 && vpk_acl_build(acl) == 0,
+	      "fw1 10k: build");
+	vpk_acl_get_stats(acl, &st);
+	vpk_acl_destroy(acl);
+	free(rules), free(r);
+	CHECK(st.trees >= 2 && st.trees <= 4, "fw1 10k: partitioned into %u trees", st.trees);
+	trees = family(5, false, n, st.runtime_bytes - 1, wild);
+	CHECK(trees > 4, "fw1 10k under max_size %zu: %u trees", st.runtime_bytes - 1, trees);
+}
+
 int
 main(void)
 {
@@ -135,13 +165,14 @@ main(void)
 
 	check_init("acl_family");
 	for (unsigned f = 0; f < VPK_ACL_FAMILIES; f++)
-		family(f, false, 2000, &w4[f]);
+		family(f, false, 2000, 0, &w4[f]);
 	for (unsigned f = 0; f < VPK_ACL_FAMILIES; f += 3)
-		family(f, true, 1000, &w6);
+		family(f, true, 1000, 0, &w6);
 	/* fw3 at 10k rules crosses (acl_shape.c): built as spilling trees from the start */
-	CHECK(family(7, false, 10000, &w6) >= 2, "fw3 10k: more than one tree");
+	CHECK(family(7, false, 10000, 0, &w6) >= 2, "fw3 10k: more than one tree");
 	/* acl1 above 32k rules: narrow addresses, no crossing: the two-tree plan first */
-	CHECK(family(0, false, 40000, &w6) <= 2, "acl1 40k: at most two trees");
+	CHECK(family(0, false, 40000, 0, &w6) <= 2, "acl1 40k: at most two trees");
+	partition_fw1(&w6);
 	for (unsigned f = 0; f < 5; f++)
 		acl += w4[f] / 5, fw += w4[5 + f] / 5;
 	CHECK(fw > acl + 0.1, "firewall families have more wildcard addresses than ACL families: %.2f vs %.2f", fw, acl);
