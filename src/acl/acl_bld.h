@@ -3,7 +3,7 @@
 #define VPK_ACL_BLD_H
 
 /*
- * Builder state shared by the tree builder (acl_build.c), the leaf
+ * Builder state shared by the tree builder (acl_build.c, acl_cut.c), the leaf
  * layout (acl_leaf.c) and the runtime layout (acl_layout.c). Internal.
  */
 #include <stdbool.h>
@@ -42,6 +42,11 @@ struct acl_bld {
 	int err;
 };
 
+
+/* The best cut of the node holding rules idx[0..cnt) in the box blo..bhi: larger child *bestc
+ * (UINT32_MAX: none), both children *bests, dimension *bestd, threshold *bestt (acl_cut.c). */
+void acl_choose_cut(struct acl_bld *b, const uint32_t *idx, uint32_t cnt, const uint32_t *blo, const uint32_t *bhi,
+		    uint32_t *bestc, uint32_t *bests, uint32_t *bestd, uint32_t *bestt);
 
 /* True when many rules are wide where many others are narrow and back (acl_shape.c). */
 bool acl_rules_cross(const struct acl_bld *b);

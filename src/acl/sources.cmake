@@ -2,6 +2,7 @@ vpk_lib_sources(
   ${CMAKE_CURRENT_LIST_DIR}/acl.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_rules.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_build.c
+  ${CMAKE_CURRENT_LIST_DIR}/acl_cut.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_leaf.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_layout.c
   ${CMAKE_CURRENT_LIST_DIR}/acl_shape.c
