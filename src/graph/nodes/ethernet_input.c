@@ -226,9 +226,14 @@ VPK_FN(ethernet_input_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *
 	uint64_t mx = 0;
 	uint16_t fast = eth_ip4_fast_arc(rt);
 
-	for (uint32_t i = 0; i < n; i++) {
-		if (i + 8 < n)
-			__builtin_prefetch(b[i + 8]);
+	uint32_t i = 0;
+
+	for (; i + 8 < n; i++) {
+		__builtin_prefetch(b[i + 8]);
+		__builtin_prefetch(vpk_buf_data(b[i + 4]));
+		next[i] = c != NULL ? eth_one_l2(rt, c, b[i], &last, &mx) : eth_one(rt, b[i]);
+	}
+	for (; i < n; i++) {
 		if (i + 4 < n)
 			__builtin_prefetch(vpk_buf_data(b[i + 4]));
 		next[i] = c != NULL ? eth_one_l2(rt, c, b[i], &last, &mx) : eth_one(rt, b[i]);
