@@ -11,11 +11,14 @@
  * (0: forever); after the last one rx_burst returns -ENODATA, as at the end
  * of a pcap file. A tx_pcap, when given, is written as by the pcap backend.
  *
- * The receive loop is what a NIC driver's is and no more: it walks the
- * stored packets' data pointers and lengths (two arrays, REPLAY_AHEAD
- * entries longer than the capture, wrapping, so the prefetch ahead needs no
- * bound) in runs up to the end of the capture, and counts the received
- * bytes itself (no second pass over the metadata in vpk_io_rx_burst()).
+ * The receive loop is what a NIC driver's is and no more: it copies from a
+ * compact copy of the capture made at open (each packet at a 64-byte
+ * aligned offset, in file order: the copies read one sequential stream,
+ * where the stored buffers lie a buffer size apart in the pool), walks the
+ * packets' data pointers and lengths (two arrays, REPLAY_AHEAD entries
+ * longer than the capture, wrapping, so the prefetch ahead needs no bound)
+ * in runs up to the end of the capture, and counts the received bytes
+ * itself (no second pass over the metadata in vpk_io_rx_burst()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +26,16 @@
 #include <vpk/pcap.h>
 #include "io/io_priv.h"
 
-/* Stored packets prefetched ahead of the copy: they lie far apart in the pool. */
+/* Packets prefetched ahead of the copy. */
 #define REPLAY_AHEAD 8u
 
 struct replay_be {
 	struct io_pcap_out out;         /* first: io_pcap_out_be_tx() */
 	uint32_t *pkt;                  /* the capture, one stored buffer each, file order */
-	const uint8_t **data;           /* their first bytes, and ... */
+	const uint8_t **data;           /* their first bytes in the arena, and ... */
 	uint16_t *len;                  /* ... lengths: rx never touches their metadata lines;
 					   both n + REPLAY_AHEAD long, wrapping around */
+	uint8_t *arena;                 /* the compact copy the data pointers point into */
 	uint32_t n, cap;
 	uint32_t pos;                   /* next packet to replay */
 	uint64_t pass, loops;           /* passes done, passes wanted (0: forever) */
@@ -94,10 +98,24 @@ load(struct vpk_io_port *p, struct replay_be *b, char *err, size_t len)
 		b->len = malloc(((size_t)b->n + REPLAY_AHEAD) * sizeof(*b->len));
 		if (b->data == NULL || b->len == NULL)
 			rc = vpk_errf(err, len, -ENOMEM, "replay %s: out of memory", p->conf.rx_pcap);
+		size_t total = 0;
+
+		for (uint32_t i = 0; rc == 0 && i < b->n; i++)
+			total += (vpk_buf_from_idx(p->base, b->pkt[i])->len + 63u) / 64u * 64u;
+		b->arena = rc == 0 ? aligned_alloc(64, total + 64) : NULL;
+		if (rc == 0 && b->arena == NULL)
+			rc = vpk_errf(err, len, -ENOMEM, "replay %s: out of memory", p->conf.rx_pcap);
+		total = 0;
 		for (uint32_t i = 0; rc == 0 && i < b->n + REPLAY_AHEAD; i++) {
 			struct vpk_buf *s = vpk_buf_from_idx(p->base, b->pkt[i % b->n]);
 
-			b->data[i] = vpk_buf_data(s);
+			if (i < b->n) {
+				memcpy(b->arena + total, vpk_buf_data(s), s->len);
+				b->data[i] = b->arena + total;
+				total += (s->len + 63u) / 64u * 64u;
+			} else {
+				b->data[i] = b->data[i - b->n];
+			}
 			b->len[i] = s->len;
 		}
 	}
@@ -111,6 +129,7 @@ release(struct vpk_io_port *p, struct replay_be *b)
 		vpk_pool_free_bulk(p->pool, b->pkt, b->n);
 	free(b->pkt);
 	free(b->data);
+	free(b->arena);
 	free(b->len);
 	free(b);
 }
