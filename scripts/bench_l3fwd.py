@@ -19,7 +19,9 @@ byte (MAC addresses included: vpk's interfaces take l3fwd's port MACs).
 
 Modes: ACL with each rte_acl algorithm vs the same vpk classifier variant,
 routes only with l3fwd's LPM and FIB against vpk's DIR-24-8. The runs of
-both sides alternate; medians are reported. JSON on stdout.
+both sides alternate; medians are reported. JSON on stdout. With
+--vpk-base OTHER, a second vpk binary runs in the same rotation (after each
+vpk run): its rates, per-node clocks and the per-run ratios vpk / OTHER.
 """
 import argparse
 import atexit
@@ -286,6 +288,13 @@ def vpk_run_stats(j):
     return run
 
 
+def node_clocks(j, cpp):
+    """Per node: its share of the graph's clocks times the CPU-time clocks per packet."""
+    total = sum(n["clocks"] for n in j["nodes"]) or 1
+    return [{"name": n["name"], "variant": n["variant"], "clocks_per_packet": n["clocks"] / total * cpp}
+            for n in j["nodes"] if n["vectors"] > 0]
+
+
 def bench_mode(a, mode, binary, vpk, w, macs, routes, rec):
     lookup, alg = (mode.split("-", 1) + [None])[:2]
     cap = 512 if alg is None or "avx512" in alg else 256
@@ -314,7 +323,7 @@ def bench_mode(a, mode, binary, vpk, w, macs, routes, rec):
     # 2. Speed: alternate the two sides.
     ports = ["net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "net_null0,no-rx=1"]
     vpk_config(w("speed.cfg"), macs, pcap, ["discard", "discard"], True, vroutes, int(a.packets))
-    l_wall, l_cpu, v_wall, v_cpu, v_runs = [], [], [], [], []
+    l_wall, l_cpu, v_wall, v_cpu, v_runs, b_runs = [], [], [], [], [], []
     for r in range(a.runs):
         def sample(p, t):
             tm = Telemetry(PREFIX)
@@ -335,6 +344,11 @@ def bench_mode(a, mode, binary, vpk, w, macs, routes, rec):
         v_runs.append((v_cpu[-1], j))
         log("   run %d: l3fwd %.2f Mpps (%.2f per CPU second), vpk %.2f Mpps (%.2f per CPU second)"
             % (r, mw, mc, j["mpps"], v_cpu[-1]))
+        if a.vpk_base:
+            jb = vpk_run_stats(vpk_run(os.path.abspath(a.vpk_base), cap, w("speed.cfg"), acl_file, alg or "auto",
+                                       a.core)[0])
+            b_runs.append((jb["packets"] / max(jb["cpu_ns"], 1) * 1e3, jb))
+            log("          vpk-base %.2f per CPU second" % b_runs[-1][0])
     rec["l3fwd_mpps_wall"] = l_wall
     rec["l3fwd_mpps_cpu"] = l_cpu
     rec["vpk_mpps_wall"] = v_wall
@@ -345,18 +359,23 @@ def bench_mode(a, mode, binary, vpk, w, macs, routes, rec):
     rec["vpk_over_l3fwd_wall"] = statistics.median(v_wall) / statistics.median(l_wall)
     rate, best = sorted(v_runs, key=lambda x: x[0])[len(v_runs) // 2]
     tsc_hz = best["tsc"] / (best["packets"] / (best["mpps"] * 1e6))
-    total = sum(n["clocks"] for n in best["nodes"]) or 1
     rec["tsc_hz"] = tsc_hz
     rec["vpk_clocks_per_packet"] = tsc_hz / (rate * 1e6)
-    # Per node: its share of the graph's clocks times the CPU-time clocks per packet.
-    rec["vpk_nodes"] = [{"name": n["name"], "variant": n["variant"],
-                         "clocks_per_packet": n["clocks"] / total * rec["vpk_clocks_per_packet"]}
-                        for n in best["nodes"] if n["vectors"] > 0]
+    rec["vpk_nodes"] = node_clocks(best, rec["vpk_clocks_per_packet"])
+    if b_runs:
+        brate, bbest = sorted(b_runs, key=lambda x: x[0])[len(b_runs) // 2]
+        rec["vpk_base_mpps_cpu"] = [x[0] for x in b_runs]
+        rec["vpk_base_mpps_median"] = brate
+        rec["vpk_over_vpk_base_per_run"] = [v / b[0] for v, b in zip(v_cpu, b_runs)]
+        rec["vpk_over_vpk_base"] = statistics.median(rec["vpk_over_vpk_base_per_run"])
+        rec["vpk_base_clocks_per_packet"] = tsc_hz / (brate * 1e6)
+        rec["vpk_base_nodes"] = node_clocks(bbest, rec["vpk_base_clocks_per_packet"])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vpk", default="build/vpk")
+    ap.add_argument("--vpk-base", help="a second vpk binary run in the same rotation (before/after figures)")
     ap.add_argument("--work", default="build/bench/l3fwd")
     ap.add_argument("--rules", type=int, default=4096)
     ap.add_argument("--flows", type=int, default=4096)

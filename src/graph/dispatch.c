@@ -67,7 +67,7 @@ graph_free_all_frames(struct vpk_graph *g)
 	while (g->pend_count > 0) {
 		struct vpk_frame *f = g->pending[g->pend_head];
 
-		g->pend_head = (g->pend_head + 1) % g->pend_cap;
+		g->pend_head = (g->pend_head + 1) & (g->pend_cap - 1);
 		g->pend_count--;
 		vpk_pool_free_bulk(g->pool, f->bi, f->n);
 	}
@@ -79,6 +79,7 @@ graph_free_all_frames(struct vpk_graph *g)
 	g->free_frames = NULL;
 }
 
+/* The FIFO of frames to run: a ring of a power-of-two size (16, doubled as it fills), indexed by masking. */
 static int
 pending_push(struct vpk_graph *g, struct vpk_frame *f)
 {
@@ -89,13 +90,13 @@ pending_push(struct vpk_graph *g, struct vpk_frame *f)
 		if (p == NULL)
 			return -ENOMEM;
 		for (size_t i = 0; i < g->pend_count; i++)
-			p[i] = g->pending[(g->pend_head + i) % g->pend_cap];
+			p[i] = g->pending[(g->pend_head + i) & (g->pend_cap - 1)];
 		free(g->pending);
 		g->pending = p;
 		g->pend_cap = cap;
 		g->pend_head = 0;
 	}
-	g->pending[(g->pend_head + g->pend_count) % g->pend_cap] = f;
+	g->pending[(g->pend_head + g->pend_count) & (g->pend_cap - 1)] = f;
 	g->pend_count++;
 	return 0;
 }
@@ -365,7 +366,7 @@ vpk_graph_run_once(struct vpk_graph *g)
 		struct vpk_node_rt *rt = &g->nodes[f->node];
 		uint32_t n;
 
-		g->pend_head = (g->pend_head + 1) % g->pend_cap;
+		g->pend_head = (g->pend_head + 1) & (g->pend_cap - 1);
 		g->pend_count--;
 		if (g->open[f->node] == f)
 			g->open[f->node] = NULL;

@@ -56,7 +56,7 @@ struct vpk_graph {
 	size_t n_nodes;
 	struct vpk_node_rt nodes[VPK_GRAPH_MAX_NODES];
 	struct vpk_frame *open[VPK_GRAPH_MAX_NODES];    /* frame being filled per target node */
-	/* Pending frames, FIFO ring (grows). */
+	/* Pending frames, FIFO ring (grows; pend_cap 0 or a power of two). */
 	struct vpk_frame **pending;
 	size_t pend_cap, pend_head, pend_count;
 	struct vpk_frame *free_frames;

@@ -10,6 +10,15 @@
  * never file I/O. conf->replay_loops bounds the passes over the capture
  * (0: forever); after the last one rx_burst returns -ENODATA, as at the end
  * of a pcap file. A tx_pcap, when given, is written as by the pcap backend.
+ *
+ * The receive loop is what a NIC driver's is and no more: it copies from a
+ * compact copy of the capture made at open (each packet at a 64-byte
+ * aligned offset, in file order: the copies read one sequential stream,
+ * where the stored buffers lie a buffer size apart in the pool), walks the
+ * packets' data pointers and lengths (two arrays, REPLAY_AHEAD entries
+ * longer than the capture, wrapping, so the prefetch ahead needs no bound)
+ * in runs up to the end of the capture, and counts the received bytes
+ * itself (no second pass over the metadata in vpk_io_rx_burst()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +26,16 @@
 #include <vpk/pcap.h>
 #include "io/io_priv.h"
 
+/* Packets prefetched ahead of the copy. */
+#define REPLAY_AHEAD 8u
+
 struct replay_be {
 	struct io_pcap_out out;         /* first: io_pcap_out_be_tx() */
 	uint32_t *pkt;                  /* the capture, one stored buffer each, file order */
-	const uint8_t **data;           /* their first bytes, and ... */
-	uint16_t *len;                  /* ... lengths: rx never touches their metadata lines */
+	const uint8_t **data;           /* their first bytes in the arena, and ... */
+	uint16_t *len;                  /* ... lengths: rx never touches their metadata lines;
+					   both n + REPLAY_AHEAD long, wrapping around */
+	uint8_t *arena;                 /* the compact copy the data pointers point into */
 	uint32_t n, cap;
 	uint32_t pos;                   /* next packet to replay */
 	uint64_t pass, loops;           /* passes done, passes wanted (0: forever) */
@@ -80,14 +94,28 @@ load(struct vpk_io_port *p, struct replay_be *b, char *err, size_t len)
 	}
 	vpk_pcap_reader_destroy(rd);
 	if (rc == 0) {
-		b->data = malloc((size_t)b->n * sizeof(*b->data));
-		b->len = malloc((size_t)b->n * sizeof(*b->len));
+		b->data = malloc(((size_t)b->n + REPLAY_AHEAD) * sizeof(*b->data));
+		b->len = malloc(((size_t)b->n + REPLAY_AHEAD) * sizeof(*b->len));
 		if (b->data == NULL || b->len == NULL)
 			rc = vpk_errf(err, len, -ENOMEM, "replay %s: out of memory", p->conf.rx_pcap);
-		for (uint32_t i = 0; rc == 0 && i < b->n; i++) {
-			struct vpk_buf *s = vpk_buf_from_idx(p->base, b->pkt[i]);
+		size_t total = 0;
 
-			b->data[i] = vpk_buf_data(s);
+		for (uint32_t i = 0; rc == 0 && i < b->n; i++)
+			total += (vpk_buf_from_idx(p->base, b->pkt[i])->len + 63u) / 64u * 64u;
+		b->arena = rc == 0 ? aligned_alloc(64, total + 64) : NULL;
+		if (rc == 0 && b->arena == NULL)
+			rc = vpk_errf(err, len, -ENOMEM, "replay %s: out of memory", p->conf.rx_pcap);
+		total = 0;
+		for (uint32_t i = 0; rc == 0 && i < b->n + REPLAY_AHEAD; i++) {
+			struct vpk_buf *s = vpk_buf_from_idx(p->base, b->pkt[i % b->n]);
+
+			if (i < b->n) {
+				memcpy(b->arena + total, vpk_buf_data(s), s->len);
+				b->data[i] = b->arena + total;
+				total += (s->len + 63u) / 64u * 64u;
+			} else {
+				b->data[i] = b->data[i - b->n];
+			}
 			b->len[i] = s->len;
 		}
 	}
@@ -101,6 +129,7 @@ release(struct vpk_io_port *p, struct replay_be *b)
 		vpk_pool_free_bulk(p->pool, b->pkt, b->n);
 	free(b->pkt);
 	free(b->data);
+	free(b->arena);
 	free(b->len);
 	free(b);
 }
@@ -136,12 +165,38 @@ replay_close(struct vpk_io_port *p, char *err, size_t len)
 	return rc;
 }
 
+/* Copy stored packets @from.. into the @m buffers @idx; the bytes received. */
+static uint64_t
+copy_run(struct vpk_io_port *p, const struct replay_be *b, uint32_t from, const uint32_t *idx, uint32_t m)
+{
+	const uint8_t *const *src = b->data + from;
+	const uint16_t *lens = b->len + from;
+	uint32_t port = p->conf.port_id;
+	void *base = p->base;
+	uint64_t bytes = 0;
+
+	for (uint32_t k = 0; k < m; k++) {
+		struct vpk_buf *d = vpk_buf_from_idx(base, idx[k]);
+		uint16_t len = lens[k];
+
+		__builtin_prefetch(src[k + REPLAY_AHEAD]);
+		d->len = len;
+		d->total_len = len;
+		d->rx_if = port;
+		bytes += len;
+		if (len <= 64 && b->small_ok)           /* one fixed-size copy: a few vector moves */
+			memcpy(vpk_buf_data(d), src[k], 64);
+		else
+			memcpy(vpk_buf_data(d), src[k], len);
+	}
+	return bytes;
+}
+
 static int
 replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 {
 	struct replay_be *b = p->be;
-	void *base = p->base;
-	uint32_t got, i;
+	uint32_t got, i = 0;
 
 	if (b->loops != 0 && b->pass >= b->loops)
 		return -ENODATA;
@@ -150,29 +205,17 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 		p->st.rx_nobuf += n > 0;
 		return 0;
 	}
-	for (i = 0; i < got; i++) {
-		struct vpk_buf *d = vpk_buf_from_idx(base, idx[i]);
-		const uint8_t *src = b->data[b->pos];
-		uint16_t len = b->len[b->pos];
-		uint32_t ahead = b->pos + 8;
+	/* In runs up to the end of the capture. */
+	while (i < got) {
+		uint32_t m = got - i < b->n - b->pos ? got - i : b->n - b->pos;
 
-		while (ahead >= b->n)
-			ahead -= b->n;
-		/* The stored packets are far apart in the pool: fetch ahead. */
-		__builtin_prefetch(b->data[ahead]);
-		d->len = len;
-		d->total_len = len;
-		d->rx_if = p->conf.port_id;
-		if (len <= 64 && b->small_ok)           /* one fixed-size copy: a few vector moves */
-			memcpy(vpk_buf_data(d), src, 64);
-		else
-			memcpy(vpk_buf_data(d), src, len);
-		if (++b->pos == b->n) {
+		p->st.rx_bytes += copy_run(p, b, b->pos, idx + i, m);
+		i += m;
+		b->pos += m;
+		if (b->pos == b->n) {
 			b->pos = 0;
-			if (++b->pass == b->loops) {
-				i++;
+			if (++b->pass == b->loops)
 				break;
-			}
 		}
 	}
 	if (i < got)
@@ -180,7 +223,21 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 	return (int)i;
 }
 
+/* The pcap writer's transmit, with the bytes sent counted here (counts_bytes). */
+static uint32_t
+replay_tx(struct vpk_io_port *p, const uint32_t *idx, uint32_t n)
+{
+	uint64_t bytes = 0;
+	uint32_t sent;
+
+	for (uint32_t i = 0; i < n; i++)
+		bytes += vpk_buf_from_idx(p->base, idx[i])->total_len;
+	sent = io_pcap_out_be_tx(p, idx, n);
+	p->st.tx_bytes += sent == n ? bytes : 0;
+	return sent;
+}
+
 const struct io_ops io_replay_ops = {
-	.name = "replay", .open = replay_open, .close = replay_close, .rx = replay_rx, .tx = io_pcap_out_be_tx,
-	.flush = io_pcap_out_be_flush, .link_up = io_no_link_up,
+	.name = "replay", .open = replay_open, .close = replay_close, .rx = replay_rx, .tx = replay_tx,
+	.flush = io_pcap_out_be_flush, .link_up = io_no_link_up, .counts_bytes = true,
 };

@@ -7,6 +7,8 @@
  * IPv4 checksum, VLAN tags removed, padding trimmed), every variant level
  * gives identical output, the pool accounts for every buffer, per-node
  * forcing works and is refused when impossible, stats and trace add up.
+ * ethernet-input's IPv4 fast path (past ip4-input) gives the same bytes,
+ * L4 fields, counters and order as the way through ip4-input.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,8 +34,11 @@ static struct captured {
 	uint8_t data[MAX_LEN];
 	uint16_t len;
 	uint32_t tx_if;
+	uint16_t l4_at, flags;          /* l4_off - l3_off; the fragment flags */
+	uint8_t l4_proto;
 } *cap;
 static size_t n_cap;
+static uint32_t burst_max = VPK_FRAME_SIZE;     /* packets per test-input call */
 
 static struct vpk_pool *pool;
 static struct vpk_fib *fib;
@@ -50,7 +55,7 @@ test_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t
 	(void)b;
 	(void)bi;
 	(void)n;
-	while (want < VPK_FRAME_SIZE && next_pkt + want < n_pkts)
+	while (want < burst_max && next_pkt + want < n_pkts)
 		want++;
 	got = vpk_pool_alloc_burst(pool, idx, want);
 	for (uint32_t i = 0; i < got; i++) {
@@ -85,6 +90,9 @@ capture_tx(void *ctx, uint32_t tx_if, const uint32_t *bi, uint32_t n)
 			memcpy(cap[n_cap].data, vpk_buf_data(b), b->len);
 			cap[n_cap].len = b->len;
 			cap[n_cap].tx_if = tx_if;
+			cap[n_cap].l4_at = (uint16_t)(b->l4_off - b->l3_off);
+			cap[n_cap].flags = b->flags & (VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
+			cap[n_cap].l4_proto = b->l4_proto;
 			n_cap++;
 		}
 	}
@@ -455,6 +463,72 @@ test_trace(void)
 	vpk_graph_destroy(g);
 }
 
+/* Error counters of every node of @g, in node and reason order, into @c (at most @max). */
+static size_t
+all_errors(struct vpk_graph *g, uint64_t *c, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < vpk_graph_n_nodes(g); i++)
+		for (uint16_t e = 0; e < vpk_graph_node_n_errors(g, i) && k < max; e++)
+			vpk_graph_node_error(g, i, e, NULL, &c[k++]);
+	return k;
+}
+
+/*
+ * ethernet-input passes the common IPv4 packet on itself; a traced graph
+ * sends every IPv4 packet through ip4-input. Both must give the same bytes,
+ * L4 fields, counters and order: one packet per frame (each takes its own
+ * way) and all in one frame (a frame with both kinds goes through ip4-input).
+ */
+static void
+test_ip4_fast_path(void)
+{
+	size_t keep = n_pkts, n_ref = 0, n_err[2];
+	uint64_t err[2][256];
+	struct captured *ref = calloc(MAX_PKTS, sizeof(*ref));
+	uint8_t *h;
+
+	/* Fragments (first and later), IP options with a good checksum, padding, TTL 2. */
+	h = ip4_pkt(0, 64, 1, 0); h[6] = 0x20; ip4_fix_csum(h); n_forward++;
+	h = ip4_pkt(0, 64, 1, 0); h[6] = 0x00; h[7] = 0x03; ip4_fix_csum(h); n_forward++;
+	h = ip4_pkt(0, 64, 1, 0); h[6] = 0x20; h[7] = 0x01; h[9] = 6; ip4_fix_csum(h); n_forward++;
+	h = ip4_pkt(0, 64, 1, 4); h[0] = 0x46; h[3] = 32; ip4_fix_csum(h); n_forward++;
+	ip4_pkt(0, 64, 1, 30); n_forward++;
+	ip4_pkt(1, 2, 1, 0); n_forward++;
+	for (uint32_t burst = 1; burst <= VPK_FRAME_SIZE; burst += VPK_FRAME_SIZE - 1) {
+		for (int traced = 0; traced < 2; traced++) {
+			struct vpk_graph *g;
+			struct vpk_node_stats st;
+
+			burst_max = burst;
+			CHECK(make_graph(VPK_ISA_AUTO, traced ? MAX_PKTS : 0, &g) == 0, "create");
+			run_all(g);
+			n_err[traced] = all_errors(g, err[traced], 256);
+			vpk_graph_get_node_stats(g, node_idx(g, "ip4-input"), &st);
+			if (burst == 1 && !traced)
+				CHECK(st.vectors > 0 && st.vectors < n_pkts / 2, "ip4-input saw %llu of %zu packets",
+				      (unsigned long long)st.vectors, n_pkts);
+			if (!traced) {
+				memcpy(ref, cap, n_cap * sizeof(*cap));
+				n_ref = n_cap;
+			} else {
+				CHECK(n_cap == n_ref && memcmp(cap, ref, n_cap * sizeof(*cap)) == 0,
+				      "burst %u: the fast path's output differs from ip4-input's", burst);
+				CHECK(n_err[0] == n_err[1] && memcmp(err[0], err[1], n_err[0] * sizeof(err[0][0])) == 0,
+				      "burst %u: the fast path's counters differ from ip4-input's", burst);
+			}
+			CHECK(vpk_pool_in_use(pool) == 0, "%u buffers leaked", vpk_pool_in_use(pool));
+			vpk_graph_destroy(g);
+		}
+	}
+	CHECK(n_ref == n_forward, "%zu forwarded, want %u", n_ref, n_forward);
+	burst_max = VPK_FRAME_SIZE;
+	n_forward -= 6;
+	n_pkts = keep;
+	free(ref);
+}
+
 static void
 test_many_frames(void)
 {
@@ -555,6 +629,7 @@ main(void)
 	test_levels();
 	test_forcing_and_errors();
 	test_trace();
+	test_ip4_fast_path();
 	test_many_frames();
 	test_truncated_header_at_pool_end();
 	CHECK(vpk_pool_in_use(pool) == 0, "buffers leaked at exit: %u", vpk_pool_in_use(pool));

@@ -94,6 +94,8 @@ loops(const char *in)
 	CHECK(seen == 300, "replayed %u packets, want 300", seen);
 	vpk_io_get_stats(p, &st);
 	CHECK(st.rx == 300 && st.rx_nobuf == 0, "rx %llu", (unsigned long long)st.rx);
+	/* 3 passes over lengths 60 + i % 200, i < 100. */
+	CHECK(st.rx_bytes == 3 * (100 * 60 + 99 * 100 / 2), "rx_bytes %llu", (unsigned long long)st.rx_bytes);
 	CHECK(vpk_io_destroy(p) == 0, "close: %s", vpk_last_error());
 	CHECK(vpk_pool_in_use(pool) == 0, "%u buffers not back after close", vpk_pool_in_use(pool));
 	vpk_pool_destroy(pool);
@@ -128,6 +130,9 @@ forever_and_empty_pool(const char *in, const char *out)
 	CHECK(st.rx_nobuf == 1 && st.rx == 3000, "rx_nobuf %llu rx %llu", (unsigned long long)st.rx_nobuf,
 	      (unsigned long long)st.rx);
 	CHECK(vpk_io_tx_burst(p, idx, 10) == 10, "tx");
+	vpk_io_get_stats(p, &st);
+	CHECK(st.tx == 10 && st.tx_bytes == 10 * 100 + 45, "tx %llu, %llu bytes (records 40..49)",
+	      (unsigned long long)st.tx, (unsigned long long)st.tx_bytes);
 	vpk_pool_free_bulk(pool, idx + 10, 50);
 	got = vpk_io_rx_burst(p, hold, 1);
 	CHECK(got == 1 && is_packet(vpk_buf_from_idx(vpk_pool_base(pool), hold[0]), 0), "next is record 0");

@@ -12,6 +12,7 @@
 enum { OUT_ERR_TX, OUT_ERR_NO_OUTPUT, OUT_N_ERROR };
 
 #define OUT_GROUPS 4
+#define OUT_DIRECT 8
 
 static uint32_t
 VPK_FN(interface_output_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
@@ -34,7 +35,28 @@ VPK_FN(interface_output_fn)(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t
 mixed:
 	/* Packets for several interfaces interleaved (flows spread over ports):
 	 * one call per interface, not per run, each with its packets in
-	 * arrival order. Up to OUT_GROUPS interfaces are gathered per sweep. */
+	 * arrival order. Interfaces below OUT_DIRECT are gathered by their
+	 * number in one sweep, in the order they first appear; any other goes to
+	 * the sweeps below. */
+	{
+		uint32_t grp[OUT_DIRECT][VPK_FRAME_SIZE], cnt[OUT_DIRECT] = { 0 }, order[OUT_DIRECT], no = 0, rest = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t t = b[i]->tx_if;
+
+			if (__builtin_expect(t >= OUT_DIRECT, 0)) {
+				b[rest] = b[i];
+				bi[rest++] = bi[i];
+				continue;
+			}
+			if (cnt[t] == 0)
+				order[no++] = t;
+			grp[t][cnt[t]++] = bi[i];
+		}
+		for (uint32_t k = 0; k < no; k++)
+			o->tx(o->ctx, order[k], grp[order[k]], cnt[order[k]]);
+		n = rest;
+	}
 	while (n > 0) {
 		uint32_t grp[OUT_GROUPS][VPK_FRAME_SIZE], cnt[OUT_GROUPS] = { 0 }, ifs[OUT_GROUPS], ng = 0, rest = 0;
 

@@ -16,6 +16,7 @@
  * which come before the checksum's verdict is used).
  */
 #include "graph/nodes/icmp_error.h"
+#include "graph/nodes/ip4_fast.h"
 #include "graph/nodes/nodes.h"
 #include "pkt/ip4_csum.h"
 
@@ -28,22 +29,6 @@ enum {
 extern const struct ip4_csum_impl VPK_FN(ip4_csum);
 
 static const uint8_t zero_hdr[60];      /* IHL 0: fails the checksum check, read safely */
-
-/* l4_off, l4_proto and the fragment flags of a packet whose header passed the checks. */
-static inline __attribute__((always_inline)) void
-ip4_set_l4(struct vpk_buf *b, const uint8_t *h, uint32_t hlen)
-{
-	uint16_t fo;
-
-	b->l4_off = (uint16_t)(b->l3_off + hlen);
-	b->l4_proto = h[9];
-	b->l3_n_ext = 0;
-	b->flags &= (uint16_t)~(VPK_BUF_F_FRAG | VPK_BUF_F_FRAG_LATER);
-	memcpy(&fo, h + 6, 2);          /* network order, tested as loaded (x86-64 is little-endian) */
-	if (__builtin_expect((fo & __builtin_bswap16(0x3fff)) != 0, 0))        /* MF or an offset */
-		b->flags |= (uint16_t)(VPK_BUF_F_FRAG |
-				       (fo & __builtin_bswap16(0x1fff) ? VPK_BUF_F_FRAG_LATER : 0));
-}
 
 static inline __attribute__((always_inline)) uint16_t
 ip4_one(struct vpk_node_rt *rt, struct vpk_buf *b, uint8_t csum_ok, uint16_t fwd)

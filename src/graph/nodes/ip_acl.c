@@ -149,9 +149,11 @@ acl_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, 
 			next[i] = vpk_node_drop(rt, b[i], res[i] == 0 ? ACL_ERR_NO_MATCH : ACL_ERR_DENIED,
 						ACL_NEXT_DROP);
 		}
-		/* Trace and debugging: the matching rule's userdata. */
-		memcpy(b[i]->opaque, &res[i], sizeof(res[i]));
 	}
+	/* For the trace: the matching rule's userdata (no store per packet otherwise). */
+	if (rt->g->tracing)
+		for (uint32_t i = 0; i < n; i++)
+			memcpy(b[i]->opaque, &res[i], sizeof(res[i]));
 	vpk_node_count_error(rt, ACL_ERR_PERMITTED, permitted);
 	vpk_node_count_error(rt, ACL_ERR_FORWARDED, forwarded);
 	vpk_node_enqueue_to_next(rt, bi, next, n);

@@ -24,12 +24,17 @@ _Static_assert(offsetof(struct vpk_adj, dst_mac) == 0 && offsetof(struct vpk_adj
 	       "the Ethernet addresses of an adjacency are copied as one 12-byte block");
 enum { RW_ERR_NO_ADJ, RW_ERR_NO_NEIGHBOR, RW_N_ERROR };
 
+/*
+ * RFC 1624 eqn. 3 for TTL - 1: the word (TTL, protocol) loses 0x0100, so
+ * ~m + m' = 0xfeff for any TTL >= 1 (ip4-input let only TTL > 1 through):
+ * HC' = ~(~HC + 0xfeff), exact including the 0x0000/0xffff case. The sum is
+ * at most 0xffff + 0xfeff, so one fold of the carry ends it.
+ */
 static inline __attribute__((always_inline)) uint16_t
-csum_update16(uint16_t csum, uint16_t old_w, uint16_t new_w)
+csum_ttl_dec(uint16_t csum)
 {
-	uint32_t s = (uint16_t)~csum + (uint32_t)(uint16_t)~old_w + new_w;
+	uint32_t s = (uint16_t)~csum + 0xfeffu;
 
-	s = (s & 0xffffu) + (s >> 16);
 	s = (s & 0xffffu) + (s >> 16);
 	return (uint16_t)~s;
 }
@@ -59,30 +64,28 @@ rw_flow_hash(struct vpk_buf *b, const uint8_t *l3, uint32_t end, bool is_ip6)
 }
 
 static inline __attribute__((always_inline)) uint16_t
-rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table *t, struct vpk_buf *b, bool is_ip6)
+rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table t, struct vpk_buf *b, bool is_ip6)
 {
 	const struct vpk_adj *a;
 	uint8_t *l3 = vpk_buf_area(b) + b->l3_off, *eth = l3 - 14;
 	uint32_t end = (uint32_t)b->data_off + b->len;
 
-	if (b->adj >= t->n)
+	if (b->adj >= t.n)
 		return vpk_node_drop(rt, b, RW_ERR_NO_ADJ, RW_NEXT_DROP);
-	a = &t->adj[b->adj];
+	a = &t.adj[b->adj];
 	if (__builtin_expect(a->n_paths != 0, 0)) {
 		uint32_t k = b->adj + 1 + rw_flow_hash(b, l3, end, is_ip6) % a->n_paths;
 
-		if (k >= t->n)
+		if (k >= t.n)
 			return vpk_node_drop(rt, b, RW_ERR_NO_ADJ, RW_NEXT_DROP);
-		a = &t->adj[k];
+		a = &t.adj[k];
 	}
 	if (!a->valid)
 		return vpk_node_drop(rt, b, RW_ERR_NO_NEIGHBOR, RW_NEXT_DROP);
 	if (is_ip6) {
 		l3[7]--;
 	} else {
-		/* TTL - 1 is the word (TTL, protocol) - 0x0100: ~m + m' = 0xfeff for any
-		 * TTL >= 1 (ip4-input let only TTL > 1 through). */
-		uint16_t c = csum_update16(vpk_rd16be(l3 + 10), 0x0100, 0x0000);
+		uint16_t c = csum_ttl_dec(vpk_rd16be(l3 + 10));
 
 		l3[8]--;
 		l3[10] = (uint8_t)(c >> 8);
@@ -102,14 +105,17 @@ rewrite_one(struct vpk_node_rt *rt, const struct vpk_adj_table *t, struct vpk_bu
 static inline __attribute__((always_inline)) uint32_t
 rewrite_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n, bool is_ip6)
 {
-	const struct vpk_adj_table *t = vpk_node_ctx(rt);
+	/* The table by value: the stores to buffers cannot alias it, so it stays in registers. */
+	const struct vpk_adj_table t = *(const struct vpk_adj_table *)vpk_node_ctx(rt);
 	uint16_t next[VPK_FRAME_SIZE];
+	uint32_t i = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		if (i + 4 < n)
-			__builtin_prefetch(vpk_buf_area(b[i + 4]) + b[i + 4]->l3_off - 14, 1);
+	for (; i + 4 < n; i++) {
+		__builtin_prefetch(vpk_buf_area(b[i + 4]) + b[i + 4]->l3_off - 14, 1);
 		next[i] = rewrite_one(rt, t, b[i], is_ip6);
 	}
+	for (; i < n; i++)
+		next[i] = rewrite_one(rt, t, b[i], is_ip6);
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
