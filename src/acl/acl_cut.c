@@ -14,13 +14,14 @@
 #define CUT_SAMPLE 4096         /* a node of more rules chooses its cut on a sample of this many */
 
 /* Sort a[0..n-1] ascending; tmp has room for n. LSD radix sort with 11-bit
- * (below 4096 values 8-bit) digits, skipping passes whose digit is the same
- * everywhere; insertion sort for short arrays. The split search sorts at
- * every node and dimension: this was most of the build time with qsort(). */
+ * (below 4096 values 8-bit) digits: one pass counts every digit, then one
+ * scatter per digit that is not the same everywhere, between a and tmp;
+ * insertion sort for short arrays. The split search sorts at every node and
+ * dimension: this was most of the build time with qsort(). */
 static void
 sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
 {
-	uint32_t cnt[2048];
+	uint32_t cnt[3][2048], *src = a, *dst = tmp;
 
 	if (n <= 48) {
 		for (uint32_t i = 1; i < n; i++) {
@@ -32,26 +33,42 @@ sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
 		}
 		return;
 	}
-	unsigned bits = n < 4096 ? 8 : 11, nb = 1u << bits, msk = nb - 1;
+	unsigned bits = n < 4096 ? 8 : 11, nb = 1u << bits, msk = nb - 1, npass = (32 + bits - 1) / bits;
 
-	for (unsigned sh = 0; sh < 32; sh += bits) {
-		uint32_t sum = 0;
+	if (npass == 4) {       /* 8-bit digits: four 256-entry tables in the space of three 2048-entry ones */
+		uint32_t (*c8)[256] = (uint32_t (*)[256])cnt;
 
-		memset(cnt, 0, nb * sizeof(cnt[0]));
-		for (uint32_t i = 0; i < n; i++)
-			cnt[a[i] >> sh & msk]++;
-		if (cnt[a[0] >> sh & msk] == n)
+		memset(cnt, 0, 4 * 256 * sizeof(uint32_t));
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t v = a[i];
+
+			c8[0][v & 255]++, c8[1][v >> 8 & 255]++, c8[2][v >> 16 & 255]++, c8[3][v >> 24]++;
+		}
+	} else {
+		memset(cnt, 0, sizeof(cnt));
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t v = a[i];
+
+			cnt[0][v & 2047]++, cnt[1][v >> 11 & 2047]++, cnt[2][v >> 22]++;
+		}
+	}
+	for (unsigned p = 0, sh = 0; p < npass; p++, sh += bits) {
+		uint32_t *c = npass == 4 ? (uint32_t *)cnt + p * 256 : cnt[p], sum = 0, *t;
+
+		if (c[src[0] >> sh & msk] == n)
 			continue;
 		for (uint32_t k = 0; k < nb; k++) {
-			uint32_t c = cnt[k];
+			uint32_t v = c[k];
 
-			cnt[k] = sum;
-			sum += c;
+			c[k] = sum;
+			sum += v;
 		}
 		for (uint32_t i = 0; i < n; i++)
-			tmp[cnt[a[i] >> sh & msk]++] = a[i];
-		memcpy(a, tmp, (size_t)n * 4);
+			dst[c[src[i] >> sh & msk]++] = src[i];
+		t = src, src = dst, dst = t;
 	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * 4);
 }
 
 /* Best threshold on dim d: returns cost (max child), sets *t and *sum; UINT32_MAX if none. */
