@@ -209,10 +209,12 @@ node_runs(const struct bm6 *b, uint32_t line)
 	return r;
 }
 
-/* Fewest runs of a direct node at address byte `by` (257: never direct). */
+/* Fewest runs of a direct node at address byte `by` (257: never direct; deep nodes always are). */
 static unsigned
 dir_min(unsigned by)
 {
+	if (by >= BM6_DIRECT_DEEP)
+		return 1;
 	return by == 2 ? BM6_DIRECT_RUNS : by == 3 ? BM6_DIRECT3_RUNS : 257;
 }
 
