@@ -223,6 +223,7 @@ track_write(struct trie6 *t, const void *tbl, size_t base, size_t lo, size_t hi)
 					FILL_ONE(T, p_, k_ + x_, v_);           \
 				continue;                                       \
 			}                                                       \
+			_Pragma("GCC unroll 16")                                \
 			for (unsigned x_ = 0; x_ < 16; x_++)                    \
 				__atomic_store_n(&p_[k_ + x_], v_, __ATOMIC_RELAXED); \
 		}                                                               \
