@@ -4,10 +4,9 @@
  * (-ENOSPC before any change, recovery), and every usable lookup variant
  * against the reference LPM on random add/delete sequences (clustered
  * prefixes of every length incl. /0 and /128), every entry width, lengths
- * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page
- * (bm6: direct-node thresholds changed during the sequence, so nodes switch
- * kind both ways, and the vector kernels' scalar tail threshold); then the
- * real RouteViews IPv6 table when present (argv[1]), and the default layout.
+ * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page;
+ * slices written whole with a group at an edge; then the real RouteViews
+ * IPv6 table when present (argv[1]), and the default layout.
  */
 #include <errno.h>
 #include <stdlib.h>
