@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The DPDK drop-in libraries against DPDK itself, in DPDK's own tools: dpdk-test-acl and
 # dpdk-test-fib run the same input without and with LD_PRELOAD of libvpk_rte_acl.so /
-# libvpk_rte_fib.so, alternating (DPDK, vpk, DPDK, vpk, ...), REPS times each; the figures are
+# libvpk_rte_fib.so, alternating (DPDK, vpk, vpk, DPDK, DPDK, vpk, ...: each run's order
+# rotated), REPS times each; the figures are
 # the ones the tools print (ACL cycles/pkt; FIB "AVG FIB add/lookup/delete" cycles), medians
 # over the runs, plus each process's wall time and peak RSS (GNU time). JSON on stdout.
 #
@@ -14,6 +15,10 @@
 #   VPK_BENCH_BITWIDTH    --force-max-simd-bitwidth for both sides (default: the EAL's own)
 #   QUICK=1               10k ACL rules only, IPv4 table only, REPS=3 (a smoke run)
 #   VPK_BENCH_PREFIX      the EAL's --file-prefix (default vpk-rte-bench-PID)
+#   VPK_BENCH_ONLY        acl or fib: only those cases
+#   VPK_BENCH_BASE        another build directory (e.g. main's): its libraries run as a third
+#                         side "base" in the same alternation (dpdk, vpk, base, ...); the JSON
+#                         then also has base / DPDK and vpk / base ratios
 #
 # ACL: `vpk gen acl --profile acl` sets of 10 000 and 100 000 rules, 100 000 packets,
 # --iter=4. "setup" is the wall time of a run (EAL init + reading + rte_acl_build + the
@@ -26,9 +31,17 @@ build=${1:-build}
 reps=${REPS:-5}
 data=${VPK_DATA:-$(dirname "$0")/../../shared/data}
 quick=${QUICK:-0}
+only=${VPK_BENCH_ONLY:-}
+base=${VPK_BENCH_BASE:-}
+sides="dpdk vpk"
+[ -n "$base" ] && sides="dpdk vpk base"
 [ "$quick" = 1 ] && reps=${REPS:-3}
 acl_lib=$(realpath "$build/compat/dpdk/libvpk_rte_acl.so")
 fib_lib=$(realpath "$build/compat/dpdk/libvpk_rte_fib.so")
+if [ -n "$base" ]; then
+	base_acl=$(realpath "$base/compat/dpdk/libvpk_rte_acl.so")
+	base_fib=$(realpath "$base/compat/dpdk/libvpk_rte_fib.so")
+fi
 vpk=$build/vpk
 for t in dpdk-test-acl dpdk-test-fib /usr/bin/time; do
 	command -v $t >/dev/null || { echo "bench-dropin: $t not found (dpdk-dev, time)" >&2; exit 2; }
@@ -51,6 +64,15 @@ common="$bw --no-pci -l 0 --file-prefix $prefix --log-level=lib.eal:error"
 w=$(mktemp -d)
 trap 'rm -rf "$w" "/run/dpdk/$prefix"' EXIT     # EAL leaves its runtime directory behind
 
+# The sides of run R, rotated by R: the run right after a DPDK run pays more for first-touch
+# memory (vpk's tables fault in during the adds: 1.6-1.9k instead of 0.5-0.6k cycles per IPv4
+# route), so no side may always follow DPDK.
+order() {
+	local -a s=($sides)
+	local r=$1 i
+	for ((i = 0; i < ${#s[@]}; i++)); do echo -n "${s[(i + r) % ${#s[@]}]} "; done
+}
+
 run() {         # OUT LIB CMD...: one run, stdout+stderr to OUT, "wall rss" appended
 	local out=$1 lib=$2
 	shift 2
@@ -61,12 +83,13 @@ run() {         # OUT LIB CMD...: one run, stdout+stderr to OUT, "wall rss" appe
 cases=()
 acl_sets="10000 100000"
 [ "$quick" = 1 ] && acl_sets=10000
+[ "$only" = fib ] && acl_sets=""
 for n in $acl_sets; do
 	"$vpk" gen acl --profile acl --rules $n --seed 11 --rules-out "$w/acl$n.rules" --trace 100000 \
 		--trace-out "$w/acl$n.trace" >/dev/null 2>&1
 	for r in $(seq "$reps"); do
-		for side in dpdk vpk; do
-			lib=""; [ $side = vpk ] && lib=$acl_lib
+		for side in $(order "$r"); do
+			lib=""; [ $side = vpk ] && lib=$acl_lib; [ $side = base ] && lib=$base_acl
 			run "$w/acl$n.$side.$r" "$lib" dpdk-test-acl $(eal_for 3072) $common -- --rulesf="$w/acl$n.rules" \
 				--rulenum=$n --tracef="$w/acl$n.trace" --tracenum=100000 --iter=4 --verbose=1
 		done
@@ -85,11 +108,12 @@ fibsets="fib4-intable:-f $w/r4 -e 4 -g 65536 -l 4000000|fib4-random:-f $w/r4 -e 
 [ -s "$w/r6" ] && [ "$quick" != 1 ] &&
 	fibsets="$fibsets|fib6-intable:-6 -f $w/r6 -e 4 -g 200000 -l 4000000|fib6-random:-6 -f $w/r6 -e 4 -g 200000 -l 4000000 -r 99"
 IFS='|' read -r -a fibarr <<<"$fibsets"
+[ "$only" = acl ] && fibarr=()
 for fs in "${fibarr[@]}"; do
 	name=${fs%%:*} args=${fs#*:}
 	for r in $(seq "$reps"); do
-		for side in dpdk vpk; do
-			lib=""; [ $side = vpk ] && lib=$fib_lib
+		for side in $(order "$r"); do
+			lib=""; [ $side = vpk ] && lib=$fib_lib; [ $side = base ] && lib=$base_fib
 			# shellcheck disable=SC2086
 			run "$w/$name.$side.$r" "$lib" dpdk-test-fib $(eal_for 1024) $common -- $args
 		done
@@ -99,11 +123,11 @@ done
 
 # dpdk-test's own FIB benchmarks (random routes as test_lpm's; 32-address bulk lookups).
 perf_tests="fib_perf_autotest fib6_perf_autotest"
-{ command -v dpdk-test >/dev/null && [ "$quick" != 1 ]; } || perf_tests=""
+{ command -v dpdk-test >/dev/null && [ "$quick" != 1 ] && [ "$only" != acl ]; } || perf_tests=""
 for t in $perf_tests; do
 	for r in $(seq "$reps"); do
-		for side in dpdk vpk; do
-			lib=""; [ $side = vpk ] && lib=$fib_lib
+		for side in $(order "$r"); do
+			lib=""; [ $side = vpk ] && lib=$fib_lib; [ $side = base ] && lib=$base_fib
 			echo $t | run "$w/$t.$side.$r" "$lib" dpdk-test $(eal_for 1024) $common
 			grep -q "Test OK" "$w/$t.$side.$r" || { tail -n 5 "$w/$t.$side.$r" >&2; exit 1; }
 		done
@@ -111,9 +135,9 @@ for t in $perf_tests; do
 	cases+=("perf:$t:$t")
 done
 
-python3 - "$w" "$reps" "$(eal_for 3072 | sed s/3072/N/) $common" "${cases[@]}" <<'EOF'
+python3 - "$w" "$reps" "$(eal_for 3072 | sed s/3072/N/) $common" "$sides" "${cases[@]}" <<'EOF'
 import json, re, statistics, sys, os
-w, reps, eal, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+w, reps, eal, side_names, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5:]
 
 def parse(path, kind):
     """One run's figures, or None (with the reason on stderr) when the tool printed none."""
@@ -142,7 +166,7 @@ out = {"tool": "scripts/bench-dropin.sh", "reps": reps, "eal": eal, "load_avg": 
 for c in cases:
     kind, name, stem = c.split(":")
     sides = {}
-    for side in ("dpdk", "vpk"):
+    for side in side_names:
         runs = [parse(os.path.join(w, "%s.%s.%d" % (stem, side, r)), kind) for r in range(1, reps + 1)]
         good = [r for r in runs if r is not None]
         if not good:
@@ -153,6 +177,10 @@ for c in cases:
     ratio = {k: round(sides["vpk"][k] / sides["dpdk"][k], 3) for k in sides["dpdk"]
              if k not in ("runs", "failed_runs") and sides["dpdk"][k]}
     key = ("acl-%dk" % (int(name) // 1000)) if kind == "acl" else name
-    out[key] = {"dpdk": sides["dpdk"], "vpk": sides["vpk"], "ratio": ratio}
+    out[key] = dict(sides, ratio=ratio)
+    if "base" in sides:
+        out[key]["ratio_base"] = {k: round(sides["base"][k] / sides["dpdk"][k], 3) for k in ratio}
+        out[key]["vpk_vs_base"] = {k: round(sides["vpk"][k] / sides["base"][k], 3) for k in ratio
+                                   if sides["base"][k]}
 print(json.dumps(out, indent=1))
 EOF

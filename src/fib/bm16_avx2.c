@@ -65,6 +65,65 @@ prefetch8(const uint32_t *arena, __m256i at)
 		__builtin_prefetch(arena + a[l]);
 }
 
+/*
+ * Short calls (at most SHORT_NB blocks, e.g. 64-key bursts): the stages as
+ * passes over all blocks, so every block's loads are in flight before the
+ * first one is needed and no ring bookkeeping runs (the ring's fill and
+ * drain dominate a 64-key call: random keys 0.76x, in-table 0.94x).
+ */
+#define SHORT_NB 16u
+
+static inline __attribute__((always_inline)) size_t
+vec_short(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t nb)
+{
+	const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xff), sixteen = _mm256_set1_epi32(16);
+	const uint32_t *ar = b->arena;
+	const int *a = (const int *)ar;
+	__m256i d[SHORT_NB];
+	uint32_t rk[SHORT_NB][8] __attribute__((aligned(32)));
+	uint32_t deep = 0;
+
+	for (size_t k = 0; k < nb; k++) {
+		__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+		d[k] = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(ip, 16), 4);
+		prefetch8(ar, first8(d[k], _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff)));
+	}
+	for (size_t k = 0; k < nb; k++) {
+		__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+		locate8s(ar, d[k], _mm256_and_si256(_mm256_srli_epi32(ip, 8), ff), rk[k]);
+	}
+	for (size_t k = 0; k < nb; k++) {
+		__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+		__m256i e = d[k], m = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
+		__m256i v = _mm256_mask_i32gather_epi32(e, a, _mm256_load_si256((const __m256i *)rk[k]), m, 4);
+		v = entry8(v, e, _mm256_and_si256(_mm256_srli_epi32(ip, 4), sixteen));
+		d[k] = v;
+		m = _mm256_cmpeq_epi32(_mm256_and_si256(v, one), one);
+		if (!_mm256_testz_si256(m, m)) {
+			deep |= 1u << k;
+			prefetch8(ar, first8(v, _mm256_and_si256(ip, ff)));
+		}
+	}
+	for (uint32_t x = deep; x != 0; x &= x - 1) {
+		unsigned k = (unsigned)__builtin_ctz(x);
+		__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+		locate8s(ar, d[k], _mm256_and_si256(ip, ff), rk[k]);
+	}
+	for (uint32_t x = deep; x != 0; x &= x - 1) {
+		unsigned k = (unsigned)__builtin_ctz(x);
+		__m256i ip = _mm256_loadu_si256((const void *)(ips + 8 * k));
+		__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(d[k], one), one);
+		__m256i w = _mm256_mask_i32gather_epi32(d[k], a, _mm256_load_si256((const __m256i *)rk[k]), m, 4);
+		d[k] = entry8(w, d[k], _mm256_and_si256(_mm256_slli_epi32(ip, 4), sixteen));
+	}
+	for (size_t k = 0; k < nb; k++) {
+		__m256i r = _mm256_srli_epi32(d[k], 1);
+		_mm256_storeu_si256((void *)(nhs + 8 * k), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(r)));
+		_mm256_storeu_si256((void *)(nhs + 8 * k + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(r, 1)));
+	}
+	return nb * 8;
+}
+
 /* AVX2: the AVX-512 pipeline on blocks of 8 keys. */
 #define VD 6u            /* 3 was slower in-table in spot runs */
 #define VR 32u          /* ring, a power of two > 4 * VD */
@@ -80,6 +139,8 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 	uint32_t rr[VR][8] __attribute__((aligned(32)));
 	bool rm[VR];
 
+	if (nb <= SHORT_NB)
+		return vec_short(b, ips, nhs, nb);
 	size_t vd = nb / 4 >= VD ? VD : nb / 4 ? nb / 4 : 1;
 
 	for (size_t t = 0; t < nb + 4 * vd; t++) {

@@ -209,10 +209,12 @@ node_runs(const struct bm6 *b, uint32_t line)
 	return r;
 }
 
-/* Fewest runs of a direct node at address byte `by` (257: never direct). */
+/* Fewest runs of a direct node at address byte `by` (257: never direct; deep nodes always are). */
 static unsigned
 dir_min(unsigned by)
 {
+	if (by >= BM6_DIRECT_DEEP)
+		return 1;
 	return by == 2 ? BM6_DIRECT_RUNS : by == 3 ? BM6_DIRECT3_RUNS : 257;
 }
 
@@ -424,12 +426,47 @@ rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g, unsigned by)
 	return b->node_of[g];
 }
 
+#define UNIFORM_LOOP(T)                                                         \
+	do {                                                                    \
+		const T *p_ = (const T *)t->tbl24 + base;                       \
+		T e_ = p_[0], diff_ = 0;                                        \
+		for (unsigned i_ = 0; i_ < 256; i_++)   /* vectorises */        \
+			diff_ |= p_[i_] ^ e_;                                   \
+		return diff_ != 0 ? 1 : e_;                                     \
+	} while (0)
+
+/*
+ * The entry all 256 tbl24 entries from base hold, or 1 when they differ
+ * (or all lead to one group; then the caller finds that out). A short
+ * prefix rewrites whole slices: this spares them map_entries(). Plain
+ * loads: the trie is the writer's own copy here.
+ */
+static uint64_t
+uniform_slice(const struct trie6 *t, size_t base)
+{
+	switch (t->nh_log) {
+	case 1: UNIFORM_LOOP(uint16_t);
+	case 2: UNIFORM_LOOP(uint32_t);
+	default: UNIFORM_LOOP(uint64_t);
+	}
+}
+
 static void
 rebuild_slice(struct bm6 *b, const struct trie6 *t, uint32_t s)
 {
 	uint64_t m[256], e;
 	uint32_t w[8];
+	/* Only a slice written whole can have become one leaf without a node's help. */
+	uint64_t u = b->track.slo[s] == 0 && b->track.shi[s] == 255 ? uniform_slice(t, (size_t)s * 256) : 1;
 
+	if (!(u & 1)) {         /* one next hop: a leaf in the direct table */
+		uint32_t old = b->slice_node[s];
+		b->slice_node[s] = 0;
+		vpk_ent_set(b->direct, 2 + b->ent64, s, u);
+		if (old != 0)
+			retire(b, old);
+		return;
+	}
 	if (b->slice_node[s] != 0 &&
 	    patch_window(b, t, t->tbl24, (size_t)s * 256, b->track.slo[s], b->track.shi[s], b->slice_node[s], 2))
 		return;

@@ -15,7 +15,9 @@
  *     bit0 = 0: next hop = value >> 1
  *     bit0 = 1: node at arena line (value >> 2), direct if bit1 is set
  * Every byte-2 (slice) and byte-3 node is direct (at least
- * BM6_DIRECT_RUNS / BM6_DIRECT3_RUNS runs = 1), deeper nodes compressed:
+ * BM6_DIRECT_RUNS / BM6_DIRECT3_RUNS runs = 1), and so is every node of
+ * byte BM6_DIRECT_DEEP (6) or deeper; the nodes of bytes 4 and 5 (/33../48,
+ * the bulk of real tables) are compressed:
  * a direct node is 256 plain entries from its first line, one gather for
  * the level instead of two, and, since every lane of a vector block is
  * then in a direct node at bytes 2 and 3, the header gather of those
@@ -56,6 +58,7 @@
 #define BM6_HDR 48u             /* header bytes; entries follow */
 #define BM6_DIRECT_RUNS 1u      /* slice nodes with this many runs are direct (kept down to half) */
 #define BM6_DIRECT3_RUNS 1u     /* byte-3 nodes with this many runs are direct (kept down to half) */
+#define BM6_DIRECT_DEEP 6u      /* nodes of bytes 6..15 (below /48) are direct too: few in real tables */
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 #define BM6_TQ_CHUNK ((size_t)1 << 26)  /* addresses per queue chunk: 16 x address index stays below 2^31 */

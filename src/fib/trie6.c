@@ -187,52 +187,128 @@ track_write(struct trie6 *t, const void *tbl, size_t base, size_t lo, size_t hi)
 	}
 }
 
-/* Write [a, b] into the table whose entries cover `shift` bits from bs. */
+/*
+ * Entries [i, j] of tbl, each wholly inside the written range, become v;
+ * groups they led to are freed after the store that unlinks them. A short
+ * prefix fills 2^(24 - depth) tbl24 entries, so blocks of 16 are scanned
+ * first with plain loads (the writer's own reads race with nothing; the
+ * loop vectorises): a block already holding v is skipped (no write to an
+ * untouched page), one without group entries is stored entry by entry
+ * (atomic stores: lookups may read the trie meanwhile), only a block with a
+ * group entry takes the entry-by-entry path that frees subtrees.
+ */
+#define FILL_ONE(T, p, k, v)                                                    \
+	do {                                                                    \
+		T e1_ = __atomic_load_n(&(p)[k], __ATOMIC_RELAXED);             \
+		if (e1_ != (v)) {                                               \
+			__atomic_store_n(&(p)[k], (v), __ATOMIC_RELEASE);       \
+			if (e1_ & 1)                                            \
+				free_subtree(t, (uint32_t)(e1_ >> 1));          \
+		}                                                               \
+	} while (0)
+#define FILL_LOOP(T)                                                            \
+	do {                                                                    \
+		T *p_ = tbl, v_ = (T)v;                                         \
+		size_t k_ = i;                                                  \
+		for (; k_ + 16 <= j + 1; k_ += 16) {                            \
+			T ext_ = 0, diff_ = 0;                                  \
+			for (unsigned x_ = 0; x_ < 16; x_++) {                  \
+				ext_ |= p_[k_ + x_];                            \
+				diff_ |= p_[k_ + x_] ^ v_;                      \
+			}                                                       \
+			if (diff_ == 0)                                         \
+				continue;                                       \
+			if (ext_ & 1) {                                         \
+				for (unsigned x_ = 0; x_ < 16; x_++)            \
+					FILL_ONE(T, p_, k_ + x_, v_);           \
+				continue;                                       \
+			}                                                       \
+			_Pragma("GCC unroll 16")                                \
+			for (unsigned x_ = 0; x_ < 16; x_++)                    \
+				__atomic_store_n(&p_[k_ + x_], v_, __ATOMIC_RELAXED); \
+		}                                                               \
+		for (; k_ <= j; k_++)                                           \
+			FILL_ONE(T, p_, k_, v_);                                \
+	} while (0)
+
+static void
+fill(struct trie6 *t, void *tbl, size_t i, size_t j, uint64_t v)
+{
+	switch (t->nh_log) {
+	case 1: FILL_LOOP(uint16_t); break;
+	case 2: FILL_LOOP(uint32_t); break;
+	default: FILL_LOOP(uint64_t); break;
+	}
+}
+
+static void write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, u128 b, uint64_t nh);
+
+/* Write the part [a, b] of entry idx (not wholly inside it) through its group, made if needed. */
+static void
+write_part(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 idx, u128 a, u128 b, uint64_t nh)
+{
+	unsigned log = t->nh_log;
+	size_t i = base + (size_t)idx;
+	u128 es = bs + (idx << shift), ee = es + ((((u128)1) << shift) - 1);
+	uint64_t e = vpk_ent_get(tbl, log, i);
+	uint32_t g;
+
+	if (e & 1) {
+		g = (uint32_t)(e >> 1);
+	} else {
+		if ((e >> 1) == nh)
+			return;
+		g = group_alloc(t);
+		size_t gb = (size_t)g * TRIE6_GROUP;
+		for (unsigned k = 0; k < TRIE6_GROUP; k++)
+			vpk_ent_set(t->tbl8, log, gb + k, e);
+		vpk_ent_set(tbl, log, i, (uint64_t)g << 1 | 1);
+	}
+	size_t gb = (size_t)g * TRIE6_GROUP;
+	write(t, t->tbl8, gb, shift - 8, es, a > es ? a : es, b < ee ? b : ee, nh);
+	/* Fold the group back when it became uniform and plain. */
+	uint64_t f = vpk_ent_get(t->tbl8, log, gb);
+	if (f & 1)
+		return;
+	unsigned k = 1;
+	while (k < TRIE6_GROUP && vpk_ent_get(t->tbl8, log, gb + k) == f)
+		k++;
+	if (k == TRIE6_GROUP) {
+		vpk_ent_set(tbl, log, i, f);
+		group_free(t, g);
+	}
+}
+
+/*
+ * Write [a, b] into the table whose entries cover `shift` bits from bs:
+ * only the first and the last entry can be partly inside [a, b]; those go
+ * through their groups, the entries between are filled. Index order.
+ */
 static void
 write(struct trie6 *t, void *tbl, size_t base, unsigned shift, u128 bs, u128 a, u128 b, uint64_t nh)
 {
-	unsigned log = t->nh_log;
 	u128 lo = (a - bs) >> shift, hi = (b - bs) >> shift;
+	u128 ones = (((u128)1) << shift) - 1;
+	bool lo_part = a != bs + (lo << shift), hi_part = b != bs + (hi << shift) + ones;
 
 	if (t->track != NULL)
 		track_write(t, tbl, base, (size_t)lo, (size_t)hi);
-	for (u128 idx = lo; idx <= hi; idx++) {
-		size_t i = base + (size_t)idx;
-		u128 es = bs + (idx << shift), ee = es + ((((u128)1) << shift) - 1);
-		uint64_t e = vpk_ent_get(tbl, log, i);
-
-		if (a <= es && ee <= b) {
-			vpk_ent_set(tbl, log, i, nh << 1);
-			if (e & 1)
-				free_subtree(t, (uint32_t)(e >> 1));
-			continue;
-		}
-		uint32_t g;
-		if (e & 1) {
-			g = (uint32_t)(e >> 1);
-		} else {
-			if ((e >> 1) == nh)
-				continue;
-			g = group_alloc(t);
-			size_t gb = (size_t)g * TRIE6_GROUP;
-			for (unsigned k = 0; k < TRIE6_GROUP; k++)
-				vpk_ent_set(t->tbl8, log, gb + k, e);
-			vpk_ent_set(tbl, log, i, (uint64_t)g << 1 | 1);
-		}
-		size_t gb = (size_t)g * TRIE6_GROUP;
-		write(t, t->tbl8, gb, shift - 8, es, a > es ? a : es, b < ee ? b : ee, nh);
-		/* Fold the group back when it became uniform and plain. */
-		uint64_t f = vpk_ent_get(t->tbl8, log, gb);
-		if (f & 1)
-			continue;
-		unsigned k = 1;
-		while (k < TRIE6_GROUP && vpk_ent_get(t->tbl8, log, gb + k) == f)
-			k++;
-		if (k == TRIE6_GROUP) {
-			vpk_ent_set(tbl, log, i, f);
-			group_free(t, g);
-		}
+	if (lo_part)
+		write_part(t, tbl, base, shift, bs, lo, a, b, nh);
+	if (hi == lo) {
+		if (lo_part)
+			return;
+		if (hi_part)
+			write_part(t, tbl, base, shift, bs, hi, a, b, nh);
+		else
+			fill(t, tbl, base + (size_t)lo, base + (size_t)lo, nh << 1);
+		return;
 	}
+	u128 flo = lo_part ? lo + 1 : lo, fhi = hi_part ? hi - 1 : hi;        /* hi > lo: no wrap */
+	if (flo <= fhi)
+		fill(t, tbl, base + (size_t)flo, base + (size_t)fhi, nh << 1);
+	if (hi_part)
+		write_part(t, tbl, base, shift, bs, hi, a, b, nh);
 }
 
 void

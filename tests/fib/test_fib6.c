@@ -4,10 +4,9 @@
  * (-ENOSPC before any change, recovery), and every usable lookup variant
  * against the reference LPM on random add/delete sequences (clustered
  * prefixes of every length incl. /0 and /128), every entry width, lengths
- * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page
- * (bm6: direct-node thresholds changed during the sequence, so nodes switch
- * kind both ways, and the vector kernels' scalar tail threshold); then the
- * real RouteViews IPv6 table when present (argv[1]), and the default layout.
+ * 0..67 and 255..257 with outputs poisoned and inputs ending at a guard page;
+ * slices written whole with a group at an edge; then the real RouteViews
+ * IPv6 table when present (argv[1]), and the default layout.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -339,6 +338,33 @@ test_random(unsigned nh_size, enum vpk_fib6_type type)
 	vpk_fib6_destroy(f);
 }
 
+/*
+ * A slice (2^16 prefix) whose 256 tbl24 entries are written whole by one
+ * update but hold a group at its first or last entry (a /30 added before
+ * the covering /16): bm6 makes a slice written whole a leaf only when all
+ * its entries are one next hop. Every width, both layouts.
+ */
+static void
+test_slice_edges(enum vpk_fib6_type type)
+{
+	for (unsigned sz = 2; sz <= 8; sz *= 2)
+		for (unsigned edge = 0; edge < 2; edge++) {
+			struct vpk_fib6_conf c = { .type = type, .nh_size = sz, .num_tbl8 = 64, .max_routes = 16 };
+			struct vpk_fib6 *f;
+			uint64_t s = UINT64_C(0x2001) << 48, e = (uint64_t)(edge ? 255 : 0) << 40;
+			CHECK(vpk_fib6_create(&c, &f) == 0, "create");
+			CHECK(add(f, s | e, 0, 30, 9) == 0, "add /30");
+			CHECK(add(f, s, 0, 16, 4) == 0, "add /16");
+			CHECK(one(f, s | e | UINT64_C(0x123), 5) == 9, "%u bytes, edge %u: /30 under the /16", sz, edge);
+			CHECK(one(f, s | e | (UINT64_C(1) << 38), 5) == 4, "%u bytes: rest of its /24", sz);
+			CHECK(one(f, s | (UINT64_C(0x80) << 40), 5) == 4, "%u bytes: middle of the slice", sz);
+			CHECK(del(f, s, 0, 16) == 0, "del /16");
+			CHECK(one(f, s | e | UINT64_C(0x123), 5) == 9 && one(f, s | (UINT64_C(0x80) << 40), 5) == 0,
+			      "%u bytes, edge %u: after deleting the /16", sz, edge);
+			vpk_fib6_destroy(f);
+		}
+}
+
 static int
 cmp_route(const void *a, const void *b)
 {
@@ -443,6 +469,7 @@ main(int argc, char **argv)
 	test_default();
 	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
 		test_api(t);
+		test_slice_edges(t);
 		for (unsigned s = 2; s <= 8; s *= 2)
 			test_random(s, t);
 	}
