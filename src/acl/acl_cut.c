@@ -78,17 +78,25 @@ best_cut(struct acl_bld *b, const uint32_t *idx, uint32_t cnt, uint32_t d, uint3
 {
 	uint32_t *ls = b->sa, *hs = b->sb, nd = b->nd;
 	uint32_t best = UINT32_MAX, bsum = UINT32_MAX, bt = 0;
-	uint32_t i = 0, j = 0;
+	uint32_t i = 0, j = 0, top = cnt, nh = 0;
 
+	/* Ends clamped to the box: only those inside it need sorting (rules spanning the box in
+	 * this dimension, e.g. its wildcards, are often most of a node's). */
 	for (uint32_t k = 0; k < cnt; k++) {
 		size_t o = (size_t)idx[k] * nd + d;
 		uint32_t l = b->plo[o], h = b->phi[o];
 
-		ls[k] = l < blo ? blo : l;
-		hs[k] = h > bhi ? bhi : h;
+		if (l > blo)
+			ls[--top] = l;
+		if (h < bhi)
+			hs[nh++] = h;
 	}
-	sort_u32(ls, cnt, b->sc);
-	sort_u32(hs, cnt, b->sc);
+	sort_u32(ls + top, cnt - top, b->sc);
+	for (uint32_t k = 0; k < top; k++)
+		ls[k] = blo;
+	sort_u32(hs, nh, b->sc);
+	for (uint32_t k = nh; k < cnt; k++)
+		hs[k] = bhi;
 	/* Candidates t in (blo, bhi]: every l > blo and every h + 1 <= bhi. nl = #l < t, nr = #h >= t. */
 	while (i < cnt || j < cnt) {
 		uint64_t tl = i < cnt ? ls[i] : UINT64_MAX;
