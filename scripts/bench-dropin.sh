@@ -33,6 +33,14 @@ data=${VPK_DATA:-$(dirname "$0")/../../shared/data}
 quick=${QUICK:-0}
 only=${VPK_BENCH_ONLY:-}
 base=${VPK_BENCH_BASE:-}
+case $only in
+"" | acl | fib) ;;
+*) echo "bench-dropin: VPK_BENCH_ONLY='$only': expected acl or fib" >&2; exit 2 ;;
+esac
+if [ -n "$base" ] && [ ! -f "$base/compat/dpdk/libvpk_rte_acl.so" ]; then
+	echo "bench-dropin: VPK_BENCH_BASE='$base': no compat/dpdk/libvpk_rte_acl.so in it (a build directory)" >&2
+	exit 2
+fi
 sides="dpdk vpk"
 [ -n "$base" ] && sides="dpdk vpk base"
 [ "$quick" = 1 ] && reps=${REPS:-3}
