@@ -272,8 +272,7 @@ vpk_node_trace_mark(struct vpk_node_rt *rt, struct vpk_buf *b)
 uint16_t
 vpk_node_error_id(const struct vpk_node_rt *rt, uint16_t code)
 {
-	/* (node index + 1) in the high byte, the node's reason in the low byte. */
-	return (uint16_t)(((rt->index + 1u) << 8) | code);
+	return graph_error_id(rt, code);
 }
 
 const char *

@@ -47,6 +47,14 @@ struct vpk_node_rt {
 	uint64_t err_store[VPK_NODE_MAX_ERRORS];
 };
 
+/* vpk_node_error_id(): (node index + 1) in the high byte, the node's reason in the low byte.
+ * Inline for the built-in nodes' drop paths (nodes.h), which would otherwise pay a call. */
+static inline __attribute__((always_inline)) uint16_t
+graph_error_id(const struct vpk_node_rt *rt, uint16_t code)
+{
+	return (uint16_t)(((rt->index + 1u) << 8) | code);
+}
+
 struct vpk_graph {
 	struct vpk_pool *pool;
 	void *pool_base;

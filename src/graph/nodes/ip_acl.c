@@ -42,30 +42,30 @@ frag_offset(const uint8_t *l3, const uint8_t *l4, bool is_ip6)
 	return is_ip6 ? (uint32_t)vpk_rd16be(l4 - 6) >> 3 : vpk_rd16be(l3 + 6) & 0x1fffu;
 }
 
-/* Write @b's tuple to @t; return TUPLE_WHOLE, TUPLE_FRAG or the ACL_ERR_* to drop it for. */
+/* Write @b's tuple to @t; return TUPLE_WHOLE, TUPLE_FRAG or the ACL_ERR_* to drop it for. The
+ * buffer's fields are read before the first store to @t (which the compiler must assume may
+ * alias them), and the two addresses, back to back in the header, are one copy. */
 static inline __attribute__((always_inline)) uint32_t
 tuple(const struct vpk_buf *b, uint8_t *t, bool is_ip6)
 {
-	const uint8_t *l3 = vpk_buf_area((struct vpk_buf *)b) + b->l3_off;
-	const uint8_t *l4 = vpk_buf_area((struct vpk_buf *)b) + b->l4_off;
-	uint32_t end = (uint32_t)b->data_off + b->len;
-	unsigned al = is_ip6 ? 16 : 4, po = is_ip6 ? 36 : 12;
-
+	const uint8_t *area = vpk_buf_area((struct vpk_buf *)b);
+	const uint8_t *l3 = area + b->l3_off, *l4 = area + b->l4_off;
+	uint32_t l4_off = b->l4_off, end = (uint32_t)b->data_off + b->len;
 	uint32_t w0 = b->l4_proto;      /* protocol, then 3 bytes of padding */
+	uint16_t flags = b->flags;
+	unsigned po = is_ip6 ? 36 : 12;
 
 	if (is_ip6)
 		memset(t, 0, 40);
 	memcpy(t, &w0, 4);              /* x86-64 is little-endian: t[0] = protocol */
-	memcpy(t + 4, l3 + (is_ip6 ? 8 : 12), al);
-	memcpy(t + 4 + al, l3 + (is_ip6 ? 24 : 16), al);
-	if (__builtin_expect(b->flags & VPK_BUF_F_FRAG_LATER, 0)) {
+	memcpy(t + 4, l3 + (is_ip6 ? 8 : 12), is_ip6 ? 32 : 8);        /* source, destination */
+	if (__builtin_expect(flags & VPK_BUF_F_FRAG_LATER, 0)) {
 		memset(t + po, 0, 4);
-		return b->l4_proto == 6 && frag_offset(l3, l4, is_ip6) == 1 ? ACL_ERR_FRAG_OVERLAP
-									    : TUPLE_FRAG;
+		return w0 == 6 && frag_offset(l3, l4, is_ip6) == 1 ? ACL_ERR_FRAG_OVERLAP : TUPLE_FRAG;
 	}
-	if (__builtin_expect((uint32_t)b->l4_off + 4 > end, 0)) {
+	if (__builtin_expect(l4_off + 4 > end, 0)) {
 		memset(t + po, 0, 4);
-		return b->l4_proto == 59 ? TUPLE_WHOLE : ACL_ERR_L4_SHORT;  /* 59: no next header */
+		return w0 == 59 ? TUPLE_WHOLE : ACL_ERR_L4_SHORT;  /* 59: no next header */
 	}
 	memcpy(t + po, l4, 4);
 	return TUPLE_WHOLE;

@@ -70,7 +70,7 @@ vpk_csum_fold(uint32_t s)
 static inline __attribute__((always_inline)) uint16_t
 vpk_node_drop(struct vpk_node_rt *rt, struct vpk_buf *b, uint16_t code, uint16_t drop_arc)
 {
-	b->error = vpk_node_error_id(rt, code);
+	b->error = graph_error_id(rt, code);
 	vpk_node_count_error(rt, code, 1);
 	return drop_arc;
 }
