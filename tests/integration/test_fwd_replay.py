@@ -72,3 +72,14 @@ def test_loop_refused_with_a_reason(run_vpk, tmp_path):
         p = run_vpk("fwd", "--config", str(cfg))
         assert p.returncode == 2, (line, p.stderr)
         assert "bad.conf:1" in p.stderr and why in p.stderr, (line, p.stderr)
+
+
+def test_poll_size_doubles_in_a_graph_that_classifies(run_vpk, tmp_path):
+    """64 packets a poll (a NIC's rx burst); 128 when the graph has the ACL stage."""
+    rules = tmp_path / "rules.txt"
+    rules.write_text("@192.0.2.1/32\t198.51.100.1/32\t0 : 65535\t0 : 65535\t0x00/0x00\n")
+    for extra, want in (("", 64), (f"acl load {rules}\n", 128)):
+        cfg, _, _ = setup(tmp_path, loop=" loop", extra="run-limit packets 1280\n" + extra)
+        r = run(run_vpk, "--config", cfg)
+        eth = [n for n in r["nodes"] if n["name"] == "ethernet-input"][0]
+        assert r["packets"] == 1280 and eth["vectors_per_call"] == want, (extra, eth)

@@ -34,8 +34,18 @@
  * frame. The frame's buffers and headers (2 lines a packet) then stay in L1
  * from node to node; at 256 they spill to L2 at every node (about 15%
  * fewer packets per CPU second on the routes-only path, docs/forwarder.md).
+ * A graph that classifies polls 128: the classifier's tables fill L1
+ * anyway, and the per-frame costs (dispatch, the classify call) spread
+ * over twice the packets (docs/forwarder.md).
  */
 #define FWD_RX_BURST 64u
+#define FWD_RX_BURST_ACL 128u
+
+uint32_t
+fwd_rx_burst(const struct vpk_fwd *f)
+{
+	return f->acl4.acl != NULL || f->acl6.acl != NULL ? FWD_RX_BURST_ACL : FWD_RX_BURST;
+}
 
 const char fwd_pcap_input_name[] = "pcap-input";
 const char fwd_io_input_name[] = "io-input";
@@ -583,7 +593,7 @@ io_input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n
 {
 	struct vpk_fwd *f = vpk_node_ctx(rt);
 	struct fwd_live *l = f->live;
-	uint32_t idx[VPK_FRAME_SIZE], want = FWD_RX_BURST;
+	uint32_t idx[VPK_FRAME_SIZE], want = f->rx_burst != 0 ? f->rx_burst : FWD_RX_BURST;
 	void *base = vpk_node_pool_base(rt);
 
 	(void)b;

@@ -103,6 +103,7 @@ struct vpk_fwd {
 	struct vpk_graph *graph;
 	struct vpk_if_output out;
 	size_t rr;                      /* round-robin cursor over inputs */
+	uint32_t rx_burst;              /* packets per input poll of the one-graph run (fwd_rx_burst()) */
 	char io_err[256];
 	int io_rc;
 };
@@ -209,6 +210,7 @@ int fwd_register_nodes(void);
 extern const char fwd_pcap_input_name[], fwd_io_input_name[], fwd_mem_input_name[];
 extern const struct fwd_cmd fwd_cmd_run_limit, fwd_cmd_dpdk_eal;
 const char *fwd_input_name(const struct vpk_fwd *f);
+uint32_t fwd_rx_burst(const struct vpk_fwd *f);
 int fwd_io_open(struct vpk_fwd *f, bool want_input, char *err, size_t len);
 void fwd_io_close(struct vpk_fwd *f, int *rc, char *err, size_t len);
 bool fwd_io_inputs_done(struct vpk_fwd *f, bool mem);

@@ -80,6 +80,7 @@ vpk_fwd_run(struct vpk_fwd *f, struct vpk_fwd_run_stats *st, char *err, size_t l
 	} else {
 		locked = fwd_ctl_lock(f);
 		rc = fwd_build_graph(f, fwd_input_name(f), f, NULL, NULL, 0, &f->graph, err, len);
+		f->rx_burst = fwd_rx_burst(f);
 		fwd_ctl_unlock(f, locked);
 		if (rc != 0) {
 			fwd_io_close(f, &rc, NULL, 0);
