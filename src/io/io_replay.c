@@ -174,9 +174,12 @@ copy_run(struct vpk_io_port *p, const struct replay_be *b, uint32_t from, const 
 	uint32_t port = p->conf.port_id;
 	void *base = p->base;
 	uint64_t bytes = 0;
-
+	const bool small_ok = b->small_ok;      /* locals and loads first: the stores to a buffer */
+						/* could alias *b and data_off for the compiler */
 	for (uint32_t k = 0; k < m; k++) {
 		struct vpk_buf *d = vpk_buf_from_idx(base, idx[k]);
+		uint8_t *dst = vpk_buf_data(d);
+		const uint8_t *s = src[k];
 		uint16_t len = lens[k];
 
 		__builtin_prefetch(src[k + REPLAY_AHEAD]);
@@ -184,10 +187,10 @@ copy_run(struct vpk_io_port *p, const struct replay_be *b, uint32_t from, const 
 		d->total_len = len;
 		d->rx_if = port;
 		bytes += len;
-		if (len <= 64 && b->small_ok)           /* one fixed-size copy: a few vector moves */
-			memcpy(vpk_buf_data(d), src[k], 64);
+		if (len <= 64 && small_ok)              /* one fixed-size copy: a few vector moves */
+			memcpy(dst, s, 64);
 		else
-			memcpy(vpk_buf_data(d), src[k], len);
+			memcpy(dst, s, len);
 	}
 	return bytes;
 }
