@@ -3,7 +3,9 @@
  * vxlan4-input and vxlan6-input: VxLAN decapsulation (RFC 7348), fed by
  * ip4/ip6-tunnel-bypass with UDP to the VxLAN port.
  *
- * Per frame:
+ * Per frame (AVX2 / AVX-512, IPv4: first the fast path, vx_fast(), for the
+ * packets an endpoint's first tunnel decapsulates; the steps below for the
+ * rest; the scalar node function itself while the endpoint cache thrashes):
  *  1. key every packet by its endpoint pair (IPv4: the 8 bytes SA|DA as one
  *     64-bit load, VPP's key[0]; IPv6: a 64-bit fold of SA and DA);
  *  2. resolve all keys with the endpoint cache of this node's ISA
@@ -41,7 +43,7 @@ enum {
  * Ethernet header - compared under @m with @t: VXLAN flags (RFC: the I bit;
  * strict: 0x08 and the reserved byte after the VNI), the VNI, for decap-next
  * ip4 / ip6 the inner EtherType; for decap-next l2 the inner EtherType must
- * not be a VLAN / QinQ tag (@l2m, @l2k). The addresses are the endpoint key
+ * not be a VLAN / QinQ tag (@l2m). The addresses are the endpoint key
  * already matched; the lengths are checked apart. One more template, after
  * the endpoints', never matches: the one of the cache's empty ways (key 0,
  * so header bytes 18 and 19 are 0, where it wants 0xff).
@@ -53,7 +55,6 @@ struct vx_tmpl {
 	uint8_t t[32], m[32];           /* header bytes [VX_WIN, VX_FAST_LEN) */
 	uint8_t l2m[32];                /* decap-next l2: 0xff at the inner EtherType */
 	uint32_t val;                   /* the tunnel index */
-	uint16_t l2k;                   /* decap-next l2: the inner EtherType's 16-bit lane */
 	uint16_t flags;                 /* buffer flags a good packet gets */
 	uint16_t next;                  /* its arc */
 } __attribute__((aligned(64)));
@@ -180,8 +181,8 @@ vx_checks(struct vpk_node_rt *rt, struct vx_ctx *x, struct vpk_buf **b, const ui
 		uint32_t c1 = m - c0 < VX_CHUNK ? m : c0 + VX_CHUNK;
 
 		for (uint32_t j = c0; j < c1; j++) {
-			const struct vpk_buf *p = b[VX_AT(j)];
-			const uint8_t *h = vpk_buf_area((struct vpk_buf *)p) + p->l3_off;
+			struct vpk_buf *p = b[VX_AT(j)];
+			const uint8_t *h = vpk_buf_area(p) + p->l3_off;
 
 			if (j + 4 < m)
 				__builtin_prefetch(vpk_buf_area(b[VX_AT(j + 4)]) + b[VX_AT(j + 4)]->l3_off);
@@ -287,15 +288,14 @@ slow:
 
 /*
  * Thrashing (the cache kernel found more endpoints interleaved than ways):
- * the scalar variant's node function itself for the frame, counted in
- * cache calls like the kernel's own fallback.
+ * the scalar variant's node function itself for the next EP_COLD_CALLS
+ * frames (a frame is up to 4 of the kernel's calls, so the ways are tried
+ * again 4 times less often than the kernel alone would).
  */
 static uint32_t
 vx_cold(struct vpk_node_rt *rt, struct vx_ctx *x, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
-	uint32_t calls = (n + VX_CHUNK - 1) / VX_CHUNK;
-
-	x->cache.cold -= calls < x->cache.cold ? calls : x->cache.cold;
+	x->cache.cold--;
 	return vxlan4_input_scalar.fn(rt, b, bi, n);
 }
 #endif
@@ -413,7 +413,6 @@ vx_tmpl_build(struct vx_ctx *x, uint32_t n_ep)
 		} else {
 			/* Inner EtherType (header bytes 48, 49): not a VLAN / QinQ tag. */
 			t->l2m[48 - VX_WIN] = t->l2m[49 - VX_WIN] = 0xff;
-			t->l2k = 1u << (48 - VX_WIN) / 2;
 			t->next = VX_NEXT_L2;
 			t->flags = VPK_BUF_F_INNER;
 		}
