@@ -93,7 +93,7 @@ make_pkt(struct pkt *p, unsigned kind, unsigned e)
 {
 	/* Options: a real 24-byte header, or a 20-byte one that the metadata says is 24 (l4_off). */
 	bool opt_meta = kind == 4 && check_rand_range(2);
-	unsigned t = e + N_EP * (unsigned)check_rand_range(kind == 3 ? 3 : 1), hl = kind == 4 && !opt_meta ? 24 : 20;
+	unsigned t = e + N_EP * (unsigned)check_rand_range(kind == 3 || kind == 7 ? 3 : 1), hl = kind == 4 && !opt_meta ? 24 : 20;
 	unsigned next = tun[t].decap_next, ulen = 16 + 14 + (unsigned)check_rand_range(80);
 	uint8_t *h = p->d, *u, *vx;
 
@@ -140,12 +140,14 @@ make_pkt(struct pkt *p, unsigned kind, unsigned e)
 	case 6:                         /* key 0 */
 		memset(h + 12, 0, 8);
 		break;
-	case 7:                         /* inner VLAN / QinQ / other EtherType */
-		vx[8 + 12] = check_rand_range(2) ? 0x81 : 0x88;
-		vx[8 + 13] = vx[8 + 12] == 0x81 ? 0x00 : 0xa8;
-		if (check_rand_range(3) == 0)
-			vx[8 + 12] ^= 0x01;
+	case 7: {                       /* inner VLAN / QinQ / ARP / near misses, to any of the tunnels */
+		static const uint8_t et[][2] = { { 0x81, 0x00 }, { 0x88, 0xa8 }, { 0x08, 0x06 }, { 0x81, 0x01 },
+						 { 0x89, 0xa8 }, { 0x86, 0xdd }, { 0x08, 0x00 } };
+		unsigned x = (unsigned)check_rand_range(sizeof(et) / sizeof(et[0]));
+
+		vx[8 + 12] = et[x][0], vx[8 + 13] = et[x][1];
 		break;
+	}
 	case 8:                         /* reserved bytes */
 		vx[check_rand_range(2) ? 7 : 1 + check_rand_range(3)] = (uint8_t)(1 + check_rand_range(255));
 		break;
