@@ -9,7 +9,8 @@
  * byte (strict mode), VNI (other tunnels of the endpoint, unknown), IP
  * options, unknown endpoints (ours / not ours), endpoint key 0 (what the
  * cache's empty ways hold), inner VLAN / QinQ tags, wrong inner EtherType,
- * frames cut short (0..60 bytes from the IPv4 header). Frames of every
+ * frames cut short (20..60 bytes from the IPv4 header: ip4-input, before
+ * the node, lets only whole IPv4 headers through). Frames of every
  * length 1..256, for RFC and strict mode, with 1..16 endpoints interleaved
  * (the cache thrashes above 8). One buffer of the pool ends at an
  * inaccessible page and is in every frame with its packet flush against the
@@ -151,8 +152,8 @@ make_pkt(struct pkt *p, unsigned kind, unsigned e)
 	case 8:                         /* reserved bytes */
 		vx[check_rand_range(2) ? 7 : 1 + check_rand_range(3)] = (uint8_t)(1 + check_rand_range(255));
 		break;
-	case 9:                         /* cut short */
-		p->len = (uint16_t)check_rand_range(61);
+	case 9:                         /* cut short (ip4-input passes only whole IPv4 headers) */
+		p->len = (uint16_t)(hl + check_rand_range(41));
 		break;
 	default:
 		break;

@@ -85,18 +85,6 @@ vx_is_local(const struct vx_ctx *x, const uint8_t *da)
 	return false;
 }
 
-/* Frame bytes from the outer L3 header on (0 when the offsets are out of order). */
-static inline __attribute__((always_inline)) uint32_t
-vx_left(const struct vpk_buf *b)
-{
-	int32_t left = (int32_t)b->data_off + b->len - (int32_t)b->l3_off;
-
-	return left > 0 ? (uint32_t)left : 0;
-}
-
-/* The outer addresses (IPv4 SA|DA, IPv6 SA and DA) are in the frame. */
-#define VX_ADDR_END(is6) ((is6) ? 40u : 20u)
-
 /* Tunnel table values: tunnel index | decap_next << VX_NEXT_SHIFT. */
 #define VX_NEXT_SHIFT 24
 #define VX_CHUNK 64u
@@ -108,19 +96,17 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
 {
 	uint8_t *h = vpk_buf_area(b) + b->l3_off;
 	uint32_t hlen = (uint32_t)(b->l4_off - b->l3_off);     /* after IPv6 extension headers */
-	uint32_t left = vx_left(b), ulen, vni, ti, eth;
+	uint32_t left = vpk_l3_left(b), ulen, vni, ti, eth;
 	const uint8_t *u = h + hlen, *vx = u + 8;
 	uint8_t *inner;
 
-	if (left < VX_ADDR_END(x->is6))
-		return vpk_node_drop(rt, b, VX_ERR_TRUNC, VX_NEXT_DROP);     /* not even the addresses */
 	if (ep != EP_NONE && x->is6 && memcmp(x->ep_addr[ep], h + 8, 32) != 0)
 		ep = EP_NONE;   /* fold collision: not this endpoint */
 	if (ep == EP_NONE && !vx_is_local(x, h + (x->is6 ? 24 : 16))) {
 		(*n_fwd)++;
 		return fwd;
 	}
-	if (left < 16 || hlen > left - 16)
+	if (left < hlen + 16)
 		return vpk_node_drop(rt, b, VX_ERR_TRUNC, VX_NEXT_DROP);
 	ulen = vpk_rd16be(u + 4);
 	if (ulen < 16 || ulen > left - hlen)
@@ -167,6 +153,9 @@ vx_one(struct vpk_node_rt *rt, const struct vx_ctx *x, struct vpk_buf *b, uint32
  * The per-packet path for @m packets of the frame: packet j is b[at(j)]
  * (@idx: the fast path's leftovers; NULL: all of them, in order). Chunks of
  * VX_CHUNK packets: their headers are still in L1 when the checks read them.
+ * The outer addresses are read without a length check: ip4-input /
+ * ip6-input, before the tunnel bypass, have checked that the IP header
+ * (up to l4_off) is in the frame.
  */
 static inline __attribute__((always_inline)) void
 vx_checks(struct vpk_node_rt *rt, struct vx_ctx *x, struct vpk_buf **b, const uint16_t *idx, uint32_t m,
@@ -186,9 +175,7 @@ vx_checks(struct vpk_node_rt *rt, struct vx_ctx *x, struct vpk_buf **b, const ui
 
 			if (j + 4 < m)
 				__builtin_prefetch(vpk_buf_area(b[VX_AT(j + 4)]) + b[VX_AT(j + 4)]->l3_off);
-			if (vx_left(p) < VX_ADDR_END(is6))
-				key[j] = 0;     /* never an endpoint; vx_one() drops it */
-			else if (is6)
+			if (is6)
 				key[j] = ep_key6(h + 8, h + 24);
 			else
 				memcpy(&key[j], h + 12, 8);
