@@ -279,7 +279,7 @@ slow:
  * frames (a frame is up to 4 of the kernel's calls, so the ways are tried
  * again 4 times less often than the kernel alone would).
  */
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 vx_cold(struct vpk_node_rt *rt, struct vx_ctx *x, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	x->cache.cold--;
