@@ -29,6 +29,9 @@
  * AVX2/AVX-512 variants finish the call with the 1-entry cache and run
  * the next EP_COLD_CALLS calls with it (the scalar variant's loop), then
  * try the ways again: the cost of scalar, whatever the number of endpoints.
+ * vxlan4-input reads @cold too: while it is set, its AVX2/AVX-512 variants
+ * run the scalar variant's node function for the whole frame (and count
+ * @cold down per frame).
  * Key 0 is never in the table (the control plane refuses 0.0.0.0 / ::
  * endpoints), so empty cache slots (key 0, val EP_NONE) can "hit" only for
  * a key the table does not have either: the cache never changes a result.
