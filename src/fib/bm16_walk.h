@@ -166,6 +166,7 @@ BM16_STEP bool blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, un
 BM16_STEP void blk_store(const uint32_t *d, uint64_t *nhs);
 
 #define BM16_ALIGN __attribute__((aligned(BM16_W * 4)))
+_Static_assert(BM16_SHORT_NB <= 32, "vec_short() keeps one bit per block");
 
 /*
  * Short calls (at most BM16_SHORT_NB blocks, e.g. 64-key bursts): the
