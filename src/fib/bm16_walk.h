@@ -144,6 +144,111 @@ rank_lanes(const uint32_t *arena, uint32_t cmp, const uint32_t *at, const uint32
 	}
 }
 
+#ifdef BM16_W
+/*
+ * The vector walks, written once for every width. An ISA file defines
+ * BM16_W (lanes per block), BM16_VD (ring distance in blocks) and
+ * BM16_SHORT_NB (the most blocks a call walks as passes, 0: never) before
+ * including this header, and after it these block steps on BM16_W lanes
+ * held in aligned arrays (d: entries, ip: keys, rk: arena words):
+ *   blk_direct(b, ip, d)          direct entries; prefetch each lane's first node line
+ *   blk_locate(ar, d, ip, sh, rk) locate() of entry (ip >> sh) & 0xff (rank_lanes() for
+ *                                 compressed lanes, which prefetches their values)
+ *   blk_value(ar, d, ip, sh, rk)  d = entry_of() of the lanes in nodes; with sh = 8, prefetch
+ *                                 the /32-level first lines; returns whether a lane is a node
+ *   blk_store(d, nhs)             nhs = d >> 1
+ * The steps differ by ISA only; the order of the loads is the walks'.
+ */
+#define BM16_STEP static inline __attribute__((always_inline))
+BM16_STEP void blk_direct(const struct bm16 *b, const uint32_t *ip, uint32_t *d);
+BM16_STEP void blk_locate(const uint32_t *ar, const uint32_t *d, const uint32_t *ip, unsigned sh, uint32_t *rk);
+BM16_STEP bool blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk);
+BM16_STEP void blk_store(const uint32_t *d, uint64_t *nhs);
+
+#define BM16_ALIGN __attribute__((aligned(BM16_W * 4)))
+_Static_assert(BM16_SHORT_NB <= 32, "vec_short() keeps one bit per block");
+
+/*
+ * Short calls (at most BM16_SHORT_NB blocks, e.g. 64-key bursts): the
+ * stages as passes over all blocks, so every block's loads are in flight
+ * before the first one is needed and no ring bookkeeping runs (the ring's
+ * fill and drain dominate a 64-key call).
+ */
+BM16_STEP size_t
+vec_short(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t nb)
+{
+	const uint32_t *ar = b->arena;
+	uint32_t d[BM16_SHORT_NB + 1][BM16_W] BM16_ALIGN, rk[BM16_SHORT_NB + 1][BM16_W] BM16_ALIGN;
+	uint32_t deep = 0;
+
+	for (size_t k = 0; k < nb; k++)
+		blk_direct(b, ips + BM16_W * k, d[k]);
+	for (size_t k = 0; k < nb; k++)
+		blk_locate(ar, d[k], ips + BM16_W * k, 8, rk[k]);
+	for (size_t k = 0; k < nb; k++)
+		deep |= (uint32_t)blk_value(ar, d[k], ips + BM16_W * k, 8, rk[k]) << k;
+	for (uint32_t x = deep; x != 0; x &= x - 1) {
+		unsigned k = (unsigned)__builtin_ctz(x);
+		blk_locate(ar, d[k], ips + BM16_W * k, 0, rk[k]);
+	}
+	for (uint32_t x = deep; x != 0; x &= x - 1) {
+		unsigned k = (unsigned)__builtin_ctz(x);
+		blk_value(ar, d[k], ips + BM16_W * k, 0, rk[k]);
+	}
+	for (size_t k = 0; k < nb; k++)
+		blk_store(d[k], nhs + BM16_W * k);
+	return nb * BM16_W;
+}
+
+/*
+ * Longer calls: the scalar pipeline on blocks, vd blocks between the
+ * stages: (1) direct entries, prefetch the node headers (a flat node's
+ * entry); (2) locate, ranking compressed lanes and prefetching their values;
+ * (3) the values, prefetch the /32-level headers; (4) and (5) the same
+ * locate and value steps at the /32 level, skipped for blocks without such
+ * lanes.
+ */
+#define BM16_VR 32u     /* ring, a power of two > 4 * BM16_VD */
+
+BM16_STEP size_t
+vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
+{
+	const uint32_t *ar = b->arena;
+	size_t nb = n / BM16_W;
+	uint32_t rd[BM16_VR][BM16_W] BM16_ALIGN, rr[BM16_VR][BM16_W] BM16_ALIGN;
+	bool rm[BM16_VR];
+
+	if (nb <= BM16_SHORT_NB)
+		return vec_short(b, ips, nhs, nb);
+	size_t vd = nb / 4 >= BM16_VD ? BM16_VD : nb / 4 ? nb / 4 : 1;
+
+	for (size_t t = 0; t < nb + 4 * vd; t++) {
+		if (t < nb)
+			blk_direct(b, ips + BM16_W * t, rd[t % BM16_VR]);
+		if (t >= vd && t - vd < nb) {
+			size_t k = t - vd;
+			blk_locate(ar, rd[k % BM16_VR], ips + BM16_W * k, 8, rr[k % BM16_VR]);
+		}
+		if (t >= 2 * vd && t - 2 * vd < nb) {
+			size_t k = t - 2 * vd;
+			rm[k % BM16_VR] = blk_value(ar, rd[k % BM16_VR], ips + BM16_W * k, 8, rr[k % BM16_VR]);
+		}
+		if (t >= 3 * vd && t - 3 * vd < nb) {
+			size_t k = t - 3 * vd;
+			if (rm[k % BM16_VR])
+				blk_locate(ar, rd[k % BM16_VR], ips + BM16_W * k, 0, rr[k % BM16_VR]);
+		}
+		if (t >= 4 * vd) {
+			size_t k = t - 4 * vd;
+			if (rm[k % BM16_VR])
+				blk_value(ar, rd[k % BM16_VR], ips + BM16_W * k, 0, rr[k % BM16_VR]);
+			blk_store(rd[k % BM16_VR], nhs + BM16_W * k);
+		}
+	}
+	return nb * BM16_W;
+}
+#endif
+
 /* A variant's lookup: its vector loop V (returns how many keys it did), then the scalar pipeline. */
 #define BM16_NO_VEC(b, ips, nhs, n) 0
 #define BM16_IMPL(width, V)                                                                \

@@ -2,12 +2,15 @@
 /*
  * IPv4 FIB: API validation, rte_fib semantics, and a differential test of
  * every usable lookup variant against the reference LPM (ref_lpm.c) on
- * random add/delete sequences, every entry width, every length 0..67 and
+ * random add/delete sequences, every entry width, every length 0..136 (every
+ * block count of the vector walks' short-call passes, with every tail) and
  * 255..257, outputs poisoned and inputs ending at a guard page.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <vpk/fib.h>
 
@@ -278,8 +281,12 @@ static void
 run_variant(void *arg, const struct vpk_impl *impl)
 {
 	struct diff *d = arg;
-	size_t lens[80];
-	size_t nl = check_lengths(lens, 80);
+	size_t lens[160];
+	size_t nl = check_lengths(lens, 160);
+
+	/* Up to 136: bm16's short-call passes take up to 128 keys (16 blocks of 8, 8 of 16). */
+	for (size_t l = CHECK_MAX_LEN_SWEEP + 1; l <= 136; l++)
+		lens[nl++] = l;
 
 	CHECK(vpk_fib_select(d->fib, impl->name) == 0, "select %s", impl->name);
 	for (size_t li = 0; li < nl; li++) {
@@ -670,10 +677,45 @@ test_narrow(unsigned nh_size)
 	vpk_fib_destroy(f);
 }
 
+/* Resident MiB of this process. */
+static long
+rss_mib(void)
+{
+	long pages = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	CHECK(f != NULL && fscanf(f, "%ld %ld", &pages, &res) == 2, "read /proc/self/statm");
+	if (f != NULL)
+		fclose(f);
+	return res * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+}
+
+/* conf.prefault: the 64 MiB tbl24 (bm16: of its DIR-24-8 copy) is resident after create, not without it. */
+static void
+test_prefault(enum vpk_fib_type type)
+{
+	for (int pf = 0; pf <= 1; pf++) {
+		struct vpk_fib_conf c = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 16, .prefault = pf };
+		struct vpk_fib *f;
+		long before = rss_mib();
+
+		CHECK(vpk_fib_create(&c, &f) == 0, "create prefault %d", pf);
+		long grown = rss_mib() - before;
+		CHECK(pf ? grown >= 60 : grown < 32, "%s prefault %d: resident +%ld MiB after create",
+		      vpk_fib_type_name(f), pf, grown);
+		CHECK(vpk_fib_add(f, 0x80000000, 1, 7) == 0 && vpk_fib_add(f, 0x0a000000, 8, 9) == 0, "add");
+		CHECK(one(f, 0x90000001) == 7 && one(f, 0x0a0b0c0d) == 9 && one(f, 0x0b000000) == 0, "%s lookups",
+		      vpk_fib_type_name(f));
+		vpk_fib_destroy(f);
+	}
+}
+
 int
 main(void)
 {
 	check_init("fib4");
+	test_prefault(VPK_FIB_DIR24_8);
+	test_prefault(VPK_FIB_BM16);
 	test_create_invalid();
 	test_semantics();
 	for (unsigned s = 1; s <= 8; s *= 2)

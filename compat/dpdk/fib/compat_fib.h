@@ -16,6 +16,17 @@
  * filled only when it is needed: at the first rte_fib*_get_rib() (vpk's own
  * RIB is replayed into it; from then on every update goes to both), or when
  * a DUMMY FIB turns into RIB lookups. Until then an update is one vpk call.
+ *
+ * Memory: socket_id places what DPDK's allocator would see, the FIB object
+ * (rte_zmalloc_socket) and the RIB (rte_rib_create), so a socket without
+ * EAL memory fails the create as DPDK's does. The vpk tables are anonymous
+ * mappings of the process (advised for transparent huge pages), not EAL
+ * memory, and not bound to socket_id's node: their pages land where the
+ * kernel's first-touch policy puts them. As rte_fib allocates its tbl24 at
+ * create, the drop-ins create with conf.prefault, which faults in the
+ * tbl24 (of the control copy for bm16 / bm6) in the creating thread, so
+ * route updates take no first-touch faults there; the rest (groups, nodes)
+ * comes on first write.
  */
 #include <errno.h>
 #include <stdbool.h>
