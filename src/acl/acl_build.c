@@ -269,15 +269,19 @@ tree_cost(const struct acl_bld *b)
  * that group's tree is then built again as the spilling plans' last tree is, with leaves of up to
  * PART_WIDE_BIG rules where a cut copies more than PART_WIDE_REPL4/4 (40 copies per rule there).
  * Its rules rank last, so a packet that matched in an earlier tree skips its big leaves.
+ * A single group is the whole set in the first plan's leaves, which above 32k rules stays
+ * within a few copies per rule (ClassBench acl5 100k: 2.0, 1M: 2.8) or is rebuilt in big leaves
+ * (acl1, acl3; acl1 1M took 6.7 s of CPU instead of 5.1 when it was abandoned only at 16 copies
+ * per rule, 6.0 s at PART_ONE_COPIES).
  */
 static int
-build_group(struct acl_bld *b, uint32_t root, const uint32_t *grp, uint32_t g, uint32_t *idx, uint32_t cnt,
-	    uint32_t *blo, uint32_t *bhi)
+build_group(struct acl_bld *b, uint32_t root, const uint32_t *grp, uint32_t g, uint32_t ngrp, uint32_t *idx,
+	    uint32_t cnt, uint32_t *blo, uint32_t *bhi)
 {
 	size_t lim = b->limit_entries, e0 = b->nlent;
 	uint32_t l0 = b->nleaves, d0 = b->max_depth, repl4 = b->repl4, big = b->bigleaf, n = b->nr->n;
 	size_t glim = b->part_copies >= 0 ? e0 + (size_t)b->part_copies * cnt
-		: e0 + (size_t)PART_COPIES * cnt + PART_SLACK;
+		: e0 + (size_t)(ngrp == 1 ? PART_ONE_COPIES : PART_COPIES) * cnt + PART_SLACK;
 	int rc;
 
 	b->limit_entries = glim < lim ? glim : lim;
@@ -337,7 +341,7 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 		trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
 		b->can_spill = b->part == 0 && nt < b->max_trees;
 		b->cw = b->cdepth = b->cblocks = 0;
-		rc = b->part ? build_group(b, root, grp, round, idx, cnt, blo, bhi)
+		rc = b->part ? build_group(b, root, grp, round, ngrp, idx, cnt, blo, bhi)
 			: build_node(b, root, idx, cnt, blo, bhi, 0);
 		if (rc < 0)
 			return rc;
