@@ -37,6 +37,7 @@ struct acl_bld {
 	uint32_t spill_min;             /* spill when at least this many rules span a cut... */
 	uint64_t spill_w[ACL_MAX_DIMS];  /* ...and are at least this wide there */
 	unsigned part;                  /* partition plan: at most this many groups (0: spilling trees) */
+	int part_copies;                /* ...a group's tree rebuilt in big leaves beyond this many copies per rule (-1: PART_COPIES) */
 	uint64_t cw, cdepth, cblocks;   /* the current tree's leaves: sum of weights (rules + 1), of weight x depth, */
 	uint64_t cost;                  /* ...of weight x blocks; the plan's estimated cost per packet (tree_cost()) */
 	int err;

@@ -73,6 +73,17 @@ grow2(struct acl_bld *b, uint32_t **p, uint32_t **q, uint32_t *cap, uint32_t nee
 	return *q == NULL ? -ENOMEM : 0;
 }
 
+/* Blocks a leaf of @p cnt rules costs the packets reaching it, summed over cnt + 1 of them: the
+ * scan stops at the first block that matches, so a packet drawn from the rule of rank i in the
+ * leaf scans i / ACL_BLK + 1 blocks, a miss (the one more) all of them. */
+static uint64_t
+scan_blocks(uint32_t cnt)
+{
+	uint64_t q = cnt / ACL_BLK, r = cnt % ACL_BLK;
+
+	return ACL_BLK * q * (q + 1) / 2 + r * (q + 1) + q + (r != 0);
+}
+
 static int
 new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, const uint32_t *blo,
 	 const uint32_t *bhi, uint32_t depth)
@@ -112,7 +123,7 @@ new_leaf(struct acl_bld *b, uint32_t node, const uint32_t *idx, uint32_t cnt, co
 	b->nlent += cnt;
 	b->cw += cnt + 1;
 	b->cdepth += (uint64_t)(cnt + 1) * depth;
-	b->cblocks += (uint64_t)(cnt + 1) * ((cnt + ACL_BLK - 1) / ACL_BLK);
+	b->cblocks += scan_blocks(cnt);
 	b->info[node] = ACL_LEAF_BIT | b->nleaves;
 	b->thr[node] = 0;
 	b->nleaves++;
@@ -232,11 +243,12 @@ now_ns(void)
 
 /* Estimated cost per packet of the tree just built, in 1/256 units of a leaf
  * block scan: a fixed part (leaf table, prefetch, rank test), its walk and the
- * blocks of the leaf reached, leaves weighted by their rules + 1 (a
- * ClassBench-style trace draws headers from the rules). It ranks plans: on the
- * crossing sets at 10k it put the measured order of the spilling trees, two
- * and three partition trees right (fw1: 10.0, 6.9, 5.4 for 320, 210, 175
- * cycles), not their ratios. */
+ * blocks of the leaf reached up to the first match (scan_blocks()), leaves
+ * weighted by their rules + 1 (a ClassBench-style trace draws headers from the
+ * rules). It ranks plans: on the crossing sets at 10k it puts the measured
+ * order of the spilling trees, two and three partition trees right (fw1:
+ * spilling trees 320 cycles, three partition trees 210, two 175), not their
+ * ratios; it overrates big leaves (build_auto()). */
 #define COST_TREE  8                    /* per tree, in 1/32 block */
 #define COST_LEVEL 3                    /* per level */
 #define COST_BLOCK 32                   /* per block */
@@ -246,6 +258,53 @@ tree_cost(const struct acl_bld *b)
 	if (b->cw == 0)
 		return 0;
 	return ((uint64_t)COST_TREE * b->cw + COST_LEVEL * b->cdepth + COST_BLOCK * b->cblocks) * 8 / b->cw;
+}
+
+/*
+ * The tree of partition group @p g (its @p cnt rules in @p idx, root node @p root): first cut like
+ * the first plan (leaves of <= 32 rules where a cut copies > 1.5x). A group whose rules are wide
+ * in every dimension the partition split on (its last group: wildcards and short prefixes in both
+ * addresses) copies them into every leaf that way, beyond PART_COPIES per rule (ClassBench-like
+ * `--profile acl` 100k: 7273 such rules, 800k copies and rising when the partition was abandoned);
+ * that group's tree is then built again as the spilling plans' last tree is, with leaves of up to
+ * PART_WIDE_BIG rules where a cut copies more than PART_WIDE_REPL4/4 (40 copies per rule there).
+ * Its rules rank last, so a packet that matched in an earlier tree skips its big leaves.
+ * A single group is the whole set in the first plan's leaves, which above 32k rules stays
+ * within a few copies per rule (ClassBench acl5 100k: 2.0, 1M: 2.8) or is rebuilt in big leaves
+ * (acl1, acl3; acl1 1M took 6.7 s of CPU instead of 5.1 when it was abandoned only at 16 copies
+ * per rule, 6.0 s at PART_ONE_COPIES).
+ */
+static int
+build_group(struct acl_bld *b, uint32_t root, const uint32_t *grp, uint32_t g, uint32_t ngrp, uint32_t *idx,
+	    uint32_t cnt, uint32_t *blo, uint32_t *bhi)
+{
+	size_t lim = b->limit_entries, e0 = b->nlent;
+	uint32_t l0 = b->nleaves, d0 = b->max_depth, repl4 = b->repl4, big = b->bigleaf, n = b->nr->n;
+	size_t glim = b->part_copies >= 0 ? e0 + (size_t)b->part_copies * cnt
+		: e0 + (size_t)(ngrp == 1 ? PART_ONE_COPIES : PART_COPIES) * cnt + PART_SLACK;
+	int rc;
+
+	b->limit_entries = glim < lim ? glim : lim;
+	rc = build_node(b, root, idx, cnt, blo, bhi, 0);
+	b->limit_entries = lim;
+	if (rc != -ENOMEM || b->mt->failed)
+		return rc;
+	/* Copied too often: again with big leaves (build_node() compacted idx: gather it again). */
+	b->nnodes = root + 1;
+	b->nleaves = l0;
+	b->nlent = e0;
+	b->max_depth = d0;
+	b->cw = b->cdepth = b->cblocks = 0;
+	cnt = 0;
+	for (uint32_t r = 0; r < n; r++)
+		if (grp[r] == g)
+			idx[cnt++] = r;
+	b->repl4 = PART_WIDE_REPL4;
+	b->bigleaf = PART_WIDE_BIG;
+	rc = build_node(b, root, idx, cnt, blo, bhi, 0);
+	b->repl4 = repl4;
+	b->bigleaf = big;
+	return rc;
 }
 
 /* Build the trees of one plan; returns the number of trees or -ENOMEM. */
@@ -282,7 +341,8 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 		trees[nt++] = (struct acl_tree){ root, nr->rank[idx[0]] };
 		b->can_spill = b->part == 0 && nt < b->max_trees;
 		b->cw = b->cdepth = b->cblocks = 0;
-		rc = build_node(b, root, idx, cnt, blo, bhi, 0);
+		rc = b->part ? build_group(b, root, grp, round, ngrp, idx, cnt, blo, bhi)
+			: build_node(b, root, idx, cnt, blo, bhi, 0);
 		if (rc < 0)
 			return rc;
 		b->cost += tree_cost(b);
@@ -356,7 +416,7 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 		unsigned pl = seq[k];
 
 		if (opt->plan >= 0 && opt->plan != 4) {
-			static const uint8_t forced[] = { 0, PLAN_TWO, PLAN_MANY, PLAN_EIGHT, 0, PLAN_PART };
+			static const uint8_t forced[] = { 0, PLAN_TWO, PLAN_MANY, PLAN_EIGHT, 0, PLAN_PART, PLAN_PART };
 
 			pl = forced[opt->plan];
 			last = true;
@@ -372,6 +432,7 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 		b->bigleaf = plans[pl].big;
 		b->spill_min = opt->spill ? opt->spill : plans[pl].spill;
 		b->part = plans[pl].part;
+		b->part_copies = opt->plan == 6 ? 0 : -1;
 		/* An early plan is abandoned as soon as it copies rules too often. */
 		b->limit_entries = last ? (size_t)64 * n + (1u << 22)
 			: (size_t)plans[pl].max_copies * n + (upd ? UPD_SLACK : 65536);
@@ -458,15 +519,19 @@ rt_bytes(const struct acl_bld *b, uint32_t ng)
 
 /*
  * The plans by the set's size and shape; where they start with spilling trees (crossing sets from
- * 8192 rules, every set above 32k), the partition plan is built too and the one of lower estimated
- * cost per packet (tree_cost()) is kept. The partition gets at most PART_ENTRIES times the spilling
- * trees' leaf entries, or PART_FREE entries (a runtime of a few MB): ClassBench acl1 100k partitions
- * into one tree of 4x the entries (38 MB instead of 10), no faster, while the crossing sets'
- * partitions take 1.4-2.7x, fw1-v6 10k 3.9x in 6.7 MB (docs/acl.md). A partition that would not
- * fit in max_size where the spilling trees do is not kept.
+ * 8192 rules, every set above 32k), the partition plan is built too and kept where its estimated
+ * cost per packet (tree_cost()) is lower, or where its runtime is smaller at an estimate of at most
+ * PART_OVER_EST/2 times the spilling trees': the estimate ranks the crossing sets right but overrates
+ * big leaves, and smaller runtimes were faster at 100k rules (ClassBench acl1, acl3, ipc1: 6.7, 25.5,
+ * 10.6 MB instead of 10.3, 45.2, 26.6, 0.6-0.85x the cycles, at estimates 1.03-1.39x; fw2, bigger and
+ * estimated 1.2x, was 1.27x slower). The partition gets at most PART_ENTRIES times the spilling
+ * trees' leaf entries, or PART_FREE entries (a runtime of a few MB): the crossing sets' partitions
+ * take 1.4-2.7x, fw1-v6 10k 3.9x in 6.7 MB (docs/acl.md). A partition that would not fit in max_size
+ * where the spilling trees do is not kept.
  */
 #define PART_ENTRIES 3
 #define PART_FREE ((size_t)1 << 17)
+#define PART_OVER_EST 3
 static int
 build_auto(struct acl_bld *b, bool upd, const struct acl_build_opts *opt, size_t max_size, uint32_t *grp,
 	   uint32_t *idx, struct acl_tree *trees, char *why, size_t len)
@@ -475,16 +540,20 @@ build_auto(struct acl_bld *b, bool upd, const struct acl_build_opts *opt, size_t
 	const uint8_t *seq = upd ? uplans : fplans;
 	unsigned ntab = upd ? NUPLANS : NFPLANS;
 	struct bld_saved sv = { 0 };
+	size_t sv_bytes, np_bytes;
 	int rc, np;
 
 	rc = build_plans(b, seq, ntab, first, ntab, upd, opt, max_size, grp, idx, trees, why, len);
 	if (rc < 0 || upd || opt->plan >= 0 || opt->spill != 0 || opt->copies >= 0 || first < PLAN_TWO)
 		return rc;
+	sv_bytes = rt_bytes(b, (uint32_t)rc);
 	b->part_limit = PART_ENTRIES * b->nlent > PART_FREE ? PART_ENTRIES * b->nlent : PART_FREE;
 	bld_swap(b, &sv, trees);
 	np = build_plans(b, pplans, NPPLANS, 0, 1, upd, opt, max_size, grp, idx, trees, why, len);
 	b->part_limit = 0;
-	if (np >= 0 && b->cost < sv.cost && (max_size == 0 || rt_bytes(b, (uint32_t)np) <= max_size)) {
+	np_bytes = np >= 0 ? rt_bytes(b, (uint32_t)np) : 0;
+	if (np >= 0 && (b->cost < sv.cost || (np_bytes < sv_bytes && b->cost * 2 < sv.cost * PART_OVER_EST)) &&
+	    (max_size == 0 || np_bytes <= max_size)) {
 		bld_saved_free(b, &sv);
 		return np;
 	}

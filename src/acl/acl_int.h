@@ -170,7 +170,8 @@ enum acl_build_kind {
 struct acl_build_opts {
 	/* 0: the first one-tree plan, 1: the 2-tree plan, 2: the 6-tree plan, 3: the last, 8-tree plan,
 	 * 4: start at the 6-tree plan as a set above 32k rules does, with its fallback; 5: the partition
-	 * plan (one tree per group of rules with the same wildcard pattern); -1: automatic */
+	 * plan (one tree per group of rules with the same wildcard pattern); 6: the partition plan with
+	 * every group's tree in big leaves (as a group that copies its rules too often); -1: automatic */
 	int plan;
 	unsigned spill;         /* spill when this many wide rules span a cut (0: the plan's threshold) */
 	int copies;             /* abandon every plan but the last beyond this many copies per rule (-1: the plans' limits) */

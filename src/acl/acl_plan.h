@@ -53,6 +53,14 @@ static const uint8_t fplans[] = { 0, 1, 2, 3, 4, 5, 6, 7 };  /* a full build tri
  * after it only so that it is not a last plan, which could not be abandoned.
  */
 #define PLAN_PART 8
+/* A group's tree that copies its rules more than PART_COPIES times each (plus PART_SLACK) is built again
+ * with leaves of up to PART_WIDE_BIG rules where a cut copies more than PART_WIDE_REPL4/4 of a node's
+ * rules (acl_build.c build_group()), as the spilling plans' last tree is. */
+#define PART_COPIES 16
+#define PART_ONE_COPIES 3               /* ...or this many when the partition found a single group */
+#define PART_SLACK 65536
+#define PART_WIDE_REPL4 5
+#define PART_WIDE_BIG 256
 static const uint8_t pplans[] = { PLAN_PART, PLAN_MANY, PLAN_EIGHT };
 #define NPPLANS (sizeof(pplans) / sizeof(pplans[0]))
 

@@ -152,9 +152,11 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 	 * these small sets fill all of its trees), (6) the 6-tree plan entered as
 	 * a set above 32k rules enters it and abandoned at once, so the build must
 	 * fall back to the 8-tree plan and give exactly plan 5's runtime, (7) the
-	 * partition plan (one tree per wildcard pattern group), then (3) a full
+	 * partition plan (one tree per wildcard pattern group), (8) the partition
+	 * plan with every group's tree in big leaves, then (3) a full
 	 * build of most rules plus single-rule delta builds of the rest. */
-	static const int plans[] = { -1, 1, 2, 4, 5, 6, 7, 3 };
+	static const int plans[] = { -1, 1, 2, 4, 5, 6, 7, 8, 3 };
+	struct vpk_acl_stats st7 = { 0 };
 	struct vpk_acl_stats st8 = { 0 };
 
 	for (unsigned pi = 0; pi < sizeof(plans) / sizeof(plans[0]); pi++) {
@@ -173,7 +175,7 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 			}
 		} else {
 			const struct acl_build_opts o = {
-				.plan = plan == 4 ? 2 : plan == 5 ? 3 : plan == 6 ? 4 : plan == 7 ? 5 : plan,
+				.plan = plan == 4 ? 2 : plan == 5 ? 3 : plan == 6 ? 4 : plan == 7 ? 5 : plan == 8 ? 6 : plan,
 				.spill = plan == 4 ? 4 : 0,
 				.copies = plan == 6 ? 0 : -1,
 			};
@@ -192,6 +194,14 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 		/* The random sets mix wide and narrow addresses: the partition must split them. */
 		if (plan == 7 && s.n >= 300)
 			CHECK(st.trees >= 2, "%s: partition plan built %u tree(s) for %u rules", s.name, st.trees, s.n);
+		if (plan == 7)
+			st7 = st;
+		/* Big leaves: the same groups in no more leaves; fewer where cuts copy (the wide rules). */
+		if (plan == 8 && s.n >= 300)
+			CHECK(st.trees == st7.trees && st.leaves <= st7.leaves &&
+				      (strcmp(s.name, "wide") != 0 || st.leaves < st7.leaves),
+			      "%s: partition in big leaves: %u trees, %u leaves; in small leaves %u, %u", s.name, st.trees,
+			      st.leaves, st7.trees, st7.leaves);
 		CHECK(st.rules == s.n, "stats: %u rules, want %u", st.rules, s.n);
 		printf("  set %s: %u rules, %u categories, plan %d: %u trees, %u leaves, depth %u, %llu copies\n",
 		       s.name, s.n, ncat, plan, st.trees, st.leaves, st.max_depth,

@@ -675,6 +675,8 @@ main(void)
 	random_ops(REF_IPV4, 4, 600, 50, 20, 3, 0);                   /* the 8-tree fallback plan */
 	for (int l = 0; l < REF_NLAYOUTS; l++)                         /* full build: the partition plan */
 		random_ops((enum ref_layout)l, 4, 600, 50, 20, 5, 0);
+	for (int l = 0; l < REF_NLAYOUTS; l++)                         /* ...with its trees in big leaves */
+		random_ops((enum ref_layout)l, 4, 600, 50, 20, 6, 0);
 	for (int l = 0; l < REF_NLAYOUTS; l++) {
 		wide_rules((enum ref_layout)l, l & 1 ? 1 : 2);
 		wide_rules((enum ref_layout)l, 5);
