@@ -277,9 +277,14 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 /*
  * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
  * lf[p]; packet p's keys at keys + p * pstride). A block's successor is known only once its header is loaded, so
- * each scan is a chain of dependent loads: two packets advance in turn, one
- * block each, so that their chains overlap.
+ * each scan is a chain of dependent loads: two chains advance in turn, one
+ * block each, so that they overlap. Scalar: two packets at a time, the one
+ * left over alone (its block test is long enough to hide a chain); the
+ * vector variants: a chain whose packet is done takes the next packet at
+ * once, so that two chains always overlap (acl 4096 avx512x32 4-6 % fewer
+ * cycles; scalar 5 % more).
  */
+#if ACL_ROWS
 INLINE void
 scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
 	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
@@ -308,6 +313,43 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
 	}
 }
+#else
+INLINE void
+scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
+	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
+{
+	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
+	uint32_t i = 2, a = 0, b = 0, fa = 0, fb = 0;
+	const uint8_t *pa = NULL, *pb = NULL;
+
+	if (nq == 0)
+		return;
+	a = q[0];
+	pa = blocks + (size_t)lf[a] * 64;
+	if (nq > 1) {
+		b = q[1];
+		pb = blocks + (size_t)lf[b] * 64;
+	}
+	while (pa != NULL || pb != NULL) {
+		if (pa != NULL) {
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			if (pa == NULL && i < nq) {
+				a = q[i++];
+				fa = 0;
+				pa = blocks + (size_t)lf[a] * 64;
+			}
+		}
+		if (pb != NULL) {
+			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+			if (pb == NULL && i < nq) {
+				b = q[i++];
+				fb = 0;
+				pb = blocks + (size_t)lf[b] * 64;
+			}
+		}
+	}
+}
+#endif
 
 /* ---- packet-major keys, the scalar walk --------------------------------- */
 
