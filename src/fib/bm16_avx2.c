@@ -42,26 +42,6 @@ prefetch8(const uint32_t *arena, __m256i at)
 		__builtin_prefetch(arena + a[l]);
 }
 
-/*
- * Prefetch the second line of the lanes in compressed nodes: a compressed
- * node has fewer than BM16_FLAT_MIN runs, so its values end in its second
- * line, and the value load then waits for no miss after the header's.
- */
-static inline __attribute__((always_inline)) void
-prefetch8_second(const uint32_t *arena, __m256i e)
-{
-	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
-	__m256i cmp = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), one);
-	uint32_t m = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(cmp));
-
-	if (m) {
-		uint32_t a[8] __attribute__((aligned(32)));
-		_mm256_store_si256((__m256i *)a, _mm256_srli_epi32(e, 2));
-		for (; m; m &= m - 1)
-			__builtin_prefetch(arena + a[__builtin_ctz(m)] + BM16_LINE_WORDS);
-	}
-}
-
 BM16_STEP void
 blk_direct(const struct bm16 *b, const uint32_t *ip, uint32_t *d)
 {
@@ -70,7 +50,6 @@ blk_direct(const struct bm16 *b, const uint32_t *ip, uint32_t *d)
 
 	_mm256_store_si256((__m256i *)d, e);
 	prefetch8(b->arena, first8(e, _mm256_and_si256(_mm256_srli_epi32(k, 8), _mm256_set1_epi32(0xff))));
-	prefetch8_second(b->arena, e);
 }
 
 /* locate() on 8 lanes, the compressed ones ranked by rank_lanes(). */
@@ -115,7 +94,6 @@ blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, cons
 	if (_mm256_testz_si256(m, m))
 		return false;
 	prefetch8(ar, first8(v, _mm256_and_si256(k, _mm256_set1_epi32(0xff))));
-	prefetch8_second(ar, v);
 	return true;
 }
 
