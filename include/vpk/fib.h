@@ -77,11 +77,6 @@ struct vpk_fib_conf {
 	uint64_t default_nh;        /**< Next hop for addresses no route covers; <= max next hop. */
 	uint32_t max_routes;        /**< Routes the RIB may hold: >= 1. */
 	enum vpk_isa isa;           /**< Lookup variant level: VPK_ISA_AUTO for the best usable. */
-	bool prefault;              /**< Fault in the 2^24-entry tbl24 (VPK_FIB_BM16: of its
-				         DIR-24-8 copy) at create, as rte_fib's heap allocation does,
-				         so updates take no first-touch page faults there; it then
-				         stays resident (64 MiB at 4-byte entries). Default (false):
-				         pages come on first write. */
 };
 
 /** Statistics and memory use. */

@@ -67,12 +67,6 @@ struct vpk_fib6_conf {
 	uint64_t default_nh;        /**< Next hop when no route covers; <= max next hop. */
 	uint32_t max_routes;        /**< Routes the RIB may hold: >= 1. */
 	enum vpk_isa isa;           /**< Lookup variant level: VPK_ISA_AUTO for the best usable. */
-	bool prefault;              /**< Fault in the trie's 2^24-entry tbl24 (VPK_FIB6_BM6: its
-				         control copy) at create, as rte_fib6's heap allocation does,
-				         so updates take no first-touch page faults there (a short
-				         prefix rewrites up to half of it); it then stays resident
-				         (32/64/128 MiB at 2/4/8-byte entries). Default (false): pages
-				         come on first write. */
 };
 
 /** Statistics and memory use. */

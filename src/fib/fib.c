@@ -23,7 +23,6 @@
 #include <vpk/fib.h>
 
 #include "fib/bm16.h"
-#include "fib/fib_mem.h"
 #include "fib/dir24_8.h"
 #include "fib/fib_core.h"
 
@@ -179,8 +178,6 @@ vpk_fib_create(const struct vpk_fib_conf *conf, struct vpk_fib **out)
 	if (vpk_dir24_8_init(&fib->dp, type == VPK_FIB_BM16 ? 4 : conf->nh_size, (uint32_t)ntbl8,
 			     conf->default_nh) != 0)
 		goto nomem;
-	if (conf->prefault)
-		fib_prefault(fib->dp.tbl24, fib->dp.tbl24_bytes);
 	if (type == VPK_FIB_BM16) {
 		if (vpk_bm16_init(&fib->bm, conf->default_nh) != 0) {
 			vpk_dir24_8_fini(&fib->dp);

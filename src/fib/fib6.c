@@ -20,7 +20,6 @@
 
 #include "fib/bm6.h"
 #include "fib/fib_core.h"
-#include "fib/fib_mem.h"
 #include "fib/trie6.h"
 
 struct vpk_fib6 {
@@ -130,8 +129,6 @@ vpk_fib6_create(const struct vpk_fib6_conf *conf, struct vpk_fib6 **out)
 	}
 	if (vpk_trie6_init(&fib->dp, conf->nh_size, conf->num_tbl8, conf->default_nh) != 0)
 		goto nomem;
-	if (conf->prefault)
-		fib_prefault(fib->dp.tbl24, fib->dp.tbl24_bytes);
 	if (type == VPK_FIB6_BM6 && vpk_bm6_init(&fib->bm, &fib->dp) != 0) {
 		vpk_trie6_fini(&fib->dp);
 		goto nomem;

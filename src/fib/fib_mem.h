@@ -27,22 +27,6 @@ fib_map(size_t bytes, int huge)
 	return p;
 }
 
-/*
- * Fault in @bytes at @p for writing (huge pages where fib_map() advised
- * them): later first writes take no page faults. Linux 5.14+ does it in
- * one call; otherwise one write per page.
- */
-static inline void
-fib_prefault(void *p, size_t bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-	if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0)
-		return;
-#endif
-	for (size_t off = 0; off < bytes; off += 4096)
-		__atomic_fetch_or((unsigned char *)p + off, 0, __ATOMIC_RELAXED);    /* a write, value kept */
-}
-
 /* Undo fib_map(); NULL is a no-op. */
 static inline void
 fib_unmap(void *p, size_t bytes)

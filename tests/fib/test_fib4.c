@@ -7,10 +7,8 @@
  * 255..257, outputs poisoned and inputs ending at a guard page.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <vpk/fib.h>
 
@@ -677,45 +675,10 @@ test_narrow(unsigned nh_size)
 	vpk_fib_destroy(f);
 }
 
-/* Resident MiB of this process. */
-static long
-rss_mib(void)
-{
-	long pages = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	CHECK(f != NULL && fscanf(f, "%ld %ld", &pages, &res) == 2, "read /proc/self/statm");
-	if (f != NULL)
-		fclose(f);
-	return res * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
-}
-
-/* conf.prefault: the 64 MiB tbl24 (bm16: of its DIR-24-8 copy) is resident after create, not without it. */
-static void
-test_prefault(enum vpk_fib_type type)
-{
-	for (int pf = 0; pf <= 1; pf++) {
-		struct vpk_fib_conf c = { .type = type, .nh_size = 4, .num_tbl8 = 64, .max_routes = 16, .prefault = pf };
-		struct vpk_fib *f;
-		long before = rss_mib();
-
-		CHECK(vpk_fib_create(&c, &f) == 0, "create prefault %d", pf);
-		long grown = rss_mib() - before;
-		CHECK(pf ? grown >= 60 : grown < 32, "%s prefault %d: resident +%ld MiB after create",
-		      vpk_fib_type_name(f), pf, grown);
-		CHECK(vpk_fib_add(f, 0x80000000, 1, 7) == 0 && vpk_fib_add(f, 0x0a000000, 8, 9) == 0, "add");
-		CHECK(one(f, 0x90000001) == 7 && one(f, 0x0a0b0c0d) == 9 && one(f, 0x0b000000) == 0, "%s lookups",
-		      vpk_fib_type_name(f));
-		vpk_fib_destroy(f);
-	}
-}
-
 int
 main(void)
 {
 	check_init("fib4");
-	test_prefault(VPK_FIB_DIR24_8);
-	test_prefault(VPK_FIB_BM16);
 	test_create_invalid();
 	test_semantics();
 	for (unsigned s = 1; s <= 8; s *= 2)

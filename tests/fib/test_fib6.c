@@ -9,7 +9,6 @@
  * IPv6 table when present (argv[1]), and the default layout.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -463,50 +462,11 @@ test_default(void)
 	CHECK(vpk_fib6_impls(VPK_FIB6_TYPE_COUNT) == NULL, "unknown type");
 }
 
-/* Resident MiB of this process. */
-static long
-rss_mib(void)
-{
-	long pages = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	CHECK(f != NULL && fscanf(f, "%ld %ld", &pages, &res) == 2, "read /proc/self/statm");
-	if (f != NULL)
-		fclose(f);
-	return res * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
-}
-
-/* conf.prefault: the 64 MiB tbl24 (4-byte entries) is resident after create, not without it. */
-static void
-test_prefault(enum vpk_fib6_type type)
-{
-	for (int pf = 0; pf <= 1; pf++) {
-		struct vpk_fib6_conf c = { .type = type, .nh_size = 4, .num_tbl8 = 1024, .max_routes = 16,
-					   .prefault = pf };
-		struct vpk_fib6 *f;
-		uint8_t a[16] = { 0x80 }, b[16] = { 0x20, 0x01, 0x0d, 0xb8 };
-		uint64_t nh[2];
-		long before = rss_mib();
-
-		CHECK(vpk_fib6_create(&c, &f) == 0, "create prefault %d", pf);
-		long grown = rss_mib() - before;
-		CHECK(pf ? grown >= 60 : grown < 32, "prefault %d: resident +%ld MiB after create", pf, grown);
-		CHECK(vpk_fib6_add(f, a, 1, 7) == 0 && vpk_fib6_add(f, b, 32, 9) == 0, "prefault %d: add", pf);
-		const uint8_t ips[2][16] = { { 0x90, 1 }, { 0x20, 0x01, 0x0d, 0xb8, 5 } };
-		vpk_fib6_lookup_bulk(f, ips, nh, 2);
-		CHECK(nh[0] == 7 && nh[1] == 9, "prefault %d: lookups %lu %lu", pf, (unsigned long)nh[0],
-		      (unsigned long)nh[1]);
-		vpk_fib6_destroy(f);
-	}
-}
-
 int
 main(int argc, char **argv)
 {
 	check_init("fib6");
 	test_default();
-	test_prefault(VPK_FIB6_TRIE);
-	test_prefault(VPK_FIB6_BM6);
 	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
 		test_api(t);
 		test_slice_edges(t);

@@ -22,11 +22,8 @@
  * EAL memory fails the create as DPDK's does. The vpk tables are anonymous
  * mappings of the process (advised for transparent huge pages), not EAL
  * memory, and not bound to socket_id's node: their pages land where the
- * kernel's first-touch policy puts them. As rte_fib allocates its tbl24 at
- * create, the drop-ins create with conf.prefault, which faults in the
- * tbl24 (of the control copy for bm16 / bm6) in the creating thread, so
- * route updates take no first-touch faults there; the rest (groups, nodes)
- * comes on first write.
+ * kernel's first-touch policy puts them (no faulting-in at create: see
+ * docs/fib.md "Limits").
  */
 #include <errno.h>
 #include <stdbool.h>

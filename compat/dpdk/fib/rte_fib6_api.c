@@ -86,7 +86,6 @@ fib6_init(struct compat_fib *f, const void *arg)
 			return -EINVAL;
 		vc.nh_size = 1u << nh_sz;
 		vc.num_tbl8 = RTE_MIN(conf->trie.num_tbl8, 1u << 23);     /* vpk's limit; DPDK cannot allocate more */
-		vc.prefault = true;     /* rte_fib6 allocates its tbl24 at create (compat_fib.h "Memory") */
 	}
 	rc = vpk_fib6_create(&vc, &vf);
 	if (rc < 0)

@@ -91,7 +91,6 @@ fib_init(struct compat_fib *f, const void *arg)
 			vc.type = VPK_FIB_BM16;
 		/* More than 2^23 groups (>= 4 GiB of tbl8 in DPDK) are not allocated: the limit is vpk's. */
 		vc.num_tbl8 = RTE_MIN(vc.num_tbl8, vpk_fib_max_tbl8(vc.type, vc.nh_size));
-		vc.prefault = true;     /* rte_fib allocates its tbl24 at create (compat_fib.h "Memory") */
 	}
 	rc = vpk_fib_create(&vc, &vf);
 	if (rc < 0)
