@@ -2,8 +2,7 @@
 /*
  * IPv4 FIB: API validation, rte_fib semantics, and a differential test of
  * every usable lookup variant against the reference LPM (ref_lpm.c) on
- * random add/delete sequences, every entry width, every length 0..136 (every
- * block count of the vector walks' short-call passes, with every tail) and
+ * random add/delete sequences, every entry width, every length 0..136 and
  * 255..257, outputs poisoned and inputs ending at a guard page.
  */
 #include <errno.h>
@@ -74,7 +73,6 @@ spaced24(struct vpk_fib *f, struct ref_lpm *ref, uint32_t chunk, unsigned n, uin
 		}
 	}
 }
-
 
 static void
 test_create_invalid(void)
@@ -285,7 +283,6 @@ run_variant(void *arg, const struct vpk_impl *impl)
 	/* Up to 136: bm16's short-call passes take up to 128 keys (16 blocks of 8, 8 of 16). */
 	for (size_t l = CHECK_MAX_LEN_SWEEP + 1; l <= 136; l++)
 		lens[nl++] = l;
-
 	CHECK(vpk_fib_select(d->fib, impl->name) == 0, "select %s", impl->name);
 	for (size_t li = 0; li < nl; li++) {
 		size_t len = lens[li];
