@@ -528,6 +528,10 @@ acl_build_with(struct vpk_acl *a, const struct acl_build_opts *opt)
 
 	if (a == NULL)
 		return -EINVAL;
+	if (opt != NULL && (opt->plan < -1 || opt->plan > ACL_PLAN_FORCED_MAX)) {
+		snprintf(vpk_errbuf(), VPK_ERR_LEN, "forced plan %d: expected -1 .. %d", opt->plan, ACL_PLAN_FORCED_MAX);
+		return -EINVAL;
+	}
 	vpk_errbuf()[0] = 0;
 	a->fallback = VPK_ACL_FALLBACK_NONE;
 	if (opt == NULL && a->full != NULL && a->full_valid && (a->nrules > a->full_live || a->del.ndead > 0)) {

@@ -260,6 +260,18 @@ tree_cost(const struct acl_bld *b)
 	return ((uint64_t)COST_TREE * b->cw + COST_LEVEL * b->cdepth + COST_BLOCK * b->cblocks) * 8 / b->cw;
 }
 
+/* The rules of group @p g (grp[] of the @p n rules) into @p idx, in order; returns their count. */
+static uint32_t
+gather_group(const uint32_t *grp, uint32_t n, uint32_t g, uint32_t *idx)
+{
+	uint32_t cnt = 0;
+
+	for (uint32_t r = 0; r < n; r++)
+		if (grp[r] == g)
+			idx[cnt++] = r;
+	return cnt;
+}
+
 /*
  * The tree of partition group @p g (its @p cnt rules in @p idx, root node @p root): first cut like
  * the first plan (leaves of <= 32 rules where a cut copies > 1.5x). A group whose rules are wide
@@ -295,10 +307,7 @@ build_group(struct acl_bld *b, uint32_t root, const uint32_t *grp, uint32_t g, u
 	b->nlent = e0;
 	b->max_depth = d0;
 	b->cw = b->cdepth = b->cblocks = 0;
-	cnt = 0;
-	for (uint32_t r = 0; r < n; r++)
-		if (grp[r] == g)
-			idx[cnt++] = r;
+	cnt = gather_group(grp, n, g, idx);
 	b->repl4 = PART_WIDE_REPL4;
 	b->bigleaf = PART_WIDE_BIG;
 	rc = build_node(b, root, idx, cnt, blo, bhi, 0);
@@ -324,12 +333,9 @@ build_trees(struct acl_bld *b, uint32_t *grp, uint32_t *idx, struct acl_tree *tr
 	else
 		memset(grp, 0, (size_t)n * 4);
 	for (;;) {
-		uint32_t cnt = 0, root, ns = 0;
+		uint32_t cnt = gather_group(grp, n, round, idx), root, ns = 0;
 		int rc;
 
-		for (uint32_t r = 0; r < n; r++)
-			if (grp[r] == round)
-				idx[cnt++] = r;
 		root = b->nnodes;
 		if (grow2(b, &b->thr, &b->info, &b->capnodes, root + 1) < 0)
 			return -ENOMEM;
@@ -416,7 +422,9 @@ build_plans(struct acl_bld *b, const uint8_t *seq, unsigned ntab, unsigned first
 		unsigned pl = seq[k];
 
 		if (opt->plan >= 0 && opt->plan != 4) {
-			static const uint8_t forced[] = { 0, PLAN_TWO, PLAN_MANY, PLAN_EIGHT, 0, PLAN_PART, PLAN_PART };
+			static const uint8_t forced[ACL_PLAN_FORCED_MAX + 1] = {
+				0, PLAN_TWO, PLAN_MANY, PLAN_EIGHT, 0, PLAN_PART, PLAN_PART
+			};
 
 			pl = forced[opt->plan];
 			last = true;

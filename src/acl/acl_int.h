@@ -167,12 +167,13 @@ enum acl_build_kind {
 };
 /* Forced choices of a full build, for tests that reach each plan with small rule sets
  * (acl_build_with()); a build without them picks by the set's size and shape. */
+#define ACL_PLAN_FORCED_MAX 6
 struct acl_build_opts {
 	/* 0: the first one-tree plan, 1: the 2-tree plan, 2: the 6-tree plan, 3: the last, 8-tree plan,
 	 * 4: start at the 6-tree plan as a set above 32k rules does, with its fallback; 5: the partition
 	 * plan (one tree per group of rules with the same wildcard pattern); 6: the partition plan with
 	 * every group's tree in big leaves (as a group that copies its rules too often); -1: automatic */
-	int plan;
+	int plan;               /* -1 .. ACL_PLAN_FORCED_MAX; acl_build_with() refuses others (-EINVAL) */
 	unsigned spill;         /* spill when this many wide rules span a cut (0: the plan's threshold) */
 	int copies;             /* abandon every plan but the last beyond this many copies per rule (-1: the plans' limits) */
 };

@@ -232,6 +232,7 @@ walk_x32_one(const struct acl_tree *ta, const uint32_t *keys, const uint32_t *ke
 	__mmask16 mk[4], m[4];
 	__m512i x[4], in[4];
 
+	_Static_assert(CHUNK == 4 * 16, "walk_x32_one() walks a chunk as four chains of 16 lanes");
 	for (uint32_t c = 0; c < 4; c++) {
 		uint32_t p = 16 * c, k = n > p ? (n - p > 16 ? 16 : n - p) : 0;
 

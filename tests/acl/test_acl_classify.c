@@ -7,6 +7,7 @@
  * IPv6). Packets sit against guard pages (over-reads fault) and results are
  * poisoned past the end (over-writes are caught).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,15 @@ one_set(enum ref_layout l, uint32_t ncat, uint32_t nrules, uint32_t prio_span, b
 		       (unsigned long long)st.leaf_rules);
 		check_each_impl("acl-classify", vpk_acl_impls(), run_variant, &r);
 	}
+	/* A forced plan out of range is refused, naming it, and leaves the built runtime as it was. */
+	for (int bad = -3; bad <= ACL_PLAN_FORCED_MAX + 2; bad += ACL_PLAN_FORCED_MAX + 4) {
+		const struct acl_build_opts o = { .plan = bad, .copies = -1 };
+
+		rc = acl_build_with(r.acl, &o);
+		CHECK(rc == -EINVAL && strstr(vpk_last_error(), "forced plan") != NULL, "plan %d: %d '%s'", bad, rc,
+		      vpk_last_error());
+	}
+	check_each_impl("acl-classify", vpk_acl_impls(), run_variant, &r);
 	for (uint32_t i = 0; i < NPKT; i++)
 		check_guard_free(r.pkt[i], s.buflen);
 	free(r.want);
