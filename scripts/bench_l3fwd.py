@@ -118,9 +118,16 @@ class Telemetry:
 HUGE = {"dir": None}
 
 
-def hugepages(work):
-    """DPDK's usual memory: 2 MiB pages on a private hugetlbfs mount (nr_hugepages only raised)."""
+def hugepages(work, given=None):
+    """DPDK's usual memory: 2 MiB pages on a private hugetlbfs mount (nr_hugepages only raised),
+    or the mounted hugetlbfs @given."""
     path = "/proc/sys/vm/nr_hugepages"
+    if given:
+        if not os.path.ismount(given):
+            return "%s is not a mount point" % given
+        HUGE["dir"] = given
+        atexit.register(shutil.rmtree, "/run/dpdk/" + PREFIX, True)
+        return None
     try:
         before = int(open(path).read())
         if before < 512:
@@ -375,6 +382,7 @@ def bench_mode(a, mode, binary, vpk, w, macs, routes, rec):
 
 
 def main():
+    global PREFIX
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vpk", default="build/vpk")
     ap.add_argument("--vpk-base", help="a second vpk binary run in the same rotation (before/after figures)")
@@ -388,6 +396,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--core", type=int, default=1)
     ap.add_argument("--modes", default="acl-avx512x32,acl-avx512x16,acl-avx2,acl-scalar,lpm,fib")
+    ap.add_argument("--huge-dir", help="a mounted hugetlbfs for l3fwd (default: one mounted under --work)")
+    ap.add_argument("--file-prefix", default=PREFIX, help="l3fwd's EAL --file-prefix (unique per process)")
     ap.add_argument("--vpk-only", action="store_true",
                     help="with --vpk-base: time only the two vpk binaries, more pairs in the same time "
                          "(l3fwd still runs once per mode for the output check)")
@@ -402,7 +412,8 @@ def main():
     work = os.path.abspath(a.work)
     vpk = os.path.abspath(a.vpk)
     binary = build_l3fwd(work)
-    why_no_huge = hugepages(work)
+    PREFIX = a.file_prefix
+    why_no_huge = hugepages(work, a.huge_dir)
     if why_no_huge:
         log("bench-l3fwd: l3fwd without hugepages (--no-huge): " + why_no_huge)
     w = lambda n: os.path.join(work, n)

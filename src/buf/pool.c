@@ -84,6 +84,7 @@
 #include <sys/mman.h>
 
 #include <vpk/buf.h>
+#include "buf/pool_priv.h"
 
 #include "core/debug.h"
 
@@ -352,7 +353,7 @@ copy_idx(uint32_t *restrict dst, const uint32_t *restrict src, uint32_t n)
 }
 
 uint32_t
-vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
+pool_alloc_raw(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 {
 	struct pool_cache *c;
 	uint32_t got;
@@ -378,6 +379,21 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 		copy_idx(idx, c->objs + c->len, got);
 	}
 	debug_on_alloc(p, idx, got);
+	net_add(p, c, got);
+	return got;
+}
+
+const struct vpk_buf *
+pool_template(const struct vpk_pool *p)
+{
+	return &p->tmpl;
+}
+
+uint32_t
+vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
+{
+	uint32_t got = pool_alloc_raw(p, idx, n);
+
 	if (got > 0) {
 		/* Template and base in locals: a store to a buffer could alias *p,
 		 * which would make the compiler reload both every iteration. */
@@ -387,7 +403,6 @@ vpk_pool_alloc_burst(struct vpk_pool *p, uint32_t *idx, uint32_t n)
 		for (uint32_t i = 0; i < got; i++)
 			*vpk_buf_from_idx(base, idx[i]) = t;
 	}
-	net_add(p, c, got);
 	return got;
 }
 

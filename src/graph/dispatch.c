@@ -69,6 +69,7 @@ graph_free_all_frames(struct vpk_graph *g)
 
 		g->pend_head = (g->pend_head + 1) & (g->pend_cap - 1);
 		g->pend_count--;
+		g->nodes[f->node].queued--;
 		vpk_pool_free_bulk(g->pool, f->bi, f->n);
 	}
 	for (size_t i = 0; i < g->n_all; i++)
@@ -98,6 +99,7 @@ pending_push(struct vpk_graph *g, struct vpk_frame *f)
 	}
 	g->pending[(g->pend_head + g->pend_count) & (g->pend_cap - 1)] = f;
 	g->pend_count++;
+	g->nodes[f->node].queued++;
 	return 0;
 }
 
@@ -367,6 +369,7 @@ vpk_graph_run_once(struct vpk_graph *g)
 
 		g->pend_head = (g->pend_head + 1) & (g->pend_cap - 1);
 		g->pend_count--;
+		rt->queued--;
 		if (g->open[f->node] == f)
 			g->open[f->node] = NULL;
 		if (f->n == 0) {

@@ -4,8 +4,13 @@
 
 /* Private layout of graphs, node runtimes and frames (src/graph/). */
 #include <vpk/graph.h>
+#include <x86intrin.h>
+
 #include "core/debug.h"
 #include "core/kern.h"
+
+/* An arc whose node is not in the graph (allowed for optional features). */
+#define VPK_ARC_NONE 0xffffu
 
 /* Compress slack: the widest vector store may run this far past a frame's last packet. */
 #define VPK_FRAME_SLACK 16u
@@ -41,6 +46,7 @@ struct vpk_node_rt {
 	uint16_t index;                 /* in g->nodes */
 	uint16_t next_node[VPK_NODE_MAX_NEXT];  /* arc -> graph node index */
 	uint64_t calls, vectors, clocks, polls;
+	uint32_t queued;                /* its frames in the pending FIFO (open or full) */
 	vpk_graph_remote_fn remote;     /* non-NULL: frames go there instead of impl->fn */
 	void *remote_ctx;
 	uint64_t remote_full;
@@ -81,6 +87,40 @@ struct vpk_graph {
 	struct vpk_trace_rec *trace;
 	size_t n_trace, cap_trace;
 };
+
+/*
+ * The sink (a node without next arcs) at arc @arc of @rt when a frame for it
+ * can run right now, inside @rt, with the result it would have through a
+ * queued frame: no frame of it is queued (so none of its packets would go
+ * before these), it runs here (not remote) and the graph does not trace
+ * (traces list nodes in dispatch order). NULL otherwise.
+ */
+static inline __attribute__((always_inline)) struct vpk_node_rt *
+graph_sink_now(const struct vpk_node_rt *rt, uint16_t arc)
+{
+	const struct vpk_graph *g = rt->g;
+	uint16_t t = rt->next_node[arc];
+	const struct vpk_node_rt *s;
+
+	if (t == VPK_ARC_NONE || g->tracing)
+		return NULL;
+	s = &g->nodes[t];
+	if (s->queued != 0 || s->remote != NULL || s->reg->n_next != 0)
+		return NULL;
+	return (struct vpk_node_rt *)s;
+}
+
+/* Charge sink @s's run of @n packets started at TSC @t0 to @s, not to the node that ran it. */
+static inline __attribute__((always_inline)) void
+graph_charge_sink(struct vpk_graph *g, struct vpk_node_rt *s, uint64_t t0, uint32_t n)
+{
+	uint64_t t1 = __rdtsc();
+
+	s->clocks += t1 - t0;
+	s->calls++;
+	s->vectors += n;
+	g->last_tsc += t1 - t0;
+}
 
 /*
  * Built-in nodes, written as VPP writes its nodes (VLIB_NODE_FN and
@@ -164,9 +204,6 @@ int graph_node_init_conf(struct vpk_node_rt *rt, void *conf);
 	{                                                                      \
 		return graph_node_init_conf(rt, conf != NULL ? conf : (void *)&(dflt)); \
 	}
-
-/* An arc whose node is not in the graph (allowed for optional features). */
-#define VPK_ARC_NONE 0xffffu
 
 /* dispatch.c */
 struct vpk_frame *graph_frame_get(struct vpk_graph *g, uint16_t node);

@@ -24,10 +24,15 @@
 #include <string.h>
 
 #include <vpk/pcap.h>
+#include "buf/pool_priv.h"
 #include "io/io_priv.h"
 
 /* Packets prefetched ahead of the copy. */
 #define REPLAY_AHEAD 8u
+
+/* A metadata line as one value (GCC's generic vectors: kept in registers, stored whole). */
+typedef uint64_t meta_line __attribute__((vector_size(64)));
+_Static_assert(sizeof(meta_line) == sizeof(struct vpk_buf), "a metadata line is 64 bytes");
 
 struct replay_be {
 	struct io_pcap_out out;         /* first: io_pcap_out_be_tx() */
@@ -165,27 +170,31 @@ replay_close(struct vpk_io_port *p, char *err, size_t len)
 	return rc;
 }
 
-/* Copy stored packets @from.. into the @m buffers @idx; the bytes received. */
+/* Copy stored packets @from.. into the @m buffers @idx, each metadata line written whole (the
+ * pool's template with the packet's fields: one store, pool_alloc_raw()); the bytes received. */
 static uint64_t
 copy_run(struct vpk_io_port *p, const struct replay_be *b, uint32_t from, const uint32_t *idx, uint32_t m)
 {
 	const uint8_t *const *src = b->data + from;
 	const uint16_t *lens = b->len + from;
-	uint32_t port = p->conf.port_id;
+	struct vpk_buf t = *pool_template(p->pool);     /* with this port's rx_if ... */
+	meta_line line;                                 /* ... in registers, whole */
 	void *base = p->base;
 	uint64_t bytes = 0;
 	const bool small_ok = b->small_ok;      /* locals and loads first: the stores to a buffer */
-						/* could alias *b and data_off for the compiler */
+						/* could alias *b for the compiler */
+	t.rx_if = p->conf.port_id;
+	memcpy(&line, &t, sizeof(line));
 	for (uint32_t k = 0; k < m; k++) {
 		struct vpk_buf *d = vpk_buf_from_idx(base, idx[k]);
-		uint8_t *dst = vpk_buf_data(d);
+		uint8_t *dst = vpk_buf_area(d) + t.data_off;
 		const uint8_t *s = src[k];
 		uint16_t len = lens[k];
 
 		__builtin_prefetch(src[k + REPLAY_AHEAD]);
+		memcpy(d, &line, sizeof(line));
 		d->len = len;
 		d->total_len = len;
-		d->rx_if = port;
 		bytes += len;
 		if (len <= 64 && small_ok)              /* one fixed-size copy: a few vector moves */
 			memcpy(dst, s, 64);
@@ -203,7 +212,7 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 
 	if (b->loops != 0 && b->pass >= b->loops)
 		return -ENODATA;
-	got = vpk_pool_alloc_burst(p->pool, idx, n);
+	got = pool_alloc_raw(p->pool, idx, n);     /* copy_run() writes each metadata line */
 	if (got == 0) {
 		p->st.rx_nobuf += n > 0;
 		return 0;
@@ -221,7 +230,7 @@ replay_rx(struct vpk_io_port *p, uint32_t *idx, uint32_t n)
 				break;
 		}
 	}
-	if (i < got)
+	if (i < got)            /* metadata never written: free as allocated (free reads none) */
 		vpk_pool_free_bulk(p->pool, idx + i, got - i);
 	return (int)i;
 }

@@ -84,8 +84,16 @@ loops(const char *in)
 
 			CHECK(is_packet(b, seen % 100), "packet %u is not record %u", seen, seen % 100);
 			CHECK(b->rx_if == 5, "rx_if %u", b->rx_if);
+			/* Every other metadata field as a fresh allocation has it, although the
+			 * last round left them dirty in these (reused) buffers. */
+			CHECK(b->data_off == VPK_BUF_HEADROOM && b->flags == 0 && b->error == 0 &&
+			      b->next == VPK_BUF_NONE && b->tx_if == 0 && b->adj == 0 && b->l3_off == 0 &&
+			      b->l4_off == 0 && b->trace_id == 0 && b->opaque[19] == 0,
+			      "packet %u: metadata not reset", seen);
 			/* A copy: writing it must not change the stored packet. */
 			memset(vpk_buf_data(b), 0xee, 4);
+			b->flags = VPK_BUF_F_TRACE, b->error = 7, b->tx_if = 3, b->adj = 9, b->l3_off = 14;
+			b->l4_off = 34, b->trace_id = 2, b->opaque[19] = 1;
 			seen++;
 		}
 		vpk_pool_free_bulk(pool, idx, (uint32_t)got);

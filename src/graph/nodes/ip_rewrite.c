@@ -13,10 +13,18 @@
  *
  * ip4-input/ip6-input already dropped TTL <= 1, so the decrement never
  * reaches 0 here.
+ *
+ * A frame whose packets all go out is handed to interface-output's work
+ * right here when interface-output could run it now with the same result
+ * (graph_sink_now(): nothing of it queued, not remote, no trace), as VPP's
+ * rewrite nodes hand packets to an interface's tx node: one frame, one
+ * dispatch and one pointer conversion less per frame, the metadata still
+ * in L1. interface-output's counters, calls, vectors and clocks are those
+ * it would have counted itself.
  */
 #include <stddef.h>
 
-#include "graph/nodes/nodes.h"
+#include "graph/nodes/if_output.h"
 
 enum { RW_NEXT_OUTPUT, RW_NEXT_DROP, RW_N_NEXT };
 
@@ -108,14 +116,25 @@ rewrite_frame(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t
 	/* The table by value: the stores to buffers cannot alias it, so it stays in registers. */
 	const struct vpk_adj_table t = *(const struct vpk_adj_table *)vpk_node_ctx(rt);
 	uint16_t next[VPK_FRAME_SIZE];
-	uint32_t i = 0;
+	uint32_t i = 0, out = 0;
+	struct vpk_node_rt *sink;
 
 	for (; i + 4 < n; i++) {
 		__builtin_prefetch(vpk_buf_area(b[i + 4]) + b[i + 4]->l3_off - 14, 1);
 		next[i] = rewrite_one(rt, t, b[i], is_ip6);
+		out += next[i] == RW_NEXT_OUTPUT;
 	}
-	for (; i < n; i++)
+	for (; i < n; i++) {
 		next[i] = rewrite_one(rt, t, b[i], is_ip6);
+		out += next[i] == RW_NEXT_OUTPUT;
+	}
+	if (out == n && (sink = graph_sink_now(rt, RW_NEXT_OUTPUT)) != NULL) {
+		uint64_t t0 = __rdtsc();
+
+		if_output_frame(sink, b, bi, n);
+		graph_charge_sink(rt->g, sink, t0, n);
+		return n;
+	}
 	vpk_node_enqueue_to_next(rt, bi, next, n);
 	return n;
 }
