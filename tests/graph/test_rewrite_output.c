@@ -6,9 +6,10 @@
  * same counters (interface-output's calls, vectors and errors, the
  * rewrites' drops), at every variant level. The reference is the same graph
  * with tracing on, where every frame goes through interface-output's queue.
- * Frames with a packet to drop take the queue; packets an input hands to
- * interface-output itself, queued before a rewrite runs, stay ahead of the
- * rewritten ones.
+ * Frames with a packet to drop take the queue; frames with an interface
+ * above the ones interface-output gathers in one sweep (9) are handed over
+ * as it hands them; packets an input hands to interface-output itself,
+ * queued before a rewrite runs, stay ahead of the rewritten ones.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +33,14 @@ static struct cap {
 } *cap;
 static size_t n_cap;
 
-static const struct vpk_adj adjs[4] = {
+static const struct vpk_adj adjs[5] = {
 	[0] = { .valid = 0 },
 	[1] = { .dst_mac = { 2, 0, 0, 0, 1, 1 }, .src_mac = { 2, 0, 0, 0, 2, 1 }, .tx_if = 3, .valid = 1 },
 	[2] = { .dst_mac = { 2, 0, 0, 0, 1, 2 }, .src_mac = { 2, 0, 0, 0, 2, 2 }, .tx_if = 5, .valid = 1 },
 	[3] = { .valid = 0 },           /* no neighbor yet: dropped */
+	[4] = { .dst_mac = { 2, 0, 0, 0, 1, 4 }, .src_mac = { 2, 0, 0, 0, 2, 4 }, .tx_if = 9, .valid = 1 },
 };
-static const struct vpk_adj_table adj_table = { 4, adjs };
+static const struct vpk_adj_table adj_table = { 5, adjs };
 
 /* Burst @k: its size (1..VPK_FRAME_SIZE), whether it has packets to drop, and
  * whether it first hands a few packets straight to interface-output. */
@@ -75,7 +77,7 @@ static uint32_t
 input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 {
 	uint32_t idx[VPK_FRAME_SIZE], want, got, k = burst_no++, direct = k % 3 == 2 ? 3 : 0;
-	bool ip6 = k % 4 == 1, drops = k % 5 == 3;
+	bool ip6 = k % 4 == 1, drops = k % 5 == 3, far = k % 7 == 4;  /* far: an interface >= 8 too */
 	void *base = vpk_node_pool_base(rt);
 
 	(void)b;
@@ -91,6 +93,8 @@ input_fn(struct vpk_node_rt *rt, struct vpk_buf **b, uint32_t *bi, uint32_t n)
 		struct vpk_buf *x = vpk_buf_from_idx(base, idx[i]);
 		uint32_t adj = 1 + (next_pkt + i) % 2;
 
+		if (far && i % 5 == 1)
+			adj = 4;
 		if (drops && i % 17 == 5)
 			adj = (i / 17) % 2 ? 3 : 9;     /* no neighbor; no adjacency */
 		fill(x, next_pkt + i, ip6, adj);
@@ -221,9 +225,9 @@ check_level(enum vpk_isa isa)
 	for (size_t i = 0; i < got.n_cap; i++) {
 		uint32_t t = got.cap[i].tx_if;
 
-		CHECK(t == 4 || t == 3 || t == 5, "packet %u to interface %u", got.cap[i].seq, t);
+		CHECK(t == 4 || t == 3 || t == 5 || t == 9, "packet %u to interface %u", got.cap[i].seq, t);
 		if (t != 4)
-			CHECK(memcmp(got.cap[i].data, adjs[t == 3 ? 1 : 2].dst_mac, 6) == 0,
+			CHECK(memcmp(got.cap[i].data, adjs[t == 3 ? 1 : t == 5 ? 2 : 4].dst_mac, 6) == 0,
 			      "packet %u not rewritten", got.cap[i].seq);
 	}
 	free(ref.cap);
