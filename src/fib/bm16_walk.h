@@ -195,7 +195,9 @@ _Static_assert(BM16_SHORT_NB <= 32, "vec_short() keeps one bit per block");
  * fill and drain dominate a 64-key call). The first pass keeps each lane's
  * first node line, which for a flat lane (nine in ten in-table keys) is
  * already the word its value gather reads: the second pass only ranks the
- * compressed lanes, and blocks without any skip it.
+ * compressed lanes, and blocks without any skip it. A block's results are
+ * stored as soon as its values are known; blocks with /32-level lanes are
+ * stored again after that level.
  */
 BM16_STEP size_t
 vec_short(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t nb)
@@ -210,8 +212,12 @@ vec_short(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t nb)
 		cmp[k] = blk_first(b, ips + BM16_W * k, d[k], rk[k]);
 	for (size_t k = 0; k < nb; k++)
 		rank_first(ar, cmp[k], ips + BM16_W * k, rk[k]);
-	for (size_t k = 0; k < nb; k++)
+	for (size_t k = 0; k < nb; k++) {
 		deep |= (uint32_t)blk_value(ar, d[k], ips + BM16_W * k, 8, rk[k], nar) << k;
+		blk_store(d[k], nhs + BM16_W * k);     /* final unless a lane goes on to /32 */
+	}
+	if (__builtin_expect(deep == 0, 1))
+		return nb * BM16_W;
 	for (uint32_t x = deep; x != 0; x &= x - 1) {
 		unsigned k = (unsigned)__builtin_ctz(x);
 		blk_locate(ar, d[k], ips + BM16_W * k, 0, rk[k]);
@@ -220,8 +226,10 @@ vec_short(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t nb)
 		unsigned k = (unsigned)__builtin_ctz(x);
 		blk_value(ar, d[k], ips + BM16_W * k, 0, rk[k], nar);
 	}
-	for (size_t k = 0; k < nb; k++)
+	for (uint32_t x = deep; x != 0; x &= x - 1) {
+		unsigned k = (unsigned)__builtin_ctz(x);
 		blk_store(d[k], nhs + BM16_W * k);
+	}
 	return nb * BM16_W;
 }
 
