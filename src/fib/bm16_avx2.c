@@ -52,26 +52,6 @@ blk_direct(const struct bm16 *b, const uint32_t *ip, uint32_t *d)
 	prefetch8(b->arena, first8(e, _mm256_and_si256(_mm256_srli_epi32(k, 8), _mm256_set1_epi32(0xff))));
 }
 
-/*
- * blk_direct() for the short-call walk: rk = each lane's first node line
- * (first_line()), prefetched; returns the lanes in compressed nodes.
- */
-BM16_STEP uint32_t
-blk_first(const struct bm16 *b, const uint32_t *ip, uint32_t *d, uint32_t *rk)
-{
-	const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
-	__m256i k = ld8(ip);
-	__m256i e = _mm256_i32gather_epi32((const int *)b->direct, _mm256_srli_epi32(k, 16), 4);
-	__m256i node = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
-	__m256i flat = _mm256_cmpeq_epi32(_mm256_and_si256(e, three), three);
-
-	_mm256_store_si256((__m256i *)d, e);
-	_mm256_store_si256((__m256i *)rk, first8(e, _mm256_and_si256(_mm256_srli_epi32(k, 8), _mm256_set1_epi32(0xff))));
-	for (int l = 0; l < 8; l++)
-		__builtin_prefetch(b->arena + rk[l]);
-	return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(flat, node)));
-}
-
 /* locate() on 8 lanes, the compressed ones ranked by rank_lanes(). */
 BM16_STEP void
 blk_locate(const uint32_t *ar, const uint32_t *d, const uint32_t *ip, unsigned sh, uint32_t *rk)
@@ -94,24 +74,18 @@ blk_locate(const uint32_t *ar, const uint32_t *d, const uint32_t *ip, unsigned s
 	}
 }
 
-/*
- * entry_of() on 8 lanes of the gathered words (the half-word selection only
- * where the FIB has narrow nodes); sh 8: prefetch the /32-level lines.
- */
+/* entry_of() on 8 lanes of the gathered words; sh 8: prefetch the /32-level lines. */
 BM16_STEP bool
-blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk, bool narrow)
+blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk)
 {
 	const __m256i one = _mm256_set1_epi32(1), seven = _mm256_set1_epi32(BM16_NARROW | BM16_FLAT | 1);
 	__m256i e = _mm256_load_si256((const __m256i *)d), k = ld8(ip);
 	__m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(e, one), one);
-	__m256i v = _mm256_mask_i32gather_epi32(e, (const int *)ar, _mm256_load_si256((const __m256i *)rk), m, 4);
-
-	if (narrow) {
-		__m256i nar = _mm256_cmpeq_epi32(_mm256_and_si256(e, seven), seven);
-		__m256i keep = _mm256_or_si256(_mm256_set1_epi32(0xffff), _mm256_andnot_si256(nar, _mm256_set1_epi32(-1)));
-		__m256i half = _mm256_and_si256(_mm256_slli_epi32(_mm256_srli_epi32(k, (int)sh), 4), _mm256_set1_epi32(16));
-		v = _mm256_and_si256(_mm256_srlv_epi32(v, _mm256_and_si256(nar, half)), keep);
-	}
+	__m256i w = _mm256_mask_i32gather_epi32(e, (const int *)ar, _mm256_load_si256((const __m256i *)rk), m, 4);
+	__m256i nar = _mm256_cmpeq_epi32(_mm256_and_si256(e, seven), seven);
+	__m256i keep = _mm256_or_si256(_mm256_set1_epi32(0xffff), _mm256_andnot_si256(nar, _mm256_set1_epi32(-1)));
+	__m256i half = _mm256_and_si256(_mm256_slli_epi32(_mm256_srli_epi32(k, (int)sh), 4), _mm256_set1_epi32(16));
+	__m256i v = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(nar, half)), keep);
 
 	_mm256_store_si256((__m256i *)d, v);
 	if (sh == 0)

@@ -72,26 +72,6 @@ blk_direct(const struct bm16 *b, const uint32_t *ip, uint32_t *d)
 		__builtin_prefetch(b->arena + a[l]);
 }
 
-/*
- * blk_direct() for the short-call walk: rk = each lane's first node line
- * (first_line()), prefetched; returns the lanes in compressed nodes.
- */
-BM16_STEP uint32_t
-blk_first(const struct bm16 *b, const uint32_t *ip, uint32_t *d, uint32_t *rk)
-{
-	const __m512i three = _mm512_set1_epi32(3);
-	__m512i k = ld16(ip);
-	__m512i e = _mm512_i32gather_epi32(_mm512_srli_epi32(k, 16), b->direct, 4);
-	__mmask16 m, flat = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, three), three);
-	__m512i f = first16(e, _mm512_and_si512(_mm512_srli_epi32(k, 8), _mm512_set1_epi32(0xff)), &m);
-
-	_mm512_store_si512((void *)d, e);
-	_mm512_store_si512((void *)rk, _mm512_maskz_mov_epi32(m, f));
-	for (unsigned l = 0; l < 16; l++)
-		__builtin_prefetch(b->arena + rk[l]);
-	return m & (__mmask16)~flat;
-}
-
 /* locate() on 16 lanes, the compressed ones ranked by rank_lanes(). */
 BM16_STEP void
 blk_locate(const uint32_t *ar, const uint32_t *d, const uint32_t *ip, unsigned sh, uint32_t *rk)
@@ -114,23 +94,17 @@ blk_locate(const uint32_t *ar, const uint32_t *d, const uint32_t *ip, unsigned s
 	}
 }
 
-/*
- * entry_of() on 16 lanes of the gathered words (the half-word selection only
- * where the FIB has narrow nodes); sh 8: prefetch the /32-level lines.
- */
+/* entry_of() on 16 lanes of the gathered words; sh 8: prefetch the /32-level lines. */
 BM16_STEP bool
-blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk, bool narrow)
+blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk)
 {
 	const __m512i one = _mm512_set1_epi32(1), seven = _mm512_set1_epi32(BM16_NARROW | BM16_FLAT | 1);
 	__m512i e = _mm512_load_si512((const void *)d), k = ld16(ip);
 	__mmask16 m = _mm512_test_epi32_mask(e, one);
-	__m512i v = _mm512_mask_i32gather_epi32(e, m, _mm512_load_si512((const void *)rk), ar, 4);
-
-	if (narrow) {
-		__mmask16 nar = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, seven), seven);
-		__m512i half = _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(k, sh), 4), _mm512_set1_epi32(16));
-		v = _mm512_mask_and_epi32(v, nar, _mm512_srlv_epi32(v, half), _mm512_set1_epi32(0xffff));
-	}
+	__m512i w = _mm512_mask_i32gather_epi32(e, m, _mm512_load_si512((const void *)rk), ar, 4);
+	__mmask16 nar = _mm512_cmpeq_epi32_mask(_mm512_and_si512(e, seven), seven);
+	__m512i half = _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(k, sh), 4), _mm512_set1_epi32(16));
+	__m512i v = _mm512_mask_and_epi32(w, nar, _mm512_srlv_epi32(w, half), _mm512_set1_epi32(0xffff));
 
 	_mm512_store_si512((void *)d, v);
 	if (sh == 0)

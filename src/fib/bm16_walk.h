@@ -128,7 +128,7 @@ scalar_range(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t i0
 
 /*
  * The vector stage 2: rk[] holds every lane's flat-node word; the lanes in
- * compressed nodes (bits of cmp, about one in ten in-table keys) are ranked
+ * compressed nodes (bits of cmp, about one in six in-table keys) are ranked
  * here one by one from their node header (prefetched a stage before) and
  * their value line prefetched. Two masked gathers per block (bitmap word and
  * run count) cost as much as 16 lanes' loads whatever the mask.
@@ -144,21 +144,6 @@ rank_lanes(const uint32_t *arena, uint32_t cmp, const uint32_t *at, const uint32
 	}
 }
 
-/*
- * The same for the short-call walk, whose first pass left in rk[] each
- * compressed lane's header word (blk_first()): entry byte 1 of each key.
- */
-static inline __attribute__((always_inline)) void
-rank_first(const uint32_t *arena, uint32_t cmp, const uint32_t *ip, uint32_t *rk)
-{
-	for (; cmp; cmp &= cmp - 1) {
-		unsigned l = (unsigned)__builtin_ctz(cmp);
-		uint32_t r = node_rank(arena, rk[l], (fib_ld32(&ip[l]) >> 8) & 0xff);
-		rk[l] = r;
-		__builtin_prefetch(arena + r);
-	}
-}
-
 #ifdef BM16_W
 /*
  * The vector walks, written once for every width. An ISA file defines
@@ -167,22 +152,17 @@ rank_first(const uint32_t *arena, uint32_t cmp, const uint32_t *ip, uint32_t *rk
  * including this header, and after it these block steps on BM16_W lanes
  * held in aligned arrays (d: entries, ip: keys, rk: arena words):
  *   blk_direct(b, ip, d)          direct entries; prefetch each lane's first node line
- *   blk_first(b, ip, d, rk)       the same, and rk = each lane's first node line (a flat
- *                                 lane's entry: its final word); returns the compressed lanes
  *   blk_locate(ar, d, ip, sh, rk) locate() of entry (ip >> sh) & 0xff (rank_lanes() for
  *                                 compressed lanes, which prefetches their values)
- *   blk_value(ar, d, ip, sh, rk, nar)  d = entry_of() of the lanes in nodes (nar: the FIB
- *                                 has narrow flat nodes); with sh = 8, prefetch the
- *                                 /32-level first lines; returns whether a lane is a node
+ *   blk_value(ar, d, ip, sh, rk)  d = entry_of() of the lanes in nodes; with sh = 8, prefetch
+ *                                 the /32-level first lines; returns whether a lane is a node
  *   blk_store(d, nhs)             nhs = d >> 1
  * The steps differ by ISA only; the order of the loads is the walks'.
  */
 #define BM16_STEP static inline __attribute__((always_inline))
 BM16_STEP void blk_direct(const struct bm16 *b, const uint32_t *ip, uint32_t *d);
-BM16_STEP uint32_t blk_first(const struct bm16 *b, const uint32_t *ip, uint32_t *d, uint32_t *rk);
 BM16_STEP void blk_locate(const uint32_t *ar, const uint32_t *d, const uint32_t *ip, unsigned sh, uint32_t *rk);
-BM16_STEP bool blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk,
-		       bool nar);
+BM16_STEP bool blk_value(const uint32_t *ar, uint32_t *d, const uint32_t *ip, unsigned sh, const uint32_t *rk);
 BM16_STEP void blk_store(const uint32_t *d, uint64_t *nhs);
 
 #define BM16_ALIGN __attribute__((aligned(BM16_W * 4)))
@@ -192,44 +172,31 @@ _Static_assert(BM16_SHORT_NB <= 32, "vec_short() keeps one bit per block");
  * Short calls (at most BM16_SHORT_NB blocks, e.g. 64-key bursts): the
  * stages as passes over all blocks, so every block's loads are in flight
  * before the first one is needed and no ring bookkeeping runs (the ring's
- * fill and drain dominate a 64-key call). The first pass keeps each lane's
- * first node line, which for a flat lane (nine in ten in-table keys) is
- * already the word its value gather reads: the second pass only ranks the
- * compressed lanes, and blocks without any skip it. A block's results are
- * stored as soon as its values are known; blocks with /32-level lanes are
- * stored again after that level.
+ * fill and drain dominate a 64-key call).
  */
 BM16_STEP size_t
 vec_short(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t nb)
 {
 	const uint32_t *ar = b->arena;
 	uint32_t d[BM16_SHORT_NB + 1][BM16_W] BM16_ALIGN, rk[BM16_SHORT_NB + 1][BM16_W] BM16_ALIGN;
-	uint32_t cmp[BM16_SHORT_NB + 1];
 	uint32_t deep = 0;
-	bool nar = b->narrow;
 
 	for (size_t k = 0; k < nb; k++)
-		cmp[k] = blk_first(b, ips + BM16_W * k, d[k], rk[k]);
+		blk_direct(b, ips + BM16_W * k, d[k]);
 	for (size_t k = 0; k < nb; k++)
-		rank_first(ar, cmp[k], ips + BM16_W * k, rk[k]);
-	for (size_t k = 0; k < nb; k++) {
-		deep |= (uint32_t)blk_value(ar, d[k], ips + BM16_W * k, 8, rk[k], nar) << k;
-		blk_store(d[k], nhs + BM16_W * k);     /* final unless a lane goes on to /32 */
-	}
-	if (__builtin_expect(deep == 0, 1))
-		return nb * BM16_W;
+		blk_locate(ar, d[k], ips + BM16_W * k, 8, rk[k]);
+	for (size_t k = 0; k < nb; k++)
+		deep |= (uint32_t)blk_value(ar, d[k], ips + BM16_W * k, 8, rk[k]) << k;
 	for (uint32_t x = deep; x != 0; x &= x - 1) {
 		unsigned k = (unsigned)__builtin_ctz(x);
 		blk_locate(ar, d[k], ips + BM16_W * k, 0, rk[k]);
 	}
 	for (uint32_t x = deep; x != 0; x &= x - 1) {
 		unsigned k = (unsigned)__builtin_ctz(x);
-		blk_value(ar, d[k], ips + BM16_W * k, 0, rk[k], nar);
+		blk_value(ar, d[k], ips + BM16_W * k, 0, rk[k]);
 	}
-	for (uint32_t x = deep; x != 0; x &= x - 1) {
-		unsigned k = (unsigned)__builtin_ctz(x);
+	for (size_t k = 0; k < nb; k++)
 		blk_store(d[k], nhs + BM16_W * k);
-	}
 	return nb * BM16_W;
 }
 
@@ -249,7 +216,7 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 	const uint32_t *ar = b->arena;
 	size_t nb = n / BM16_W;
 	uint32_t rd[BM16_VR][BM16_W] BM16_ALIGN, rr[BM16_VR][BM16_W] BM16_ALIGN;
-	bool rm[BM16_VR], nar = b->narrow;
+	bool rm[BM16_VR];
 
 	if (nb <= BM16_SHORT_NB)
 		return vec_short(b, ips, nhs, nb);
@@ -264,7 +231,7 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 		}
 		if (t >= 2 * vd && t - 2 * vd < nb) {
 			size_t k = t - 2 * vd;
-			rm[k % BM16_VR] = blk_value(ar, rd[k % BM16_VR], ips + BM16_W * k, 8, rr[k % BM16_VR], nar);
+			rm[k % BM16_VR] = blk_value(ar, rd[k % BM16_VR], ips + BM16_W * k, 8, rr[k % BM16_VR]);
 		}
 		if (t >= 3 * vd && t - 3 * vd < nb) {
 			size_t k = t - 3 * vd;
@@ -274,7 +241,7 @@ vec(const struct bm16 *b, const uint32_t *ips, uint64_t *nhs, size_t n)
 		if (t >= 4 * vd) {
 			size_t k = t - 4 * vd;
 			if (rm[k % BM16_VR])
-				blk_value(ar, rd[k % BM16_VR], ips + BM16_W * k, 0, rr[k % BM16_VR], nar);
+				blk_value(ar, rd[k % BM16_VR], ips + BM16_W * k, 0, rr[k % BM16_VR]);
 			blk_store(rd[k % BM16_VR], nhs + BM16_W * k);
 		}
 	}
