@@ -16,6 +16,7 @@
 #   QUICK=1               10k ACL rules only, IPv4 table only, REPS=3 (a smoke run)
 #   VPK_BENCH_PREFIX      the EAL's --file-prefix (default vpk-rte-bench-PID)
 #   VPK_BENCH_ONLY        acl or fib: only those cases
+#   VPK_BENCH_FIB         4 or 6: only that family's FIB cases (dpdk-test-fib and *_perf_autotest)
 #   VPK_BENCH_BASE        another build directory (e.g. main's): its libraries run as a third
 #                         side "base" in the same alternation (dpdk, vpk, base, ...); the JSON
 #                         then also has base / DPDK and vpk / base ratios
@@ -36,6 +37,11 @@ base=${VPK_BENCH_BASE:-}
 case $only in
 "" | acl | fib) ;;
 *) echo "bench-dropin: VPK_BENCH_ONLY='$only': expected acl or fib" >&2; exit 2 ;;
+esac
+fam=${VPK_BENCH_FIB:-}
+case $fam in
+"" | 4 | 6) ;;
+*) echo "bench-dropin: VPK_BENCH_FIB='$fam': expected 4 or 6" >&2; exit 2 ;;
 esac
 if [ -n "$base" ] && [ ! -f "$base/compat/dpdk/libvpk_rte_acl.so" ]; then
 	echo "bench-dropin: VPK_BENCH_BASE='$base': no compat/dpdk/libvpk_rte_acl.so in it (a build directory)" >&2
@@ -117,7 +123,14 @@ fibsets="fib4-intable:-f $w/r4 -e 4 -g 65536 -l 4000000|fib4-random:-f $w/r4 -e 
 	fibsets="$fibsets|fib6-intable:-6 -f $w/r6 -e 4 -g 200000 -l 4000000|fib6-random:-6 -f $w/r6 -e 4 -g 200000 -l 4000000 -r 99"
 IFS='|' read -r -a fibarr <<<"$fibsets"
 [ "$only" = acl ] && fibarr=()
-for fs in "${fibarr[@]}"; do
+if [ -n "$fam" ]; then
+	keep=()
+	for fs in ${fibarr[@]+"${fibarr[@]}"}; do
+		case $fs in fib$fam-*) keep+=("$fs") ;; esac
+	done
+	fibarr=(${keep[@]+"${keep[@]}"})
+fi
+for fs in ${fibarr[@]+"${fibarr[@]}"}; do
 	name=${fs%%:*} args=${fs#*:}
 	for r in $(seq "$reps"); do
 		for side in $(order "$r"); do
@@ -131,6 +144,8 @@ done
 
 # dpdk-test's own FIB benchmarks (random routes as test_lpm's; 32-address bulk lookups).
 perf_tests="fib_perf_autotest fib6_perf_autotest"
+[ "$fam" = 4 ] && perf_tests=fib_perf_autotest
+[ "$fam" = 6 ] && perf_tests=fib6_perf_autotest
 { command -v dpdk-test >/dev/null && [ "$quick" != 1 ] && [ "$only" != acl ]; } || perf_tests=""
 for t in $perf_tests; do
 	for r in $(seq "$reps"); do
