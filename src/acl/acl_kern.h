@@ -56,8 +56,8 @@ INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, 
 INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt,
 			    int w);
 /* Walk tree t of rt for packets 0..n-1: leaf[t * CHUNK + p] = the packet's leaf
- * index, return 0; or, having prefetched each leaf's first block, leaf[] = its
- * leaf table word 0 & ACL_LEAF_OFF and lr[] = word 1 (best rank), return 1. */
+ * node, return 0; or, having prefetched each leaf's first block, leaf[] = its
+ * first block (leaf node word 0 & ACL_LEAF_OFF) and lr[] = its best rank, return 1. */
 INLINE int acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt,
 		    uint32_t nd, uint32_t n, uint32_t *leaf, uint32_t *lr, int w);
 
@@ -416,10 +416,10 @@ walk_scalar(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32
 				id = info[2 * d];
 			}
 		}
-		leaf[p] = ia & ~ACL_LEAF_BIT;
-		leaf[p + 1] = ib & ~ACL_LEAF_BIT;
-		leaf[p + 2] = ic & ~ACL_LEAF_BIT;
-		leaf[p + 3] = id & ~ACL_LEAF_BIT;
+		leaf[p] = a;
+		leaf[p + 1] = b;
+		leaf[p + 2] = c;
+		leaf[p + 3] = d;
 	}
 	for (; p < n; p++) {
 		uint32_t x = walk_start(tr, keys, nd, p), ix = info[2 * x];
@@ -428,11 +428,11 @@ walk_scalar(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32
 			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[2 * x]);
 			ix = info[2 * x];
 		}
-		leaf[p] = ix & ~ACL_LEAF_BIT;
+		leaf[p] = x;
 	}
 }
 
-/* Prefetch the first block of a leaf (@p le0: its leaf table word 0): its
+/* Prefetch the first block of a leaf (@p le0: its node's word 0): its
  * lines (header, ranks, userdata and the first dimensions' arrays) up to
  * PREFETCH_LINES, not beyond: prefetching past the block, or more of it,
  * measured slower. Runtimes of up to PREFETCH_MIN_BYTES stay in the caches
@@ -478,11 +478,11 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			if (acl_walk(rt, t, keys, keyt, nd, cn, leaf, lr, w))
 				continue;
 			for (uint32_t p = 0; p < cn; p++) {
-				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)(lf[p] & ~ACL_LEAF_BIT);
+				const uint32_t *le = rt->tree[t].thr + 2 * (size_t)lf[p];
 
 				prefetch_leaf(rt, rt->tree[t].blocks, le[0]);
 				lf[p] = le[0] & ACL_LEAF_OFF;
-				lr[t * CHUNK + p] = le[1];
+				lr[t * CHUNK + p] = le[1] & ~ACL_LEAF_BIT;
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
