@@ -356,10 +356,6 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 	if (!gl)
 		return 0;
 	/* lf[] holds the leaf nodes' word 0, lr[] the best ranks */
-	for (uint32_t p = 0; p < n; p++) {
-		prefetch_leaf(rt, rt->tree[t].blocks, lf[p]);
-		lf[p] &= ACL_LEAF_OFF;
-	}
 	return 1;
 }
 
