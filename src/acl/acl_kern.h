@@ -32,7 +32,7 @@
 #define CHUNK 64
 #define PREFETCH_LINES 6   /* of each reached leaf's first block (docs/acl.md) */
 #define PREFETCH_MIN_BYTES (512u << 10)   /* ...of runtimes bigger than this */
-#define PREFETCH_AHEAD 8   /* x32: ...this many packets ahead of the scan, not all after the walk */
+#define PREFETCH_AHEAD 8   /* vector variants: ...this many packets ahead of the scan, not all after the walk */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -497,11 +497,15 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			defer[t] = (uint8_t)acl_walk(rt, t, keys, keyt, nd, cn, leaf, lr, w);
 			if (defer[t])
 				continue;
+			/* the scalar scan takes its leaves prefetched here, the vector
+			 * ones prefetch them ahead of the scan */
+			defer[t] = !ACL_ROWS;
 			for (uint32_t p = 0; p < cn; p++) {
 				const uint32_t *le = rt->tree[t].thr + 2 * (size_t)lf[p];
 
-				prefetch_leaf(rt, rt->tree[t].blocks, le[0]);
-				lf[p] = le[0] & ACL_LEAF_OFF;
+				if (ACL_ROWS)
+					prefetch_leaf(rt, rt->tree[t].blocks, le[0]);
+				lf[p] = ACL_ROWS ? le[0] & ACL_LEAF_OFF : le[0];
 				lr[t * CHUNK + p] = le[1] & ~ACL_LEAF_BIT;
 			}
 		}

@@ -12,7 +12,6 @@
 #define ACL_KEYT 1   /* x32's walk reads each lane's key from the dimension-major keys */
 #include "acl/acl_kern.h"
 
-#define LEAF_GATHER_TREES 2 /* x32: leaf words from the walk's lanes up to this many trees (docs/acl.md) */
 
 INLINE uint32_t
 match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
@@ -209,8 +208,8 @@ leaf16(__m512i lw, __m512i info, __mmask16 m, uint32_t *lf, uint32_t *lr)
  * x32 walk of trees ta and tb (tb may be NULL) for packets 0..n-1, 32 at a
  * time: four independent chains (2 trees x 16 lanes x 2) of dependent node
  * gathers per loop, so that their latencies overlap. Stores each packet's
- * leaf node (la/lb) or, when ra != NULL, the leaf's node words (la/lb: word
- * 0, ra/rb: best rank) kept from the lanes' last gather.
+ * leaf as its node's words (la/lb: word 0, ra/rb: best rank) kept from the
+ * lanes' last gather.
  */
 INLINE void
 walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *keys, const uint32_t *keyt,
@@ -235,20 +234,11 @@ walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *k
 				step16(tb->thr, &x3, &i3, &w3, &m3, keys, keyt, nd, p + 16);
 			}
 		}
-		if (ra != NULL) {
-			leaf16(w0, i0, ma, la + p, ra + p);
-			leaf16(w1, i1, mb, la + p + 16, ra + p + 16);
-			if (tb != NULL) {
-				leaf16(w2, i2, ma, lb + p, rb + p);
-				leaf16(w3, i3, mb, lb + p + 16, rb + p + 16);
-			}
-			continue;
-		}
-		_mm512_mask_storeu_epi32(la + p, ma, x0);
-		_mm512_mask_storeu_epi32(la + p + 16, mb, x1);
+		leaf16(w0, i0, ma, la + p, ra + p);
+		leaf16(w1, i1, mb, la + p + 16, ra + p + 16);
 		if (tb != NULL) {
-			_mm512_mask_storeu_epi32(lb + p, ma, x2);
-			_mm512_mask_storeu_epi32(lb + p + 16, mb, x3);
+			leaf16(w2, i2, ma, lb + p, rb + p);
+			leaf16(w3, i3, mb, lb + p + 16, rb + p + 16);
 		}
 	}
 }
@@ -340,7 +330,6 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)
 {
 	uint32_t *lf = leaf + t * CHUNK;
-	int gl = rt->ntrees <= LEAF_GATHER_TREES;
 
 	if (w == 256) {
 		walk_x16(&rt->tree[t], keyt, n, lf);
@@ -352,9 +341,7 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 		walk_x32_one(&rt->tree[0], keys, keyt, nd, n, lf, lr);
 	else if (t % 2 == 0)
 		walk_x32(&rt->tree[t], t + 1 < rt->ntrees ? &rt->tree[t + 1] : NULL, keys, keyt, nd, n, lf,
-			 lf + CHUNK, gl ? lr + t * CHUNK : NULL, lr + t * CHUNK + CHUNK);
-	if (!gl)
-		return 0;
+			 lf + CHUNK, lr + t * CHUNK, lr + t * CHUNK + CHUNK);
 	/* lf[] holds the leaf nodes' word 0, lr[] the best ranks */
 	return 1;
 }
