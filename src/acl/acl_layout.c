@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ACL runtime layout: the trees acl_build.c built -> one contiguous runtime
- * (struct acl_rt, then nodes, root tables, leaf index and leaf blocks; acl_int.h
+ * (struct acl_rt, then nodes, root tables and leaf blocks; acl_int.h
  * has the format), allocated on huge pages when big, and freed by reference.
  */
 #include <errno.h>
