@@ -32,7 +32,7 @@
 #define CHUNK 64
 #define PREFETCH_LINES 6   /* of each reached leaf's first block (docs/acl.md) */
 #define PREFETCH_MIN_BYTES (512u << 10)   /* ...of runtimes bigger than this */
-#define PREFETCH_AHEAD 8   /* vector variants: ...this many packets ahead of the scan, not all after the walk */
+#define PREFETCH_AHEAD 8   /* ...this many packets ahead of the scan, not all after the walk */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -57,9 +57,8 @@ INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, 
 INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt,
 			    int w);
 /* Walk tree t of rt for packets 0..n-1: leaf[t * CHUNK + p] = the packet's leaf
- * node, return 0; or leaf[] = its leaf node's word 0 (first block | its lines,
- * the scan prefetches it PREFETCH_AHEAD packets ahead) and lr[] = its best rank,
- * return 1. */
+ * node, return 0; or leaf[] = its leaf node's word 0 (first block | its lines)
+ * and lr[] = its best rank, return 1. */
 INLINE int acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt,
 		    uint32_t nd, uint32_t n, uint32_t *leaf, uint32_t *lr, int w);
 
@@ -297,9 +296,9 @@ prefetch_leaf(const struct acl_rt *rt, const uint8_t *blocks, uint32_t le0)
 
 /*
  * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
- * (lf[p] & ACL_LEAF_OFF); packet p's keys at keys + p * pstride; @p pf != NULL:
- * lf[] also has the blocks' lines and the scan prefetches the first block of
- * the packet PREFETCH_AHEAD ahead of the one it takes: prefetching all of a
+ * (lf[p] & ACL_LEAF_OFF), their lines in lf[p] >> ACL_LEAF_LSHIFT; packet p's keys
+ * at keys + p * pstride; @p pf: the runtime, whose leaves the scan prefetches
+ * PREFETCH_AHEAD packets ahead of the one it takes: prefetching all of a
  * chunk's leaves after the walk stalled on the misses in flight, acl 4096 in
  * the forwarder ~5 clocks per packet). A block's successor is known only once its header is loaded, so
  * each scan is a chain of dependent loads: two chains advance in turn, one
@@ -316,13 +315,18 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 	    const struct acl_rt *pf)
 {
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
-	uint32_t i = 0;
+	uint32_t i = 0, npf = 0;
 
-	(void)pf;       /* the scalar walk's leaves are prefetched after it */
-
+	if (pf != NULL)
+		for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
+			prefetch_leaf(pf, blocks, lf[q[npf]]);
 	for (; i + 2 <= nq; i += 2) {
 		uint32_t a = q[i], b = q[i + 1], fa = 0, fb = 0;
-		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
+		const uint8_t *pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
+		const uint8_t *pb = blocks + (size_t)(lf[b] & ACL_LEAF_OFF) * 64;
+
+		for (uint32_t k = 0; pf != NULL && k < 2 && npf < nq; k++)
+			prefetch_leaf(pf, blocks, lf[q[npf++]]);
 
 		while (pa != NULL && pb != NULL) {
 			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
@@ -335,7 +339,7 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 	}
 	if (i < nq) {
 		uint32_t a = q[i], fa = 0;
-		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
+		const uint8_t *pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
 
 		while (pa != NULL)
 			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
@@ -476,7 +480,6 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 	uint32_t keys[ACL_KEYT ? 1 : CHUNK * ACL_MAX_DIMS] __attribute__((aligned(64)));
 	uint32_t keyt[ACL_KEYT ? CHUNK * ACL_MAX_DIMS : 1] __attribute__((aligned(64)));  /* keyt[d * CHUNK + p] */
 	uint32_t leaf[ACL_MAX_TREES * CHUNK], lr[ACL_MAX_TREES * CHUNK], brank[CHUNK * VPK_ACL_MAX_CATEGORIES], bud[CHUNK * VPK_ACL_MAX_CATEGORIES];
-	uint8_t defer[ACL_MAX_TREES];
 
 	for (uint32_t base = 0; base < n; base += CHUNK) {
 		uint32_t cn = n - base < CHUNK ? n - base : CHUNK;
@@ -488,24 +491,18 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
 			}
 		}
-		/* Walk every tree first, prefetch the leaves (after the walk, or
-		 * ahead of the scan), then scan: the leaf blocks are the cache
-		 * misses, this overlaps them. */
+		/* Walk every tree first, then scan, prefetching each leaf's first
+		 * block ahead of the packet taking it: the leaf blocks are the
+		 * cache misses, this overlaps them. */
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
 			uint32_t *lf = leaf + t * CHUNK;
 
-			defer[t] = (uint8_t)acl_walk(rt, t, keys, keyt, nd, cn, leaf, lr, w);
-			if (defer[t])
+			if (acl_walk(rt, t, keys, keyt, nd, cn, leaf, lr, w))
 				continue;
-			/* the scalar scan takes its leaves prefetched here, the vector
-			 * ones prefetch them ahead of the scan */
-			defer[t] = !ACL_ROWS;
 			for (uint32_t p = 0; p < cn; p++) {
 				const uint32_t *le = rt->tree[t].thr + 2 * (size_t)lf[p];
 
-				if (ACL_ROWS)
-					prefetch_leaf(rt, rt->tree[t].blocks, le[0]);
-				lf[p] = ACL_ROWS ? le[0] & ACL_LEAF_OFF : le[0];
+				lf[p] = le[0];
 				lr[t * CHUNK + p] = le[1] & ~ACL_LEAF_BIT;
 			}
 		}
@@ -524,7 +521,7 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			}
 			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, ACL_KEYT ? keyt : keys, ACL_KEYT ? 1 : nd,
 				    ncat, brank, bud, w,
-				    rt->dead, defer[t] ? rt : NULL);
+				    rt->dead, rt);
 		}
 		for (uint32_t p = 0; p < cn; p++) {
 			uint32_t *out = results + (size_t)(base + p) * categories;
