@@ -242,7 +242,7 @@ now_ns(void)
 }
 
 /* Estimated cost per packet of the tree just built, in 1/256 units of a leaf
- * block scan: a fixed part (leaf table, prefetch, rank test), its walk and the
+ * block scan: a fixed part (leaf words, prefetch, rank test), its walk and the
  * blocks of the leaf reached up to the first match (scan_blocks()), leaves
  * weighted by their rules + 1 (a ClassBench-style trace draws headers from the
  * rules). It ranks plans: on the crossing sets at 10k it puts the measured

@@ -25,7 +25,10 @@
  *     next = c + (key[d] >= t)
  * stored as one 64-bit word per node so a SIMD walk gathers a node at once:
  *     node[2n] = t,  node[2n + 1] = (c << 5) | d   (inner)
- *     node[2n + 1] = LEAF_BIT | leaf                (leaf)
+ *     node[2n] = first block | its lines << ACL_LEAF_LSHIFT,
+ *     node[2n + 1] = LEAF_BIT | best rank           (leaf)
+ * so the gather that finds a walk at a leaf also brings what the scan and
+ * its prefetch need: no leaf table to read after the walk.
  * A leaf is a run of blocks of 16 rules in rank order, laid out for a SIMD
  * scan across rules (struct acl_blk + per active dimension lo[16], hi[16]
  * and, only for dimensions with partial bit masks, m[16]).
@@ -47,8 +50,9 @@
 #define ACL_RTAB_BITS  10               /* acl_tree.rtab: 2^10 start nodes per tree */
 #define ACL_RTAB_SIZE  (1u << ACL_RTAB_BITS)
 #define ACL_RTAB_MASK  (ACL_RTAB_SIZE - 1)
-#define ACL_LEAF_LSHIFT 26              /* acl_tree.leaf[2l]: its first block's lines, for the prefetch */
-#define ACL_LEAF_OFF   ((1u << ACL_LEAF_LSHIFT) - 1)   /* acl_tree.leaf[2l]: its first block */
+#define ACL_LEAF_LSHIFT 26              /* leaf node word 0: its first block's lines, for the prefetch */
+#define ACL_LEAF_OFF   ((1u << ACL_LEAF_LSHIFT) - 1)   /* leaf node word 0: its first block (64-byte units) */
+#define ACL_LEAF_RANK  0x7fffffffu      /* leaf node word 1: the leaf's best rank (capped: a cap only scans more) */
 
 /* Header of a leaf block; followed by the per-dimension arrays. 64-byte aligned. */
 struct acl_blk {
@@ -95,8 +99,6 @@ struct acl_tree {
 	uint32_t rdim, rshift;
 	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
 	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
-	const uint32_t *leaf;           /* per leaf: [2l] first block in 64-byte units (& ACL_LEAF_OFF) |
-					 * that block's size in lines (<= 63) << ACL_LEAF_LSHIFT, [2l+1] best rank */
 	const uint8_t *blocks;          /* 64-byte aligned */
 };
 
@@ -110,12 +112,28 @@ struct acl_dead {
 	const uint64_t *bits;
 };
 
+/*
+ * The keys as 8-byte windows (the AVX-512 variants' acl_keys()): one 64-bit
+ * gather per window and 8 packets instead of one 32-bit gather (or byte
+ * loads) per dimension. Window w is the bytes [start[w], start[w] + 8),
+ * never before the buffer's start nor past the last field's last byte;
+ * dimension d is (big-endian window value >> sh[d]) & mask[d] of window
+ * win[d]. nw == 0: the fields end before byte 8, keys are read per dimension.
+ */
+struct acl_keyplan {
+	uint32_t nw;
+	uint32_t start[ACL_MAX_DIMS];
+	uint8_t win[ACL_MAX_DIMS], sh[ACL_MAX_DIMS];
+	uint32_t mask[ACL_MAX_DIMS];
+};
+
 struct acl_rt {
 	uint32_t nd;                    /* dimensions */
 	uint32_t ncat;                  /* categories built */
 	uint32_t ntrees;
 	struct acl_tree tree[ACL_MAX_TREES];
 	struct acl_dimsrc src[ACL_MAX_DIMS];
+	struct acl_keyplan kp;
 	struct vpk_acl_stats stats;
 	const struct acl_dead *dead;    /* deleted ranks to skip on a match, or NULL */
 	struct acl_rt *base;            /* runtime whose trees this one reuses, or NULL */

@@ -30,8 +30,9 @@
 #include "core/kern.h"
 
 #define CHUNK 64
-#define PREFETCH_LINES 6   /* of each reached leaf's first block, at walk time (docs/acl.md) */
+#define PREFETCH_LINES 6   /* of each reached leaf's first block (docs/acl.md) */
 #define PREFETCH_MIN_BYTES (512u << 10)   /* ...of runtimes bigger than this */
+#define PREFETCH_AHEAD 8   /* ...this many packets ahead of the scan, not all after the walk */
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -56,8 +57,8 @@ INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, 
 INLINE uint32_t acl_match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, uint32_t mt,
 			    int w);
 /* Walk tree t of rt for packets 0..n-1: leaf[t * CHUNK + p] = the packet's leaf
- * index, return 0; or, having prefetched each leaf's first block, leaf[] = its
- * leaf table word 0 & ACL_LEAF_OFF and lr[] = word 1 (best rank), return 1. */
+ * node, return 0; or leaf[] = its leaf node's word 0 (first block | its lines)
+ * and lr[] = its best rank, return 1. */
 INLINE int acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt,
 		    uint32_t nd, uint32_t n, uint32_t *leaf, uint32_t *lr, int w);
 
@@ -274,9 +275,32 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 	return p + (size_t)(h->lines & ~ACL_BLK_LAST) * 64;
 }
 
+/* Prefetch the first block of a leaf (@p le0: its node's word 0): its
+ * lines (header, ranks, userdata and the first dimensions' arrays) up to
+ * PREFETCH_LINES, not beyond: prefetching past the block, or more of it,
+ * measured slower. Runtimes of up to PREFETCH_MIN_BYTES stay in the caches
+ * between bursts: there the prefetches only cost instructions (acl1 1k:
+ * 68 -> 64 cycles without them; acl 4096, 3.3 MB: 114 -> 124). */
+INLINE void
+prefetch_leaf(const struct acl_rt *rt, const uint8_t *blocks, uint32_t le0)
+{
+	const uint8_t *bp = blocks + (size_t)(le0 & ACL_LEAF_OFF) * 64;
+	uint32_t nl = le0 >> ACL_LEAF_LSHIFT;
+
+	if (rt->stats.runtime_bytes <= PREFETCH_MIN_BYTES)
+		return;
+	nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
+	for (uint32_t k = 0; k < nl; k++)
+		__builtin_prefetch(bp + 64 * k);
+}
+
 /*
  * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
- * lf[p]; packet p's keys at keys + p * pstride). A block's successor is known only once its header is loaded, so
+ * (lf[p] & ACL_LEAF_OFF), their lines in lf[p] >> ACL_LEAF_LSHIFT; packet p's keys
+ * at keys + p * pstride; @p pf: the runtime, whose leaves the scan prefetches
+ * PREFETCH_AHEAD packets ahead of the one it takes: prefetching all of a
+ * chunk's leaves after the walk stalled on the misses in flight, acl 4096 in
+ * the forwarder ~5 clocks per packet). A block's successor is known only once its header is loaded, so
  * each scan is a chain of dependent loads: two chains advance in turn, one
  * block each, so that they overlap. Scalar: two packets at a time, the one
  * left over alone (its block test is long enough to hide a chain); the
@@ -287,14 +311,22 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 #if ACL_ROWS
 INLINE void
 scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
-	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
+	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead,
+	    const struct acl_rt *pf)
 {
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
-	uint32_t i = 0;
+	uint32_t i = 0, npf = 0;
 
+	if (pf != NULL)
+		for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
+			prefetch_leaf(pf, blocks, lf[q[npf]]);
 	for (; i + 2 <= nq; i += 2) {
 		uint32_t a = q[i], b = q[i + 1], fa = 0, fb = 0;
-		const uint8_t *pa = blocks + (size_t)lf[a] * 64, *pb = blocks + (size_t)lf[b] * 64;
+		const uint8_t *pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
+		const uint8_t *pb = blocks + (size_t)(lf[b] & ACL_LEAF_OFF) * 64;
+
+		for (uint32_t k = 0; pf != NULL && k < 2 && npf < nq; k++)
+			prefetch_leaf(pf, blocks, lf[q[npf++]]);
 
 		while (pa != NULL && pb != NULL) {
 			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
@@ -307,7 +339,7 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 	}
 	if (i < nq) {
 		uint32_t a = q[i], fa = 0;
-		const uint8_t *pa = blocks + (size_t)lf[a] * 64;
+		const uint8_t *pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
 
 		while (pa != NULL)
 			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
@@ -316,19 +348,23 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 #else
 INLINE void
 scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32_t nq, const uint32_t *keys,
-	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead)
+	    uint32_t pstride, uint32_t ncat, uint32_t *brank, uint32_t *bud, int w, const struct acl_dead *dead,
+	    const struct acl_rt *pf)
 {
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
-	uint32_t i = 2, a = 0, b = 0, fa = 0, fb = 0;
+	uint32_t i = 2, a = 0, b = 0, fa = 0, fb = 0, npf = 0;
 	const uint8_t *pa = NULL, *pb = NULL;
 
 	if (nq == 0)
 		return;
+	if (pf != NULL)
+		for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
+			prefetch_leaf(pf, blocks, lf[q[npf]]);
 	a = q[0];
-	pa = blocks + (size_t)lf[a] * 64;
+	pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
 	if (nq > 1) {
 		b = q[1];
-		pb = blocks + (size_t)lf[b] * 64;
+		pb = blocks + (size_t)(lf[b] & ACL_LEAF_OFF) * 64;
 	}
 	while (pa != NULL || pb != NULL) {
 		if (pa != NULL) {
@@ -336,7 +372,9 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 			if (pa == NULL && i < nq) {
 				a = q[i++];
 				fa = 0;
-				pa = blocks + (size_t)lf[a] * 64;
+				pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
+				if (pf != NULL && npf < nq)
+					prefetch_leaf(pf, blocks, lf[q[npf++]]);
 			}
 		}
 		if (pb != NULL) {
@@ -344,7 +382,9 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 			if (pb == NULL && i < nq) {
 				b = q[i++];
 				fb = 0;
-				pb = blocks + (size_t)lf[b] * 64;
+				pb = blocks + (size_t)(lf[b] & ACL_LEAF_OFF) * 64;
+				if (pf != NULL && npf < nq)
+					prefetch_leaf(pf, blocks, lf[q[npf++]]);
 			}
 		}
 	}
@@ -416,10 +456,10 @@ walk_scalar(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32
 				id = info[2 * d];
 			}
 		}
-		leaf[p] = ia & ~ACL_LEAF_BIT;
-		leaf[p + 1] = ib & ~ACL_LEAF_BIT;
-		leaf[p + 2] = ic & ~ACL_LEAF_BIT;
-		leaf[p + 3] = id & ~ACL_LEAF_BIT;
+		leaf[p] = a;
+		leaf[p + 1] = b;
+		leaf[p + 2] = c;
+		leaf[p + 3] = d;
 	}
 	for (; p < n; p++) {
 		uint32_t x = walk_start(tr, keys, nd, p), ix = info[2 * x];
@@ -428,27 +468,8 @@ walk_scalar(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32
 			x = (ix >> 5) + (keys[p * nd + (ix & 31)] >= thr[2 * x]);
 			ix = info[2 * x];
 		}
-		leaf[p] = ix & ~ACL_LEAF_BIT;
+		leaf[p] = x;
 	}
-}
-
-/* Prefetch the first block of a leaf (@p le0: its leaf table word 0): its
- * lines (header, ranks, userdata and the first dimensions' arrays) up to
- * PREFETCH_LINES, not beyond: prefetching past the block, or more of it,
- * measured slower. Runtimes of up to PREFETCH_MIN_BYTES stay in the caches
- * between bursts: there the prefetches only cost instructions (acl1 1k:
- * 68 -> 64 cycles without them; acl 4096, 3.3 MB: 114 -> 124). */
-INLINE void
-prefetch_leaf(const struct acl_rt *rt, const uint8_t *blocks, uint32_t le0)
-{
-	const uint8_t *bp = blocks + (size_t)(le0 & ACL_LEAF_OFF) * 64;
-	uint32_t nl = le0 >> ACL_LEAF_LSHIFT;
-
-	if (rt->stats.runtime_bytes <= PREFETCH_MIN_BYTES)
-		return;
-	nl = nl < PREFETCH_LINES ? nl : PREFETCH_LINES;
-	for (uint32_t k = 0; k < nl; k++)
-		__builtin_prefetch(bp + 64 * k);
 }
 
 INLINE void
@@ -470,19 +491,19 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 				bud[p * VPK_ACL_MAX_CATEGORIES + c] = 0;
 			}
 		}
-		/* Walk every tree first, prefetch every leaf, then scan: the leaf
-		 * blocks are the cache misses, this overlaps them. */
+		/* Walk every tree first, then scan, prefetching each leaf's first
+		 * block ahead of the packet taking it: the leaf blocks are the
+		 * cache misses, this overlaps them. */
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
 			uint32_t *lf = leaf + t * CHUNK;
 
 			if (acl_walk(rt, t, keys, keyt, nd, cn, leaf, lr, w))
 				continue;
 			for (uint32_t p = 0; p < cn; p++) {
-				const uint32_t *le = rt->tree[t].leaf + 2 * (size_t)(lf[p] & ~ACL_LEAF_BIT);
+				const uint32_t *le = rt->tree[t].thr + 2 * (size_t)lf[p];
 
-				prefetch_leaf(rt, rt->tree[t].blocks, le[0]);
-				lf[p] = le[0] & ACL_LEAF_OFF;
-				lr[t * CHUNK + p] = le[1];
+				lf[p] = le[0];
+				lr[t * CHUNK + p] = le[1] & ~ACL_LEAF_BIT;
 			}
 		}
 		for (uint32_t t = 0; t < rt->ntrees; t++) {
@@ -500,7 +521,7 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 			}
 			scan_leaves(rt->tree[t].blocks, leaf + t * CHUNK, q, nq, ACL_KEYT ? keyt : keys, ACL_KEYT ? 1 : nd,
 				    ncat, brank, bud, w,
-				    rt->dead);
+				    rt->dead, rt);
 		}
 		for (uint32_t p = 0; p < cn; p++) {
 			uint32_t *out = results + (size_t)(base + p) * categories;

@@ -78,10 +78,8 @@ walk_avx2(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t
 			xa = _mm256_blendv_epi8(xa, ca, aa);
 			xb = _mm256_blendv_epi8(xb, cb, ab);
 		}
-		ia = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ia);
-		ib = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ib);
-		_mm256_storeu_si256((__m256i *)tmp, ia);
-		_mm256_storeu_si256((__m256i *)(tmp + 8), ib);
+		_mm256_storeu_si256((__m256i *)tmp, xa);
+		_mm256_storeu_si256((__m256i *)(tmp + 8), xb);
 		memcpy(leaf + p, tmp, (na + nb) * 4);
 	}
 }

@@ -3,8 +3,8 @@
  * ACL classify, AVX-512 variants (acl_kern.h has the shared body):
  *   x32: a block's 16 slots in one zmm compare to a k-mask; the walk steps
  *        2 x 16 packets of two trees at once (4 x 16 packets of a runtime's
- *        only tree) with 64-bit node gathers and gathers the leaf table
- *        entries of one- and two-tree runtimes;
+ *        only tree) with 64-bit node gathers, the last of which brings the
+ *        leaf's first block and best rank; keys by 8-byte windows;
  *   x16: the slots in two ymm, the walk 2 x 8 packets with AVX-512VL masks.
  */
 #include <immintrin.h>
@@ -12,7 +12,6 @@
 #define ACL_KEYT 1   /* x32's walk reads each lane's key from the dimension-major keys */
 #include "acl/acl_kern.h"
 
-#define LEAF_GATHER_TREES 2 /* x32: gather leaf table entries in the walk up to this many trees */
 
 INLINE uint32_t
 match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
@@ -43,6 +42,43 @@ match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, i
 
 ACL_KERN_MATCH_ALL_SLOTS();
 
+/* The keys of packets data[0..n-1] by 8-byte windows (struct acl_keyplan):
+ * per window and 8 packets one 64-bit gather, byte-swapped; each dimension
+ * of the window shifted, cut to 32 bits and to its width. */
+INLINE void
+keys_windows(const struct acl_keyplan *kp, uint32_t nd, const uint8_t *const *data, uint32_t n, uint32_t *keyt)
+{
+	const __m512i bswap = _mm512_set4_epi32(0x08090a0b, 0x0c0d0e0f, 0x00010203, 0x04050607);
+
+	for (uint32_t p = 0; p < n; p += 16) {
+		__mmask16 m = n - p >= 16 ? 0xffff : (__mmask16)((1u << (n - p)) - 1);
+		__m512i a0 = _mm512_maskz_loadu_epi64((__mmask8)m, data + p);
+		__m512i a1 = _mm512_maskz_loadu_epi64((__mmask8)(m >> 8), data + p + 8);
+
+		for (uint32_t w = 0; w < kp->nw; w++) {
+			__m512i off = _mm512_set1_epi64((long long)kp->start[w]);
+			__m512i g0 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
+								 _mm512_add_epi64(a0, off), NULL, 1);
+			__m512i g1 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
+								 _mm512_add_epi64(a1, off), NULL, 1);
+
+			g0 = _mm512_shuffle_epi8(g0, bswap);
+			g1 = _mm512_shuffle_epi8(g1, bswap);
+			for (uint32_t d = 0; d < nd; d++) {
+				__m128i sh = _mm_cvtsi32_si128(kp->sh[d]);
+				__m512i v;
+
+				if (kp->win[d] != w)
+					continue;
+				v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srl_epi64(g0, sh))),
+						       _mm512_cvtepi64_epi32(_mm512_srl_epi64(g1, sh)), 1);
+				v = _mm512_and_si512(v, _mm512_set1_epi32((int)kp->mask[d]));
+				_mm512_mask_storeu_epi32(keyt + d * CHUNK + p, m, v);
+			}
+		}
+	}
+}
+
 /* The keys of 16 packets per dimension: one 32-bit gather per packet ending
  * at the field's last byte (it never reads before the packet's data nor past
  * the field), byte-swapped, cut to the field's width. A field ending within
@@ -53,6 +89,10 @@ acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32
 	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
 
 	(void)keys;
+	if (rt->kp.nw != 0) {
+		keys_windows(&rt->kp, rt->nd, data, n, keyt);
+		return;
+	}
 	for (uint32_t k = 0; k < rt->nd; k++) {
 		const struct acl_dimsrc *s = &rt->src[k];
 		uint32_t end = s->off + s->size;
@@ -125,15 +165,19 @@ key16(__m512i info, __mmask16 m, const uint32_t *keys, const uint32_t *keyt, uin
 }
 
 /* One level for the 16 lanes in *m: gather their nodes, retire the lanes
- * that reached a leaf, step the others to the child their key selects. */
+ * that reached a leaf (*lw gets their node word 0: first block and lines),
+ * step the others to the child their key selects. */
 INLINE void
-step16(const uint32_t *nodes, __m512i *x, __m512i *in, __mmask16 *m, const uint32_t *keys, const uint32_t *keyt,
-       uint32_t nd, uint32_t p)
+step16(const uint32_t *nodes, __m512i *x, __m512i *in, __m512i *lw, __mmask16 *m, const uint32_t *keys,
+       const uint32_t *keyt, uint32_t nd, uint32_t p)
 {
 	__m512i t, k, c;
+	__mmask16 lf;
 
 	*in = node16(nodes, *x, *m, *in, &t);
-	*m &= (__mmask16)~_mm512_movepi32_mask(*in);
+	lf = *m & _mm512_movepi32_mask(*in);
+	*lw = _mm512_mask_mov_epi32(*lw, lf, t);
+	*m &= (__mmask16)~lf;
 	k = key16(*in, *m, keys, keyt, nd, p);
 	c = _mm512_srli_epi32(*in, 5);
 	c = _mm512_mask_add_epi32(c, _mm512_cmpge_epu32_mask(k, t), c, _mm512_set1_epi32(1));
@@ -151,31 +195,21 @@ start16(const struct acl_tree *tr, const uint32_t *keyt, __mmask16 m, uint32_t p
 	return _mm512_i32gather_epi32(k, tr->rtab, 4);
 }
 
-/* The leaf table entries of the 16 leaves in info (lanes in m), by two
- * 64-bit gathers: lf[] gets word 0 (first block | its lines), lr[] word 1
- * (best rank). */
+/* The leaves reached by the lanes in m (their node words lw, info): lf[]
+ * gets word 0 (first block | its lines), lr[] the best rank. */
 INLINE void
-leaf16(const uint32_t *ltab, __m512i info, __mmask16 m, uint32_t *lf, uint32_t *lr)
+leaf16(__m512i lw, __m512i info, __mmask16 m, uint32_t *lf, uint32_t *lr)
 {
-	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-	__m512i l = _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), info);
-	__m512i g0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
-						 _mm512_castsi512_si256(l), ltab, 8);
-	__m512i g1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
-						 _mm512_extracti64x4_epi64(l, 1), ltab, 8);
-
-	_mm512_mask_storeu_epi32(lf, m, _mm512_permutex2var_epi32(g0, even, g1));
-	_mm512_mask_storeu_epi32(lr, m, _mm512_permutex2var_epi32(g0, odd, g1));
+	_mm512_mask_storeu_epi32(lf, m, lw);
+	_mm512_mask_storeu_epi32(lr, m, _mm512_andnot_si512(_mm512_set1_epi32((int)ACL_LEAF_BIT), info));
 }
 
 /*
  * x32 walk of trees ta and tb (tb may be NULL) for packets 0..n-1, 32 at a
  * time: four independent chains (2 trees x 16 lanes x 2) of dependent node
  * gathers per loop, so that their latencies overlap. Stores each packet's
- * leaf (la/lb) or, when ra != NULL, its leaf table entry (la/lb: word 0,
- * ra/rb: best rank) gathered from the leaf lanes: faster than the scalar
- * loads after the walk on one-tree runtimes, slower with 8 trees (docs/acl.md).
+ * leaf as its node's words (la/lb: word 0, ra/rb: best rank) kept from the
+ * lanes' last gather.
  */
 INLINE void
 walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *keys, const uint32_t *keyt,
@@ -186,34 +220,25 @@ walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *k
 		__mmask16 ma = (__mmask16)((1u << na) - 1), mb = (__mmask16)((1u << nb) - 1);
 		__mmask16 m0 = ma, m1 = mb, m2 = tb != NULL ? ma : 0, m3 = tb != NULL ? mb : 0;
 		__m512i x0 = start16(ta, keyt, m0, p), x1 = start16(ta, keyt, m1, p + 16), x2 = x0, x3 = x1;
-		__m512i i0 = _mm512_setzero_si512(), i1 = i0, i2 = i0, i3 = i0;
+		__m512i i0 = _mm512_setzero_si512(), i1 = i0, i2 = i0, i3 = i0, w0 = i0, w1 = i0, w2 = i0, w3 = i0;
 
 		if (tb != NULL) {
 			x2 = start16(tb, keyt, m2, p);
 			x3 = start16(tb, keyt, m3, p + 16);
 		}
 		while (m0 | m1 | m2 | m3) {
-			step16(ta->thr, &x0, &i0, &m0, keys, keyt, nd, p);
-			step16(ta->thr, &x1, &i1, &m1, keys, keyt, nd, p + 16);
+			step16(ta->thr, &x0, &i0, &w0, &m0, keys, keyt, nd, p);
+			step16(ta->thr, &x1, &i1, &w1, &m1, keys, keyt, nd, p + 16);
 			if (m2 | m3) {
-				step16(tb->thr, &x2, &i2, &m2, keys, keyt, nd, p);
-				step16(tb->thr, &x3, &i3, &m3, keys, keyt, nd, p + 16);
+				step16(tb->thr, &x2, &i2, &w2, &m2, keys, keyt, nd, p);
+				step16(tb->thr, &x3, &i3, &w3, &m3, keys, keyt, nd, p + 16);
 			}
 		}
-		if (ra != NULL) {
-			leaf16(ta->leaf, i0, ma, la + p, ra + p);
-			leaf16(ta->leaf, i1, mb, la + p + 16, ra + p + 16);
-			if (tb != NULL) {
-				leaf16(tb->leaf, i2, ma, lb + p, rb + p);
-				leaf16(tb->leaf, i3, mb, lb + p + 16, rb + p + 16);
-			}
-			continue;
-		}
-		_mm512_mask_storeu_epi32(la + p, ma, i0);
-		_mm512_mask_storeu_epi32(la + p + 16, mb, i1);
+		leaf16(w0, i0, ma, la + p, ra + p);
+		leaf16(w1, i1, mb, la + p + 16, ra + p + 16);
 		if (tb != NULL) {
-			_mm512_mask_storeu_epi32(lb + p, ma, i2);
-			_mm512_mask_storeu_epi32(lb + p + 16, mb, i3);
+			leaf16(w2, i2, ma, lb + p, rb + p);
+			leaf16(w3, i3, mb, lb + p + 16, rb + p + 16);
 		}
 	}
 }
@@ -222,7 +247,7 @@ walk_x32(const struct acl_tree *ta, const struct acl_tree *tb, const uint32_t *k
  * x32 walk of a runtime's only tree for packets 0..n-1 (n <= CHUNK): four
  * chains of 16 lanes at once, as walk_x32() runs for two trees (two chains
  * of one tree left the gathers' latency exposed: acl 4096 and the 1k sets
- * 2-5 % slower at burst 256). Stores each packet's leaf table entry (la:
+ * 2-5 % slower at burst 256). Stores each packet's leaf (la: its node's
  * word 0, ra: best rank).
  */
 INLINE void
@@ -230,27 +255,27 @@ walk_x32_one(const struct acl_tree *ta, const uint32_t *keys, const uint32_t *ke
 	     uint32_t *la, uint32_t *ra)
 {
 	__mmask16 mk[4], m[4];
-	__m512i x[4], in[4];
+	__m512i x[4], in[4], lw[4];
 
 	_Static_assert(CHUNK == 4 * 16, "walk_x32_one() walks a chunk as four chains of 16 lanes");
 	for (uint32_t c = 0; c < 4; c++) {
 		uint32_t p = 16 * c, k = n > p ? (n - p > 16 ? 16 : n - p) : 0;
 
 		m[c] = mk[c] = (__mmask16)((1u << k) - 1);
-		in[c] = _mm512_setzero_si512();
+		in[c] = lw[c] = _mm512_setzero_si512();
 		x[c] = k != 0 ? start16(ta, keyt, mk[c], p) : _mm512_setzero_si512();
 	}
 	while (m[0] | m[1] | m[2] | m[3]) {
-		step16(ta->thr, &x[0], &in[0], &m[0], keys, keyt, nd, 0);
-		step16(ta->thr, &x[1], &in[1], &m[1], keys, keyt, nd, 16);
+		step16(ta->thr, &x[0], &in[0], &lw[0], &m[0], keys, keyt, nd, 0);
+		step16(ta->thr, &x[1], &in[1], &lw[1], &m[1], keys, keyt, nd, 16);
 		if (m[2] | m[3]) {
-			step16(ta->thr, &x[2], &in[2], &m[2], keys, keyt, nd, 32);
-			step16(ta->thr, &x[3], &in[3], &m[3], keys, keyt, nd, 48);
+			step16(ta->thr, &x[2], &in[2], &lw[2], &m[2], keys, keyt, nd, 32);
+			step16(ta->thr, &x[3], &in[3], &lw[3], &m[3], keys, keyt, nd, 48);
 		}
 	}
 	for (uint32_t c = 0; c < 4; c++)
 		if (mk[c] != 0)
-			leaf16(ta->leaf, in[c], mk[c], la + 16 * c, ra + 16 * c);
+			leaf16(lw[c], in[c], mk[c], la + 16 * c, ra + 16 * c);
 }
 
 /* x16: 2 x 8 lanes of ymm with AVX-512VL masks. */
@@ -293,11 +318,10 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t n, uint32_t *
 			xa = _mm256_mask_mov_epi32(xa, aa, ca);
 			xb = _mm256_mask_mov_epi32(xb, ab, cb);
 		}
-		ia = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ia);
-		ib = _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), ib);
-		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), ia);
+		(void)ia, (void)ib;
+		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), xa);
 		if (nb)
-			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), ib);
+			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), xb);
 	}
 }
 
@@ -306,7 +330,6 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)
 {
 	uint32_t *lf = leaf + t * CHUNK;
-	int gl = rt->ntrees <= LEAF_GATHER_TREES;
 
 	if (w == 256) {
 		walk_x16(&rt->tree[t], keyt, n, lf);
@@ -318,14 +341,8 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 		walk_x32_one(&rt->tree[0], keys, keyt, nd, n, lf, lr);
 	else if (t % 2 == 0)
 		walk_x32(&rt->tree[t], t + 1 < rt->ntrees ? &rt->tree[t + 1] : NULL, keys, keyt, nd, n, lf,
-			 lf + CHUNK, gl ? lr + t * CHUNK : NULL, lr + t * CHUNK + CHUNK);
-	if (!gl)
-		return 0;
-	/* lf[] holds leaf table word 0, lr[] the best ranks */
-	for (uint32_t p = 0; p < n; p++) {
-		prefetch_leaf(rt, rt->tree[t].blocks, lf[p]);
-		lf[p] &= ACL_LEAF_OFF;
-	}
+			 lf + CHUNK, lr + t * CHUNK, lr + t * CHUNK + CHUNK);
+	/* lf[] holds the leaf nodes' word 0, lr[] the best ranks */
 	return 1;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ACL runtime layout: the trees acl_build.c built -> one contiguous runtime
- * (struct acl_rt, then nodes, root tables, leaf index and leaf blocks; acl_int.h
+ * (struct acl_rt, then nodes, root tables and leaf blocks; acl_int.h
  * has the format), allocated on huge pages when big, and freed by reference.
  */
 #include <errno.h>
@@ -95,13 +95,51 @@ root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32
 	}
 }
 
+/*
+ * Cover the dimensions' bytes with 8-byte windows (struct acl_keyplan): the
+ * field ending last that no window holds yet ends the next window (or byte 8
+ * does, for fields ending before it), and the window takes every field inside
+ * it. The 5-tuple layouts need two (protocol and source address; destination
+ * address and ports) instead of four gathers and a byte loop.
+ */
+static void
+key_plan(const struct acl_dimsrc *src, uint32_t nd, struct acl_keyplan *kp)
+{
+	uint32_t last = 0, done = 0;
+
+	memset(kp, 0, sizeof(*kp));
+	for (uint32_t d = 0; d < nd; d++)
+		last = src[d].off + src[d].size > last ? src[d].off + src[d].size : last;
+	if (last < 8)
+		return;
+	while (done != (nd >= 32 ? UINT32_MAX : (1u << nd) - 1)) {
+		uint32_t e = 0, w;
+
+		for (uint32_t d = 0; d < nd; d++)
+			if (!(done >> d & 1) && src[d].off + src[d].size > e)
+				e = src[d].off + src[d].size;
+		w = e > 8 ? e : 8;
+		for (uint32_t d = 0; d < nd; d++) {
+			uint32_t end = src[d].off + src[d].size;
+
+			if ((done >> d & 1) || src[d].off < w - 8 || end > w)
+				continue;
+			done |= 1u << d;
+			kp->win[d] = (uint8_t)kp->nw;
+			kp->sh[d] = (uint8_t)(8 * (w - end));
+			kp->mask[d] = src[d].size >= 4 ? UINT32_MAX : (1u << 8 * src[d].size) - 1;
+		}
+		kp->start[kp->nw++] = w - 8;
+	}
+}
+
 int
 acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, const struct acl_dimsrc *src,
 	      uint32_t ncat, size_t max_size, struct acl_rt **out, char *why, size_t len)
 {
 	const struct acl_nrules *nr = b->nr;
 	uint32_t nd = nr->nd;
-	size_t bytes, off_nodes, off_rtab, off_leaf, off_blk, blkbytes = 0;
+	size_t bytes, off_nodes, off_rtab, off_blk, blkbytes = 0;
 	struct acl_rt *rt;
 	uint8_t *mem;
 
@@ -118,8 +156,7 @@ acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, cons
 		blkbytes += acl_leaf_bytes(b, l);
 	off_nodes = (sizeof(struct acl_rt) + 63) & ~(size_t)63;
 	off_rtab = off_nodes + (((size_t)b->nnodes * 8 + 63) & ~(size_t)63);
-	off_leaf = off_rtab + (size_t)ng * ACL_RTAB_SIZE * 4;
-	off_blk = off_leaf + (((size_t)b->nleaves * 8 + 63) & ~(size_t)63);
+	off_blk = off_rtab + (size_t)ng * ACL_RTAB_SIZE * 4;
 	bytes = off_blk + blkbytes;
 	if (max_size != 0 && bytes > max_size) {
 		return vpk_errf(why, len, -ERANGE, "runtime needs %zu bytes, more than max_size %zu", bytes, max_size);
@@ -140,30 +177,43 @@ acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, cons
 	rt->ntrees = ng;
 	memcpy(rt->tree, trees, sizeof(rt->tree));
 	memcpy(rt->src, src, sizeof(rt->src));
+	key_plan(src, nd, &rt->kp);
 	{
 		uint32_t *node = (uint32_t *)(mem + off_nodes);
-		uint32_t *leaf = (uint32_t *)(mem + off_leaf), *rtab = (uint32_t *)(mem + off_rtab);
+		uint32_t *rtab = (uint32_t *)(mem + off_rtab), *loff = malloc((size_t)b->nleaves * 4 + 4);
 		uint8_t *blk = mem + off_blk, *p = blk;
 
-		for (uint32_t i = 0; i < b->nnodes; i++) {
-			node[2 * i] = b->thr[i];
-			node[2 * i + 1] = b->info[i];
+		if (loff == NULL) {
+			free(mem);
+			return vpk_errf(why, len, -ENOMEM, "out of memory for the leaf offsets");
 		}
 		for (uint32_t l = 0; l < b->nleaves; l++) {
 			uint32_t lines;
 
 			acl_leaf_emit(b, l, p, ncat);
 			lines = ((const struct acl_blk *)(const void *)p)->lines & ~ACL_BLK_LAST;
-			leaf[2 * l] = (uint32_t)((size_t)(p - blk) / 64) | (lines < 63 ? lines : 63) << ACL_LEAF_LSHIFT;
-			leaf[2 * l + 1] = b->lcnt[l] ? nr->rank[b->lent[b->lstart[l]]] : UINT32_MAX;
+			loff[l] = (uint32_t)((size_t)(p - blk) / 64) | (lines < 63 ? lines : 63) << ACL_LEAF_LSHIFT;
 			p += acl_leaf_bytes(b, l);
 		}
+		/* A leaf node carries its first block and best rank (acl_int.h). */
+		for (uint32_t i = 0; i < b->nnodes; i++) {
+			uint32_t ix = b->info[i], l = ix & ~ACL_LEAF_BIT, r;
+
+			if (!(ix & ACL_LEAF_BIT)) {
+				node[2 * i] = b->thr[i];
+				node[2 * i + 1] = ix;
+				continue;
+			}
+			r = b->lcnt[l] ? nr->rank[b->lent[b->lstart[l]]] : UINT32_MAX;
+			node[2 * i] = loff[l];
+			node[2 * i + 1] = ACL_LEAF_BIT | (r < ACL_LEAF_RANK ? r : ACL_LEAF_RANK);
+		}
+		free(loff);
 		root_tables(b, rt->tree, ng, rtab);
 		for (uint32_t t = 0; t < ng; t++) {
 			rt->tree[t].rtab = rtab + (size_t)t * ACL_RTAB_SIZE;
 			rt->tree[t].thr = node;
 			rt->tree[t].info = node + 1;
-			rt->tree[t].leaf = leaf;
 			rt->tree[t].blocks = blk;
 		}
 	}

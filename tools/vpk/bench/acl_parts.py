@@ -6,7 +6,7 @@ Runs `vpk bench acl` under `perf record -e cpu-clock` (a software clock: this VM
 attributes every sample of each variant's classify function to the innermost inlined
 function of the classify body (src/acl/acl_kern.h, acl_kern*.c) that holds it (addr2line -i
 on the debug info), groups those into
-parts (keys + body, walk, leaf table + prefetch, leaf scan) and scales the shares by the
+parts (keys + body, walk, leaf words + prefetch, leaf scan) and scales the shares by the
 cycles per packet the same run measured. One process, so the variants see the same data.
 
   tools/vpk/bench/acl_parts.py [--bench build/vpk] [--only avx512x32,scalar] [--json] \\
@@ -28,7 +28,7 @@ PARTS = {
     'scan': ['match_block', 'scan_block', 'acl_match32', 'acl_match16', 'match32_scalar', 'match16_scalar',
              'accept_block', 'scan_leaves',
              'acl_live_slots', 'match_sparse', 'sub32_ymm', 'first_match'],
-    'leaf table + prefetch': ['prefetch_leaf'],
+    'leaf words + prefetch': ['prefetch_leaf'],
     'keys + body': ['classify_body', 'acl_load_dim', 'classify'],
 }
 PART_OF = {f: p for p, fs in PARTS.items() for f in fs}
