@@ -123,4 +123,4 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	return i;
 }
 
-BM6_IMPL(256, vec_4, BM6_NO_VEC);
+BM6_IMPL_BFS(256, vec_4, BM6_NO_VEC);
