@@ -6,7 +6,9 @@
  * The scalar walks of bm6 (bm6.h layout), included by each per-ISA file
  * (bm6_kern.c: scalar and sse42; bm6_avx2.c; bm6_avx512.c): every variant
  * ends in the same scalar loop, and the vector ones park their last deep
- * lanes in TAIL(). BM6_IMPL() defines a file's impl from its vector loops.
+ * lanes in TAIL(). BM6_IMPL() defines a file's impl from its vector loops;
+ * BM6_IMPL_BFS() the same with short calls of 4-byte entries walked
+ * breadth-first (BFS_LOOKUP).
  */
 #include <string.h>
 
@@ -160,11 +162,13 @@ SCALAR_LOOKUP(uint64_t)
  * independent of the others' and a chunk has up to 64 misses in flight per
  * level, where 8-lane lock step waits for its slowest lane at every level.
  * One loop per address byte keeps each loop's node-kind branch (STEP2)
- * predictable (a level's nodes are of one kind, bm6.h). In dpdk-test-fib's
- * fenced 64-address calls on RouteViews this takes 0.85-0.87x the cycles of
- * the avx2 lock-step walk in-table and 0.8-0.9x on random addresses; the
- * avx2 walk's eight-lane gathers cost ~15 TSC cycles each on the AMD EPYC
- * measured, as much as eight scalar levels (docs/fib.md, "bm6").
+ * predictable (a level's nodes are of one kind, bm6.h). In fenced
+ * 64-address calls as dpdk-test-fib times them (RouteViews) this takes
+ * 0.84-0.89x the cycles of the avx2 lock-step walk in-table and 0.78-0.9x
+ * on random addresses: on the AMD EPYC measured an eight-lane gather costs
+ * ~15 TSC cycles, about what eight scalar lane steps cost, and the lock
+ * step exposes the misses (docs/fib.md, "bm6"). Longer calls keep the
+ * lock-step walks (BM6_BFS_MAX).
  */
 #define BM6_BFS_N 64u
 #define BM6_BFS_MAX 128u        /* longest call walked so (longer ones: the lock-step walks) */
