@@ -164,8 +164,9 @@ SCALAR_LOOKUP(uint64_t)
  * One loop per address byte keeps each loop's node-kind branch (STEP2)
  * predictable (a level's nodes are of one kind, bm6.h). In fenced
  * 64-address calls as dpdk-test-fib times them (RouteViews) this takes
- * 0.84-0.89x the cycles of the avx2 lock-step walk in-table and 0.78-0.9x
- * on random addresses: on the AMD EPYC measured an eight-lane gather costs
+ * 0.84-0.93x the cycles of the avx2 lock-step walk in-table and 0.77-0.9x
+ * on random addresses in a scratch program, 0.99x and 0.92x in
+ * dpdk-test-fib itself: on the AMD EPYC measured an eight-lane gather costs
  * ~15 TSC cycles, about what eight scalar lane steps cost, and the lock
  * step exposes the misses (docs/fib.md, "bm6"). Longer calls keep the
  * lock-step walks (BM6_BFS_MAX).
