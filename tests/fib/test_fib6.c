@@ -386,6 +386,30 @@ run_table(void *arg, const struct vpk_impl *impl)
 	for (size_t i = 0; i < d->nips; i++)
 		bad += d->out[i] != d->want[i];
 	CHECK(bad == 0, "real table %s: %zu of %zu wrong", impl->name, bad, d->nips);
+	/* Short calls (the breadth-first walk): dpdk-test-fib's 64, and 100 = a full chunk + 36. */
+	for (size_t call = 64; call <= 100; call += 36) {
+		bad = 0;
+		for (size_t i = 0; i + call <= d->nips; i += call) {
+			vpk_fib6_lookup_bulk(d->fib, (const uint8_t (*)[16])d->ips + i, d->out, call);
+			for (size_t j = 0; j < call; j++)
+				bad += d->out[j] != d->want[i + j];
+		}
+		CHECK(bad == 0, "real table %s, %zu-address calls: %zu wrong", impl->name, call, bad);
+	}
+	/* In-table addresses only (every odd one): whole chunks in nodes, the walk's dense loops. */
+	uint8_t in[64][16];
+	uint64_t want[64];
+	bad = 0;
+	for (size_t i = 1; i + 128 <= d->nips; i += 128) {
+		for (size_t j = 0; j < 64; j++) {
+			memcpy(in[j], d->ips[i + 2 * j], 16);
+			want[j] = d->want[i + 2 * j];
+		}
+		vpk_fib6_lookup_bulk(d->fib, (const uint8_t (*)[16])in, d->out, 64);
+		for (size_t j = 0; j < 64; j++)
+			bad += d->out[j] != want[j];
+	}
+	CHECK(bad == 0, "real table %s, in-table 64-address calls: %zu wrong", impl->name, bad);
 }
 
 static void
