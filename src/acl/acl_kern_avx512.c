@@ -5,7 +5,8 @@
  *        2 x 16 packets of two trees at once (4 x 16 packets of a runtime's
  *        only tree) with 64-bit node gathers, the last of which brings the
  *        leaf's first block and best rank; keys by 8-byte windows;
- *   x16: the slots in two ymm, the walk 2 x 8 packets with AVX-512VL masks.
+ *   x16: the slots in two ymm, the walk 8 x 8 packets of one tree with
+ *        AVX-512VL masks, the x32 walk's steps at half the width.
  */
 #include <immintrin.h>
 
@@ -278,50 +279,103 @@ walk_x32_one(const struct acl_tree *ta, const uint32_t *keys, const uint32_t *ke
 			leaf16(lw[c], in[c], mk[c], la + 16 * c, ra + 16 * c);
 }
 
-/* x16: 2 x 8 lanes of ymm with AVX-512VL masks. */
-INLINE void
-walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t n, uint32_t *leaf)
+/*
+ * x16 walk: chains of 8 lanes of ymm with AVX-512VL masks, the x32 walk's
+ * steps at half the width: a node is two 4-lane 64-bit gathers split with
+ * two permutes, each lane's key comes from masked loads of the
+ * dimension-major keys (a gather beyond WALK_REG_DIMS dimensions), and the
+ * lanes' last gather brings their leaf's first block and best rank.
+ * WALK16_CHAINS chains (64 packets) step at once so that their gathers'
+ * latencies overlap.
+ */
+#define WALK16_CHAINS 8
+
+INLINE __m256i
+node8(const void *nodes, __m256i x, __mmask8 m, __m256i info, __m256i *thr)
 {
-	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keyt;
+	const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+	const __m256i odd = _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15);
+	__m256i g0 = _mm256_mmask_i32gather_epi64(_mm256_setzero_si256(), (__mmask8)(m & 15),
+						  _mm256_castsi256_si128(x), nodes, 8);
+	__m256i g1 = _mm256_mmask_i32gather_epi64(_mm256_setzero_si256(), (__mmask8)(m >> 4),
+						  _mm256_extracti128_si256(x, 1), nodes, 8);
 
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
+	*thr = _mm256_permutex2var_epi32(g0, even, g1);
+	return _mm256_mask_mov_epi32(info, m, _mm256_permutex2var_epi32(g0, odd, g1));
+}
 
-	for (uint32_t p = 0; p < n; p += 16) {
-		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
-		__mmask8 aa = (__mmask8)((1u << na) - 1), ab = (__mmask8)((1u << nb) - 1);
-		__m256i ba = _mm256_add_epi32(lane, _mm256_set1_epi32((int)p));
-		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32(8));
-		__m256i xa, xb;
-		__m256i ia = _mm256_setzero_si256(), ib = ia;
-		uint32_t st[16];
+INLINE __m256i
+key8(__m256i info, __mmask8 m, const uint32_t *keyt, uint32_t nd, uint32_t p)
+{
+	__m256i d = _mm256_and_si256(info, _mm256_set1_epi32(31));
 
-		for (uint32_t i = 0; i < 16; i++)
-			st[i] = i < na + nb ? tr->rtab[(keyt[tr->rdim * CHUNK + p + i] >> tr->rshift) & ACL_RTAB_MASK] : 0;
-		xa = _mm256_loadu_si256((const __m256i *)st);
-		xb = _mm256_loadu_si256((const __m256i *)(st + 8));
-		while (aa | ab) {
-			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 8);
-			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 8);
-			aa &= (__mmask8)~_mm256_movepi32_mask(ia);
-			ab &= (__mmask8)~_mm256_movepi32_mask(ib);
-			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 8);
-			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 8);
-			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
-					_mm256_add_epi32(ba, _mm256_slli_epi32(_mm256_and_si256(ia, k31), 6)), kp, 4);
-			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
-					_mm256_add_epi32(bb, _mm256_slli_epi32(_mm256_and_si256(ib, k31), 6)), kp, 4);
-			__m256i ca = _mm256_srli_epi32(ia, 5), cb = _mm256_srli_epi32(ib, 5);
+	if (nd <= WALK_REG_DIMS) {
+		__m256i v = _mm256_maskz_loadu_epi32(m, keyt + p);
 
-			ca = _mm256_mask_add_epi32(ca, _mm256_cmpge_epu32_mask(ka, ta), ca, one);
-			cb = _mm256_mask_add_epi32(cb, _mm256_cmpge_epu32_mask(kb, tb), cb, one);
-			xa = _mm256_mask_mov_epi32(xa, aa, ca);
-			xb = _mm256_mask_mov_epi32(xb, ab, cb);
+		for (uint32_t k = 1; k < nd; k++)
+			v = _mm256_mask_loadu_epi32(v, m & _mm256_cmpeq_epi32_mask(d, _mm256_set1_epi32((int)k)),
+						    keyt + k * CHUNK + p);
+		return v;
+	}
+	__m256i col = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)p));
+
+	return _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), m,
+					    _mm256_add_epi32(col, _mm256_slli_epi32(d, 6 /* CHUNK */)), keyt, 4);
+}
+
+INLINE void
+step8(const uint32_t *nodes, __m256i *x, __m256i *in, __m256i *lw, __mmask8 *m, const uint32_t *keyt,
+      uint32_t nd, uint32_t p)
+{
+	__m256i t, k, c;
+	__mmask8 lf;
+
+	*in = node8(nodes, *x, *m, *in, &t);
+	lf = *m & _mm256_movepi32_mask(*in);
+	*lw = _mm256_mask_mov_epi32(*lw, lf, t);
+	*m &= (__mmask8)~lf;
+	k = key8(*in, *m, keyt, nd, p);
+	c = _mm256_srli_epi32(*in, 5);
+	c = _mm256_mask_add_epi32(c, _mm256_cmpge_epu32_mask(k, t), c, _mm256_set1_epi32(1));
+	*x = _mm256_mask_mov_epi32(*x, *m, c);
+}
+
+INLINE void
+walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t n, uint32_t *lf, uint32_t *lr)
+{
+	for (uint32_t p0 = 0; p0 < n; p0 += 8 * WALK16_CHAINS) {
+		__mmask8 mk[WALK16_CHAINS], m[WALK16_CHAINS], any = 0;
+		__m256i x[WALK16_CHAINS], in[WALK16_CHAINS], lw[WALK16_CHAINS];
+
+#pragma GCC unroll 8
+		for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
+			uint32_t p = p0 + 8 * c, k = n > p ? (n - p > 8 ? 8 : n - p) : 0;
+			__m256i r = _mm256_maskz_loadu_epi32((__mmask8)((1u << k) - 1), keyt + tr->rdim * CHUNK + p);
+
+			m[c] = mk[c] = (__mmask8)((1u << k) - 1);
+			any |= m[c];
+			in[c] = lw[c] = _mm256_setzero_si256();
+			r = _mm256_and_si256(_mm256_srl_epi32(r, _mm_cvtsi32_si128((int)tr->rshift)),
+					     _mm256_set1_epi32((int)ACL_RTAB_MASK));
+			x[c] = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), mk[c], r, tr->rtab, 4);
 		}
-		(void)ia, (void)ib;
-		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), xa);
-		if (nb)
-			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), xb);
+		while (any) {
+			any = 0;
+#pragma GCC unroll 8
+			for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
+				if (m[c] != 0)
+					step8(tr->thr, &x[c], &in[c], &lw[c], &m[c], keyt, nd, p0 + 8 * c);
+				any |= m[c];
+			}
+		}
+#pragma GCC unroll 8
+		for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
+			uint32_t p = p0 + 8 * c;
+
+			_mm256_mask_storeu_epi32(lf + p, mk[c], lw[c]);
+			_mm256_mask_storeu_epi32(lr + p, mk[c],
+						 _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), in[c]));
+		}
 	}
 }
 
@@ -332,8 +386,8 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 	uint32_t *lf = leaf + t * CHUNK;
 
 	if (w == 256) {
-		walk_x16(&rt->tree[t], keyt, n, lf);
-		return 0;
+		walk_x16(&rt->tree[t], keyt, nd, n, lf, lr + t * CHUNK);
+		return 1;
 	}
 	/* one tree and more than 32 packets: four chains of it; else two trees at
 	 * a time (the second one's leaves are prefetched in the next round) */
