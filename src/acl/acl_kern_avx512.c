@@ -350,14 +350,17 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t 
 #pragma GCC unroll 8
 		for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
 			uint32_t p = p0 + 8 * c, k = n > p ? (n - p > 8 ? 8 : n - p) : 0;
-			__m256i r = _mm256_maskz_loadu_epi32((__mmask8)((1u << k) - 1), keyt + tr->rdim * CHUNK + p);
 
 			m[c] = mk[c] = (__mmask8)((1u << k) - 1);
 			any |= m[c];
-			in[c] = lw[c] = _mm256_setzero_si256();
-			r = _mm256_and_si256(_mm256_srl_epi32(r, _mm_cvtsi32_si128((int)tr->rshift)),
-					     _mm256_set1_epi32((int)ACL_RTAB_MASK));
-			x[c] = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), mk[c], r, tr->rtab, 4);
+			in[c] = lw[c] = x[c] = _mm256_setzero_si256();
+			if (k != 0) {   /* short calls: no gathers for empty chains */
+				__m256i r = _mm256_maskz_loadu_epi32(mk[c], keyt + tr->rdim * CHUNK + p);
+
+				r = _mm256_and_si256(_mm256_srl_epi32(r, _mm_cvtsi32_si128((int)tr->rshift)),
+						     _mm256_set1_epi32((int)ACL_RTAB_MASK));
+				x[c] = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), mk[c], r, tr->rtab, 4);
+			}
 		}
 		while (any) {
 			any = 0;
@@ -372,6 +375,8 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t 
 		for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
 			uint32_t p = p0 + 8 * c;
 
+			if (mk[c] == 0)
+				break;
 			_mm256_mask_storeu_epi32(lf + p, mk[c], lw[c]);
 			_mm256_mask_storeu_epi32(lr + p, mk[c],
 						 _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), in[c]));
