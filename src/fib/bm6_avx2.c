@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bm6 lookups, avx2 (bm6.h layout). Calls of up to BM6_BFS_MAX addresses
- * with 4-byte entries: the breadth-first walk of bm6_walk.h (in fenced
- * 64-address calls an 8-lane gather costs about as much as the eight
- * scalar loads it replaces, and the lock step below exposes the misses
- * that the breadth-first walk overlaps; docs/fib.md, "bm6"). Longer calls:
- * 4 blocks of 8 addresses in lock step, the direct entries by scalar loads
- * and a block transposed (v6vec.h) only when one of its lanes continues;
- * header gathers skipped when every active lane is in a direct node. From
- * level 3 on, a block with few lanes left stops and those lanes take the
- * scalar step (TAIL). 8-byte entries take the scalar walk (4 lanes of
- * 64-bit gathers do not beat it). Returns exactly what the scalar loop
- * does.
+ * bm6 lookups, avx2 (bm6.h layout): 4 blocks of 8 addresses in lock step
+ * with 4-byte entries, the direct entries by scalar loads and a block
+ * transposed (v6vec.h) only when one of its lanes continues; header gathers
+ * skipped when every active lane is in a direct node. From level 3 on, a
+ * block with few lanes left stops and those lanes take the scalar step
+ * (TAIL). 8-byte entries take the scalar walk (4 lanes of 64-bit gathers
+ * do not beat it). Returns exactly what the scalar loop does.
  */
 #include "fib/bm6_walk.h"
 #include "fib/v6vec.h"
@@ -128,4 +123,4 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	return i;
 }
 
-BM6_IMPL_BFS(256, vec_4, BM6_NO_VEC);
+BM6_IMPL(256, vec_4, BM6_NO_VEC);

@@ -6,9 +6,7 @@
  * The scalar walks of bm6 (bm6.h layout), included by each per-ISA file
  * (bm6_kern.c: scalar and sse42; bm6_avx2.c; bm6_avx512.c): every variant
  * ends in the same scalar loop, and the vector ones park their last deep
- * lanes in TAIL(). BM6_IMPL() defines a file's impl from its vector loops;
- * BM6_IMPL_BFS() the same with short calls of 4-byte entries walked
- * breadth-first (BFS_LOOKUP).
+ * lanes in TAIL(). BM6_IMPL() defines a file's impl from its vector loops.
  */
 #include <string.h>
 
@@ -155,94 +153,6 @@ SCALAR_LOOKUP(uint32_t)
 SCALAR_LOOKUP(uint64_t)
 
 /*
- * Breadth-first walk of 4-byte entries (the scalar, sse42 and avx2 variants):
- * the addresses go in chunks of up to BM6_BFS_N; each level is one loop over
- * the chunk's lanes still in a node (all of them, or a list of their
- * indices compacted as the level goes), so every lane's load of a level is
- * independent of the others' and a chunk has up to 64 misses in flight per
- * level, where 8-lane lock step waits for its slowest lane at every level.
- * One loop per address byte keeps each loop's node-kind branch (STEP2)
- * predictable (a level's nodes are of one kind, bm6.h). In fenced
- * 64-address calls as dpdk-test-fib times them (RouteViews) this takes
- * 0.84-0.93x the cycles of the avx2 lock-step walk in-table and 0.77-0.9x
- * on random addresses in a scratch program, 0.99x and 0.92x in
- * dpdk-test-fib itself: on the AMD EPYC measured an eight-lane gather costs
- * ~15 TSC cycles, about what eight scalar lane steps cost, and the lock
- * step exposes the misses (docs/fib.md, "bm6"). Longer calls keep the
- * lock-step walks (BM6_BFS_MAX).
- */
-#define BM6_BFS_N 64u
-#define BM6_BFS_MAX 128u        /* longest call walked so (longer ones: the lock-step walks) */
-
-/* One address byte `by` over the live lanes (list `act` of `m`, or all `c` of them), compacting the list. */
-#define BFS_LEVEL(T, A, E, k, act, m, c, by)                                               \
-	do {                                                                               \
-		unsigned m2_ = 0;                                                          \
-		if ((m) == (c)) {                                                          \
-			for (unsigned l_ = 0; l_ < (c); l_++) {                            \
-				T e_ = STEP2(T, A, (E)[l_], (k)[l_][by], HDR_SCALAR);      \
-				(E)[l_] = e_;                                              \
-				(act)[m2_] = (uint8_t)l_;                                  \
-				m2_ += (unsigned)(e_ & 1);                                 \
-			}                                                                  \
-		} else {                                                                   \
-			for (unsigned t_ = 0; t_ < (m); t_++) {                            \
-				unsigned l_ = (act)[t_];                                   \
-				T e_ = STEP2(T, A, (E)[l_], (k)[l_][by], HDR_SCALAR);      \
-				(E)[l_] = e_;                                              \
-				(act)[m2_] = (uint8_t)l_;                                  \
-				m2_ += (unsigned)(e_ & 1);                                 \
-			}                                                                  \
-		}                                                                          \
-		(m) = m2_;                                                                 \
-	} while (0)
-
-/* One chunk of c <= BM6_BFS_N addresses (c a constant for full chunks: fixed-count loops). */
-#define BFS_LOOKUP(T)                                                                      \
-	static inline __attribute__((always_inline)) void bfs_chunk_##T(const struct bm6 *b, const uint8_t (*k)[16], \
-									uint64_t *nhs, unsigned c)      \
-	{                                                                                  \
-		const T *d = (const T *)b->direct;                                         \
-		const uint8_t *A = (const uint8_t *)b->arena;                              \
-		T E[BM6_BFS_N];                                                            \
-		uint8_t act[BM6_BFS_N];                                                    \
-		unsigned m = 0;                                                            \
-		for (unsigned l = 0; l < c; l++) {                                         \
-			T e = FIB_LD_ACQ(&d[direct_idx(k[l])]);                            \
-			E[l] = e;                                                          \
-			act[m] = (uint8_t)l;                                               \
-			m += (unsigned)(e & 1);                                            \
-		}                                                                          \
-		/* A loop per byte (not one loop over a variable byte): each */            \
-		/* STEP2 branch then sees one node kind. */                                \
-		if (m != 0)                                                                \
-			BFS_LEVEL(T, A, E, k, act, m, c, 2);                               \
-		if (m != 0)                                                                \
-			BFS_LEVEL(T, A, E, k, act, m, c, 3);                               \
-		if (m != 0)                                                                \
-			BFS_LEVEL(T, A, E, k, act, m, c, 4);                               \
-		if (m != 0)                                                                \
-			BFS_LEVEL(T, A, E, k, act, m, c, 5);                               \
-		for (unsigned by = 6; m != 0; by++)                                        \
-			BFS_LEVEL(T, A, E, k, act, m, c, by);                              \
-		for (unsigned l = 0; l < c; l++)                                           \
-			nhs[l] = (uint64_t)(E[l] >> 1);                                    \
-	}                                                                                  \
-	static inline __attribute__((always_inline)) size_t bfs_##T(const struct bm6 *b, const uint8_t (*ips)[16], \
-								    uint64_t *nhs, size_t n)        \
-	{                                                                                  \
-		size_t i = 0;                                                              \
-		for (; i + BM6_BFS_N <= n; i += BM6_BFS_N) {                               \
-			pf_ahead(ips, nhs, i, BM6_BFS_N, n);                               \
-			bfs_chunk_##T(b, ips + i, nhs + i, BM6_BFS_N);                     \
-		}                                                                          \
-		if (i < n)                                                                 \
-			bfs_chunk_##T(b, ips + i, nhs + i, (unsigned)(n - i));             \
-		return n;                                                                  \
-	}
-BFS_LOOKUP(uint32_t)
-
-/*
  * Tails of the vector blocks: once few lanes of a block continue (at most
  * BM6_TAIL_N, from level BM6_TAIL_LV), the block stops and its lanes are
  * parked (entry e[p], next byte k[p], bit p of m; `pos` maps p to the
@@ -277,25 +187,9 @@ BFS_LOOKUP(uint32_t)
 	{                                                                                  \
 		scalar_##T(b, ips, nhs, n, V(b, ips, nhs, n));                             \
 	}
-/* The same, with calls of at most BM6_BFS_MAX addresses of 4-byte entries walked breadth-first. */
-#define BM6_LOOKUP_BFS(V)                                                                  \
-	static void VPK_FN(lookup_uint32_t)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
-	{                                                                                  \
-		if (n <= BM6_BFS_MAX)                                                      \
-			bfs_uint32_t(b, ips, nhs, n);                                      \
-		else                                                                       \
-			scalar_uint32_t(b, ips, nhs, n, V(b, ips, nhs, n));                \
-	}
 #define BM6_NO_VEC(b, ips, nhs, n) 0
 #define BM6_IMPL(width, V4, V8)                                                            \
 	BM6_LOOKUP(uint32_t, V4)                                                           \
-	BM6_LOOKUP(uint64_t, V8)                                                           \
-	const struct bm6_impl VPK_FN(vpk_bm6_impl) = {                                     \
-		.impl = VPK_IMPL_INIT(width),                                              \
-		.lookup = { VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },            \
-	}
-#define BM6_IMPL_BFS(width, V4, V8)                                                        \
-	BM6_LOOKUP_BFS(V4)                                                                 \
 	BM6_LOOKUP(uint64_t, V8)                                                           \
 	const struct bm6_impl VPK_FN(vpk_bm6_impl) = {                                     \
 		.impl = VPK_IMPL_INIT(width),                                              \
