@@ -47,9 +47,10 @@
 
 /* ---- the per-ISA steps, defined by the including file -------------------- */
 
-/* The keys of packets data[0..n-1]: keys[p * nd + d] or, ACL_KEYT, keyt[d * CHUNK + p]. */
+/* The keys of packets data[0..n-1]: keys[p * nd + d] or, ACL_KEYT, keyt[d * CHUNK + p];
+ * w is the variant's width. */
 INLINE void acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys,
-		     uint32_t *keyt);
+		     uint32_t *keyt, int w);
 
 /* mt minus the slots j of a block that x does not match; w is the variant's width. */
 INLINE uint32_t acl_match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, uint32_t mt,
@@ -484,7 +485,7 @@ classify_body(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *res
 	for (uint32_t base = 0; base < n; base += CHUNK) {
 		uint32_t cn = n - base < CHUNK ? n - base : CHUNK;
 
-		acl_keys(rt, data + base, cn, keys, keyt);
+		acl_keys(rt, data + base, cn, keys, keyt, w);
 		for (uint32_t p = 0; p < cn; p++) {
 			for (uint32_t c = 0; c < ncat; c++) {
 				brank[p * VPK_ACL_MAX_CATEGORIES + c] = UINT32_MAX;
@@ -567,9 +568,9 @@ classify(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
  */
 #define ACL_KERN_ONE_TREE(walk_fn, width)                                                             \
 	INLINE void acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, \
-			     uint32_t *keyt)                                                               \
+			     uint32_t *keyt, int w)                                                        \
 	{                                                                                                   \
-		(void)keyt;                                                                                 \
+		(void)keyt, (void)w;                                                                        \
 		keys_scalar(rt, data, n, keys);                                                             \
 	}                                                                                                   \
 	INLINE int acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, \

@@ -133,6 +133,48 @@ key_plan(const struct acl_dimsrc *src, uint32_t nd, struct acl_keyplan *kp)
 	}
 }
 
+/*
+ * Cover the fields with 16-byte rows (struct acl_keyplan): the field ending
+ * last that no row holds yet ends the next row (or byte 16 does, for fields
+ * ending before it), the row takes every field inside it, 4 to a group. The
+ * 5-tuple layouts need one row of two groups.
+ */
+static void
+key_rows(const struct acl_dimsrc *src, uint32_t nd, struct acl_keyplan *kp)
+{
+	uint32_t last = 0, done = 0;
+
+	for (uint32_t d = 0; d < nd; d++)
+		last = src[d].off + src[d].size > last ? src[d].off + src[d].size : last;
+	if (last < 16)
+		return;
+	while (done != (nd >= 32 ? UINT32_MAX : (1u << nd) - 1)) {
+		uint32_t e = 0, w, g = kp->ng;
+
+		for (uint32_t d = 0; d < nd; d++)
+			if (!(done >> d & 1) && src[d].off + src[d].size > e)
+				e = src[d].off + src[d].size;
+		w = e > 16 ? e : 16;
+		for (uint32_t d = 0; d < nd; d++) {
+			uint32_t end = src[d].off + src[d].size, s;
+
+			if ((done >> d & 1) || src[d].off < w - 16 || end > w)
+				continue;
+			done |= 1u << d;
+			if (g == kp->ng || kp->gcnt[g] == 4) {
+				g = kp->ng++;
+				kp->grow[g] = (uint8_t)kp->nr;
+				memset(kp->gctl[g], 0x80, 16);
+			}
+			s = kp->gcnt[g]++;
+			kp->gdim[g][s] = (uint8_t)d;
+			for (uint32_t j = 0; j < src[d].size; j++)
+				kp->gctl[g][4 * s + j] = (uint8_t)(end - 1 - j - (w - 16));
+		}
+		kp->rstart[kp->nr++] = w - 16;
+	}
+}
+
 int
 acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, const struct acl_dimsrc *src,
 	      uint32_t ncat, size_t max_size, struct acl_rt **out, char *why, size_t len)
@@ -178,6 +220,7 @@ acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, cons
 	memcpy(rt->tree, trees, sizeof(rt->tree));
 	memcpy(rt->src, src, sizeof(rt->src));
 	key_plan(src, nd, &rt->kp);
+	key_rows(src, nd, &rt->kp);
 	{
 		uint32_t *node = (uint32_t *)(mem + off_nodes);
 		uint32_t *rtab = (uint32_t *)(mem + off_rtab), *loff = malloc((size_t)b->nleaves * 4 + 4);
