@@ -73,6 +73,15 @@ ref_set_init(struct ref_set *s, enum ref_layout l, uint32_t ncat)
 		s->nf = 8;
 		s->buflen = 32;
 		break;
+	case REF_SHORT:
+		s->name = "short";
+		s->defs[0] = D(BITMASK, 1, 0, 0, 0);
+		s->defs[1] = D(MASK, 4, 1, 1, 4);
+		s->defs[2] = D(RANGE, 2, 2, 2, 8);
+		s->defs[3] = D(RANGE, 2, 3, 2, 10);
+		s->nf = 4;
+		s->buflen = 12;
+		break;
 	default:
 		s->name = "ipv6";
 		s->defs[0] = D(BITMASK, 1, 0, 0, 0);

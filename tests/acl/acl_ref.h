@@ -35,6 +35,7 @@ enum ref_layout {
 	REF_IPV4VLAN,           /* acl_autotest 7 fields incl. VLAN/domain bitmasks */
 	REF_WIDE,               /* 8-byte MASK, 8-byte RANGE, 32-bit RANGE, 32-bit BITMASK */
 	REF_IPV6,               /* dpdk-test-acl --ipv6 (4-byte words) */
+	REF_SHORT,              /* 12 bytes: fields end before byte 16 (keys without rows) */
 	REF_NLAYOUTS
 };
 
