@@ -113,24 +113,15 @@ struct acl_dead {
 };
 
 /*
- * The keys as 8-byte windows (the AVX-512 variants' acl_keys()): one 64-bit
- * gather per window and 8 packets instead of one 32-bit gather (or byte
- * loads) per dimension. Window w is the bytes [start[w], start[w] + 8),
- * never before the buffer's start nor past the last field's last byte;
- * dimension d is (big-endian window value >> sh[d]) & mask[d] of window
- * win[d]. nw == 0: the fields end before byte 8, keys are read per dimension.
+ * The keys as 16-byte rows (the AVX-512 variants' acl_keys()): row r is the
+ * bytes [rstart[r], rstart[r] + 16), never before the buffer's start nor past
+ * the last field's last byte; group g takes up to 4 dimensions gdim[g][] of
+ * row grow[g]: one byte shuffle by gctl[g] puts each field big-endian in a
+ * 32-bit lane (0x80: a zero byte). nr == 0: the fields end before byte 16,
+ * keys are read per dimension.
  */
 #define ACL_KEY_GROUPS ACL_MAX_DIMS   /* a row may hold a single field */
 struct acl_keyplan {
-	uint32_t nw;
-	uint32_t start[ACL_MAX_DIMS];
-	uint8_t win[ACL_MAX_DIMS], sh[ACL_MAX_DIMS];
-	uint32_t mask[ACL_MAX_DIMS];
-	/* 16-byte rows (the x16 keys): row r is the bytes [rstart[r], rstart[r] +
-	 * 16), never before the buffer's start nor past the last field's last
-	 * byte; group g takes up to 4 dimensions gdim[g][] of row grow[g]: one
-	 * byte shuffle by gctl[g] puts each field big-endian in a 32-bit lane
-	 * (0x80: a zero byte). nr == 0: the fields end before byte 16. */
 	uint32_t nr, ng;
 	uint32_t rstart[ACL_KEY_GROUPS];
 	uint8_t grow[ACL_KEY_GROUPS], gcnt[ACL_KEY_GROUPS], gdim[ACL_KEY_GROUPS][4];

@@ -4,7 +4,7 @@
  *   x32: a block's 16 slots in one zmm compare to a k-mask; the walk steps
  *        2 x 16 packets of two trees at once (4 x 16 packets of a runtime's
  *        only tree) with 64-bit node gathers, the last of which brings the
- *        leaf's first block and best rank; keys by 8-byte windows;
+ *        leaf's first block and best rank; keys (both) by 16-byte rows;
  *   x16: the slots in two ymm, the walk 8 x 8 packets of one tree with
  *        AVX-512VL masks, the x32 walk's steps at half the width (up to 16
  *        packets: 2 x 8 lanes with 32-bit gathers).
@@ -44,50 +44,13 @@ match16(uint32_t x, const uint16_t *lo, const uint16_t *sp, const uint16_t *m, i
 
 ACL_KERN_MATCH_ALL_SLOTS();
 
-/* The keys of packets data[0..n-1] by 8-byte windows (struct acl_keyplan):
- * per window and 8 packets one 64-bit gather, byte-swapped; each dimension
- * of the window shifted, cut to 32 bits and to its width. */
-INLINE void
-keys_windows(const struct acl_keyplan *kp, uint32_t nd, const uint8_t *const *data, uint32_t n, uint32_t *keyt)
-{
-	const __m512i bswap = _mm512_set4_epi32(0x08090a0b, 0x0c0d0e0f, 0x00010203, 0x04050607);
-
-	for (uint32_t p = 0; p < n; p += 16) {
-		__mmask16 m = n - p >= 16 ? 0xffff : (__mmask16)((1u << (n - p)) - 1);
-		__m512i a0 = _mm512_maskz_loadu_epi64((__mmask8)m, data + p);
-		__m512i a1 = _mm512_maskz_loadu_epi64((__mmask8)(m >> 8), data + p + 8);
-
-		for (uint32_t w = 0; w < kp->nw; w++) {
-			__m512i off = _mm512_set1_epi64((long long)kp->start[w]);
-			__m512i g0 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (__mmask8)m,
-								 _mm512_add_epi64(a0, off), NULL, 1);
-			__m512i g1 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (__mmask8)(m >> 8),
-								 _mm512_add_epi64(a1, off), NULL, 1);
-
-			g0 = _mm512_shuffle_epi8(g0, bswap);
-			g1 = _mm512_shuffle_epi8(g1, bswap);
-			for (uint32_t d = 0; d < nd; d++) {
-				__m128i sh = _mm_cvtsi32_si128(kp->sh[d]);
-				__m512i v;
-
-				if (kp->win[d] != w)
-					continue;
-				v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srl_epi64(g0, sh))),
-						       _mm512_cvtepi64_epi32(_mm512_srl_epi64(g1, sh)), 1);
-				v = _mm512_and_si512(v, _mm512_set1_epi32((int)kp->mask[d]));
-				_mm512_mask_storeu_epi32(keyt + d * CHUNK + p, m, v);
-			}
-		}
-	}
-}
-
 /* The keys of packets data[0..n-1] by 16-byte rows (struct acl_keyplan), in
- * ymm only (the x16 variant runs under the cap 256): per row and 8 packets
- * 8 loads into 4 ymm (packets i and i + 4), per group of 4 dimensions one
- * byte shuffle each and a 4 x 4 transpose of 32-bit lanes. No gather: on
- * the 10k acl set the 64-bit gathers of 8-byte windows took 10 of the x16
- * variant's cycles per packet. Lanes past n repeat packet 0 (keyt has room
- * for CHUNK packets; the walks never read them). */
+ * ymm (x16 runs under the cap 256): per row and 8 packets 8 loads into 4 ymm
+ * (packets i and i + 4), per group of 4 dimensions one byte shuffle each and
+ * a 4 x 4 transpose of 32-bit lanes. No gather: 64-bit gathers of 8-byte
+ * windows cost x16 about 10 cycles per packet on the 10k acl set, and x32
+ * is 5-8 % faster with the rows too. Lanes past n repeat packet 0 (keyt has
+ * room for CHUNK packets; the walks never read those lanes). */
 INLINE void
 keys_rows(const struct acl_keyplan *kp, const uint8_t *const *data, uint32_t n, uint32_t *keyt)
 {
@@ -133,52 +96,20 @@ keys_rows(const struct acl_keyplan *kp, const uint8_t *const *data, uint32_t n, 
 	}
 }
 
-/* The keys of 16 packets per dimension: one 32-bit gather per packet ending
- * at the field's last byte (it never reads before the packet's data nor past
- * the field), byte-swapped, cut to the field's width. A field ending within
- * the first 3 bytes is read byte by byte. */
+/* The keys of packets data[0..n-1], dimension-major, at either width: by
+ * 16-byte rows, or, when every field ends before byte 16, byte by byte. */
 INLINE void
 acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32_t *keys, uint32_t *keyt,
 	 int w)
 {
-	(void)keys;
-	if (w == 256) {
-		if (rt->kp.nr != 0)
-			keys_rows(&rt->kp, data, n, keyt);
-		else   /* every field ends before byte 16 */
-			for (uint32_t k = 0; k < rt->nd; k++)
-				for (uint32_t p = 0; p < n; p++)
-					keyt[k * CHUNK + p] = acl_load_dim(data[p], &rt->src[k]);
+	(void)keys, (void)w;
+	if (rt->kp.nr != 0) {
+		keys_rows(&rt->kp, data, n, keyt);
 		return;
 	}
-	if (rt->kp.nw != 0) {
-		keys_windows(&rt->kp, rt->nd, data, n, keyt);
-		return;
-	}
-	for (uint32_t k = 0; k < rt->nd; k++) {
-		const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
-		const struct acl_dimsrc *s = &rt->src[k];
-		uint32_t end = s->off + s->size;
-		__m512i off = _mm512_set1_epi64((long long)end - 4);
-		__m512i mask = _mm512_set1_epi32(s->size >= 4 ? -1 : (int)((1u << 8 * s->size) - 1));
-
-		if (end < 4) {
-			for (uint32_t p = 0; p < n; p++)
-				keyt[k * CHUNK + p] = acl_load_dim(data[p], s);
-			continue;
-		}
-		for (uint32_t p = 0; p < n; p += 16) {
-			__mmask16 m = n - p >= 16 ? 0xffff : (__mmask16)((1u << (n - p)) - 1);
-			__m512i a0 = _mm512_add_epi64(_mm512_maskz_loadu_epi64((__mmask8)m, data + p), off);
-			__m512i a1 = _mm512_add_epi64(_mm512_maskz_loadu_epi64((__mmask8)(m >> 8), data + p + 8), off);
-			__m256i g0 = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), (__mmask8)m, a0, NULL, 1);
-			__m256i g1 = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), (__mmask8)(m >> 8), a1, NULL, 1);
-			__m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(g0), g1, 1);
-
-			v = _mm512_and_si512(_mm512_shuffle_epi8(v, bswap), mask);
-			_mm512_mask_storeu_epi32(keyt + k * CHUNK + p, m, v);
-		}
-	}
+	for (uint32_t k = 0; k < rt->nd; k++)
+		for (uint32_t p = 0; p < n; p++)
+			keyt[k * CHUNK + p] = acl_load_dim(data[p], &rt->src[k]);
 }
 
 /*

@@ -96,44 +96,6 @@ root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32
 }
 
 /*
- * Cover the dimensions' bytes with 8-byte windows (struct acl_keyplan): the
- * field ending last that no window holds yet ends the next window (or byte 8
- * does, for fields ending before it), and the window takes every field inside
- * it. The 5-tuple layouts need two (protocol and source address; destination
- * address and ports) instead of four gathers and a byte loop.
- */
-static void
-key_plan(const struct acl_dimsrc *src, uint32_t nd, struct acl_keyplan *kp)
-{
-	uint32_t last = 0, done = 0;
-
-	memset(kp, 0, sizeof(*kp));
-	for (uint32_t d = 0; d < nd; d++)
-		last = src[d].off + src[d].size > last ? src[d].off + src[d].size : last;
-	if (last < 8)
-		return;
-	while (done != (nd >= 32 ? UINT32_MAX : (1u << nd) - 1)) {
-		uint32_t e = 0, w;
-
-		for (uint32_t d = 0; d < nd; d++)
-			if (!(done >> d & 1) && src[d].off + src[d].size > e)
-				e = src[d].off + src[d].size;
-		w = e > 8 ? e : 8;
-		for (uint32_t d = 0; d < nd; d++) {
-			uint32_t end = src[d].off + src[d].size;
-
-			if ((done >> d & 1) || src[d].off < w - 8 || end > w)
-				continue;
-			done |= 1u << d;
-			kp->win[d] = (uint8_t)kp->nw;
-			kp->sh[d] = (uint8_t)(8 * (w - end));
-			kp->mask[d] = src[d].size >= 4 ? UINT32_MAX : (1u << 8 * src[d].size) - 1;
-		}
-		kp->start[kp->nw++] = w - 8;
-	}
-}
-
-/*
  * Cover the fields with 16-byte rows (struct acl_keyplan): the field ending
  * last that no row holds yet ends the next row (or byte 16 does, for fields
  * ending before it), the row takes every field inside it, 4 to a group. The
@@ -144,6 +106,7 @@ key_rows(const struct acl_dimsrc *src, uint32_t nd, struct acl_keyplan *kp)
 {
 	uint32_t last = 0, done = 0;
 
+	memset(kp, 0, sizeof(*kp));
 	for (uint32_t d = 0; d < nd; d++)
 		last = src[d].off + src[d].size > last ? src[d].off + src[d].size : last;
 	if (last < 16)
@@ -219,7 +182,6 @@ acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, cons
 	rt->ntrees = ng;
 	memcpy(rt->tree, trees, sizeof(rt->tree));
 	memcpy(rt->src, src, sizeof(rt->src));
-	key_plan(src, nd, &rt->kp);
 	key_rows(src, nd, &rt->kp);
 	{
 		uint32_t *node = (uint32_t *)(mem + off_nodes);
