@@ -11,6 +11,13 @@
  */
 #include <immintrin.h>
 
+/* 1: this translation unit is avx512x16 alone (acl_kern_avx512x16.c), whose
+ * code must not hold one zmm instruction: the zmm paths below are then not
+ * compiled at all (clang lets an inlined zmm intrinsic, even in a branch
+ * that folds away, widen the whole function's registers to zmm). */
+#ifndef ACL_YMM_ONLY
+#define ACL_YMM_ONLY 0
+#endif
 #define ACL_KEYT 1   /* x32's walk reads each lane's key from the dimension-major keys */
 #include "acl/acl_kern.h"
 
@@ -18,7 +25,7 @@
 INLINE uint32_t
 match32(uint32_t x, const uint32_t *lo, const uint32_t *sp, const uint32_t *m, int w)
 {
-	if (w == 512) {
+	if (!ACL_YMM_ONLY && w == 512) {
 		__m512i v = _mm512_set1_epi32((int)x);
 
 		if (m != NULL)
@@ -438,7 +445,7 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 		walk_x16_short(&rt->tree[t], keyt, n, lf);
 		return 0;
 	}
-	if (w == 256) {
+	if (ACL_YMM_ONLY || w == 256) {
 		walk_x16(&rt->tree[t], keyt, nd, n, lf, lr + t * CHUNK);
 		return 1;
 	}
@@ -453,6 +460,7 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 	return 1;
 }
 
+#if !ACL_YMM_ONLY
 static void
 VPK_FN(acl_classify_x32)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 			 uint32_t n, uint32_t categories)
@@ -460,6 +468,11 @@ VPK_FN(acl_classify_x32)(const struct acl_rt *rt, const uint8_t *const *data, ui
 	classify(rt, data, results, n, categories, 512);
 }
 
+const struct acl_impl acl_impl_avx512x32 = {
+	.base = { .name = "avx512x32", .isa = VPK_ISA_AVX512, .width = 512 },
+	.classify = VPK_FN(acl_classify_x32),
+};
+#else
 static void
 VPK_FN(acl_classify_x16)(const struct acl_rt *rt, const uint8_t *const *data, uint32_t *results,
 			 uint32_t n, uint32_t categories)
@@ -467,11 +480,8 @@ VPK_FN(acl_classify_x16)(const struct acl_rt *rt, const uint8_t *const *data, ui
 	classify(rt, data, results, n, categories, 256);
 }
 
-const struct acl_impl acl_impl_avx512x32 = {
-	.base = { .name = "avx512x32", .isa = VPK_ISA_AVX512, .width = 512 },
-	.classify = VPK_FN(acl_classify_x32),
-};
 const struct acl_impl acl_impl_avx512x16 = {
 	.base = { .name = "avx512x16", .isa = VPK_ISA_AVX512, .width = 256 },
 	.classify = VPK_FN(acl_classify_x16),
 };
+#endif
