@@ -140,7 +140,9 @@ acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 				emit_dim(b, l, s, cnt, d, h->dim[k], arr);
 				arr += acl_dim_bytes(h->dim[k++]);
 			}
-		h->nd = (uint8_t)k;
+		/* Every dimension active and none masked: its arrays are where the
+		 * runtime's dimension kinds alone say (the scan's full path). */
+		h->nd = (uint8_t)(k | (k == b->nd && masked == 0 ? ACL_BLK_FULL : 0));
 		h->lines = (uint8_t)(size / 64 | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
 		h->first_rank = h->ru[0];
 		out += size;
