@@ -47,6 +47,8 @@
 #define ACL_DIM_16     0x40             /* acl_blk.dim[]: 16-bit arrays (a dimension of <= 16 bits) */
 #define ACL_DIM_ID     0x1f             /* acl_blk.dim[]: the dimension id */
 #define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
+#define ACL_BLK_FULL   0x80             /* acl_blk.nd: every dimension active, none masked (acl_leaf.c) */
+#define ACL_BLK_ND     0x3f             /* acl_blk.nd: the active dimensions */
 #define ACL_RTAB_BITS  10               /* acl_tree.rtab: 2^10 start nodes per tree */
 #define ACL_RTAB_SIZE  (1u << ACL_RTAB_BITS)
 #define ACL_RTAB_MASK  (ACL_RTAB_SIZE - 1)
@@ -58,7 +60,7 @@
 struct acl_blk {
 	/* line 0: what every scan reads */
 	uint16_t valid;                 /* bit j: slot j holds a rule */
-	uint8_t nd;                     /* active dimensions */
+	uint8_t nd;                     /* active dimensions | ACL_BLK_FULL */
 	uint8_t lines;                  /* block size in 64-byte lines; | ACL_BLK_LAST on the leaf's last block */
 	uint32_t first_rank;            /* rank of slot 0: no rule of this or a later block ranks better */
 	uint8_t dim[ACL_MAX_DIMS];      /* dimension ids | ACL_DIM_MASKED | ACL_DIM_16 */

@@ -145,15 +145,76 @@ accept_block(const struct acl_blk *h, uint32_t mt, uint32_t ncat, uint32_t *bran
 	}
 }
 
+/*
+ * Where a full block's (ACL_BLK_FULL) dimensions are: every dimension of the
+ * runtime active and unmasked, the n32 32-bit ones first, then the n16 16-bit
+ * ones, each kind in dimension order (acl_leaf.c), so its i-th arrays are at a
+ * fixed place and its key at key[koff[i]]: known before the block's header
+ * arrives, where the general path reads them from the header's dim[] bytes.
+ */
+struct acl_full {
+	uint32_t n32, n16;
+	uint32_t koff[ACL_MAX_DIMS];
+};
+
+/* The full-block layout of runtime @p rt (a dimension of <= 16 bits is read
+ * from <= 2 bytes: acl_layout_dims()). */
+INLINE void
+full_layout(const struct acl_rt *rt, struct acl_full *fl)
+{
+	fl->n32 = fl->n16 = 0;
+	for (uint32_t d = 0; d < rt->nd; d++)
+		if (rt->src[d].size > 2)
+			fl->koff[fl->n32++] = d * KEY_DSTRIDE;
+	for (uint32_t d = 0; d < rt->nd; d++)
+		if (rt->src[d].size <= 2)
+			fl->koff[fl->n32 + fl->n16++] = d * KEY_DSTRIDE;
+}
+
+/* match_block() of a full block, n32 and n16 constants where the caller can
+ * make them so: the compares unrolled, one early exit per dimension. */
+INLINE uint32_t
+match_full(const struct acl_blk *h, const uint32_t *key, const struct acl_full *fl, uint32_t n32, uint32_t n16,
+	   int w)
+{
+	const uint32_t *a = (const uint32_t *)(const void *)(h + 1);
+	const uint16_t *b = (const uint16_t *)(const void *)(a + 2 * ACL_BLK * n32);
+	uint32_t mt = h->valid;
+
+#pragma GCC unroll 8
+	for (uint32_t i = 0; i < n32; i++) {
+		mt = acl_match32(key[fl->koff[i]], a + 2 * ACL_BLK * i, a + 2 * ACL_BLK * i + ACL_BLK, NULL, mt, w);
+		if (mt == 0)
+			return 0;
+	}
+#pragma GCC unroll 4
+	for (uint32_t i = 0; i < n16; i++) {
+		mt = acl_match16(key[fl->koff[n32 + i]], b + 2 * ACL_BLK * i, b + 2 * ACL_BLK * i + ACL_BLK, NULL, mt,
+				 w);
+		if (mt == 0)
+			return 0;
+	}
+	return mt;
+}
+
 /* Bit j set when slot j of block h matches the packet's keys (dimensions in
  * dim[] order; stops at the first empty mask: measured faster than testing
- * every dimension branch-free, also for the vector variants). */
+ * every dimension branch-free, also for the vector variants). Full blocks
+ * take match_full(), unrolled for the IPv4 and IPv6 5-tuples (2 + 3 and
+ * 8 + 3 dimensions). */
 INLINE uint32_t
-match_block(const struct acl_blk *h, const uint32_t *key, int w)
+match_block(const struct acl_blk *h, const uint32_t *key, const struct acl_full *fl, int w)
 {
 	const uint8_t *arr = (const uint8_t *)(h + 1);
-	uint32_t mt = h->valid, i = 0, nd = h->nd;
+	uint32_t mt = h->valid, i = 0, nd = h->nd & ACL_BLK_ND;
 
+	if (h->nd & ACL_BLK_FULL) {
+		if (fl->n32 == 2 && fl->n16 == 3)
+			return match_full(h, key, fl, 2, 3, w);
+		if (fl->n32 == 8 && fl->n16 == 3)
+			return match_full(h, key, fl, 8, 3, w);
+		return match_full(h, key, fl, fl->n32, fl->n16, w);
+	}
 	/* The builder puts the 32-bit dimensions first (acl_leaf.c): two loops
 	 * without a per-dimension type branch. */
 	for (; i < nd && mt != 0 && !(h->dim[i] & ACL_DIM_16); i++) {
@@ -190,7 +251,7 @@ INLINE uint32_t
 first_match(const struct acl_blk *h, const uint32_t *key, uint32_t mt, int w, const struct acl_dead *dead)
 {
 	const uint8_t *arr = (const uint8_t *)(h + 1), *a[ACL_MAX_DIMS];
-	uint32_t nd = h->nd, n32 = 0, k = 0, x[ACL_MAX_DIMS], mk[ACL_MAX_DIMS];
+	uint32_t nd = h->nd & ACL_BLK_ND, n32 = 0, k = 0, x[ACL_MAX_DIMS], mk[ACL_MAX_DIMS];
 
 	if (nd > 0) {
 		uint32_t d = h->dim[0], x0 = key[(d & ACL_DIM_ID) * KEY_DSTRIDE];
@@ -249,7 +310,7 @@ first_match(const struct acl_blk *h, const uint32_t *key, uint32_t mt, int w, co
  * done with this leaf. */
 INLINE const uint8_t *
 scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank, uint32_t *bud,
-	   uint32_t *found, int w, const struct acl_dead *dead)
+	   uint32_t *found, int w, const struct acl_dead *dead, const struct acl_full *fl)
 {
 	const struct acl_blk *h = (const struct acl_blk *)(const void *)p;
 	uint32_t mt, worst = 0;
@@ -267,7 +328,7 @@ scan_block(const uint8_t *p, const uint32_t *key, uint32_t ncat, uint32_t *brank
 	} else
 #endif
 	{
-		mt = match_block(h, key, w);
+		mt = match_block(h, key, fl, w);
 		if (mt != 0 && (mt = acl_live_slots(dead, h->ru, mt)) != 0)
 			accept_block(h, mt, ncat, brank, bud, found);
 	}
@@ -298,7 +359,8 @@ prefetch_leaf(const struct acl_rt *rt, const uint8_t *blocks, uint32_t le0)
 /*
  * Scan the leaves of packets q[0..nq-1] (first blocks at blocks + 64 *
  * (lf[p] & ACL_LEAF_OFF), their lines in lf[p] >> ACL_LEAF_LSHIFT; packet p's keys
- * at keys + p * pstride; @p pf: the runtime, whose leaves the scan prefetches
+ * at keys + p * pstride; @p pf: the runtime (never NULL): its full-block
+ * layout (struct acl_full), and its leaves, which the scan prefetches
  * PREFETCH_AHEAD packets ahead of the one it takes: prefetching all of a
  * chunk's leaves after the walk stalled on the misses in flight, acl 4096 in
  * the forwarder ~5 clocks per packet). A block's successor is known only once its header is loaded, so
@@ -317,33 +379,34 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 {
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
 	uint32_t i = 0, npf = 0;
+	struct acl_full fl;
 
-	if (pf != NULL)
-		for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
-			prefetch_leaf(pf, blocks, lf[q[npf]]);
+	full_layout(pf, &fl);
+	for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
+		prefetch_leaf(pf, blocks, lf[q[npf]]);
 	for (; i + 2 <= nq; i += 2) {
 		uint32_t a = q[i], b = q[i + 1], fa = 0, fb = 0;
 		const uint8_t *pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
 		const uint8_t *pb = blocks + (size_t)(lf[b] & ACL_LEAF_OFF) * 64;
 
-		for (uint32_t k = 0; pf != NULL && k < 2 && npf < nq; k++)
+		for (uint32_t k = 0; k < 2 && npf < nq; k++)
 			prefetch_leaf(pf, blocks, lf[q[npf++]]);
 
 		while (pa != NULL && pb != NULL) {
-			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
-			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead, &fl);
+			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead, &fl);
 		}
 		while (pa != NULL)
-			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead, &fl);
 		while (pb != NULL)
-			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead, &fl);
 	}
 	if (i < nq) {
 		uint32_t a = q[i], fa = 0;
 		const uint8_t *pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
 
 		while (pa != NULL)
-			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead, &fl);
 	}
 }
 #else
@@ -355,12 +418,13 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 	const uint32_t S = VPK_ACL_MAX_CATEGORIES;
 	uint32_t i = 2, a = 0, b = 0, fa = 0, fb = 0, npf = 0;
 	const uint8_t *pa = NULL, *pb = NULL;
+	struct acl_full fl;
 
 	if (nq == 0)
 		return;
-	if (pf != NULL)
-		for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
-			prefetch_leaf(pf, blocks, lf[q[npf]]);
+	full_layout(pf, &fl);
+	for (; npf < nq && npf < PREFETCH_AHEAD; npf++)
+		prefetch_leaf(pf, blocks, lf[q[npf]]);
 	a = q[0];
 	pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
 	if (nq > 1) {
@@ -369,22 +433,22 @@ scan_leaves(const uint8_t *blocks, const uint32_t *lf, const uint32_t *q, uint32
 	}
 	while (pa != NULL || pb != NULL) {
 		if (pa != NULL) {
-			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead);
+			pa = scan_block(pa, keys + a * pstride, ncat, brank + a * S, bud + a * S, &fa, w, dead, &fl);
 			if (pa == NULL && i < nq) {
 				a = q[i++];
 				fa = 0;
 				pa = blocks + (size_t)(lf[a] & ACL_LEAF_OFF) * 64;
-				if (pf != NULL && npf < nq)
+				if (npf < nq)
 					prefetch_leaf(pf, blocks, lf[q[npf++]]);
 			}
 		}
 		if (pb != NULL) {
-			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead);
+			pb = scan_block(pb, keys + b * pstride, ncat, brank + b * S, bud + b * S, &fb, w, dead, &fl);
 			if (pb == NULL && i < nq) {
 				b = q[i++];
 				fb = 0;
 				pb = blocks + (size_t)(lf[b] & ACL_LEAF_OFF) * 64;
-				if (pf != NULL && npf < nq)
+				if (npf < nq)
 					prefetch_leaf(pf, blocks, lf[q[npf++]]);
 			}
 		}

@@ -3,17 +3,17 @@
  * ACL build, leaf layout: a leaf's rules (in rank order) become blocks of 16
  * slots: a header line (valid mask, active dimensions, size, per-category
  * masks, first rank), two lines of (rank, userdata) pairs, then per
- * dimension that some rule of the block still has to check inside the
- * leaf's box its lo/span (and, for partial bit masks, m) arrays: u32 for
- * 32-bit dimensions, first, then u16 for dimensions of <= 16 bits
- * (acl_int.h, docs/acl.md).
+ * dimension (every one, unless a rule of the block needs a mask: then those
+ * that some rule still has to check inside the leaf's box) its lo/span (and,
+ * for partial bit masks, m) arrays: u32 for 32-bit dimensions, first, then
+ * u16 for dimensions of <= 16 bits (acl_int.h, docs/acl.md).
  */
 #include <string.h>
 
 #include "acl/acl_bld.h"
 
-/* Dimensions that the block of leaf @p l starting at slot @p s must check,
- * and which of them need a mask. */
+/* Dimensions that the block of leaf @p l starting at slot @p s must check
+ * (every one when none needs a mask), and which of them need a mask. */
 static void
 blk_need(const struct acl_bld *b, uint32_t l, uint32_t s, uint32_t *need, uint32_t *masked)
 {
@@ -29,6 +29,11 @@ blk_need(const struct acl_bld *b, uint32_t l, uint32_t s, uint32_t *need, uint32
 			if ((b->lneed[e] >> d & 1) && nr->m[(size_t)r * b->nd + d] != UINT32_MAX)
 				*masked |= 1u << d;
 	}
+	/* Without masks a block keeps every dimension (the ones no rule checks
+	 * always match): such a full block takes the scan's unrolled path
+	 * (match_full()), which pays more than the arrays cost. */
+	if (*masked == 0)
+		*need = (1u << b->nd) - 1;
 }
 
 /* acl_blk.dim[] byte of dimension @p d. */
@@ -140,7 +145,9 @@ acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 				emit_dim(b, l, s, cnt, d, h->dim[k], arr);
 				arr += acl_dim_bytes(h->dim[k++]);
 			}
-		h->nd = (uint8_t)k;
+		/* Every dimension active and none masked: its arrays are where the
+		 * runtime's dimension kinds alone say (the scan's full path). */
+		h->nd = (uint8_t)(k | (k == b->nd && masked == 0 ? ACL_BLK_FULL : 0));
 		h->lines = (uint8_t)(size / 64 | (s + ACL_BLK >= b->lcnt[l] ? ACL_BLK_LAST : 0));
 		h->first_rank = h->ru[0];
 		out += size;
