@@ -126,7 +126,9 @@ acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32
  * WALK_REG_DIMS dimensions each lane's key comes from masked loads of the
  * dimension-major keys (keyt) instead of a third gather.
  */
-#define WALK_REG_DIMS 8
+/* IPv6's 13 dimensions included: the loads cost less than a key gather
+ * there too (ipv6 10k, acl1-v6 10k: 2.5-11 % fewer cycles in x16 and x32). */
+#define WALK_REG_DIMS 16
 
 /* Gather the nodes x of the lanes in m: returns their info (other lanes keep
  * info), sets *thr. */
@@ -288,15 +290,12 @@ walk_x32_one(const struct acl_tree *ta, const uint32_t *keys, const uint32_t *ke
  * width, with vector masks instead of k-masks (AVX-512VL only for the
  * permutes): a node is two 4-lane 64-bit gathers split with two permutes,
  * each lane's key a blend of the dimension-major keys (a gather beyond
- * WALK16_REG_DIMS dimensions). A lane at a leaf keeps gathering its leaf
+ * WALK_REG_DIMS dimensions). A lane at a leaf keeps gathering its leaf
  * node, so the last gather holds every lane's leaf words (first block and
  * lines, best rank). WALK16_CHAINS chains (64 packets) step at once so that
  * their gathers' latencies overlap.
  */
 #define WALK16_CHAINS 8
-/* Up to this many dimensions a lane's key is a blend (IPv6's 13 included:
- * a blend costs less than a gather there too), beyond it a gather. */
-#define WALK16_REG_DIMS 16
 
 /* The threshold (*thr) and info of the nodes x. */
 INLINE __m256i
@@ -317,7 +316,7 @@ key8(__m256i info, const uint32_t *keyt, uint32_t nd, uint32_t p)
 {
 	__m256i d = _mm256_and_si256(info, _mm256_set1_epi32(31));
 
-	if (nd <= WALK16_REG_DIMS) {
+	if (nd <= WALK_REG_DIMS) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(keyt + p));
 
 		for (uint32_t k = 1; k < nd; k++)
