@@ -6,8 +6,7 @@
  *        only tree) with 64-bit node gathers, the last of which brings the
  *        leaf's first block and best rank; keys by 8-byte windows;
  *   x16: the slots in two ymm, the walk 8 x 8 packets of one tree with
- *        AVX-512VL masks, the x32 walk's steps at half the width (up to 16
- *        packets: 2 x 8 lanes with 32-bit gathers).
+ *        vector masks, the x32 walk's steps at half the width.
  */
 #include <immintrin.h>
 
@@ -399,68 +398,12 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t 
 	}
 }
 
-/* x16 walk of up to 16 packets (short calls, a call's last chunk): 2 x 8
- * lanes, three 32-bit gathers per step (info, threshold, key), the leaf
- * node's index stored: shorter dependent steps than walk_x16()'s, whose
- * chains pay from 32 packets on (10k acl set, bursts 1 and 8: 5 % fewer
- * cycles). */
-INLINE void
-walk_x16_short(const struct acl_tree *tr, const uint32_t *keyt, uint32_t n, uint32_t *leaf)
-{
-	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keyt;
-
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
-
-	for (uint32_t p = 0; p < n; p += 16) {
-		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
-		__mmask8 aa = (__mmask8)((1u << na) - 1), ab = (__mmask8)((1u << nb) - 1);
-		__m256i ba = _mm256_add_epi32(lane, _mm256_set1_epi32((int)p));
-		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32(8));
-		__m256i xa, xb;
-		__m256i ia = _mm256_setzero_si256(), ib = ia;
-		uint32_t st[16];
-
-		for (uint32_t i = 0; i < 16; i++)
-			st[i] = i < na + nb ? tr->rtab[acl_rtab_index(tr, keyt[tr->rdim * CHUNK + p + i],
-								     keyt[tr->rdim2 * CHUNK + p + i])] : 0;
-		xa = _mm256_loadu_si256((const __m256i *)st);
-		xb = _mm256_loadu_si256((const __m256i *)(st + 8));
-		while (aa | ab) {
-			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 8);
-			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 8);
-			aa &= (__mmask8)~_mm256_movepi32_mask(ia);
-			ab &= (__mmask8)~_mm256_movepi32_mask(ib);
-			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 8);
-			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 8);
-			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
-					_mm256_add_epi32(ba, _mm256_slli_epi32(_mm256_and_si256(ia, k31), 6)), kp, 4);
-			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
-					_mm256_add_epi32(bb, _mm256_slli_epi32(_mm256_and_si256(ib, k31), 6)), kp, 4);
-			__m256i ca = _mm256_srli_epi32(ia, 5), cb = _mm256_srli_epi32(ib, 5);
-
-			ca = _mm256_mask_add_epi32(ca, _mm256_cmpge_epu32_mask(ka, ta), ca, one);
-			cb = _mm256_mask_add_epi32(cb, _mm256_cmpge_epu32_mask(kb, tb), cb, one);
-			xa = _mm256_mask_mov_epi32(xa, aa, ca);
-			xb = _mm256_mask_mov_epi32(xb, ab, cb);
-		}
-		(void)ia, (void)ib;
-		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), xa);
-		if (nb)
-			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), xb);
-	}
-}
-
 INLINE int
 acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32_t *keyt, uint32_t nd,
 	 uint32_t n, uint32_t *leaf, uint32_t *lr, int w)
 {
 	uint32_t *lf = leaf + t * CHUNK;
 
-	if (w == 256 && n <= 16) {
-		walk_x16_short(&rt->tree[t], keyt, n, lf);
-		return 0;
-	}
 	if (w == 256) {
 		walk_x16(&rt->tree[t], keyt, nd, n, lf, lr + t * CHUNK);
 		return 1;
