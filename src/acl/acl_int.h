@@ -49,7 +49,7 @@
 #define ACL_BLK_LAST   0x80             /* acl_blk.lines: last block of its leaf */
 #define ACL_BLK_FULL   0x80             /* acl_blk.nd: every dimension active, none masked (acl_leaf.c) */
 #define ACL_BLK_ND     0x3f             /* acl_blk.nd: the active dimensions */
-#define ACL_RTAB_BITS  10               /* acl_tree.rtab: 2^10 start nodes per tree */
+#define ACL_RTAB_BITS  10               /* acl_tree.rtab: 2^10 start nodes per tree (4 KB) */
 #define ACL_RTAB_SIZE  (1u << ACL_RTAB_BITS)
 #define ACL_RTAB_MASK  (ACL_RTAB_SIZE - 1)
 #define ACL_LEAF_LSHIFT 26              /* leaf node word 0: its first block's lines, for the prefetch */
@@ -94,11 +94,13 @@ struct acl_dimsrc {
 struct acl_tree {
 	uint32_t root;                  /* node index */
 	uint32_t min_rank;              /* lowest rank in the tree */
-	/* Root table: a walk starts at node rtab[(key[rdim] >> rshift) & ACL_RTAB_MASK],
-	 * the deepest node whose box holds that whole slice of rdim: the top
-	 * levels that cut rdim are looked up at once (same leaves as from root). */
+	/* Root table: a walk starts at node rtab[acl_rtab_index()] (the top bits
+	 * of dimension rdim, then those of rdim2), the deepest node whose box
+	 * holds that whole slice of the two dimensions: the top levels that cut
+	 * them are looked up at once (same leaves as from root). A table over one
+	 * dimension has rshift2 = 32 (no bits of rdim2). */
 	const uint32_t *rtab;           /* ACL_RTAB_SIZE entries */
-	uint32_t rdim, rshift;
+	uint32_t rdim, rshift, rdim2, rshift2, rbits2;
 	const uint32_t *thr;            /* node n: thr[2n] (nodes of the runtime holding the tree, */
 	const uint32_t *info;           /* interleaved: info == thr + 1), info[2n] */
 	const uint8_t *blocks;          /* 64-byte aligned */
@@ -206,6 +208,13 @@ int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint
 void acl_rt_free(struct acl_rt *rt);
 /* vpk_acl_build(), or with @p opt a full build (never an incremental one) with those choices. */
 int acl_build_with(struct vpk_acl *a, const struct acl_build_opts *opt);
+
+/* The root table entry of keys k1 (dimension rdim) and k2 (rdim2). */
+static inline uint32_t
+acl_rtab_index(const struct acl_tree *tr, uint32_t k1, uint32_t k2)
+{
+	return ((k1 >> tr->rshift) << tr->rbits2 | (uint32_t)((uint64_t)k2 >> tr->rshift2)) & ACL_RTAB_MASK;
+}
 
 /* Scalar helpers shared by every variant (acl_kern.h includes them). */
 static inline uint32_t

@@ -489,7 +489,7 @@ keys_scalar(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uin
 INLINE uint32_t
 walk_start(const struct acl_tree *tr, const uint32_t *keys, uint32_t nd, uint32_t p)
 {
-	return tr->rtab[(keys[p * nd + tr->rdim] >> tr->rshift) & ACL_RTAB_MASK];
+	return tr->rtab[acl_rtab_index(tr, keys[p * nd + tr->rdim], keys[p * nd + tr->rdim2])];
 }
 
 INLINE void

@@ -6,8 +6,7 @@
  *        only tree) with 64-bit node gathers, the last of which brings the
  *        leaf's first block and best rank; keys (both) by 16-byte rows;
  *   x16: the slots in two ymm, the walk 8 x 8 packets of one tree with
- *        AVX-512VL masks, the x32 walk's steps at half the width (up to 16
- *        packets: 2 x 8 lanes with 32-bit gathers).
+ *        vector masks, the x32 walk's steps at half the width.
  */
 #include <immintrin.h>
 
@@ -125,7 +124,9 @@ acl_keys(const struct acl_rt *rt, const uint8_t *const *data, uint32_t n, uint32
  * WALK_REG_DIMS dimensions each lane's key comes from masked loads of the
  * dimension-major keys (keyt) instead of a third gather.
  */
-#define WALK_REG_DIMS 8
+/* IPv6's 13 dimensions included: the loads cost less than a key gather
+ * there too (ipv6 10k, acl1-v6 10k: 2.5-11 % fewer cycles in x16 and x32). */
+#define WALK_REG_DIMS 16
 
 /* Gather the nodes x of the lanes in m: returns their info (other lanes keep
  * info), sets *thr. */
@@ -190,9 +191,12 @@ INLINE __m512i
 start16(const struct acl_tree *tr, const uint32_t *keyt, __mmask16 m, uint32_t p)
 {
 	__m512i k = _mm512_maskz_loadu_epi32(m, keyt + tr->rdim * CHUNK + p);
+	__m512i k2 = _mm512_maskz_loadu_epi32(m, keyt + tr->rdim2 * CHUNK + p);
 
-	k = _mm512_and_si512(_mm512_srl_epi32(k, _mm_cvtsi32_si128((int)tr->rshift)),
-			     _mm512_set1_epi32((int)ACL_RTAB_MASK));
+	k = _mm512_sll_epi32(_mm512_srl_epi32(k, _mm_cvtsi32_si128((int)tr->rshift)),
+			     _mm_cvtsi32_si128((int)tr->rbits2));
+	k = _mm512_or_si512(k, _mm512_srl_epi32(k2, _mm_cvtsi32_si128((int)tr->rshift2)));
+	k = _mm512_and_si512(k, _mm512_set1_epi32((int)ACL_RTAB_MASK));
 	return _mm512_i32gather_epi32(k, tr->rtab, 4);
 }
 
@@ -280,85 +284,94 @@ walk_x32_one(const struct acl_tree *ta, const uint32_t *keys, const uint32_t *ke
 }
 
 /*
- * x16 walk: chains of 8 lanes of ymm with AVX-512VL masks, the x32 walk's
- * steps at half the width: a node is two 4-lane 64-bit gathers split with
- * two permutes, each lane's key comes from masked loads of the
- * dimension-major keys (a gather beyond WALK_REG_DIMS dimensions), and the
- * lanes' last gather brings their leaf's first block and best rank.
- * WALK16_CHAINS chains (64 packets) step at once so that their gathers'
- * latencies overlap.
+ * x16 walk: chains of 8 lanes of ymm, the x32 walk's steps at half the
+ * width, with vector masks instead of k-masks (AVX-512VL only for the
+ * permutes): a node is two 4-lane 64-bit gathers split with two permutes,
+ * each lane's key a blend of the dimension-major keys (a gather beyond
+ * WALK_REG_DIMS dimensions). A lane at a leaf keeps gathering its leaf
+ * node, so the last gather holds every lane's leaf words (first block and
+ * lines, best rank). WALK16_CHAINS chains (64 packets) step at once so that
+ * their gathers' latencies overlap.
  */
 #define WALK16_CHAINS 8
 
+/* The threshold (*thr) and info of the nodes x. */
 INLINE __m256i
-node8(const void *nodes, __m256i x, __mmask8 m, __m256i info, __m256i *thr)
+node8(const void *nodes, __m256i x, __m256i *thr)
 {
 	const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
 	const __m256i odd = _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15);
-	__m256i g0 = _mm256_mmask_i32gather_epi64(_mm256_setzero_si256(), (__mmask8)(m & 15),
-						  _mm256_castsi256_si128(x), nodes, 8);
-	__m256i g1 = _mm256_mmask_i32gather_epi64(_mm256_setzero_si256(), (__mmask8)(m >> 4),
-						  _mm256_extracti128_si256(x, 1), nodes, 8);
+	__m256i g0 = _mm256_i32gather_epi64((const long long *)nodes, _mm256_castsi256_si128(x), 8);
+	__m256i g1 = _mm256_i32gather_epi64((const long long *)nodes, _mm256_extracti128_si256(x, 1), 8);
 
 	*thr = _mm256_permutex2var_epi32(g0, even, g1);
-	return _mm256_mask_mov_epi32(info, m, _mm256_permutex2var_epi32(g0, odd, g1));
+	return _mm256_permutex2var_epi32(g0, odd, g1);
 }
 
+/* The key of each lane's node dimension (dim = info & 31). */
 INLINE __m256i
-key8(__m256i info, __mmask8 m, const uint32_t *keyt, uint32_t nd, uint32_t p)
+key8(__m256i info, const uint32_t *keyt, uint32_t nd, uint32_t p)
 {
 	__m256i d = _mm256_and_si256(info, _mm256_set1_epi32(31));
 
 	if (nd <= WALK_REG_DIMS) {
-		__m256i v = _mm256_maskz_loadu_epi32(m, keyt + p);
+		__m256i v = _mm256_loadu_si256((const __m256i *)(keyt + p));
 
 		for (uint32_t k = 1; k < nd; k++)
-			v = _mm256_mask_loadu_epi32(v, m & _mm256_cmpeq_epi32_mask(d, _mm256_set1_epi32((int)k)),
-						    keyt + k * CHUNK + p);
+			v = _mm256_blendv_epi8(v, _mm256_loadu_si256((const __m256i *)(keyt + k * CHUNK + p)),
+					       _mm256_cmpeq_epi32(d, _mm256_set1_epi32((int)k)));
 		return v;
 	}
 	__m256i col = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)p));
 
-	return _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), m,
-					    _mm256_add_epi32(col, _mm256_slli_epi32(d, 6 /* CHUNK */)), keyt, 4);
+	/* a lane at a leaf has no dimension: its bits are the rank's */
+	d = _mm256_min_epu32(d, _mm256_set1_epi32((int)nd - 1));
+	return _mm256_i32gather_epi32((const int *)keyt, _mm256_add_epi32(col, _mm256_slli_epi32(d, 6 /* CHUNK */)), 4);
 }
 
-INLINE void
-step8(const uint32_t *nodes, __m256i *x, __m256i *in, __m256i *lw, __mmask8 *m, const uint32_t *keyt,
+/* One level for the 8 lanes of a chain: gather their nodes; the lanes not
+ * done (*dn: at a leaf, or without a packet) step to the child their key
+ * selects. Returns the done lanes' bits. */
+INLINE uint32_t
+step8(const uint32_t *nodes, __m256i *x, __m256i *in, __m256i *t, __m256i *dn, const uint32_t *keyt,
       uint32_t nd, uint32_t p)
 {
-	__m256i t, k, c;
-	__mmask8 lf;
+	__m256i k, c;
 
-	*in = node8(nodes, *x, *m, *in, &t);
-	lf = *m & _mm256_movepi32_mask(*in);
-	*lw = _mm256_mask_mov_epi32(*lw, lf, t);
-	*m &= (__mmask8)~lf;
-	k = key8(*in, *m, keyt, nd, p);
-	c = _mm256_srli_epi32(*in, 5);
-	c = _mm256_mask_add_epi32(c, _mm256_cmpge_epu32_mask(k, t), c, _mm256_set1_epi32(1));
-	*x = _mm256_mask_mov_epi32(*x, *m, c);
+	*in = node8(nodes, *x, t);
+	*dn = _mm256_or_si256(*dn, _mm256_srai_epi32(*in, 31));
+	k = key8(*in, keyt, nd, p);
+	/* child + (key >= thr): the compare's all-ones subtracted */
+	c = _mm256_sub_epi32(_mm256_srli_epi32(*in, 5), _mm256_cmpeq_epi32(_mm256_max_epu32(k, *t), k));
+	*x = _mm256_blendv_epi8(c, *x, *dn);
+	return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(*dn));
 }
 
 INLINE void
 walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t n, uint32_t *lf, uint32_t *lr)
 {
 	for (uint32_t p0 = 0; p0 < n; p0 += 8 * WALK16_CHAINS) {
-		__mmask8 mk[WALK16_CHAINS], m[WALK16_CHAINS], any = 0;
-		__m256i x[WALK16_CHAINS], in[WALK16_CHAINS], lw[WALK16_CHAINS];
+		__mmask8 mk[WALK16_CHAINS];
+		uint32_t dm[WALK16_CHAINS], any = 0;
+		__m256i x[WALK16_CHAINS], in[WALK16_CHAINS], t[WALK16_CHAINS], dn[WALK16_CHAINS];
 
 #pragma GCC unroll 8
 		for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
 			uint32_t p = p0 + 8 * c, k = n > p ? (n - p > 8 ? 8 : n - p) : 0;
 
-			m[c] = mk[c] = (__mmask8)((1u << k) - 1);
-			any |= m[c];
-			in[c] = lw[c] = x[c] = _mm256_setzero_si256();
+			mk[c] = (__mmask8)((1u << k) - 1);
+			dm[c] = 0xffu & ~(uint32_t)mk[c];
+			dn[c] = _mm256_movm_epi32((__mmask8)dm[c]);
+			any |= mk[c];
+			in[c] = t[c] = x[c] = _mm256_setzero_si256();
 			if (k != 0) {   /* short calls: no gathers for empty chains */
 				__m256i r = _mm256_maskz_loadu_epi32(mk[c], keyt + tr->rdim * CHUNK + p);
+				__m256i r2 = _mm256_maskz_loadu_epi32(mk[c], keyt + tr->rdim2 * CHUNK + p);
 
-				r = _mm256_and_si256(_mm256_srl_epi32(r, _mm_cvtsi32_si128((int)tr->rshift)),
-						     _mm256_set1_epi32((int)ACL_RTAB_MASK));
+				r = _mm256_sll_epi32(_mm256_srl_epi32(r, _mm_cvtsi32_si128((int)tr->rshift)),
+						     _mm_cvtsi32_si128((int)tr->rbits2));
+				r = _mm256_or_si256(r, _mm256_srl_epi32(r2, _mm_cvtsi32_si128((int)tr->rshift2)));
+				r = _mm256_and_si256(r, _mm256_set1_epi32((int)ACL_RTAB_MASK));
 				x[c] = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), mk[c], r, tr->rtab, 4);
 			}
 		}
@@ -366,9 +379,9 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t 
 			any = 0;
 #pragma GCC unroll 8
 			for (uint32_t c = 0; c < WALK16_CHAINS; c++) {
-				if (m[c] != 0)
-					step8(tr->thr, &x[c], &in[c], &lw[c], &m[c], keyt, nd, p0 + 8 * c);
-				any |= m[c];
+				if (dm[c] != 0xff)
+					dm[c] = step8(tr->thr, &x[c], &in[c], &t[c], &dn[c], keyt, nd, p0 + 8 * c);
+				any |= dm[c] ^ 0xff;
 			}
 		}
 #pragma GCC unroll 8
@@ -377,61 +390,10 @@ walk_x16(const struct acl_tree *tr, const uint32_t *keyt, uint32_t nd, uint32_t 
 
 			if (mk[c] == 0)
 				break;
-			_mm256_mask_storeu_epi32(lf + p, mk[c], lw[c]);
+			_mm256_mask_storeu_epi32(lf + p, mk[c], t[c]);
 			_mm256_mask_storeu_epi32(lr + p, mk[c],
 						 _mm256_andnot_si256(_mm256_set1_epi32((int)ACL_LEAF_BIT), in[c]));
 		}
-	}
-}
-
-/* x16 walk of up to 16 packets (short calls, a call's last chunk): 2 x 8
- * lanes, three 32-bit gathers per step (info, threshold, key), the leaf
- * node's index stored: shorter dependent steps than walk_x16()'s, whose
- * chains pay from 32 packets on (10k acl set, bursts 1 and 8: 5 % fewer
- * cycles). */
-INLINE void
-walk_x16_short(const struct acl_tree *tr, const uint32_t *keyt, uint32_t n, uint32_t *leaf)
-{
-	const int *thr = (const int *)tr->thr, *info = (const int *)tr->info, *kp = (const int *)keyt;
-
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	const __m256i k31 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
-
-	for (uint32_t p = 0; p < n; p += 16) {
-		uint32_t na = n - p > 8 ? 8 : n - p, nb = n - p > 16 ? 8 : n - p - na;
-		__mmask8 aa = (__mmask8)((1u << na) - 1), ab = (__mmask8)((1u << nb) - 1);
-		__m256i ba = _mm256_add_epi32(lane, _mm256_set1_epi32((int)p));
-		__m256i bb = _mm256_add_epi32(ba, _mm256_set1_epi32(8));
-		__m256i xa, xb;
-		__m256i ia = _mm256_setzero_si256(), ib = ia;
-		uint32_t st[16];
-
-		for (uint32_t i = 0; i < 16; i++)
-			st[i] = i < na + nb ? tr->rtab[(keyt[tr->rdim * CHUNK + p + i] >> tr->rshift) & ACL_RTAB_MASK] : 0;
-		xa = _mm256_loadu_si256((const __m256i *)st);
-		xb = _mm256_loadu_si256((const __m256i *)(st + 8));
-		while (aa | ab) {
-			ia = _mm256_mmask_i32gather_epi32(ia, aa, xa, info, 8);
-			ib = _mm256_mmask_i32gather_epi32(ib, ab, xb, info, 8);
-			aa &= (__mmask8)~_mm256_movepi32_mask(ia);
-			ab &= (__mmask8)~_mm256_movepi32_mask(ib);
-			__m256i ta = _mm256_mmask_i32gather_epi32(ia, aa, xa, thr, 8);
-			__m256i tb = _mm256_mmask_i32gather_epi32(ib, ab, xb, thr, 8);
-			__m256i ka = _mm256_mmask_i32gather_epi32(ia, aa,
-					_mm256_add_epi32(ba, _mm256_slli_epi32(_mm256_and_si256(ia, k31), 6)), kp, 4);
-			__m256i kb = _mm256_mmask_i32gather_epi32(ib, ab,
-					_mm256_add_epi32(bb, _mm256_slli_epi32(_mm256_and_si256(ib, k31), 6)), kp, 4);
-			__m256i ca = _mm256_srli_epi32(ia, 5), cb = _mm256_srli_epi32(ib, 5);
-
-			ca = _mm256_mask_add_epi32(ca, _mm256_cmpge_epu32_mask(ka, ta), ca, one);
-			cb = _mm256_mask_add_epi32(cb, _mm256_cmpge_epu32_mask(kb, tb), cb, one);
-			xa = _mm256_mask_mov_epi32(xa, aa, ca);
-			xb = _mm256_mask_mov_epi32(xb, ab, cb);
-		}
-		(void)ia, (void)ib;
-		_mm256_mask_storeu_epi32(leaf + p, (__mmask8)((1u << na) - 1), xa);
-		if (nb)
-			_mm256_mask_storeu_epi32(leaf + p + 8, (__mmask8)((1u << nb) - 1), xb);
 	}
 }
 
@@ -441,10 +403,6 @@ acl_walk(const struct acl_rt *rt, uint32_t t, const uint32_t *keys, const uint32
 {
 	uint32_t *lf = leaf + t * CHUNK;
 
-	if (w == 256 && n <= 16) {
-		walk_x16_short(&rt->tree[t], keyt, n, lf);
-		return 0;
-	}
 	if (ACL_YMM_ONLY || w == 256) {
 		walk_x16(&rt->tree[t], keyt, nd, n, lf, lr + t * CHUNK);
 		return 1;

@@ -44,54 +44,97 @@ acl_rt_free(struct acl_rt *rt)
 	free(rt->mem);
 }
 
+/* A root table's dimensions: the top a bits of d1, then the top b bits of d2 (b = 0: d1 only). */
+struct rtab_dims {
+	uint32_t d1, a, d2, b;
+};
+
 /*
- * Root table of the tree at @p root over dimension @p d (width @p bits):
- * entry k is where a walk of a key whose top bits are k arrives after the
- * top levels that cut d with the whole slice on one side. Returns the sum
- * of the levels saved over all entries.
+ * Root table of the tree at @p root over @p rd: entry k is where a walk of
+ * keys whose top bits are k arrives after the top levels that cut d1 or d2
+ * with the whole slice on one side. Returns the levels saved over all
+ * ACL_RTAB_SIZE entries (a table of fewer bits counted as if repeated).
  */
 static uint64_t
-root_table(const struct acl_bld *b, uint32_t root, uint32_t d, uint32_t bits, uint32_t *tab)
+root_table(const struct acl_bld *b, uint32_t root, const struct rtab_dims *rd, uint32_t *tab)
 {
-	uint32_t k = bits < ACL_RTAB_BITS ? bits : ACL_RTAB_BITS, sh = bits - k;
+	uint32_t s1 = b->nr->dbits[rd->d1] - rd->a, s2 = rd->b ? b->nr->dbits[rd->d2] - rd->b : 0;
+	uint32_t d2 = rd->b ? rd->d2 : UINT32_MAX, used = rd->a + rd->b;
 	uint64_t saved = 0;
 
 	for (uint32_t e = 0; e < ACL_RTAB_SIZE; e++) {
-		uint64_t lo = (uint64_t)(e & ((1u << k) - 1)) << sh, hi = lo + ((uint64_t)1 << sh) - 1;
+		uint64_t lo1 = (uint64_t)(e >> rd->b) << s1, hi1 = lo1 + ((uint64_t)1 << s1) - 1;
+		uint64_t lo2 = (uint64_t)(e & ((1u << rd->b) - 1)) << s2, hi2 = lo2 + ((uint64_t)1 << s2) - 1;
 		uint32_t x = root;
 
+		if (e >> used) {        /* no key reaches it */
+			tab[e] = root;
+			continue;
+		}
 		for (;;) {
-			uint32_t ix = b->info[x], t = b->thr[x];
+			uint32_t ix = b->info[x], t = b->thr[x], d = ix & 31;
+			uint64_t lo = d == rd->d1 ? lo1 : lo2, hi = d == rd->d1 ? hi1 : hi2;
 
-			if ((ix & ACL_LEAF_BIT) || (ix & 31) != d || (lo < t && hi >= t))
+			if ((ix & ACL_LEAF_BIT) || (d != rd->d1 && d != d2) || (lo < t && hi >= t))
 				break;
 			x = (ix >> 5) + (lo >= t);
 			saved++;
 		}
 		tab[e] = x;
 	}
-	return saved;
+	return saved << (ACL_RTAB_BITS - used);
 }
 
-/* Pick each tree's root-table dimension (the one saving the most levels). */
+/* The dimensions of the inner nodes in the top RTAB_TOP levels below @p x (bit d set). */
+#define RTAB_TOP 4
+static uint32_t
+top_dims(const struct acl_bld *b, uint32_t x, uint32_t lv)
+{
+	uint32_t ix = b->info[x];
+
+	if ((ix & ACL_LEAF_BIT) || lv == RTAB_TOP)
+		return 0;
+	return 1u << (ix & 31) | top_dims(b, ix >> 5, lv + 1) | top_dims(b, (ix >> 5) + 1, lv + 1);
+}
+
+/*
+ * Pick each tree's root table (the one saving the most levels): every
+ * dimension alone, and every pair of the dimensions its top levels cut with
+ * an even split of the bits.
+ */
 static void
 root_tables(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, uint32_t *tabs)
 {
 	for (uint32_t t = 0; t < ng; t++) {
-		uint32_t *tab = tabs + (size_t)t * ACL_RTAB_SIZE, bd = 0;
-		uint64_t best = 0;
+		uint32_t *tab = tabs + (size_t)t * ACL_RTAB_SIZE, top = top_dims(b, trees[t].root, 0);
+		struct rtab_dims best = { 0, 0, 0, 0 };
+		uint64_t bsv = 0;
 
-		for (uint32_t d = 0; d < b->nd; d++) {
-			uint64_t sv = root_table(b, trees[t].root, d, b->nr->dbits[d], tab);
+		for (uint32_t d1 = 0; d1 < b->nd; d1++)
+			for (uint32_t d2 = 0; d2 < b->nd; d2++) {
+				uint32_t w1 = b->nr->dbits[d1], w2 = b->nr->dbits[d2];
 
-			if (d == 0 || sv > best) {
-				best = sv;
-				bd = d;
+				for (uint32_t a = 2; a <= ACL_RTAB_BITS; a += 2) {
+					struct rtab_dims rd = { d1, a < w1 ? a : w1, d2, ACL_RTAB_BITS - a };
+					uint64_t sv;
+
+					if (rd.b > w2)
+						continue;
+					if (d1 == d2 ? a != ACL_RTAB_BITS : !(top >> d1 & top >> d2 & 1) || rd.b == 0)
+						continue;
+					sv = root_table(b, trees[t].root, &rd, tab);
+					if (best.a == 0 || sv > bsv) {
+						bsv = sv;
+						best = rd;
+					}
+				}
 			}
-		}
-		root_table(b, trees[t].root, bd, b->nr->dbits[bd], tab);
-		trees[t].rdim = bd;
-		trees[t].rshift = b->nr->dbits[bd] - (b->nr->dbits[bd] < ACL_RTAB_BITS ? b->nr->dbits[bd] : ACL_RTAB_BITS);
+		root_table(b, trees[t].root, &best, tab);
+		trees[t].rdim = best.d1;
+		trees[t].rshift = b->nr->dbits[best.d1] - best.a;
+		trees[t].rdim2 = best.b ? best.d2 : best.d1;
+		trees[t].rshift2 = best.b ? b->nr->dbits[best.d2] - best.b : 32;
+		trees[t].rbits2 = best.b;
 	}
 }
 
