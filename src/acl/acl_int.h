@@ -139,6 +139,10 @@ struct acl_rt {
 	struct acl_tree tree[ACL_MAX_TREES];
 	struct acl_dimsrc src[ACL_MAX_DIMS];
 	struct acl_keyplan kp;
+	/* A full block's (ACL_BLK_FULL) dimensions in the order of its arrays:
+	 * full_n32 wide ones, then full_n16 narrow ones (acl_dim_narrow()), each
+	 * kind in dimension order, as acl_leaf.c emits them. */
+	uint8_t full_dim[ACL_MAX_DIMS], full_n32, full_n16;
 	struct vpk_acl_stats stats;
 	const struct acl_dead *dead;    /* deleted ranks to skip on a match, or NULL */
 	struct acl_rt *base;            /* runtime whose trees this one reuses, or NULL */
@@ -208,6 +212,13 @@ int acl_build_rt(const struct acl_nrules *nr, const struct acl_dimsrc *src, uint
 void acl_rt_free(struct acl_rt *rt);
 /* vpk_acl_build(), or with @p opt a full build (never an incremental one) with those choices. */
 int acl_build_with(struct vpk_acl *a, const struct acl_build_opts *opt);
+
+/* A dimension of <= 16 bits: its block arrays are u16 (ACL_DIM_16). */
+static inline int
+acl_dim_narrow(uint32_t dbits)
+{
+	return dbits <= 16;
+}
 
 /* The root table entry of keys k1 (dimension rdim) and k2 (rdim2). */
 static inline uint32_t

@@ -157,18 +157,15 @@ struct acl_full {
 	uint32_t koff[ACL_MAX_DIMS];
 };
 
-/* The full-block layout of runtime @p rt (a dimension of <= 16 bits is read
- * from <= 2 bytes: acl_layout_dims()). */
+/* The full-block layout of runtime @p rt: its order of dimensions
+ * (rt->full_dim, built with the runtime) as offsets in this variant's keys. */
 INLINE void
 full_layout(const struct acl_rt *rt, struct acl_full *fl)
 {
-	fl->n32 = fl->n16 = 0;
-	for (uint32_t d = 0; d < rt->nd; d++)
-		if (rt->src[d].size > 2)
-			fl->koff[fl->n32++] = d * KEY_DSTRIDE;
-	for (uint32_t d = 0; d < rt->nd; d++)
-		if (rt->src[d].size <= 2)
-			fl->koff[fl->n32 + fl->n16++] = d * KEY_DSTRIDE;
+	fl->n32 = rt->full_n32;
+	fl->n16 = rt->full_n16;
+	for (uint32_t i = 0; i < fl->n32 + fl->n16; i++)
+		fl->koff[i] = rt->full_dim[i] * KEY_DSTRIDE;
 }
 
 /* match_block() of a full block, n32 and n16 constants where the caller can

@@ -41,7 +41,7 @@ static uint8_t
 dim_byte(const struct acl_bld *b, uint32_t d, uint32_t masked)
 {
 	return (uint8_t)(d | ((masked >> d & 1) ? ACL_DIM_MASKED : 0) |
-			 (b->nr->dbits[d] <= 16 ? ACL_DIM_16 : 0));
+			 (acl_dim_narrow(b->nr->dbits[d]) ? ACL_DIM_16 : 0));
 }
 
 static size_t
@@ -139,7 +139,7 @@ acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 		 * per-dimension branches see one pattern per block shape. */
 		for (uint32_t pass = 0; pass < 2; pass++)
 			for (uint32_t d = 0; d < b->nd; d++) {
-				if (!(need >> d & 1) || (b->nr->dbits[d] <= 16) != (pass == 1))
+				if (!(need >> d & 1) || acl_dim_narrow(b->nr->dbits[d]) != (pass == 1))
 					continue;
 				h->dim[k] = dim_byte(b, d, masked);
 				emit_dim(b, l, s, cnt, d, h->dim[k], arr);
