@@ -25,8 +25,13 @@
 #ifdef VPK_ISA_SUFFIX
 #define VPK_FN(name)   VPK_CAT(name, VPK_ISA_SUFFIX)
 #define VPK_ISA_NAME   VPK_STR(VPK_ISA_SUFFIX)
-/* Register width of the build: what the vector loops of a generic kernel use. */
-#if defined(__AVX512F__)
+/*
+ * Register width of the build: what the vector loops of a generic kernel
+ * use. A file may define it narrower than its ISA before any include (an
+ * AVX-512 variant for the cap 256 in ymm registers: bm6_avx512x8.c).
+ */
+#if defined(VPK_VEC_BITS)
+#elif defined(__AVX512F__)
 #define VPK_VEC_BITS 512
 #elif defined(__AVX2__)
 #define VPK_VEC_BITS 256

@@ -17,6 +17,7 @@
 #include "fib/fib_mem.h"
 
 VPK_DECLARE_VARIANTS(struct bm6_impl, vpk_bm6_impl);
+extern const struct bm6_impl vpk_bm6_impl_avx512x8;        /* the avx512 ISA's second variant */
 
 VPK_KERNEL_TABLE(vpk_bm6_impls, bm6, vpk_bm6_impl, impl);
 

@@ -3,11 +3,238 @@
 #define VPK_FIB_BM6_PIPE_H
 
 /*
- * The software-pipelined avx512 walk of bm6 with 4-byte entries (docs/fib.md,
- * "bm6"). A fragment of bm6_avx512.c, included there after the deep-lane
- * queue (struct tq, tq_step, tq_vec, tq_vec2), v_index() and pop16(); it
- * uses them and defines VPK_FN(vec_4s) for that file's vec_4().
+ * The software-pipelined walk of bm6 with 4-byte entries (docs/fib.md,
+ * "bm6"), written once for AVX-512's k-masks at two widths: BM6_W = 16
+ * lanes in zmm (bm6_avx512.c, width 512) or 8 in ymm (bm6_avx512x8.c,
+ * width 256: the EAL's default cap, no zmm instruction). The including file
+ * defines BM6_W and includes bm6_walk.h and v6vec.h first; this header
+ * defines the deep-lane queue (struct tq, tq_step, tq_vec, tq_vec2),
+ * v_index(), popv() and vec_4(). The two widths differ only by the
+ * intrinsics' names below.
  */
+#include <immintrin.h>
+
+#if BM6_W == 16
+typedef __m512i bv;
+typedef __mmask16 bmask;
+#define BV(op)                 _mm512_##op
+#define bv_and                 _mm512_and_si512
+#define bv_andnot              _mm512_andnot_si512
+#define bv_zero                _mm512_setzero_si512
+#define bv_loadu(p)            _mm512_loadu_si512((const void *)(p))
+#define bv_storeu(p, v)        _mm512_storeu_si512((void *)(p), (v))
+#define bv_gather(s, m, x, a, sc) _mm512_mask_i32gather_epi32((s), (m), (x), (a), (sc))
+#define bv_lo(v)               _mm512_castsi512_si256(v)
+#define bv_hi(v)               _mm512_extracti64x4_epi64((v), 1)
+#define bv_bcast128(x)         _mm512_broadcast_i32x4(x)
+#define bv_ld8(p)              _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(p)))
+#define bv_st8(p, v)           _mm_storeu_si128((void *)(p), _mm512_cvtepi32_epi8(v))
+#elif BM6_W == 8
+typedef __m256i bv;
+typedef __mmask8 bmask;
+#define BV(op)                 _mm256_##op
+#define bv_and                 _mm256_and_si256
+#define bv_andnot              _mm256_andnot_si256
+#define bv_zero                _mm256_setzero_si256
+#define bv_loadu(p)            _mm256_loadu_si256((const void *)(p))
+#define bv_storeu(p, v)        _mm256_storeu_si256((void *)(p), (v))
+#define bv_gather(s, m, x, a, sc) _mm256_mmask_i32gather_epi32((s), (m), (x), (a), (sc))
+#define bv_lo(v)               _mm256_castsi256_si128(v)
+#define bv_hi(v)               _mm256_extracti128_si256((v), 1)
+#define bv_bcast128(x)         _mm256_broadcastsi128_si256(x)
+#define bv_ld8(p)              _mm256_cvtepu8_epi32(_mm_loadl_epi64((const void *)(p)))
+#define bv_st8(p, v)           _mm_storel_epi64((void *)(p), _mm256_cvtepi32_epi8(v))
+#else
+#error "bm6_pipe.h: BM6_W must be 16 or 8"
+#endif
+#define BM6_HALF ((bmask)((1u << (BM6_W / 2)) - 1))
+
+/* Lanes 0..W/2-1 and W/2..W-1 of 32-bit values v widened to 64 bits, stored to nhs[0..W-1]. */
+static inline __attribute__((always_inline)) void
+store_nh(uint64_t *nhs, bv v)
+{
+	bv_storeu(nhs, BV(cvtepu32_epi64)(bv_lo(v)));
+	bv_storeu(nhs + BM6_W / 2, BV(cvtepu32_epi64)(bv_hi(v)));
+}
+
+/*
+ * The lanes that continue past byte 5 go to a queue (entry, next byte,
+ * address index) that outlives the block (indices are 32-bit: calls are
+ * cut into chunks of BM6_TQ_CHUNK). Once it holds TQ_FILL lanes it is
+ * walked (tq_drain()): on 16 lanes by gathers, two vectors at a time
+ * (tq_vec2(), which leaves the lanes of a batch that still continue once
+ * only TQ_LEFT2 do); on 8 lanes by scalar steps of every queued lane until
+ * none is left (an 8-lane gather costs here nearly what a 16-lane one
+ * does: dpdk-test's fib6_perf_autotest, where most lanes go deeper than
+ * byte 5, 17.3 cycles per address with scalar steps, 19.4 with gathers;
+ * on 16 lanes 15.0 with gathers, 16.1 with scalar steps). What is left
+ * after the last block takes tq_vec() (16 lanes) and the scalar steps. A
+ * lane's result is stored when it finishes, always after its block's own
+ * store. Deep lanes of several blocks (the /64s and /128s among the /48s)
+ * so share gathers or overlap their scalar steps.
+ */
+#define TQ_N 256u
+#if BM6_W == 16
+#define TQ_GATHER 1
+#define TQ_FILL (2 * BM6_W)
+#define TQ_LEFT (BM6_W / 4u)    /* tq_vec stops at this many lanes left */
+#define TQ_LEFT2 (BM6_W / 2u)   /* tq_vec2: per batch (a quarter: 2-3 % slower, docs/fib.md) */
+#else
+#define TQ_GATHER 0
+#define TQ_FILL 64u             /* 16 or 32: 1-2 % slower on fib6_perf_autotest */
+#endif
+struct tq {
+	uint32_t e[TQ_N];
+	uint32_t ix[TQ_N];
+	uint8_t k[TQ_N + 16];   /* + 16: whole-vector stores at the end */
+	unsigned n;
+};
+
+/* One scalar step of every queued lane; finished lanes are stored. */
+static inline __attribute__((always_inline)) void
+tq_step(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
+{
+	unsigned j = 0;
+
+	for (unsigned p = 0; p < q->n; p++) {
+		uint32_t ix = q->ix[p];
+		unsigned k = q->k[p];
+		uint32_t e = STEPK(uint32_t, A, q->e[p], ips[ix], k);
+		if (e & 1) {
+			q->e[j] = e;
+			q->k[j] = (uint8_t)k;
+			q->ix[j++] = ix;
+		} else {
+			fib_st64(&nhs[ix], (uint64_t)(e >> 1));
+		}
+	}
+	q->n = j;
+}
+
+/* Population count of every 32-bit lane (VPOPCNTD on avx512icl, else by nibble table). */
+static inline __attribute__((always_inline)) bv
+popv(bv x)
+{
+#ifdef __AVX512VPOPCNTDQ__
+	return BV(popcnt_epi32)(x);
+#else
+	const bv lut = bv_bcast128(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+	const bv lo4 = BV(set1_epi8)(0x0f);
+	bv c = BV(add_epi8)(BV(shuffle_epi8)(lut, bv_and(x, lo4)), BV(shuffle_epi8)(lut, bv_and(BV(srli_epi32)(x, 4), lo4)));
+	return BV(madd_epi16)(BV(maddubs_epi16)(c, BV(set1_epi8)(1)), BV(set1_epi16)(1));
+#endif
+}
+
+/*
+ * Entry index of byte `by` in the nodes of entries e (low 32 bits; active
+ * lanes m), in entries of `sh` = log2(entry size) bytes from the arena
+ * start. A direct node's lanes index by the byte (nodes at any byte may be
+ * direct; by default those at bytes 2 and 3 are); compressed ones need the
+ * 4-byte (w[j], c[j]) of their lanes by one gather, skipped when no lane
+ * has one.
+ */
+static inline __attribute__((always_inline)) bv
+v_index(const void *A, bv e, bv by, bmask m, int sh)
+{
+	const bv m15 = BV(set1_epi32)(15);
+	bv line = BV(srli_epi32)(e, 2);
+	bv ix = BV(add_epi32)(BV(slli_epi32)(line, 6 - sh), by);
+	bmask cm = m & ~BV(test_epi32_mask)(e, BV(set1_epi32)(2));
+	if (!cm)
+		return ix;
+	bv j = BV(srli_epi32)(by, 4);
+	bv q = BV(add_epi32)(BV(slli_epi32)(line, 6), BV(add_epi32)(BV(slli_epi32)(j, 1), j));
+	bv x = bv_gather(bv_zero(), cm, q, A, 1);
+	bv c = bv_and(BV(srli_epi32)(x, 16), BV(set1_epi32)(0xff));
+	bv keep = BV(srlv_epi32)(BV(set1_epi32)(0xffff), BV(sub_epi32)(m15, bv_and(by, m15)));
+	bv first = BV(add_epi32)(BV(slli_epi32)(line, 6 - sh), BV(set1_epi32)((int)(BM6_HDR >> sh) - 1));
+	return BV(mask_add_epi32)(ix, cm, BV(add_epi32)(first, c), popv(bv_and(x, keep)));
+}
+
+#if TQ_GATHER
+/*
+ * The tail of the 4-byte walk, once a vector of lanes is queued: the last
+ * BM6_W are walked together (each with its own next byte k and address
+ * index: a gather of the address bytes, the header word and the entry per
+ * level) until at most `left` continue, which go back to the queue;
+ * finished lanes are scattered to nhs. Deep lanes of several groups share
+ * gathers instead of a scalar step each.
+ */
+static inline __attribute__((always_inline)) void
+tq_walk(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left, const unsigned nq)
+{
+	const bv one = BV(set1_epi32)(1), three = BV(set1_epi32)(3);
+	bv e[2], ix[2], k[2], base[2];
+	bmask m[2];
+	unsigned busy = 0;
+
+	for (unsigned h = 0; h < nq; h++) {
+		unsigned n = q->n - BM6_W;
+		e[h] = bv_loadu(q->e + n);
+		ix[h] = bv_loadu(q->ix + n);
+		k[h] = bv_ld8(q->k + n);
+		base[h] = BV(slli_epi32)(ix[h], 4);
+		m[h] = (bmask)~0u;
+		busy |= 1u << h;
+		q->n = n;
+	}
+	while (busy) {
+		for (unsigned h = 0; h < nq; h++) {
+			if (!(busy >> h & 1))
+				continue;
+			/* address byte k, from the aligned dword holding it */
+			bv dw = bv_gather(bv_zero(), m[h], BV(add_epi32)(base[h], bv_andnot(three, k[h])),
+					  (const void *)ips, 1);
+			bv by = bv_and(BV(srlv_epi32)(dw, BV(slli_epi32)(bv_and(k[h], three), 3)), BV(set1_epi32)(0xff));
+			bv x = v_index(A, e[h], by, m[h], 2);
+			e[h] = bv_gather(e[h], m[h], x, A, 4);
+			k[h] = BV(mask_add_epi32)(k[h], m[h], k[h], one);
+			bmask done = BV(mask_testn_epi32_mask)(m[h], e[h], one);
+			if (done) {
+				bv r = BV(srli_epi32)(e[h], 1);
+				BV(mask_i32scatter_epi64)(nhs, done & BM6_HALF, bv_lo(ix[h]),
+							  BV(cvtepu32_epi64)(bv_lo(r)), 8);
+				BV(mask_i32scatter_epi64)(nhs, done >> (BM6_W / 2), bv_hi(ix[h]),
+							  BV(cvtepu32_epi64)(bv_hi(r)), 8);
+				m[h] &= (bmask)~done;
+				if ((unsigned)__builtin_popcount(m[h]) <= left)
+					busy &= ~(1u << h);
+			}
+		}
+	}
+	for (unsigned h = 0; h < nq; h++) {
+		BV(mask_compressstoreu_epi32)(q->e + q->n, m[h], e[h]);
+		BV(mask_compressstoreu_epi32)(q->ix + q->n, m[h], ix[h]);
+		bv_st8(q->k + q->n, BV(maskz_compress_epi32)(m[h], k[h]));
+		q->n += (unsigned)__builtin_popcount(m[h]);
+	}
+}
+
+static __attribute__((noinline)) void
+VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
+{
+	tq_walk(A, ips, nhs, q, left, 1);
+}
+
+/* The same for the last two vectors of queued lanes, as two batches whose gathers overlap. */
+static __attribute__((noinline)) void
+VPK_FN(tq_vec2)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
+{
+	tq_walk(A, ips, nhs, q, left, 2);
+}
+#endif
+
+/* Walk the TQ_FILL queued lanes (above). */
+static inline __attribute__((always_inline)) void
+tq_drain(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
+{
+#if TQ_GATHER
+	VPK_FN(tq_vec2)(A, ips, nhs, q, TQ_LEFT2);
+#else
+	while (q->n)
+		tq_step(A, ips, nhs, q);
+#endif
+}
 
 /*
  * One pipeline stage: the lanes m of entries e step one level by the
@@ -15,13 +242,13 @@
  * lane left is skipped (random addresses mostly end at the direct table).
  */
 static inline __attribute__((always_inline)) void
-pstage(const void *A, __m512i *e, __mmask16 *m, __m512i *v)
+pstage(const void *A, bv *e, bmask *m, bv *v)
 {
 	if (*m) {
-		__m512i x = v_index(A, *e, _mm512_and_si512(*v, _mm512_set1_epi32(0xff)), *m, 2);
-		*e = _mm512_mask_i32gather_epi32(*e, *m, x, A, 4);
-		*m = _mm512_test_epi32_mask(*e, _mm512_set1_epi32(1));
-		*v = _mm512_srli_epi32(*v, 8);
+		bv x = v_index(A, *e, bv_and(*v, BV(set1_epi32)(0xff)), *m, 2);
+		*e = bv_gather(*e, *m, x, A, 4);
+		*m = BV(test_epi32_mask)(*e, BV(set1_epi32)(1));
+		*v = BV(srli_epi32)(*v, 8);
 	}
 }
 
@@ -31,62 +258,61 @@ pstage(const void *A, __m512i *e, __mmask16 *m, __m512i *v)
  * (cm; none: no gather), pent() gathers the entries one iteration later.
  */
 static inline __attribute__((always_inline)) void
-phdr(const void *A, __m512i e, __mmask16 m, __m512i v, __m512i *x, __mmask16 *cm)
+phdr(const void *A, bv e, bmask m, bv v, bv *x, bmask *cm)
 {
-	*cm = m & ~_mm512_test_epi32_mask(e, _mm512_set1_epi32(2));
+	*cm = m & ~BV(test_epi32_mask)(e, BV(set1_epi32)(2));
 	if (*cm) {
-		__m512i j = _mm512_srli_epi32(_mm512_and_si512(v, _mm512_set1_epi32(0xf0)), 4);
-		__m512i q = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(e, 2), 6), _mm512_add_epi32(_mm512_slli_epi32(j, 1), j));
-		*x = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), *cm, q, A, 1);
+		bv j = BV(srli_epi32)(bv_and(v, BV(set1_epi32)(0xf0)), 4);
+		bv q = BV(add_epi32)(BV(slli_epi32)(BV(srli_epi32)(e, 2), 6), BV(add_epi32)(BV(slli_epi32)(j, 1), j));
+		*x = bv_gather(bv_zero(), *cm, q, A, 1);
 	}
 }
 
 static inline __attribute__((always_inline)) void
-pent(const void *A, __m512i *e, __mmask16 *m, __m512i *v, __m512i x, __mmask16 cm)
+pent(const void *A, bv *e, bmask *m, bv *v, bv x, bmask cm)
 {
 	if (*m) {
-		const __m512i m15 = _mm512_set1_epi32(15);
-		__m512i by = _mm512_and_si512(*v, _mm512_set1_epi32(0xff));
-		__m512i line4 = _mm512_slli_epi32(_mm512_srli_epi32(*e, 2), 4);
-		__m512i ix = _mm512_add_epi32(line4, by);
+		const bv m15 = BV(set1_epi32)(15);
+		bv by = bv_and(*v, BV(set1_epi32)(0xff));
+		bv line4 = BV(slli_epi32)(BV(srli_epi32)(*e, 2), 4);
+		bv ix = BV(add_epi32)(line4, by);
 		if (cm) {
-			__m512i c = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0xff));
-			__m512i keep = _mm512_srlv_epi32(_mm512_set1_epi32(0xffff), _mm512_sub_epi32(m15, _mm512_and_si512(by, m15)));
-			__m512i first = _mm512_add_epi32(line4, _mm512_set1_epi32((int)(BM6_HDR >> 2) - 1));
-			ix = _mm512_mask_add_epi32(ix, cm, _mm512_add_epi32(first, c), pop16(_mm512_and_si512(x, keep)));
+			bv c = bv_and(BV(srli_epi32)(x, 16), BV(set1_epi32)(0xff));
+			bv keep = BV(srlv_epi32)(BV(set1_epi32)(0xffff), BV(sub_epi32)(m15, bv_and(by, m15)));
+			bv first = BV(add_epi32)(line4, BV(set1_epi32)((int)(BM6_HDR >> 2) - 1));
+			ix = BV(mask_add_epi32)(ix, cm, BV(add_epi32)(first, c), popv(bv_and(x, keep)));
 		}
-		*e = _mm512_mask_i32gather_epi32(*e, *m, ix, A, 4);
-		*m = _mm512_test_epi32_mask(*e, _mm512_set1_epi32(1));
-		*v = _mm512_srli_epi32(*v, 8);
+		*e = bv_gather(*e, *m, ix, A, 4);
+		*m = BV(test_epi32_mask)(*e, BV(set1_epi32)(1));
+		*v = BV(srli_epi32)(*v, 8);
 	}
 }
 
 /*
- * 4-byte entries, software-pipelined: every iteration
- * takes a new block of 16 through the direct table and moves the six
- * blocks before it one stage each: block t-1 at byte 2, t-2 at byte 3,
- * t-3 / t-4 at byte 4 (header words, then entries), t-5 / t-6 at byte 5
- * (the same). No gather of an iteration waits for another of the same
- * iteration, and the loop has a fixed shape, where a lock-step walk has
- * each block's levels one after another and ends its level loop on the
- * data. Bytes 2 and 3 (direct nodes by default) take one
- * stage each (pstage: a compressed node there gathers its header in the
- * same stage). After byte 5 a block is stored and its lanes still
- * continuing (/49 and longer) go to the queue, walked 32 at a time
- * (tq_vec2). Only address bytes 0-5 are picked: one
- * shuffle set for bytes 0-1, one for bytes 2-5 carried as a dword per
- * lane, one byte per level.
+ * 4-byte entries, software-pipelined: every iteration takes a new block of
+ * BM6_W addresses through the direct table and moves the six blocks before
+ * it one stage each: block t-1 at byte 2, t-2 at byte 3, t-3 / t-4 at byte
+ * 4 (header words, then entries), t-5 / t-6 at byte 5 (the same). No
+ * gather of an iteration waits for another of the same iteration, and the
+ * loop has a fixed shape, where a lock-step walk has each block's levels
+ * one after another and ends its level loop on the data. Bytes 2 and 3
+ * (direct nodes by default) take one stage each (pstage: a compressed node
+ * there gathers its header in the same stage). After byte 5 a block is
+ * stored and its lanes still continuing (/49 and longer) go to the queue,
+ * walked two vectors at a time (tq_vec2). Only address bytes 0-5 are
+ * picked: one shuffle set for bytes 0-1, one for bytes 2-5 carried as a
+ * dword per lane, one byte per level.
  */
 static inline __attribute__((always_inline)) size_t
 vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
-	const __m512i one = _mm512_set1_epi32(1);
-	const __m512i unt = v6_untranspose();
+	const bv one = BV(set1_epi32)(1);
+	const bv unt = v6_untranspose(), pos = v6_positions();
 	const void *A = b->arena, *d = b->direct;
-	const size_t nb = n / 16;
-	__m512i e1 = _mm512_setzero_si512(), e2 = e1, e3 = e1, e4 = e1, e5 = e1, e6 = e1;
-	__m512i v1 = e1, v2 = e1, v3 = e1, v4 = e1, v5 = e1, v6 = e1, x4 = e1, x6 = e1;
-	__mmask16 m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, c4 = 0, c6 = 0;
+	const size_t nb = n / BM6_W;
+	bv e1 = bv_zero(), e2 = e1, e3 = e1, e4 = e1, e5 = e1, e6 = e1;
+	bv v1 = e1, v2 = e1, v3 = e1, v4 = e1, v5 = e1, v6 = e1, x4 = e1, x6 = e1;
+	bmask m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, c4 = 0, c6 = 0;
 	struct tq q;
 
 	q.n = 0;
@@ -98,17 +324,15 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 		pstage(A, &e2, &m2, &v2);
 		pstage(A, &e1, &m1, &v1);
 		if (t >= 6) {
-			const size_t at = 16 * (t - 6);
-			__m512i r = _mm512_permutexvar_epi32(unt, _mm512_srli_epi32(e6, 1));
-			_mm512_storeu_si512((void *)(nhs + at), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
-			_mm512_storeu_si512((void *)(nhs + at + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(r, 1)));
+			const size_t at = BM6_W * (t - 6);
+			store_nh(nhs + at, BV(permutexvar_epi32)(unt, BV(srli_epi32)(e6, 1)));
 			if (m6) {
-				_mm512_mask_compressstoreu_epi32(q.e + q.n, m6, e6);
-				_mm512_mask_compressstoreu_epi32(q.ix + q.n, m6, _mm512_add_epi32(unt, _mm512_set1_epi32((int)at)));
-				memset(q.k + q.n, 6, 16);
+				BV(mask_compressstoreu_epi32)(q.e + q.n, m6, e6);
+				BV(mask_compressstoreu_epi32)(q.ix + q.n, m6, BV(add_epi32)(pos, BV(set1_epi32)((int)at)));
+				memset(q.k + q.n, 6, BM6_W);
 				q.n += (unsigned)__builtin_popcount(m6);
-				if (q.n >= 32)
-					VPK_FN(tq_vec2)(A, ips, nhs, &q, TQ_LEFT2);
+				if (q.n >= TQ_FILL)
+					tq_drain(A, ips, nhs, &q);
 			}
 		}
 		e6 = e5, m6 = m5, v6 = v5;
@@ -119,24 +343,45 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 		m1 = 0;
 		if (t < nb) {
 			struct v6blk a;
-			pf_ahead(ips, nhs, 16 * t, 16, n);
-			v6_load(&a, ips + 16 * t);
-			e1 = _mm512_i32gather_epi32(v6_idx(V6_IDX16, &a), d, 4);
-			m1 = _mm512_test_epi32_mask(e1, one);
+			pf_ahead(ips, nhs, BM6_W * t, BM6_W, n);
+			v6_load(&a, ips + BM6_W * t);
+			e1 = bv_gather(bv_zero(), (bmask)~0u, v6_idx(V6_IDX16, &a), d, 4);
+			m1 = BV(test_epi32_mask)(e1, one);
 			v1 = v6_idx(0x05040302, &a);
 		}
 	}
-	if (q.n >= 16)
+#if TQ_GATHER
+	if (q.n >= BM6_W)
 		VPK_FN(tq_vec)(A, ips, nhs, &q, TQ_LEFT);
+#endif
 	while (q.n)
 		tq_step(A, ips, nhs, &q);
-	return 16 * nb;
+	return BM6_W * nb;
 }
 
-static __attribute__((noinline)) size_t
+/*
+ * Out of line on 16 lanes; inlined into the lookup on 8, so that the
+ * variant's whole walk is the one function test fib_width reads.
+ */
+#if BM6_W == 16
+#define BM6_PIPE_FN static __attribute__((noinline))
+#else
+#define BM6_PIPE_FN static inline __attribute__((always_inline))
+#endif
+BM6_PIPE_FN size_t
 VPK_FN(vec_4s)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	return vec_4s_chunk(b, ips, nhs, n);
+}
+
+static inline __attribute__((always_inline)) size_t
+vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
+{
+	size_t i = 0;
+
+	while (n - i > BM6_TQ_CHUNK)
+		i += VPK_FN(vec_4s)(b, ips + i, nhs + i, BM6_TQ_CHUNK);
+	return i + VPK_FN(vec_4s)(b, ips + i, nhs + i, n - i);
 }
 
 #endif

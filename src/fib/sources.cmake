@@ -8,4 +8,7 @@ vpk_kernel(NAME bm16 ISAS avx2 SOURCES bm16_avx2.c)
 vpk_kernel(NAME bm16 ISAS avx512 avx512icl SOURCES bm16_avx512.c)
 vpk_kernel(NAME bm6 ISAS scalar sse42 SOURCES bm6_kern.c)
 vpk_kernel(NAME bm6 ISAS avx2 SOURCES bm6_avx2.c)
-vpk_kernel(NAME bm6 ISAS avx512 avx512icl SOURCES bm6_avx512.c)
+vpk_kernel(NAME bm6 ISAS avx512 IMPLS avx512:avx512 avx512:avx512x8 SOURCES bm6_avx512.c bm6_avx512x8.c)
+vpk_kernel(NAME bm6 ISAS avx512icl SOURCES bm6_avx512.c)
+# avx512x8 runs under the cap 256: no zmm from the compiler's vectorisation either (test fib_width).
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/bm6_avx512x8.c PROPERTIES COMPILE_OPTIONS -mprefer-vector-width=256)

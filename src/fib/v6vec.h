@@ -87,4 +87,15 @@ v6_untranspose(void)
 	return vpk_vi_loadu(t);
 }
 
+/* The inverse: entry p = the address at transposed position p. */
+static inline __attribute__((always_inline)) vpk_vi
+v6_positions(void)
+{
+	int32_t t[VPK_U32_LANES];
+
+	for (int p = 0; p < VPK_U32_LANES; p++)
+		t[p] = V6_PER_VEC * (p % 4) + p / 4;
+	return vpk_vi_loadu(t);
+}
+
 #endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bm6 lookups, the avx512x8 variant: bm6_pipe.h's software-pipelined 4-byte
+ * walk on 8 lanes in ymm registers with AVX-512VL's k-masks (masked
+ * gathers and compress stores), for the max SIMD bitwidth 256
+ * (the EAL's default, the drop-in's case), where no zmm instruction may run
+ * (test fib_width). 8-byte entries take the scalar walk, as on avx2.
+ * Returns exactly what the scalar loop does.
+ */
+#define VPK_VEC_BITS 256        /* vec.h and v6vec.h at ymm width in this avx512 build */
+#include "fib/bm6_walk.h"
+#include "fib/v6vec.h"
+
+#define BM6_W 8u
+#include "fib/bm6_pipe.h"
+
+BM6_LOOKUP(uint32_t, vec_4)
+BM6_LOOKUP(uint64_t, BM6_NO_VEC)
+const struct bm6_impl vpk_bm6_impl_avx512x8 = {
+	.impl = { .name = "avx512x8", .isa = VPK_ISA_ID, .width = 256 },
+	.lookup = { VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },
+};
