@@ -219,12 +219,20 @@ dir_min(unsigned by)
 	return by == 2 ? BM6_DIRECT_RUNS : by == 3 ? BM6_DIRECT3_RUNS : 257;
 }
 
+/* A node that is neither direct nor compressed: a skip node (bit 0 of a compressed node's byte 0 is set). */
+static bool
+is_skip(const struct bm6 *b, uint32_t ref)
+{
+	return !ref_dir(ref) && !(hdr(b, ref_line(ref))[0] & 1);
+}
+
 static void
 retire(struct bm6 *b, uint32_t ref)
 {
 	uint32_t line = ref_line(ref);
+	unsigned c = ref_dir(ref) ? dir_class(b) : is_skip(b, ref) ? 0 : class_of_runs(b, node_runs(b, line));
 
-	vec_push(&b->retire, line << 3 | (ref_dir(ref) ? dir_class(b) : class_of_runs(b, node_runs(b, line))));
+	vec_push(&b->retire, line << 3 | c);
 }
 
 /* Store entry r of the entries at p (a reader sees the old or the new value). */
@@ -330,8 +338,64 @@ build(struct bm6 *b, const uint64_t *m, const uint32_t w[8], unsigned runs, unsi
 	return line << 1;
 }
 
-static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g, unsigned by);
+/*
+ * Whether 256 entries are one leaf L but for one entry (its index in *odd):
+ * a chain link, which becomes a skip node at bytes BM6_DIRECT_DEEP and on.
+ */
+static bool
+chain_link(const uint64_t *m, unsigned *odd)
+{
+	uint64_t l = m[0] == m[1] ? m[0] : m[2];
+	unsigned n = 0;
 
+	if (l & 1)
+		return false;
+	for (unsigned i = 0; i < 256 && n < 2; i++)
+		if (m[i] != l) {
+			*odd = i;
+			n++;
+		}
+	return n == 1;
+}
+
+/*
+ * The skip node of a chain link at address byte `by` (bm6.h): entry `odd`
+ * is x, the others the leaf l. When x is itself a skip node with the same
+ * l, the new node takes its chain over: one more byte.
+ */
+static uint32_t
+build_skip(struct bm6 *b, uint64_t l, uint64_t x, unsigned odd, unsigned by)
+{
+	uint64_t p[2] = { 0, 0 }, mk[2] = { 0, 0 };
+	unsigned s = 1;
+	uint32_t line = line_alloc(b, 0);
+	uint8_t *h = (uint8_t *)b->arena + (size_t)line * LINE;
+
+	if ((x & 1) && is_skip(b, (uint32_t)(x >> 1))) {
+		const uint8_t *c = hdr(b, (uint32_t)(x >> 2));
+		uint64_t cl;
+		memcpy(&cl, c + BM6_SKIP_L, 8);
+		if (cl == l) {
+			memcpy(p, c, 16);
+			memcpy(mk, c + 16, 16);
+			memcpy(&x, c + BM6_SKIP_X, 8);
+			s += c[BM6_SKIP_S];
+		}
+	}
+	p[by >> 3] |= (uint64_t)odd << 8 * (by & 7);
+	mk[by >> 3] |= UINT64_C(0xff) << 8 * (by & 7);
+	/* Atomic stores although no lookup reaches the node yet (fib_bits.h). */
+	for (unsigned i = 0; i < 2; i++) {
+		FIB_ST((uint64_t *)(void *)h + i, p[i]);
+		FIB_ST((uint64_t *)(void *)h + 2 + i, mk[i]);
+	}
+	FIB_ST((uint64_t *)(void *)(h + BM6_SKIP_X), x);
+	FIB_ST((uint64_t *)(void *)(h + BM6_SKIP_L), l);
+	FIB_ST(h + BM6_SKIP_S, (uint8_t)s);
+	return line << 1;
+}
+
+static uint32_t rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g, unsigned by);
 /* bm6 encoding of trie entry e of a node at byte by - 1; a dirty child group (byte by) is rebuilt first. */
 static uint64_t
 map1(struct bm6 *b, const struct trie6 *t, uint64_t e, unsigned by)
@@ -358,6 +422,8 @@ patch_window(struct bm6 *b, const struct trie6 *t, const void *tbl, size_t base,
 	unsigned a = lo ? lo - 1 : 0, z = hi < 255 ? hi + 1 : 255;
 	uint8_t *h = (uint8_t *)b->arena + (size_t)ref_line(ref) * LINE;
 
+	if (is_skip(b, ref))
+		return false;   /* never changed once reachable: rebuilt */
 	if (ref_dir(ref)) {
 		for (unsigned i = lo; i <= hi; i++)
 			ent_store(b, h, i, map1(b, t, vpk_ent_get(tbl, t->nh_log, base + i), by + 1));
@@ -418,6 +484,13 @@ rebuild_group(struct bm6 *b, const struct trie6 *t, uint32_t g, unsigned by)
 		return b->node_of[g];
 	map_entries(b, t, t->tbl8, (size_t)g * TRIE6_GROUP, m, by);
 	unsigned runs = runs_of(m, w);
+	unsigned odd;
+	if (by >= BM6_DIRECT_DEEP && chain_link(m, &odd)) {
+		if (b->node_of[g] != 0)
+			retire(b, b->node_of[g]);
+		b->node_of[g] = build_skip(b, m[odd == 0], m[odd], odd, by);
+		return b->node_of[g];
+	}
 	if (b->node_of[g] != 0) {
 		if (patch(b, b->node_of[g], m, w, runs, by))
 			return b->node_of[g];
@@ -542,23 +615,4 @@ size_t
 vpk_bm6_bytes(const struct bm6 *b)
 {
 	return (size_t)BM6_SLICES * (b->ent64 ? 8 : 4) + b->lines_top * LINE;
-}
-
-uint64_t
-vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16])
-{
-	uint64_t e = vpk_ent_get(b->direct, 2 + b->ent64, (size_t)ip[0] << 8 | ip[1]);
-
-	for (unsigned k = 2; (e & 1) && k < 16; k++) {
-		const uint8_t *h = hdr(b, (uint32_t)(e >> 2));
-		size_t off = e & 2 ? (size_t)ent_size(b) * ip[k] : BM6_HDR + (size_t)ent_size(b) * (hdr_rank(h, ip[k]) - 1);
-		uint32_t e32;
-		if (b->ent64) {
-			memcpy(&e, h + off, 8);
-		} else {
-			memcpy(&e32, h + off, 4);
-			e = e32;
-		}
-	}
-	return e >> 1;
 }

@@ -16,13 +16,15 @@
  *     bit0 = 1: node at arena line (value >> 2), direct if bit1 is set
  * Every byte-2 (slice) and byte-3 node is direct (at least
  * BM6_DIRECT_RUNS / BM6_DIRECT3_RUNS runs = 1), and so is every node of
- * byte BM6_DIRECT_DEEP (6) or deeper; the nodes of bytes 4 and 5 (/33../48,
- * the bulk of real tables) are compressed:
+ * byte BM6_DIRECT_DEEP (6) or deeper that is not a skip node (below); the
+ * nodes of bytes 4 and 5 (/33../48, the bulk of real tables) are
+ * compressed:
  * a direct node is 256 plain entries from its first line, one gather for
  * the level instead of two, and, since every lane of a vector block is
  * then in a direct node at bytes 2 and 3, the header gather of those
  * levels is never issued (docs/fib.md, "bm6"). The kernels check the kind
- * (bit 1) at every level.
+ * (bit 1) at every level; from byte BM6_DIRECT_DEEP on only the scalar
+ * steps walk (STEPK, bm6_walk.h), each lane at its own byte.
  * A compressed node starts on a 64-byte line: a 48-byte header, then one entry per run
  * of equal entries (4 of 4 bytes or 2 of 8 bytes fit in the header's line,
  * more continue in the next lines of the node):
@@ -33,6 +35,21 @@
  *     entry of byte b (j = b >> 4):
  *       run r = c[j] + popcount(w[j] & (0xffff >> (15 - (b & 15)))) (>= 1)
  *       at byte 48 + (r - 1) * entry size of the node
+ * A node of byte BM6_DIRECT_DEEP or deeper whose 256 entries are one leaf L
+ * but for one entry X (a chain link: typically one longer route below its
+ * covering route) is a skip node instead (entry bit 1 clear at those
+ * bytes, where no node is compressed), one line that stands for the whole
+ * chain below it while every link has the same L:
+ *     bytes 0-15:  P, the address bytes of the chain at their positions
+ *                  (byte k..k+s-1 for a node at byte k), 0 elsewhere
+ *     bytes 16-31: M, 0xff at those positions, 0 elsewhere
+ *     bytes 32-39: X of the last link (a leaf or a node at byte k+s)
+ *     bytes 40-47: L
+ *     byte 48:     s (1..16-k)
+ * An address a continues with X at byte k+s if a & M == P, else ends with
+ * L: a /128 host route below a /64 is one skip node where it was eight
+ * direct nodes of 256 entries. P's bytes 0-5 are zero, so byte 0 tells a
+ * skip node from a compressed one (whose bit 0 is always set).
  * One 4-byte load gives w[j] and c[j] (one 32-bit gather per 16 lanes) and
  * a small node is one line, so a level costs two gathers, usually in one
  * line. An address outside every routed /16 is answered by the direct table
@@ -58,7 +75,10 @@
 #define BM6_HDR 48u             /* header bytes; entries follow */
 #define BM6_DIRECT_RUNS 1u      /* slice nodes with this many runs are direct (kept down to half) */
 #define BM6_DIRECT3_RUNS 1u     /* byte-3 nodes with this many runs are direct (kept down to half) */
-#define BM6_DIRECT_DEEP 6u      /* nodes of bytes 6..15 (below /48) are direct too: few in real tables */
+#define BM6_DIRECT_DEEP 6u      /* nodes of bytes 6..15 (below /48): direct or skip nodes */
+#define BM6_SKIP_X 32u           /* skip node: byte offsets of X, L and s (P at 0, M at 16) */
+#define BM6_SKIP_L 40u
+#define BM6_SKIP_S 48u
 #define BM6_TAIL_LV 3u          /* vector kernels: from level (address byte) 3 on, a block with */
 #define BM6_TAIL_N 4u           /* at most 4 of 16 lanes left (2 of 8) is finished by scalar steps */
 #define BM6_TQ_CHUNK ((size_t)1 << 26)  /* addresses per queue chunk: 16 x address index stays below 2^31 */
@@ -104,6 +124,5 @@ void vpk_bm6_sync(struct bm6 *b, struct trie6 *t);
 uint32_t vpk_bm6_reclaim(struct bm6 *b);
 /* Bytes the lookup structure occupies (direct table + arena lines in use or parked). */
 size_t vpk_bm6_bytes(const struct bm6 *b);
-uint64_t vpk_bm6_lookup1(const struct bm6 *b, const uint8_t ip[16]);
 
 #endif

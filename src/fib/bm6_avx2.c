@@ -5,8 +5,9 @@
  * transposed (v6vec.h) only when one of its lanes continues; header gathers
  * skipped when every active lane is in a direct node. From level 3 on, a
  * block with few lanes left stops and those lanes take the scalar step
- * (TAIL). 8-byte entries take the scalar walk (4 lanes of 64-bit gathers
- * do not beat it). Returns exactly what the scalar loop does.
+ * (TAIL), and so do all lanes that reach byte 6. 8-byte entries take the
+ * scalar walk (4 lanes of 64-bit gathers do not beat it). Returns exactly
+ * what the scalar loop does.
  */
 #include "fib/bm6_walk.h"
 #include "fib/v6vec.h"
@@ -81,7 +82,8 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			for (int k = 0; k < NB; k++)
 				if (!_mm256_testz_si256(m[k], m[k])) {
 					unsigned mk = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m[k]));
-					if (lv >= (int)BM6_TAIL_LV && (unsigned)__builtin_popcount(mk) <= BM6_TAIL_N / 2) {
+					if (lv >= (int)BM6_DIRECT_DEEP ||
+					    (lv >= (int)BM6_TAIL_LV && (unsigned)__builtin_popcount(mk) <= BM6_TAIL_N / 2)) {
 						_mm256_storeu_si256((void *)(te + 8 * k), e[k]);
 						memset(tk + 8 * k, lv, 8);
 						tm |= (uint64_t)mk << 8 * k;

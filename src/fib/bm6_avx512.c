@@ -7,7 +7,7 @@
  *    lanes going deeper than byte 5 are queued and walked 32 at a time.
  *  - 8-byte entries: 4 blocks of 16 in lock step, two 64-bit gathers of 8
  *    per level; from level 3 on, a block with few lanes left stops and
- *    those lanes take the scalar step (TAIL).
+ *    those lanes take the scalar step (TAIL), as do all lanes at byte 6.
  * A level costs two gathers, the header word (bitmap word and count) and
  * the entry, or one (the entry) when every active lane of the block is in
  * a direct node (always at bytes 2 and 3 with the thresholds of bm6.h).
@@ -17,7 +17,7 @@
 #include "fib/bm6_walk.h"
 #include "fib/v6vec.h"
 
-#define BM6_W 16u
+#define BM6_W 16
 #include "fib/bm6_pipe.h"
 
 TAIL(uint64_t)
@@ -59,7 +59,8 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			any = 0;
 			for (int k = 0; k < NB; k++)
 				if (m[k]) {
-					if (lv >= (int)BM6_TAIL_LV && (unsigned)__builtin_popcount(m[k]) <= BM6_TAIL_N) {
+					if (lv >= (int)BM6_DIRECT_DEEP ||
+					    (lv >= (int)BM6_TAIL_LV && (unsigned)__builtin_popcount(m[k]) <= BM6_TAIL_N)) {
 						_mm512_storeu_si512((void *)(te + 16 * k), lo[k]);
 						_mm512_storeu_si512((void *)(te + 16 * k + 8), hi[k]);
 						memset(tk + 16 * k, lv, 16);

@@ -11,7 +11,7 @@
 #include "fib/bm6_walk.h"
 #include "fib/v6vec.h"
 
-#define BM6_W 8u
+#define BM6_W 8
 #include "fib/bm6_pipe.h"
 
 BM6_LOOKUP(uint32_t, vec_4)

@@ -8,9 +8,9 @@
  * lanes in zmm (bm6_avx512.c, width 512) or 8 in ymm (bm6_avx512x8.c,
  * width 256: the EAL's default cap, no zmm instruction). The including file
  * defines BM6_W and includes bm6_walk.h and v6vec.h first; this header
- * defines the deep-lane queue (struct tq, tq_step, tq_vec, tq_vec2),
- * v_index(), popv() and vec_4(). The two widths differ only by the
- * intrinsics' names below.
+ * defines the deep-lane queue (struct tq, tq_step, tq_drain), v_index(),
+ * popv() and vec_4(). The two widths differ only by the intrinsics' names
+ * below.
  */
 #include <immintrin.h>
 
@@ -27,8 +27,6 @@ typedef __mmask16 bmask;
 #define bv_lo(v)               _mm512_castsi512_si256(v)
 #define bv_hi(v)               _mm512_extracti64x4_epi64((v), 1)
 #define bv_bcast128(x)         _mm512_broadcast_i32x4(x)
-#define bv_ld8(p)              _mm512_cvtepu8_epi32(_mm_loadu_si128((const void *)(p)))
-#define bv_st8(p, v)           _mm_storeu_si128((void *)(p), _mm512_cvtepi32_epi8(v))
 #elif BM6_W == 8
 typedef __m256i bv;
 typedef __mmask8 bmask;
@@ -42,12 +40,12 @@ typedef __mmask8 bmask;
 #define bv_lo(v)               _mm256_castsi256_si128(v)
 #define bv_hi(v)               _mm256_extracti128_si256((v), 1)
 #define bv_bcast128(x)         _mm256_broadcastsi128_si256(x)
-#define bv_ld8(p)              _mm256_cvtepu8_epi32(_mm_loadl_epi64((const void *)(p)))
-#define bv_st8(p, v)           _mm_storel_epi64((void *)(p), _mm256_cvtepi32_epi8(v))
 #else
 #error "bm6_pipe.h: BM6_W must be 16 or 8"
 #endif
-#define BM6_HALF ((bmask)((1u << (BM6_W / 2)) - 1))
+#define BM6_WNAME_(n, w) n##_x##w
+#define BM6_WNAME2(n, w) BM6_WNAME_(n, w)
+#define BM6_WNAME(n) BM6_WNAME2(n, BM6_W)      /* n_x16, n_x8 */
 
 /* Lanes 0..W/2-1 and W/2..W-1 of 32-bit values v widened to 64 bits, stored to nhs[0..W-1]. */
 static inline __attribute__((always_inline)) void
@@ -60,33 +58,18 @@ store_nh(uint64_t *nhs, bv v)
 /*
  * The lanes that continue past byte 5 go to a queue (entry, next byte,
  * address index) that outlives the block (indices are 32-bit: calls are
- * cut into chunks of BM6_TQ_CHUNK). Once it holds TQ_FILL lanes it is
- * walked (tq_drain()): on 16 lanes by gathers, two vectors at a time
- * (tq_vec2(), which leaves the lanes of a batch that still continue once
- * only TQ_LEFT2 do); on 8 lanes by scalar steps of every queued lane until
- * none is left (an 8-lane gather costs here nearly what a 16-lane one
- * does: dpdk-test's fib6_perf_autotest, where most lanes go deeper than
- * byte 5, 17.3 cycles per address with scalar steps, 19.4 with gathers;
- * on 16 lanes 15.0 with gathers, 16.1 with scalar steps). What is left
- * after the last block takes tq_vec() (16 lanes) and the scalar steps. A
- * lane's result is stored when it finishes, always after its block's own
- * store. Deep lanes of several blocks (the /64s and /128s among the /48s)
- * so share gathers or overlap their scalar steps.
+ * cut into chunks of BM6_TQ_CHUNK). Once it holds TQ_FILL lanes they are
+ * walked by scalar steps in lock step until none is left (below byte 5
+ * each lane is at its own byte: skip nodes, bm6.h), so the dependent
+ * loads of lanes from several blocks overlap. A lane's result is stored
+ * when it finishes, always after its block's own store.
  */
 #define TQ_N 256u
-#if BM6_W == 16
-#define TQ_GATHER 1
-#define TQ_FILL (2 * BM6_W)
-#define TQ_LEFT (BM6_W / 4u)    /* tq_vec stops at this many lanes left */
-#define TQ_LEFT2 (BM6_W / 2u)   /* tq_vec2: per batch (a quarter: 2-3 % slower, docs/fib.md) */
-#else
-#define TQ_GATHER 0
-#define TQ_FILL 64u             /* 16 or 32: 1-2 % slower on fib6_perf_autotest */
-#endif
+#define TQ_FILL 192u             /* 64: 1.02-1.04x the cycles, 448: no better (docs/fib.md) */
 struct tq {
 	uint32_t e[TQ_N];
 	uint32_t ix[TQ_N];
-	uint8_t k[TQ_N + 16];   /* + 16: whole-vector stores at the end */
+	uint8_t k[TQ_N];
 	unsigned n;
 };
 
@@ -151,89 +134,21 @@ v_index(const void *A, bv e, bv by, bmask m, int sh)
 	return BV(mask_add_epi32)(ix, cm, BV(add_epi32)(first, c), popv(bv_and(x, keep)));
 }
 
-#if TQ_GATHER
 /*
- * The tail of the 4-byte walk, once a vector of lanes is queued: the last
- * BM6_W are walked together (each with its own next byte k and address
- * index: a gather of the address bytes, the header word and the entry per
- * level) until at most `left` continue, which go back to the queue;
- * finished lanes are scattered to nhs. Deep lanes of several groups share
- * gathers instead of a scalar step each.
+ * Walk the queued lanes to their ends. Out of line: inlined, its steps made
+ * the pipeline's loop slower on random addresses (avx512x8, RouteViews
+ * whole-array 1.2x, 64-address calls 1.05x). Named by width
+ * (tq_drain_x8_avx512), so test fib_width finds the x8 one. Its callers
+ * clear the vector registers' upper halves first (vzeroupper): GCC does not
+ * here, and entered with them dirty this scalar code left the process's
+ * later scalar work slow on this EPYC (fib6_perf_autotest's deletes after
+ * its lookups 80 k instead of 37 k cycles each).
  */
-static inline __attribute__((always_inline)) void
-tq_walk(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left, const unsigned nq)
-{
-	const bv one = BV(set1_epi32)(1), three = BV(set1_epi32)(3);
-	bv e[2], ix[2], k[2], base[2];
-	bmask m[2];
-	unsigned busy = 0;
-
-	for (unsigned h = 0; h < nq; h++) {
-		unsigned n = q->n - BM6_W;
-		e[h] = bv_loadu(q->e + n);
-		ix[h] = bv_loadu(q->ix + n);
-		k[h] = bv_ld8(q->k + n);
-		base[h] = BV(slli_epi32)(ix[h], 4);
-		m[h] = (bmask)~0u;
-		busy |= 1u << h;
-		q->n = n;
-	}
-	while (busy) {
-		for (unsigned h = 0; h < nq; h++) {
-			if (!(busy >> h & 1))
-				continue;
-			/* address byte k, from the aligned dword holding it */
-			bv dw = bv_gather(bv_zero(), m[h], BV(add_epi32)(base[h], bv_andnot(three, k[h])),
-					  (const void *)ips, 1);
-			bv by = bv_and(BV(srlv_epi32)(dw, BV(slli_epi32)(bv_and(k[h], three), 3)), BV(set1_epi32)(0xff));
-			bv x = v_index(A, e[h], by, m[h], 2);
-			e[h] = bv_gather(e[h], m[h], x, A, 4);
-			k[h] = BV(mask_add_epi32)(k[h], m[h], k[h], one);
-			bmask done = BV(mask_testn_epi32_mask)(m[h], e[h], one);
-			if (done) {
-				bv r = BV(srli_epi32)(e[h], 1);
-				BV(mask_i32scatter_epi64)(nhs, done & BM6_HALF, bv_lo(ix[h]),
-							  BV(cvtepu32_epi64)(bv_lo(r)), 8);
-				BV(mask_i32scatter_epi64)(nhs, done >> (BM6_W / 2), bv_hi(ix[h]),
-							  BV(cvtepu32_epi64)(bv_hi(r)), 8);
-				m[h] &= (bmask)~done;
-				if ((unsigned)__builtin_popcount(m[h]) <= left)
-					busy &= ~(1u << h);
-			}
-		}
-	}
-	for (unsigned h = 0; h < nq; h++) {
-		BV(mask_compressstoreu_epi32)(q->e + q->n, m[h], e[h]);
-		BV(mask_compressstoreu_epi32)(q->ix + q->n, m[h], ix[h]);
-		bv_st8(q->k + q->n, BV(maskz_compress_epi32)(m[h], k[h]));
-		q->n += (unsigned)__builtin_popcount(m[h]);
-	}
-}
-
 static __attribute__((noinline)) void
-VPK_FN(tq_vec)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
+VPK_FN(BM6_WNAME(tq_drain))(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
 {
-	tq_walk(A, ips, nhs, q, left, 1);
-}
-
-/* The same for the last two vectors of queued lanes, as two batches whose gathers overlap. */
-static __attribute__((noinline)) void
-VPK_FN(tq_vec2)(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q, unsigned left)
-{
-	tq_walk(A, ips, nhs, q, left, 2);
-}
-#endif
-
-/* Walk the TQ_FILL queued lanes (above). */
-static inline __attribute__((always_inline)) void
-tq_drain(const void *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
-{
-#if TQ_GATHER
-	VPK_FN(tq_vec2)(A, ips, nhs, q, TQ_LEFT2);
-#else
 	while (q->n)
 		tq_step(A, ips, nhs, q);
-#endif
 }
 
 /*
@@ -299,7 +214,7 @@ pent(const void *A, bv *e, bmask *m, bv *v, bv x, bmask cm)
  * (direct nodes by default) take one stage each (pstage: a compressed node
  * there gathers its header in the same stage). After byte 5 a block is
  * stored and its lanes still continuing (/49 and longer) go to the queue,
- * walked two vectors at a time (tq_vec2). Only address bytes 0-5 are
+ * walked TQ_FILL at a time by scalar steps. Only address bytes 0-5 are
  * picked: one shuffle set for bytes 0-1, one for bytes 2-5 carried as a
  * dword per lane, one byte per level.
  */
@@ -308,7 +223,8 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 {
 	const bv one = BV(set1_epi32)(1);
 	const bv unt = v6_untranspose(), pos = v6_positions();
-	const void *A = b->arena, *d = b->direct;
+	const uint8_t *A = b->arena;
+	const void *d = b->direct;
 	const size_t nb = n / BM6_W;
 	bv e1 = bv_zero(), e2 = e1, e3 = e1, e4 = e1, e5 = e1, e6 = e1;
 	bv v1 = e1, v2 = e1, v3 = e1, v4 = e1, v5 = e1, v6 = e1, x4 = e1, x6 = e1;
@@ -331,8 +247,10 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 				BV(mask_compressstoreu_epi32)(q.ix + q.n, m6, BV(add_epi32)(pos, BV(set1_epi32)((int)at)));
 				memset(q.k + q.n, 6, BM6_W);
 				q.n += (unsigned)__builtin_popcount(m6);
-				if (q.n >= TQ_FILL)
-					tq_drain(A, ips, nhs, &q);
+				if (q.n >= TQ_FILL) {
+					_mm256_zeroupper();     /* see tq_drain */
+					VPK_FN(BM6_WNAME(tq_drain))(A, ips, nhs, &q);
+				}
 			}
 		}
 		e6 = e5, m6 = m5, v6 = v5;
@@ -350,12 +268,8 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 			v1 = v6_idx(0x05040302, &a);
 		}
 	}
-#if TQ_GATHER
-	if (q.n >= BM6_W)
-		VPK_FN(tq_vec)(A, ips, nhs, &q, TQ_LEFT);
-#endif
-	while (q.n)
-		tq_step(A, ips, nhs, &q);
+	_mm256_zeroupper();
+	VPK_FN(BM6_WNAME(tq_drain))(A, ips, nhs, &q);
 	return BM6_W * nb;
 }
 

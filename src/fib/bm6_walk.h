@@ -101,11 +101,42 @@ direct_idx(const uint8_t *a)
 		v2_;                                                                       \
 	})
 
+/*
+ * One step at byte k >= BM6_DIRECT_DEEP of the address ip (k advanced past
+ * the node's bytes): a direct node's entry, or a skip node's X (the address
+ * holds its chain: k advances by s) or L (bm6.h).
+ */
+#define STEPDEEP(T, A, e, ip, k)                                                           \
+	({                                                                                 \
+		const uint8_t *h_ = (A) + (size_t)((e) >> 2) * 64;                         \
+		T d_;                                                                      \
+		if ((e) & 2) {                                                             \
+			d_ = FIB_LD_ACQ((const T *)(const void *)h_ + (ip)[k]);            \
+			(k)++;                                                             \
+		} else {                                                                   \
+			const uint64_t *q_ = (const uint64_t *)(const void *)h_;           \
+			uint64_t a0_, a1_;                                                 \
+			memcpy(&a0_, (ip), 8);                                             \
+			memcpy(&a1_, (ip) + 8, 8);                                         \
+			uint64_t x_ = ((a0_ & FIB_LD(&q_[2])) ^ FIB_LD(&q_[0])) |          \
+				      ((a1_ & FIB_LD(&q_[3])) ^ FIB_LD(&q_[1]));           \
+			uint64_t xv_ = FIB_LD_ACQ(&q_[BM6_SKIP_X / 8]), lv_ = FIB_LD(&q_[BM6_SKIP_L / 8]); \
+			d_ = (T)(x_ == 0 ? xv_ : lv_);     /* both loaded: no branch on the address */ \
+			(k) += FIB_LD(h_ + BM6_SKIP_S);                                    \
+		}                                                                          \
+		d_;                                                                        \
+	})
+
 /* One step from byte k (k advanced) of a walk begun by gathers; the node may be direct (bit 1; a branch). */
 #define STEPK(T, A, e, ip, k)                                                              \
 	({                                                                                 \
-		T s_ = STEP2(T, A, e, (ip)[k], HDR_GATHERED);                              \
-		(k)++;                                                                     \
+		T s_;                                                                      \
+		if ((k) >= BM6_DIRECT_DEEP) {                                              \
+			s_ = STEPDEEP(T, A, e, ip, k);                                     \
+		} else {                                                                   \
+			s_ = STEP2(T, A, e, (ip)[k], HDR_GATHERED);                        \
+			(k)++;                                                             \
+		}                                                                          \
 		s_;                                                                        \
 	})
 
@@ -123,11 +154,23 @@ direct_idx(const uint8_t *a)
 				e[l] = FIB_LD_ACQ(&d[direct_idx(ips[i + l])]);             \
 				any |= (unsigned)e[l];                                     \
 			}                                                                  \
-			for (unsigned k = 2; any & 1; k++) {                               \
+			for (unsigned k = 2; (any & 1) && k < BM6_DIRECT_DEEP; k++) {      \
 				any = 0;                                                   \
 				for (unsigned l = 0; l < SB; l++)                          \
 					if (e[l] & 1) {                                    \
 						e[l] = STEP2(T, A, e[l], ips[i + l][k], HDR_SCALAR); \
+						any |= (unsigned)e[l];                     \
+					}                                                  \
+			}                                                                  \
+			/* from byte 6 on, each lane at its own byte (skip nodes) */       \
+			unsigned kk[SB];                                                   \
+			for (unsigned l = 0; l < SB; l++)                                  \
+				kk[l] = BM6_DIRECT_DEEP;                                   \
+			while (any & 1) {                                                  \
+				any = 0;                                                   \
+				for (unsigned l = 0; l < SB; l++)                          \
+					if (e[l] & 1) {                                    \
+						e[l] = STEPDEEP(T, A, e[l], ips[i + l], kk[l]); \
 						any |= (unsigned)e[l];                     \
 					}                                                  \
 			}                                                                  \
@@ -144,8 +187,11 @@ direct_idx(const uint8_t *a)
 		for (; i < n; i++) {                                                       \
 			const uint8_t *a = ips[i];                                         \
 			T e = FIB_LD_ACQ(&d[direct_idx(a)]);                               \
-			for (unsigned k = 2; e & 1; k++)                                   \
+			unsigned k = 2;                                                    \
+			for (; (e & 1) && k < BM6_DIRECT_DEEP; k++)                        \
 				e = STEP2(T, A, e, a[k], HDR_SCALAR);                      \
+			while (e & 1)                                                      \
+				e = STEPDEEP(T, A, e, a, k);                               \
 			fib_st64(&nhs[i], (uint64_t)(e >> 1));                                 \
 		}                                                                          \
 	}
@@ -154,9 +200,10 @@ SCALAR_LOOKUP(uint64_t)
 
 /*
  * Tails of the vector blocks: once few lanes of a block continue (at most
- * BM6_TAIL_N, from level BM6_TAIL_LV), the block stops and its lanes are
- * parked (entry e[p], next byte k[p], bit p of m; `pos` maps p to the
- * address index in the group); after the group's vector walk the parked
+ * BM6_TAIL_N, from level BM6_TAIL_LV), or the block reaches byte
+ * BM6_DIRECT_DEEP (skip nodes: each lane at its own byte from there), the
+ * block stops and its lanes are parked (entry e[p], next byte k[p], bit p
+ * of m; `pos` maps p to the address index in the group); after the group's vector walk the parked
  * lanes of all its blocks are walked here in lock step, so their dependent
  * loads overlap. A deep lane (a /64 or /128 among /48s) would otherwise keep
  * its block stepping with 16-lane gathers.
@@ -170,9 +217,9 @@ SCALAR_LOOKUP(uint64_t)
 		while (m != 0) {                                                           \
 			uint64_t left = 0;                                                 \
 			for (uint64_t x = m; x != 0; x &= x - 1) {                         \
-				unsigned p = (unsigned)__builtin_ctzll(x), by = ips[pos(p)][k[p]]; \
-				e[p] = STEP2(T, A, e[p], by, HDR_GATHERED);                \
-				k[p]++;                                                    \
+				unsigned p = (unsigned)__builtin_ctzll(x), kp = k[p];      \
+				e[p] = STEPK(T, A, e[p], ips[pos(p)], kp);                 \
+				k[p] = (uint8_t)kp;                                        \
 				left |= (uint64_t)(e[p] & 1) << p;                         \
 			}                                                                  \
 			m = left;                                                          \

@@ -470,6 +470,43 @@ test_table(const char *path, enum vpk_fib6_type type)
 	vpk_fib6_destroy(f);
 }
 
+/*
+ * bm6 skip nodes (bm6.h): /128 host routes below one /48 cost about a line
+ * each below byte 6 (chains of single-route links), where direct nodes
+ * cost 1 KiB per byte level; every host and its neighbour answer right.
+ */
+static void
+test_host_routes(void)
+{
+	const uint64_t net = UINT64_C(0x20010db800010000);      /* 2001:db8:1::/48 */
+	enum { N = 100 };
+
+	for (unsigned sz = 4; sz <= 8; sz *= 4) {
+		struct vpk_fib6_conf c = { .type = VPK_FIB6_BM6, .nh_size = sz, .num_tbl8 = 2048, .max_routes = 256 };
+		struct vpk_fib6_stats st;
+		struct vpk_fib6 *f;
+		uint64_t host[N][2];
+		size_t before;
+
+		CHECK(vpk_fib6_create(&c, &f) == 0, "create %u", sz);
+		CHECK(add(f, net, 0, 48, 1) == 0 && vpk_fib6_get_stats(f, &st) == 0, "/48");
+		before = st.dataplane_bytes;
+		for (unsigned i = 0; i < N; i++) {
+			host[i][0] = net | (check_rand() & 0xffff);
+			host[i][1] = check_rand() | 2;   /* bit 1 set: the neighbour below differs there */
+			CHECK(add(f, host[i][0], host[i][1], 128, 2 + i) == 0, "host %u", i);
+		}
+		CHECK(vpk_fib6_get_stats(f, &st) == 0, "stats");
+		CHECK(st.dataplane_bytes - before <= (size_t)N * 2048, "%zu bytes for %u host routes",
+		      st.dataplane_bytes - before, N);
+		for (unsigned i = 0; i < N; i++) {
+			CHECK(one(f, host[i][0], host[i][1]) == 2 + i, "host %u", i);
+			CHECK(one(f, host[i][0], host[i][1] ^ 2) == 1, "neighbour of host %u", i);
+		}
+		vpk_fib6_destroy(f);
+	}
+}
+
 /* VPK_FIB6_TYPE_DEFAULT: bm6 at every width; its variant list is bm6's. */
 static void
 test_default(void)
@@ -491,6 +528,7 @@ main(int argc, char **argv)
 {
 	check_init("fib6");
 	test_default();
+	test_host_routes();
 	for (enum vpk_fib6_type t = VPK_FIB6_TRIE; t <= VPK_FIB6_BM6; t++) {
 		test_api(t);
 		test_slice_edges(t);

@@ -6,6 +6,7 @@
  * run there (tests/lib/width.h: read from this executable's code).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "fib/bm16.h"
 #include "fib/bm6.h"
@@ -27,6 +28,9 @@ main(void)
 
 		for (int w = 0; w < 2; w++)
 			width_check(r, &im->impl, (const void *)im->lookup[w]);
+		/* the walk's out-of-line deep-lane drain (bm6_pipe.h), named by width */
+		if (strcmp(im->impl.name, "avx512x8") == 0)
+			width_check_named(r, &im->impl, "tq_drain_x8_avx512");
 		capped += im->impl.isa >= VPK_ISA_AVX512 && im->impl.width < 512;
 		checked++;
 	}

@@ -47,22 +47,12 @@ width_scan_self(void)
 	return rc == 0 ? r : NULL;
 }
 
-void
-width_check(const struct vpk_scan_report *r, const struct vpk_impl *im, const void *fn)
+/* CHECK function @p f of variant @p im and its clones (NAME.part.N, NAME.cold, ...). */
+static void
+check_func(const struct vpk_scan_report *r, const struct vpk_impl *im, const struct vpk_scan_func *f)
 {
-	Dl_info info;
-	const struct vpk_scan_func *f;
-	size_t len;
+	size_t len = strlen(f->name);
 
-	if (dladdr(fn, &info) == 0) {
-		CHECK(0, "%s: dladdr() does not know its function", im->name);
-		return;
-	}
-	f = func_at(r, (uint64_t)((uintptr_t)fn - (uintptr_t)info.dli_fbase));
-	CHECK(f != NULL, "%s: no function of the executable holds its entry point", im->name);
-	if (f == NULL)
-		return;
-	len = strlen(f->name);
 	for (size_t i = 0; i < r->nfuncs; i++) {
 		const struct vpk_scan_func *g = &r->funcs[i];
 		uint64_t n;
@@ -76,4 +66,33 @@ width_check(const struct vpk_scan_report *r, const struct vpk_impl *im, const vo
 		CHECK(n == 0, "%s claims width %u, but %s has %llu wider instructions", im->name, im->width, g->name,
 		      (unsigned long long)n);
 	}
+}
+
+void
+width_check(const struct vpk_scan_report *r, const struct vpk_impl *im, const void *fn)
+{
+	Dl_info info;
+	const struct vpk_scan_func *f;
+
+	if (dladdr(fn, &info) == 0) {
+		CHECK(0, "%s: dladdr() does not know its function", im->name);
+		return;
+	}
+	f = func_at(r, (uint64_t)((uintptr_t)fn - (uintptr_t)info.dli_fbase));
+	CHECK(f != NULL, "%s: no function of the executable holds its entry point", im->name);
+	if (f != NULL)
+		check_func(r, im, f);
+}
+
+void
+width_check_named(const struct vpk_scan_report *r, const struct vpk_impl *im, const char *name)
+{
+	const struct vpk_scan_func *f = NULL;
+
+	for (size_t i = 0; i < r->nfuncs && f == NULL; i++)
+		if (strcmp(r->funcs[i].name, name) == 0)
+			f = &r->funcs[i];
+	CHECK(f != NULL, "%s: no function %s in the executable", im->name, name);
+	if (f != NULL)
+		check_func(r, im, f);
 }

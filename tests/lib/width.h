@@ -19,5 +19,7 @@
 struct vpk_scan_report *width_scan_self(void);
 /* CHECK that @p fn of variant @p im and its clones hold no instruction wider than im->width. */
 void width_check(const struct vpk_scan_report *r, const struct vpk_impl *im, const void *fn);
+/* The same for the function named @p name (a variant's out-of-line helper); CHECK that it exists. */
+void width_check_named(const struct vpk_scan_report *r, const struct vpk_impl *im, const char *name);
 
 #endif
