@@ -139,9 +139,9 @@ struct acl_rt {
 	struct acl_tree tree[ACL_MAX_TREES];
 	struct acl_dimsrc src[ACL_MAX_DIMS];
 	struct acl_keyplan kp;
-	/* A full block's (ACL_BLK_FULL) dimensions in the order of its arrays:
-	 * full_n32 wide ones, then full_n16 narrow ones (acl_dim_narrow()), each
-	 * kind in dimension order, as acl_leaf.c emits them. */
+	/* A full block's (ACL_BLK_FULL) dimensions in the order of its arrays
+	 * (acl_dim_order(), as acl_leaf.c emits them): full_n32 wide ones, then
+	 * full_n16 narrow ones. */
 	uint8_t full_dim[ACL_MAX_DIMS], full_n32, full_n16;
 	struct vpk_acl_stats stats;
 	const struct acl_dead *dead;    /* deleted ranks to skip on a match, or NULL */
@@ -218,6 +218,27 @@ static inline int
 acl_dim_narrow(uint32_t dbits)
 {
 	return dbits <= 16;
+}
+
+/*
+ * The dimensions of mask @p need in a leaf block's array order: the wide
+ * ones, then the narrow ones (acl_dim_narrow()), each kind in dimension
+ * order, so the scan's per-dimension branches see one pattern per block
+ * shape. Returns how many (into @p out); *n32: how many of them are wide.
+ */
+static inline uint32_t
+acl_dim_order(const uint8_t *dbits, uint32_t nd, uint32_t need, uint8_t *out, uint32_t *n32)
+{
+	uint32_t k = 0;
+
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			*n32 = k;
+		for (uint32_t d = 0; d < nd; d++)
+			if ((need >> d & 1) && acl_dim_narrow(dbits[d]) == (pass == 1))
+				out[k++] = (uint8_t)d;
+	}
+	return k;
 }
 
 /* The root table entry of keys k1 (dimension rdim) and k2 (rdim2). */

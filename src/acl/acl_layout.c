@@ -226,12 +226,12 @@ acl_rt_layout(const struct acl_bld *b, struct acl_tree *trees, uint32_t ng, cons
 	memcpy(rt->tree, trees, sizeof(rt->tree));
 	memcpy(rt->src, src, sizeof(rt->src));
 	key_rows(src, nd, &rt->kp);
-	for (uint32_t pass = 0; pass < 2; pass++)
-		for (uint32_t d = 0; d < nd; d++)
-			if (acl_dim_narrow(nr->dbits[d]) == (pass == 1)) {
-				rt->full_dim[rt->full_n32 + rt->full_n16] = (uint8_t)d;
-				*(pass == 0 ? &rt->full_n32 : &rt->full_n16) += 1;
-			}
+	{
+		uint32_t n32, n = acl_dim_order(nr->dbits, nd, (UINT32_C(1) << nd) - 1, rt->full_dim, &n32);
+
+		rt->full_n32 = (uint8_t)n32;
+		rt->full_n16 = (uint8_t)(n - n32);
+	}
 	{
 		uint32_t *node = (uint32_t *)(mem + off_nodes);
 		uint32_t *rtab = (uint32_t *)(mem + off_rtab), *loff = malloc((size_t)b->nleaves * 4 + 4);

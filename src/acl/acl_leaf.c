@@ -135,16 +135,14 @@ acl_leaf_emit(const struct acl_bld *b, uint32_t l, uint8_t *out, uint32_t ncat)
 					h->cmask[c] |= (uint16_t)(1u << j);
 		}
 		arr = (uint8_t *)(h + 1);
-		/* 32-bit dimensions first, then the 16-bit ones: the scan's
-		 * per-dimension branches see one pattern per block shape. */
-		for (uint32_t pass = 0; pass < 2; pass++)
-			for (uint32_t d = 0; d < b->nd; d++) {
-				if (!(need >> d & 1) || acl_dim_narrow(b->nr->dbits[d]) != (pass == 1))
-					continue;
-				h->dim[k] = dim_byte(b, d, masked);
-				emit_dim(b, l, s, cnt, d, h->dim[k], arr);
-				arr += acl_dim_bytes(h->dim[k++]);
-			}
+		uint8_t order[ACL_MAX_DIMS];
+		uint32_t n32, nk = acl_dim_order(b->nr->dbits, b->nd, need, order, &n32);
+
+		for (; k < nk; k++) {
+			h->dim[k] = dim_byte(b, order[k], masked);
+			emit_dim(b, l, s, cnt, order[k], h->dim[k], arr);
+			arr += acl_dim_bytes(h->dim[k]);
+		}
 		/* Every dimension active and none masked: its arrays are where the
 		 * runtime's dimension kinds alone say (the scan's full path). */
 		h->nd = (uint8_t)(k | (k == b->nd && masked == 0 ? ACL_BLK_FULL : 0));

@@ -4,7 +4,7 @@
  * table, or VPOPCNTD on avx512icl).
  *  - 4-byte entries: the software pipeline of bm6_pipe.h on 16 lanes (zmm),
  *    one gather per stage, blocks of 16 at bytes 0-5 in flight together;
- *    lanes going deeper than byte 5 are queued and walked 32 at a time.
+ *    lanes going deeper than byte 5 are queued and walked by scalar steps.
  *  - 8-byte entries: 4 blocks of 16 in lock step, two 64-bit gathers of 8
  *    per level; from level 3 on, a block with few lanes left stops and
  *    those lanes take the scalar step (TAIL), as do all lanes at byte 6.
