@@ -21,6 +21,11 @@
 #                         side "base" in the same alternation (dpdk, vpk, base, ...); the JSON
 #                         then also has base / DPDK and vpk / base ratios
 #
+# dpdk-test-fib also runs as side "floor" (where the build has bench/dropin's library): DPDK's
+# librte_fib with a lookup that only reads its keys and stores values. Its lookup cycles are
+# what the tool's timed loop costs around any lookup; the JSON gives floor / DPDK ("floor_ratio",
+# the lowest ratio any lookup could reach) and (vpk - floor) / (DPDK - floor) ("ratio_above_floor").
+#
 # ACL: `vpk gen acl --profile acl` sets of 10 000 and 100 000 rules, 100 000 packets,
 # --iter=4. "setup" is the wall time of a run (EAL init + reading + rte_acl_build + the
 # classify iterations); the classify part is the cycles/pkt figure. FIB: the RouteViews IPv4
@@ -81,8 +86,8 @@ trap 'rm -rf "$w" "/run/dpdk/$prefix"' EXIT     # EAL leaves its runtime directo
 # The sides of run R, rotated by R: the run right after a DPDK run pays more for first-touch
 # memory (vpk's tables fault in during the adds: 1.6-1.9k instead of 0.5-0.6k cycles per IPv4
 # route), so no side may always follow DPDK.
-order() {
-	local -a s=($sides)
+order() {       # R [SIDES]
+	local -a s=(${2:-$sides})
 	local r=$1 i
 	for ((i = 0; i < ${#s[@]}; i++)); do echo -n "${s[(i + r) % ${#s[@]}]} "; done
 }
@@ -130,16 +135,22 @@ if [ -n "$fam" ]; then
 	done
 	fibarr=(${keep[@]+"${keep[@]}"})
 fi
+# dpdk-test-fib also runs with a lookup that does no lookup (bench/dropin/fib_floor.c) in
+# DPDK's library: the side "floor", what the tool's loop costs around any lookup.
+floor_lib=$build/bench/dropin/libvpk_bench_fib_floor.so
+fib_sides=$sides
+[ -f "$floor_lib" ] && fib_sides="$sides floor" && floor_lib=$(realpath "$floor_lib")
 for fs in ${fibarr[@]+"${fibarr[@]}"}; do
 	name=${fs%%:*} args=${fs#*:}
 	for r in $(seq "$reps"); do
-		for side in $(order "$r"); do
+		for side in $(order "$r" "$fib_sides"); do
 			lib=""; [ $side = vpk ] && lib=$fib_lib; [ $side = base ] && lib=$base_fib
+			[ $side = floor ] && lib=$floor_lib
 			# shellcheck disable=SC2086
 			run "$w/$name.$side.$r" "$lib" dpdk-test-fib $(eal_for 1024) $common -- $args
 		done
 	done
-	cases+=("fib:$name:$name")
+	cases+=("fib:$name:$name:$fib_sides")
 done
 
 # dpdk-test's own FIB benchmarks (random routes as test_lpm's; 32-address bulk lookups).
@@ -187,9 +198,9 @@ def parse(path, kind):
 out = {"tool": "scripts/bench-dropin.sh", "reps": reps, "eal": eal, "load_avg": os.getloadavg()[0],
        "note": "medians over alternating runs; ratio = vpk / DPDK (lower is better for vpk)"}
 for c in cases:
-    kind, name, stem = c.split(":")
+    kind, name, stem, *own = c.split(":")
     sides = {}
-    for side in side_names:
+    for side in (own[0].split() if own else side_names):
         runs = [parse(os.path.join(w, "%s.%s.%d" % (stem, side, r)), kind) for r in range(1, reps + 1)]
         good = [r for r in runs if r is not None]
         if not good:
@@ -197,10 +208,18 @@ for c in cases:
         sides[side] = {k: round(statistics.median(r[k] for r in good), 2) for k in good[0]}
         sides[side]["runs"] = good
         sides[side]["failed_runs"] = len(runs) - len(good)
+    floor = sides.pop("floor", None)
     ratio = {k: round(sides["vpk"][k] / sides["dpdk"][k], 3) for k in sides["dpdk"]
              if k not in ("runs", "failed_runs") and sides["dpdk"][k]}
     key = ("acl-%dk" % (int(name) // 1000)) if kind == "acl" else name
     out[key] = dict(sides, ratio=ratio)
+    if floor is not None:
+        # Only the lookup is replaced (adds and deletes are DPDK's): its cycles are the floor.
+        f, d, v = floor["fib_lookup_cycles"], sides["dpdk"]["fib_lookup_cycles"], sides["vpk"]["fib_lookup_cycles"]
+        out[key]["floor"] = {"fib_lookup_cycles": f, "runs": [r["fib_lookup_cycles"] for r in floor["runs"]],
+                             "failed_runs": floor["failed_runs"]}
+        out[key]["floor_ratio"] = round(f / d, 3) if d else None
+        out[key]["ratio_above_floor"] = round((v - f) / (d - f), 3) if d > f else None
     if "base" in sides:
         out[key]["ratio_base"] = {k: round(sides["base"][k] / sides["dpdk"][k], 3) for k in ratio}
         out[key]["vpk_vs_base"] = {k: round(sides["vpk"][k] / sides["base"][k], 3) for k in ratio

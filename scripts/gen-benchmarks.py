@@ -439,10 +439,17 @@ def sec_dropin(d, ctx):
             if key in run["ratio"]:
                 rows.append([name, label, run.get("dpdk", {}).get(key), run.get("vpk", {}).get(key),
                              run["ratio"][key]])
+            if key == "fib_lookup_cycles" and "floor" in run:
+                f = run["floor"][key]
+                rows.append([name, f"lookup cycles above the floor ({fmt(f)}; floor / DPDK "
+                             f"{fmt(run.get('floor_ratio'))})", round(run["dpdk"][key] - f, 2),
+                             round(run["vpk"][key] - f, 2), run.get("ratio_above_floor")])
     return (f"DPDK's own programs (dpdk-test-acl, dpdk-test-fib, dpdk-test's fib_perf_autotest and "
             f"fib6_perf_autotest) with DPDK's libraries and with vpk's drop-in libraries preloaded, "
             f"{d.get('reps')} alternating runs each, medians; ratio = drop-in / DPDK, lower is better "
-            f"(EAL: {d.get('eal', '')}; load {fmt(d.get('load_avg'))}).\n\n"
+            f"(EAL: {d.get('eal', '')}; load {fmt(d.get('load_avg'))}). The floor is dpdk-test-fib's "
+            f"lookup figure when its lookup does no lookup (bench/dropin/fib_floor.c in DPDK's "
+            f"library): what its timed loop costs around any lookup.\n\n"
             + table(["set", "measure", "DPDK", "drop-in", "ratio"], rows))
 
 
