@@ -3,8 +3,10 @@
  * bm6 lookups, avx512 and avx512icl (bm6.h layout; popcount by nibble
  * table, or VPOPCNTD on avx512icl).
  *  - 4-byte entries: the software pipeline of bm6_pipe.h on 16 lanes (zmm),
- *    one gather per stage, blocks of 16 at bytes 0-5 in flight together;
- *    lanes going deeper than byte 5 are queued and walked by scalar steps.
+ *    one gather per stage, blocks of 16 at bytes 0-5 in flight together
+ *    (calls of up to 64 addresses: the same stages as passes over all
+ *    blocks); lanes going deeper than byte 5 are queued and walked by
+ *    scalar steps.
  *  - 8-byte entries: 4 blocks of 16 in lock step, two 64-bit gathers of 8
  *    per level; from level 3 on, a block with few lanes left stops and
  *    those lanes take the scalar step (TAIL), as do all lanes at byte 6.

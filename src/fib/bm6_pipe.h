@@ -9,8 +9,8 @@
  * width 256: the EAL's default cap, no zmm instruction). The including file
  * defines BM6_W and includes bm6_walk.h and v6vec.h first; this header
  * defines the deep-lane queue (struct tq, tq_step, tq_drain), v_index(),
- * popv() and vec_4(). The two widths differ only by the intrinsics' names
- * below.
+ * popv() and vec_4() (the pipeline, or for short calls vec_4_short()). The
+ * two widths differ only by the intrinsics' names below.
  */
 #include <immintrin.h>
 
@@ -92,6 +92,22 @@ tq_step(const uint8_t *A, const uint8_t (*ips)[16], uint64_t *nhs, struct tq *q)
 		}
 	}
 	q->n = j;
+}
+
+/*
+ * Store a block's results at nhs[at..] (entries e in transposed lane order,
+ * unt: v6_untranspose()) and queue its lanes m that continue past byte 5.
+ */
+static inline __attribute__((always_inline)) void
+tq_put(struct tq *q, uint64_t *nhs, size_t at, bv e, bmask m, bv unt, bv pos)
+{
+	store_nh(nhs + at, BV(permutexvar_epi32)(unt, BV(srli_epi32)(e, 1)));
+	if (m) {
+		BV(mask_compressstoreu_epi32)(q->e + q->n, m, e);
+		BV(mask_compressstoreu_epi32)(q->ix + q->n, m, BV(add_epi32)(pos, BV(set1_epi32)((int)at)));
+		memset(q->k + q->n, 6, BM6_W);
+		q->n += (unsigned)__builtin_popcount(m);
+	}
 }
 
 /* Population count of every 32-bit lane (VPOPCNTD on avx512icl, else by nibble table). */
@@ -240,17 +256,10 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 		pstage(A, &e2, &m2, &v2);
 		pstage(A, &e1, &m1, &v1);
 		if (t >= 6) {
-			const size_t at = BM6_W * (t - 6);
-			store_nh(nhs + at, BV(permutexvar_epi32)(unt, BV(srli_epi32)(e6, 1)));
-			if (m6) {
-				BV(mask_compressstoreu_epi32)(q.e + q.n, m6, e6);
-				BV(mask_compressstoreu_epi32)(q.ix + q.n, m6, BV(add_epi32)(pos, BV(set1_epi32)((int)at)));
-				memset(q.k + q.n, 6, BM6_W);
-				q.n += (unsigned)__builtin_popcount(m6);
-				if (q.n >= TQ_FILL) {
-					_mm256_zeroupper();     /* see tq_drain */
-					VPK_FN(BM6_WNAME(tq_drain))(A, ips, nhs, &q);
-				}
+			tq_put(&q, nhs, BM6_W * (t - 6), e6, m6, unt, pos);
+			if (q.n >= TQ_FILL) {
+				_mm256_zeroupper();     /* see tq_drain */
+				VPK_FN(BM6_WNAME(tq_drain))(A, ips, nhs, &q);
 			}
 		}
 		e6 = e5, m6 = m5, v6 = v5;
@@ -274,6 +283,57 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
 }
 
 /*
+ * Short calls (at most BM6_SHORT_NB blocks, e.g. 64-address bursts): the
+ * same stages as passes over all blocks, so a call's chain is the seven
+ * stages of one block where the pipeline's is nb + 6 iterations (its fill
+ * and drain), and every block's gathers of a stage are in flight together;
+ * a call whose addresses all end at the direct table skips the stages
+ * (docs/fib.md, "Decisions").
+ */
+#define BM6_SHORT_NB (64u / BM6_W)
+
+static inline __attribute__((always_inline)) size_t
+vec_4_short(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t nb)
+{
+	const bv one = BV(set1_epi32)(1);
+	const bv unt = v6_untranspose(), pos = v6_positions();
+	const uint8_t *A = b->arena;
+	bv e[BM6_SHORT_NB], v[BM6_SHORT_NB], x[BM6_SHORT_NB];
+	bmask m[BM6_SHORT_NB], cm[BM6_SHORT_NB];
+	unsigned any = 0;
+	struct tq q;
+
+	for (size_t k = 0; k < nb; k++) {
+		struct v6blk a;
+		v6_load(&a, ips + BM6_W * k);
+		e[k] = bv_gather(bv_zero(), (bmask)~0u, v6_idx(V6_IDX16, &a), b->direct, 4);
+		m[k] = BV(test_epi32_mask)(e[k], one);
+		any |= m[k];
+		v[k] = v6_idx(0x05040302, &a);
+	}
+	if (any) {              /* else every address ends at the direct table */
+		for (size_t k = 0; k < nb; k++)
+			pstage(A, &e[k], &m[k], &v[k]);
+		for (size_t k = 0; k < nb; k++)
+			pstage(A, &e[k], &m[k], &v[k]);
+		for (int lv = 4; lv <= 5; lv++) {
+			for (size_t k = 0; k < nb; k++)
+				phdr(A, e[k], m[k], v[k], &x[k], &cm[k]);
+			for (size_t k = 0; k < nb; k++)
+				pent(A, &e[k], &m[k], &v[k], x[k], cm[k]);
+		}
+	}
+	q.n = 0;
+	for (size_t k = 0; k < nb; k++)
+		tq_put(&q, nhs, BM6_W * k, e[k], m[k], unt, pos);
+	if (q.n) {
+		_mm256_zeroupper();     /* see tq_drain */
+		VPK_FN(BM6_WNAME(tq_drain))(A, ips, nhs, &q);
+	}
+	return BM6_W * nb;
+}
+
+/*
  * Out of line on 16 lanes; inlined into the lookup on 8, so that the
  * variant's whole walk is the one function test fib_width reads.
  */
@@ -293,6 +353,8 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
 	size_t i = 0;
 
+	if (n / BM6_W <= BM6_SHORT_NB)
+		return vec_4_short(b, ips, nhs, n / BM6_W);
 	while (n - i > BM6_TQ_CHUNK)
 		i += VPK_FN(vec_4s)(b, ips + i, nhs + i, BM6_TQ_CHUNK);
 	return i + VPK_FN(vec_4s)(b, ips + i, nhs + i, n - i);
