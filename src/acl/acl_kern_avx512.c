@@ -427,7 +427,7 @@ VPK_FN(acl_classify_x32)(const struct acl_rt *rt, const uint8_t *const *data, ui
 }
 
 const struct acl_impl acl_impl_avx512x32 = {
-	.base = { .name = "avx512x32", .isa = VPK_ISA_AVX512, .width = 512 },
+	.base = VPK_IMPL_NAMED("avx512x32", 512),
 	.classify = VPK_FN(acl_classify_x32),
 };
 #else
@@ -439,7 +439,7 @@ VPK_FN(acl_classify_x16)(const struct acl_rt *rt, const uint8_t *const *data, ui
 }
 
 const struct acl_impl acl_impl_avx512x16 = {
-	.base = { .name = "avx512x16", .isa = VPK_ISA_AVX512, .width = 256 },
+	.base = VPK_IMPL_NAMED("avx512x16", 256),
 	.classify = VPK_FN(acl_classify_x16),
 };
 #endif

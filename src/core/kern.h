@@ -9,6 +9,8 @@
  *
  *   void VPK_FN(ip4_csum_check_bulk)(...)   ->  ip4_csum_check_bulk_avx2 (...)
  *   VPK_IMPL_INIT(256)                       ->  { .name = "avx2", .isa = VPK_ISA_AVX2, .width = 256 }
+ *   VPK_IMPL_NAMED("avx512x16", 256)         ->  { .name = "avx512x16", .isa = VPK_ISA_AVX512, .width = 256 }
+ *                                                (one of several implementations of an ISA, IMPLS)
  *
  * Rules for such files (docs/adding-a-kernel.md): no non-static functions
  * other than VPK_FN() ones, no dispatch code, no vector types in signatures.
@@ -40,7 +42,8 @@
 #else
 #define VPK_VEC_BITS 0    /* scalar build: vector loops compile out */
 #endif
-#define VPK_IMPL_INIT(w) { .name = VPK_ISA_NAME, .isa = VPK_ISA_ID, .width = (w) }
+#define VPK_IMPL_INIT(w) VPK_IMPL_NAMED(VPK_ISA_NAME, w)
+#define VPK_IMPL_NAMED(n, w) { .name = (n), .isa = VPK_ISA_ID, .width = (w) }
 #endif
 
 /*

@@ -14,13 +14,6 @@
 
 TAIL(uint32_t)
 
-/* Transposed position p of an 8-address block (v6vec.h) -> address index. */
-static inline __attribute__((always_inline)) unsigned
-pos8(unsigned p)
-{
-	return (p & ~7u) + 2 * (p & 3) + (p >> 2 & 1);
-}
-
 static inline __attribute__((always_inline)) __m256i
 pop8(__m256i x)
 {
@@ -57,7 +50,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 		 * (random lookups 7.3 -> ~3 cycles; the 8-lane gather and the
 		 * transposition cost more than 8 L2 loads here). Only blocks with a
 		 * continuing lane are transposed; their entries are put in the
-		 * transposed lane order (lane p holds address pos8(p)).
+		 * transposed lane order (lane p holds address v6_pos(p)).
 		 */
 		uint32_t de[8 * NB], ext = 0;
 		for (int j = 0; j < 8 * NB; j++) {
@@ -110,7 +103,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 				}
 		}
 		if (tm != 0) {
-			tail_uint32_t(b, ips + i, te, tk, tm, pos8);
+			tail_uint32_t(b, ips + i, te, tk, tm, v6_pos);
 			for (int k = 0; k < NB; k++)
 				if ((tm >> 8 * k) & 0xff)
 					e[k] = _mm256_loadu_si256((const void *)(te + 8 * k));

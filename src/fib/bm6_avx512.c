@@ -24,13 +24,6 @@
 
 TAIL(uint64_t)
 
-/* Transposed position p of a 16-address block (v6vec.h) -> address index. */
-static inline __attribute__((always_inline)) unsigned
-pos16(unsigned p)
-{
-	return (p & ~15u) + 4 * (p & 3) + (p >> 2 & 3);
-}
-
 static inline __attribute__((always_inline)) size_t
 vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
@@ -84,7 +77,7 @@ vec_8(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 			}
 		}
 		if (tm != 0) {
-			tail_uint64_t(b, ips + i, te, tk, tm, pos16);
+			tail_uint64_t(b, ips + i, te, tk, tm, v6_pos);
 			for (int k = 0; k < NB; k++) {
 				lo[k] = _mm512_mask_loadu_epi64(lo[k], (__mmask8)(tm >> 16 * k), te + 16 * k);
 				hi[k] = _mm512_mask_loadu_epi64(hi[k], (__mmask8)(tm >> (16 * k + 8)), te + 16 * k + 8);

@@ -14,9 +14,4 @@
 #define BM6_W 8
 #include "fib/bm6_pipe.h"
 
-BM6_LOOKUP(uint32_t, vec_4)
-BM6_LOOKUP(uint64_t, BM6_NO_VEC)
-const struct bm6_impl vpk_bm6_impl_avx512x8 = {
-	.impl = { .name = "avx512x8", .isa = VPK_ISA_ID, .width = 256 },
-	.lookup = { VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },
-};
+BM6_IMPL_AS(vpk_bm6_impl_avx512x8, VPK_IMPL_NAMED("avx512x8", 256), vec_4, BM6_NO_VEC);

@@ -235,12 +235,14 @@ SCALAR_LOOKUP(uint64_t)
 		scalar_##T(b, ips, nhs, n, V(b, ips, nhs, n));                             \
 	}
 #define BM6_NO_VEC(b, ips, nhs, n) 0
-#define BM6_IMPL(width, V4, V8)                                                            \
+/* The impl object OBJ (initializer INIT) of a file's lookups; BM6_IMPL: the ISA's own one. */
+#define BM6_IMPL_AS(obj, init, V4, V8)                                                     \
 	BM6_LOOKUP(uint32_t, V4)                                                           \
 	BM6_LOOKUP(uint64_t, V8)                                                           \
-	const struct bm6_impl VPK_FN(vpk_bm6_impl) = {                                     \
-		.impl = VPK_IMPL_INIT(width),                                              \
+	const struct bm6_impl obj = {                                                      \
+		.impl = init,                                                              \
 		.lookup = { VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },            \
 	}
+#define BM6_IMPL(width, V4, V8) BM6_IMPL_AS(VPK_FN(vpk_bm6_impl), VPK_IMPL_INIT(width), V4, V8)
 
 #endif

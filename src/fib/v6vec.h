@@ -87,14 +87,24 @@ v6_untranspose(void)
 	return vpk_vi_loadu(t);
 }
 
-/* The inverse: entry p = the address at transposed position p. */
+/*
+ * The inverse: the address index at transposed position p, p counted over
+ * consecutive blocks (block p / VPK_U32_LANES).
+ */
+static inline __attribute__((always_inline)) unsigned
+v6_pos(unsigned p)
+{
+	return (p & ~(VPK_U32_LANES - 1u)) + V6_PER_VEC * (p % 4) + (p / 4) % V6_PER_VEC;
+}
+
+/* v6_pos() of one block's positions as a vector: entry p = the address at position p. */
 static inline __attribute__((always_inline)) vpk_vi
 v6_positions(void)
 {
 	int32_t t[VPK_U32_LANES];
 
-	for (int p = 0; p < VPK_U32_LANES; p++)
-		t[p] = V6_PER_VEC * (p % 4) + p / 4;
+	for (unsigned p = 0; p < VPK_U32_LANES; p++)
+		t[p] = (int32_t)v6_pos(p);
 	return vpk_vi_loadu(t);
 }
 
