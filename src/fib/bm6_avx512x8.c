@@ -8,6 +8,7 @@
  * Returns exactly what the scalar loop does.
  */
 #define VPK_VEC_BITS 256        /* vec.h and v6vec.h at ymm width in this avx512 build */
+#define BM6_LOOKUP_FN(T) VPK_FN(lookup_##T##_x8)        /* lookup_uint32_t_x8_avx512, ... */
 #include "fib/bm6_walk.h"
 #include "fib/v6vec.h"
 

@@ -9,7 +9,7 @@
  * width 256: the EAL's default cap, no zmm instruction). The including file
  * defines BM6_W and includes bm6_walk.h and v6vec.h first; this header
  * defines the deep-lane queue (struct tq, tq_step, tq_drain), v_index(),
- * popv() and vec_4() (the pipeline, or for short calls vec_4_short()). The
+ * popv() and vec_4() (the pipeline vec_4s(), or for short calls vec_4_short()). The
  * two widths differ only by the intrinsics' names below.
  */
 #include <immintrin.h>
@@ -292,8 +292,19 @@ vec_4s_chunk(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_
  */
 #define BM6_SHORT_NB (64u / BM6_W)
 
-static inline __attribute__((always_inline)) size_t
-vec_4_short(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t nb)
+/*
+ * The walks out of line on 16 lanes (vec_4s_avx512, vec_4_short_avx512, ...:
+ * vpk scan names them); inlined into the lookup on 8, so that the variant's
+ * whole walk is the one function test fib_width reads.
+ */
+#if BM6_W == 16
+#define BM6_PIPE_FN static __attribute__((noinline))
+#else
+#define BM6_PIPE_FN static inline __attribute__((always_inline))
+#endif
+
+BM6_PIPE_FN size_t
+VPK_FN(vec_4_short)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t nb)
 {
 	const bv one = BV(set1_epi32)(1);
 	const bv unt = v6_untranspose(), pos = v6_positions();
@@ -333,15 +344,6 @@ vec_4_short(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t
 	return BM6_W * nb;
 }
 
-/*
- * Out of line on 16 lanes; inlined into the lookup on 8, so that the
- * variant's whole walk is the one function test fib_width reads.
- */
-#if BM6_W == 16
-#define BM6_PIPE_FN static __attribute__((noinline))
-#else
-#define BM6_PIPE_FN static inline __attribute__((always_inline))
-#endif
 BM6_PIPE_FN size_t
 VPK_FN(vec_4s)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 {
@@ -354,7 +356,7 @@ vec_4(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n)
 	size_t i = 0;
 
 	if (n / BM6_W <= BM6_SHORT_NB)
-		return vec_4_short(b, ips, nhs, n / BM6_W);
+		return VPK_FN(vec_4_short)(b, ips, nhs, n / BM6_W);
 	while (n - i > BM6_TQ_CHUNK)
 		i += VPK_FN(vec_4s)(b, ips + i, nhs + i, BM6_TQ_CHUNK);
 	return i + VPK_FN(vec_4s)(b, ips + i, nhs + i, n - i);

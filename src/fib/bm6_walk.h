@@ -228,9 +228,17 @@ SCALAR_LOOKUP(uint64_t)
 
 #define NB 4    /* vector blocks interleaved */
 
-/* A variant's lookups: its vector loop V (returns how many it did), then the scalar loop. */
+/*
+ * A variant's lookups: its vector loop V (returns how many it did), then the
+ * scalar loop. Named lookup_<T>_<isa>; a file whose impl is one of several of
+ * its ISA defines BM6_LOOKUP_FN first, so that its functions have names of
+ * their own (vpk scan, test fib_width).
+ */
+#ifndef BM6_LOOKUP_FN
+#define BM6_LOOKUP_FN(T) VPK_FN(lookup_##T)
+#endif
 #define BM6_LOOKUP(T, V)                                                                   \
-	static void VPK_FN(lookup_##T)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
+	static void BM6_LOOKUP_FN(T)(const struct bm6 *b, const uint8_t (*ips)[16], uint64_t *nhs, size_t n) \
 	{                                                                                  \
 		scalar_##T(b, ips, nhs, n, V(b, ips, nhs, n));                             \
 	}
@@ -241,7 +249,7 @@ SCALAR_LOOKUP(uint64_t)
 	BM6_LOOKUP(uint64_t, V8)                                                           \
 	const struct bm6_impl obj = {                                                      \
 		.impl = init,                                                              \
-		.lookup = { VPK_FN(lookup_uint32_t), VPK_FN(lookup_uint64_t) },            \
+		.lookup = { BM6_LOOKUP_FN(uint32_t), BM6_LOOKUP_FN(uint64_t) },            \
 	}
 #define BM6_IMPL(width, V4, V8) BM6_IMPL_AS(VPK_FN(vpk_bm6_impl), VPK_IMPL_INIT(width), V4, V8)
 
